@@ -1,0 +1,49 @@
+# chronos — every command a developer or CI needs. See README.md.
+GO        ?= go
+FUZZTIME  ?= 10s
+BIN       ?= bin/chronos
+
+.PHONY: all build run test test-e2e lint fuzz bench race clean
+
+all: lint test
+
+build:
+	$(GO) build -o $(BIN) ./cmd/chronos
+
+## run: chronos serve on the embedded SQLite file ./chronos.db, wakes printed to stdout
+run:
+	$(GO) run ./cmd/chronos serve --dev --store sqlite://chronos.db
+
+## test: every unit, contract and integration test (PostgreSQL and MariaDB included;
+## with CI=true an unreachable database fails the run instead of skipping)
+test:
+	$(GO) test -count=1 -timeout 15m ./...
+
+## test-e2e: multi-process fault tests (build tag e2e)
+test-e2e:
+	$(GO) test -count=1 -timeout 10m -tags e2e ./test/e2e/...
+
+race:
+	$(GO) test -count=1 -race -timeout 20m ./domain/... ./app/... ./adapters/...
+
+## lint: formatting, vet, and the layering rules of docs/architecture.md
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go') $$(git ls-files --others --exclude-standard '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) vet -tags e2e ./test/e2e/...
+	bash .ci/check-layers
+
+## fuzz: a short bounded run of every fuzz target (FUZZTIME each)
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; done
+
+## bench: burn-down benchmarks on SQLite, PostgreSQL and MariaDB (docs/benchmarks.md)
+bench: build
+	bash .ci/bench
+
+clean:
+	rm -rf bin chronos.db chronos.db-wal chronos.db-shm

@@ -1,0 +1,94 @@
+package domain
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Kind says how an alarm repeats.
+type Kind string
+
+const (
+	KindOnce Kind = "once" // fires at one instant
+	KindCron Kind = "cron" // fires on every occurrence of a schedule
+)
+
+// Status is where an alarm is in its lifecycle. See docs/architecture.md for the diagram.
+type Status string
+
+const (
+	StatusActive    Status = "active"    // waiting for next_fire_at; the only claimable status
+	StatusPaused    Status = "paused"    // cron only; resumed by the owner
+	StatusFired     Status = "fired"     // once only; terminal
+	StatusCancelled Status = "cancelled" // by the owner; terminal
+	StatusFailed    Status = "failed"    // once only, deliveries exhausted; terminal
+)
+
+// Terminal reports whether no further transition can leave this status.
+func (s Status) Terminal() bool {
+	return s == StatusFired || s == StatusCancelled || s == StatusFailed
+}
+
+// Delivery is the guarantee an alarm asks for.
+type Delivery string
+
+const (
+	// AtLeastOnce writes the outcome only after the waker returns; a crash mid-delivery
+	// leaves the lease, which expires, and the occurrence is delivered again.
+	AtLeastOnce Delivery = "at_least_once"
+	// AtMostOnce commits the advance before the wake is sent; a failed or interrupted
+	// delivery is recorded and never retried.
+	AtMostOnce Delivery = "at_most_once"
+)
+
+// Alarm is one durable timer. Zero time.Time values mean "unset" (NULL in a store).
+type Alarm struct {
+	ID    string
+	Owner string
+	Label string
+	Kind  Kind
+
+	FireAt   time.Time // once: the instant asked for
+	CronExpr string    // cron: the expression as given
+	Timezone string    // cron: IANA zone; "UTC" when not given
+
+	NextFireAt   time.Time // when the next attempt is due: the claim key
+	ScheduledFor time.Time // the occurrence current attempts belong to; retries do not move it
+
+	ConversationID string
+	WakeMessage    string
+	Payload        json.RawMessage // stored and echoed byte-for-byte
+
+	Status         Status
+	Delivery       Delivery
+	IdempotencyKey string
+	MaxFailures    int
+	FailureCount   int
+	LastError      string
+
+	ClaimedBy string    // the worker holding the lease; "" when unclaimed
+	ClaimedAt time.Time // when that lease was taken; zero when unclaimed
+
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	LastFiredAt time.Time
+}
+
+// Claimed reports whether some worker holds (or held, if expired) a lease on the alarm.
+func (a Alarm) Claimed() bool { return a.ClaimedBy != "" }
+
+// Fence is the lease a worker presents when it applies an outcome. A store applies a
+// fenced transition only while the row still carries exactly this lease.
+func (a Alarm) Fence() Fence { return Fence{Worker: a.ClaimedBy, ClaimedAt: a.ClaimedAt} }
+
+// OccurrenceKey is "<alarm id>/<scheduled_for in RFC 3339 UTC>": the same for every
+// retry of one occurrence, on every node, so receivers can dedupe on it.
+func OccurrenceKey(alarmID string, scheduledFor time.Time) string {
+	return alarmID + "/" + scheduledFor.UTC().Format(time.RFC3339)
+}
+
+// OccurrenceKey of the alarm's current occurrence.
+func (a Alarm) OccurrenceKey() string { return OccurrenceKey(a.ID, a.ScheduledFor) }
+
+// Attempt is the 1-based number of the delivery about to be made for the current occurrence.
+func (a Alarm) Attempt() int { return a.FailureCount + 1 }

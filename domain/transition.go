@@ -1,0 +1,99 @@
+package domain
+
+import "time"
+
+// Fence identifies one lease. A zero Fence means "not fenced": the transition comes
+// from an owner action applied inside the store's own read-modify-write.
+type Fence struct {
+	Worker    string
+	ClaimedAt time.Time
+}
+
+// IsZero reports whether the fence is empty.
+func (f Fence) IsZero() bool { return f.Worker == "" && f.ClaimedAt.IsZero() }
+
+// TransitionKind names what a transition does; for logs, metrics and tests.
+type TransitionKind string
+
+const (
+	TransitionFired       TransitionKind = "fired"       // once delivered: status fired
+	TransitionRescheduled TransitionKind = "rescheduled" // cron delivered: next occurrence
+	TransitionRetry       TransitionKind = "retry"       // failed; next attempt at now+backoff
+	TransitionFailed      TransitionKind = "failed"      // once exhausted
+	TransitionSkipped     TransitionKind = "skipped"     // cron exhausted: skip-and-advance
+	TransitionAdvanced    TransitionKind = "advanced"    // at-most-once: advance committed before delivery
+	TransitionRecorded    TransitionKind = "recorded"    // at-most-once: outcome recorded after delivery
+	TransitionCancelled   TransitionKind = "cancelled"
+	TransitionPaused      TransitionKind = "paused"
+	TransitionResumed     TransitionKind = "resumed"
+	TransitionTriggered   TransitionKind = "triggered"
+)
+
+// Transition is the complete new value of an alarm's mutable columns plus the events
+// that explain the change. Stores apply it as one UPDATE of exactly these columns and
+// one INSERT of Events, never reading or merging: the domain already decided.
+//
+// When Fence is set, the UPDATE must carry "claimed_by = Fence.Worker AND claimed_at =
+// Fence.ClaimedAt"; if no row matches, the transition is stale: nothing is written,
+// events included, and the store reports the alarm id.
+type Transition struct {
+	Kind    TransitionKind
+	AlarmID string
+	Fence   Fence
+
+	Status       Status
+	NextFireAt   time.Time
+	ScheduledFor time.Time
+	FailureCount int
+	LastError    string
+	LastFiredAt  time.Time
+	// KeepLease leaves claimed_by/claimed_at as they are (the at-most-once advance keeps
+	// its lease until the outcome is recorded). Otherwise both are cleared.
+	KeepLease bool
+	UpdatedAt time.Time
+
+	Events []Event
+}
+
+// Apply returns a with the transition's values, as a store would leave the row.
+func (t Transition) Apply(a Alarm) Alarm {
+	a.Status = t.Status
+	a.NextFireAt = t.NextFireAt
+	a.ScheduledFor = t.ScheduledFor
+	a.FailureCount = t.FailureCount
+	a.LastError = t.LastError
+	a.LastFiredAt = t.LastFiredAt
+	a.UpdatedAt = t.UpdatedAt
+	if !t.KeepLease {
+		a.ClaimedBy, a.ClaimedAt = "", time.Time{}
+	}
+	return a
+}
+
+// base starts a transition that keeps every mutable column of a as it is.
+func base(kind TransitionKind, a Alarm, now time.Time) Transition {
+	return Transition{
+		Kind:         kind,
+		AlarmID:      a.ID,
+		Fence:        a.Fence(),
+		Status:       a.Status,
+		NextFireAt:   a.NextFireAt,
+		ScheduledFor: a.ScheduledFor,
+		FailureCount: a.FailureCount,
+		LastError:    a.LastError,
+		LastFiredAt:  a.LastFiredAt,
+		UpdatedAt:    now.UTC(),
+	}
+}
+
+func (t *Transition) event(typ EventType, a Alarm, now time.Time, msg string) {
+	t.Events = append(t.Events, Event{
+		AlarmID:      a.ID,
+		Type:         typ,
+		At:           now.UTC(),
+		Attempt:      a.Attempt(),
+		ScheduledFor: a.ScheduledFor,
+		Worker:       a.ClaimedBy,
+		Message:      msg,
+	})
+}

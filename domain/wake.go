@@ -1,0 +1,40 @@
+package domain
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Wake is what a waker delivers for one attempt of one occurrence.
+type Wake struct {
+	AlarmID        string
+	Owner          string
+	Label          string
+	Kind           Kind
+	ScheduledFor   time.Time
+	FiredAt        time.Time
+	Attempt        int
+	OccurrenceKey  string
+	ConversationID string
+	WakeMessage    string
+	Payload        json.RawMessage
+	Delivery       Delivery
+}
+
+// NewWake builds the wake for the alarm's current occurrence, sent at now.
+func NewWake(a Alarm, now time.Time) Wake {
+	return Wake{
+		AlarmID:        a.ID,
+		Owner:          a.Owner,
+		Label:          a.Label,
+		Kind:           a.Kind,
+		ScheduledFor:   a.ScheduledFor.UTC(),
+		FiredAt:        now.UTC(),
+		Attempt:        a.Attempt(),
+		OccurrenceKey:  a.OccurrenceKey(),
+		ConversationID: a.ConversationID,
+		WakeMessage:    a.WakeMessage,
+		Payload:        a.Payload,
+		Delivery:       a.Delivery,
+	}
+}

@@ -1,0 +1,21 @@
+package ports
+
+import "errors"
+
+// Portable store errors. Adapters map driver errors to these in one place (their
+// mapError) and wrap them with detail; callers test with errors.Is. Context errors
+// (context.Canceled, context.DeadlineExceeded) are returned untouched, never mapped.
+var (
+	// ErrNotFound: no such row, or a row the caller's owner may not see. The two are
+	// deliberately indistinguishable so ids of other owners leak nothing.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: a uniqueness rule refused the write (and no dedupe applied).
+	ErrConflict = errors.New("conflict")
+	// ErrLeaseLost: a fenced write found the lease gone or re-taken by another worker.
+	// Batched Apply reports stale transitions in ApplyResult instead of returning this.
+	ErrLeaseLost = errors.New("lease lost")
+	// ErrUnsupported: the store declared (in Capabilities) that it cannot do this.
+	ErrUnsupported = errors.New("unsupported by this store")
+	// ErrSchemaVersion: the database schema is older or newer than this binary expects.
+	ErrSchemaVersion = errors.New("schema version mismatch")
+)

@@ -1,0 +1,185 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+// Store is everything chronos needs from a database. Adapters implement all of it and
+// assert so at compile time: var _ ports.Store = (*Store)(nil).
+//
+// Every method is safe for concurrent use by many goroutines and, for stores that
+// declare MultiProcess, by many processes sharing one database.
+type Store interface {
+	AlarmStore
+	ClaimStore
+	TokenStore
+	WorkerStore
+	HintStore
+
+	// Capabilities declares what this store can and cannot do. It never changes for the
+	// life of the Store.
+	Capabilities() Capabilities
+	// Now is the store's notion of the current time: the database clock on stores that
+	// declare DatabaseClock (unless a Clock was injected), else the injected or process
+	// clock. Always UTC.
+	Now(ctx context.Context) (time.Time, error)
+	// Ping checks that the database answers (readiness).
+	Ping(ctx context.Context) error
+	// Close releases connections. Calls after Close return errors.
+	Close() error
+}
+
+// Capabilities is a store's declaration of what it supports. The contract suite skips
+// only on a declared capability, and checks that what is declared unsupported really
+// returns ErrUnsupported.
+type Capabilities struct {
+	// DatabaseClock: due-ness, leases and Now come from the database server's clock, so
+	// nodes with skewed process clocks agree. False: the process (or injected) clock.
+	DatabaseClock bool
+	// MultiProcess: several processes (nodes) may claim from one database at once.
+	MultiProcess bool
+	// WakeHints: PublishHint and SubscribeHints work across processes. When false both
+	// return ErrUnsupported and dispatchers rely on polling and in-process hints.
+	WakeHints bool
+	// TimePrecision is the finest time resolution the store keeps (at most 1ms).
+	TimePrecision time.Duration
+}
+
+// AlarmStore is the owner-facing side: create, read and change alarms.
+type AlarmStore interface {
+	// Create inserts a, built by domain.NewAlarm, and appends its EventCreated.
+	//
+	// When a.IdempotencyKey is non-empty and the owner already has an alarm with that
+	// key, nothing is written and the existing alarm is returned with deduped = true,
+	// whatever the rest of a says. This must hold under concurrency: N simultaneous
+	// creates with one key make exactly one row, and all N callers get that row.
+	// An id collision is ErrConflict.
+	Create(ctx context.Context, a domain.Alarm) (stored domain.Alarm, deduped bool, err error)
+
+	// Get returns the owner's alarm. ErrNotFound when the id is unknown or not owned.
+	Get(ctx context.Context, owner, id string) (domain.Alarm, error)
+
+	// List returns the owner's alarms, newest first (by id, which is time-ordered), at
+	// most min(f.Limit, MaxListLimit) of them; f.Limit <= 0 means DefaultListLimit. The
+	// returned cursor is "" on the last page; passing it back continues after the last
+	// alarm returned. An unparseable cursor is a *domain.ValidationError on "cursor".
+	List(ctx context.Context, owner string, f ListFilter) (alarms []domain.Alarm, nextCursor string, err error)
+
+	// Mutate runs an owner action atomically: it reads the owner's alarm, locked against
+	// concurrent writers (row lock, or the single writer), calls fn with it and the
+	// store's now, and applies the transition fn returns (unfenced) with its events, all
+	// in one transaction. fn returning changed=false commits nothing and Mutate returns
+	// the alarm as read; fn returning an error aborts and Mutate returns that error as is.
+	// fn must be pure: a store may call it again if it retries the transaction.
+	// ErrNotFound when the id is unknown or not owned.
+	Mutate(ctx context.Context, owner, id string, fn MutateFunc) (domain.Alarm, error)
+
+	// Events returns the owner's alarm's history, oldest first, at most
+	// min(limit, MaxEventsLimit) rows (limit <= 0 means MaxEventsLimit). ErrNotFound
+	// when the alarm is unknown or not owned.
+	Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error)
+}
+
+// MutateFunc decides an owner action; see AlarmStore.Mutate.
+type MutateFunc func(a domain.Alarm, now time.Time) (t domain.Transition, changed bool, err error)
+
+// List limits.
+const (
+	DefaultListLimit = 100
+	MaxListLimit     = 500
+	MaxEventsLimit   = 1000
+)
+
+// ListFilter narrows AlarmStore.List.
+type ListFilter struct {
+	Status domain.Status // "" for every status
+	Limit  int
+	Cursor string
+}
+
+// ClaimStore is the dispatcher's side: claim due alarms under a lease and apply the
+// outcomes, fenced on that lease.
+type ClaimStore interface {
+	// ClaimDue leases up to p.Batch alarms to p.Worker and returns them oldest due first.
+	// Claimable: status active, next_fire_at <= now, and claimed_by NULL or claimed_at
+	// older than now - p.Lease. "now" is the store's Now. The claim stamps claimed_by =
+	// p.Worker and claimed_at = now in the same statement or transaction as the choice,
+	// so no two concurrent ClaimDue calls (goroutines or processes) ever return the same
+	// alarm for one lease. Returned alarms carry the new lease; Claimed.Now is the "now"
+	// the claim used. Returns an empty slice, not an error, when nothing is due.
+	ClaimDue(ctx context.Context, p ClaimParams) (Claimed, error)
+
+	// Apply writes a batch of transitions in one round trip (one transaction), each
+	// fenced on its Fence: "WHERE id = t.AlarmID AND claimed_by = Fence.Worker AND
+	// claimed_at = Fence.ClaimedAt" (a zero Fence is unfenced). A transition whose fence
+	// no longer matches is stale: it changes nothing, its events are not written, and its
+	// alarm id is reported in ApplyResult.Stale. The events of applied transitions are
+	// appended in the same transaction. Ids in one batch are distinct.
+	// An error means nothing in the batch was applied.
+	Apply(ctx context.Context, ts []domain.Transition) (ApplyResult, error)
+
+	// NextDue returns the earliest next_fire_at among active alarms (leased ones
+	// included), and false when there is none. Used to sleep precisely.
+	NextDue(ctx context.Context) (time.Time, bool, error)
+}
+
+// ClaimParams says who claims, for how long, and how many.
+type ClaimParams struct {
+	Worker string
+	Lease  time.Duration
+	Batch  int
+}
+
+// Claimed is the result of one ClaimDue.
+type Claimed struct {
+	Alarms []domain.Alarm
+	Now    time.Time // the store's now at the claim
+}
+
+// ApplyResult says what Apply did.
+type ApplyResult struct {
+	Applied int
+	Stale   []string // alarm ids whose fence no longer matched
+}
+
+// TokenStore keeps API tokens. Only hashes are stored.
+type TokenStore interface {
+	// CreateToken stores t. ErrConflict when the id or hash exists.
+	CreateToken(ctx context.Context, t domain.Token) error
+	// TokenByHash finds a token, revoked or not. ErrNotFound when none has this hash.
+	TokenByHash(ctx context.Context, hash string) (domain.Token, error)
+	// ListTokens returns every token, oldest first.
+	ListTokens(ctx context.Context) ([]domain.Token, error)
+	// RevokeToken marks a token revoked at the store's now. Revoking a revoked token
+	// changes nothing. ErrNotFound when the id is unknown.
+	RevokeToken(ctx context.Context, id string) error
+}
+
+// WorkerStore registers dispatcher processes and their heartbeats.
+type WorkerStore interface {
+	// RegisterWorker inserts or replaces the worker row, stamping started_at and
+	// heartbeat_at with the store's now.
+	RegisterWorker(ctx context.Context, w domain.Worker) error
+	// Heartbeat sets heartbeat_at to the store's now. ErrNotFound when not registered.
+	Heartbeat(ctx context.Context, workerID string) error
+	// DeregisterWorker removes the row; removing an unknown worker is not an error.
+	DeregisterWorker(ctx context.Context, workerID string) error
+	// ListWorkers returns registered workers, oldest first.
+	ListWorkers(ctx context.Context) ([]domain.Worker, error)
+}
+
+// HintStore carries "an alarm is due soon" between processes so idle dispatchers wake
+// at once instead of at their next tick. Optional: see Capabilities.WakeHints.
+type HintStore interface {
+	// PublishHint tells every subscribed process that an alarm is due at `at`.
+	// ErrUnsupported when the store does not declare WakeHints.
+	PublishHint(ctx context.Context, at time.Time) error
+	// SubscribeHints delivers hints until ctx is done, then closes the channel. The
+	// channel is buffered and lossy: a slow reader misses hints, never blocks the store.
+	// The subscription reconnects by itself after connection loss. ErrUnsupported when
+	// the store does not declare WakeHints.
+	SubscribeHints(ctx context.Context) (<-chan time.Time, error)
+}
