@@ -1,0 +1,4 @@
+-- +goose Up
+SELECT 1;
+-- +goose Down
+SELECT 1;
