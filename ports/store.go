@@ -121,8 +121,11 @@ type ClaimStore interface {
 	// An error means nothing in the batch was applied.
 	Apply(ctx context.Context, ts []domain.Transition) (ApplyResult, error)
 
-	// NextDue returns the earliest next_fire_at among active alarms (leased ones
-	// included), and false when there is none. Used to sleep precisely.
+	// NextDue returns the earliest next_fire_at among active alarms that no worker has
+	// claimed (claimed_by NULL), and false when there is none. Dispatchers use it to
+	// sleep precisely. Leased rows are left out on purpose: they are in flight, and an
+	// expired lease is found by the dispatcher's regular tick; counting them would make
+	// idle dispatchers spin while other workers deliver.
 	NextDue(ctx context.Context) (time.Time, bool, error)
 }
 
