@@ -1,0 +1,120 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// AlarmsConfig holds what the owner-facing use cases need to know.
+type AlarmsConfig struct {
+	Defaults domain.Defaults
+	// HintWindow: an alarm created due within this span of now wakes the dispatchers at
+	// once (this node's directly, other nodes' through the store when it has hints).
+	// Set it to the dispatcher tick.
+	HintWindow time.Duration
+}
+
+// Alarms is the set of owner-facing use cases. Every call is scoped by owner.
+type Alarms struct {
+	store ports.Store
+	clock ports.Clock
+	hints *Hints
+	cfg   AlarmsConfig
+	log   *zap.Logger
+}
+
+// NewAlarms builds the use cases. hints may be nil (no local dispatcher to wake).
+func NewAlarms(store ports.Store, clock ports.Clock, hints *Hints, cfg AlarmsConfig, log *zap.Logger) *Alarms {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &Alarms{store: store, clock: clock, hints: hints, cfg: cfg, log: log}
+}
+
+// Create validates spec and stores a new alarm, or returns the owner's existing alarm
+// with the same idempotency key (deduped = true).
+func (s *Alarms) Create(ctx context.Context, spec domain.Spec) (domain.Alarm, bool, error) {
+	now := s.clock.Now()
+	a, err := domain.NewAlarm(NewAlarmID(), spec, now, s.cfg.Defaults)
+	if err != nil {
+		return domain.Alarm{}, false, err
+	}
+	stored, deduped, err := s.store.Create(ctx, a)
+	if err != nil {
+		return domain.Alarm{}, false, err
+	}
+	if !deduped {
+		s.hintIfDueSoon(ctx, stored.NextFireAt, now)
+	}
+	return stored, deduped, nil
+}
+
+func (s *Alarms) hintIfDueSoon(ctx context.Context, at, now time.Time) {
+	if at.Sub(now) > s.cfg.HintWindow {
+		return
+	}
+	if s.hints != nil {
+		s.hints.Hint(at)
+	}
+	if s.store.Capabilities().WakeHints {
+		// A lost hint only costs latency (the other nodes poll), never a wake.
+		if err := s.store.PublishHint(ctx, at); err != nil && !errors.Is(err, context.Canceled) {
+			s.log.Warn("publishing wake hint failed", zap.Error(err))
+		}
+	}
+}
+
+// Get returns one of the owner's alarms.
+func (s *Alarms) Get(ctx context.Context, owner, id string) (domain.Alarm, error) {
+	return s.store.Get(ctx, owner, id)
+}
+
+// List pages through the owner's alarms, newest first.
+func (s *Alarms) List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
+	return s.store.List(ctx, owner, f)
+}
+
+// Events returns an alarm's history, oldest first.
+func (s *Alarms) Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error) {
+	return s.store.Events(ctx, owner, id, limit)
+}
+
+// Cancel stops an alarm for good; cancelling a terminal alarm is a no-op.
+func (s *Alarms) Cancel(ctx context.Context, owner, id string) (domain.Alarm, error) {
+	return s.store.Mutate(ctx, owner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		t, changed := domain.Cancel(a, now)
+		return t, changed, nil
+	})
+}
+
+// Pause stops a cron series until Resume; pausing a paused series is a no-op.
+func (s *Alarms) Pause(ctx context.Context, owner, id string) (domain.Alarm, error) {
+	return s.store.Mutate(ctx, owner, id, domain.Pause)
+}
+
+// Resume restarts a paused series at its next occurrence.
+func (s *Alarms) Resume(ctx context.Context, owner, id string) (domain.Alarm, error) {
+	a, err := s.store.Mutate(ctx, owner, id, domain.Resume)
+	if err == nil {
+		s.hintIfDueSoon(ctx, a.NextFireAt, s.clock.Now())
+	}
+	return a, err
+}
+
+// Trigger makes an active alarm due now.
+func (s *Alarms) Trigger(ctx context.Context, owner, id string) (domain.Alarm, error) {
+	a, err := s.store.Mutate(ctx, owner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		t, err := domain.Trigger(a, now)
+		return t, err == nil, err
+	})
+	if err == nil {
+		s.hintIfDueSoon(ctx, a.NextFireAt, s.clock.Now())
+	}
+	return a, err
+}

@@ -1,0 +1,204 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Dispatcher claims due alarms, delivers their wakes and applies the outcomes.
+//
+// The loop: claim up to min(Batch, free delivery slots) → hand the batch to a goroutine
+// that (at-most-once: commits the advance) delivers every wake concurrently, decides
+// each outcome and applies the whole batch of transitions in one store call. The loop
+// does not wait for that: it claims again at once while slots are free and the last
+// claim was full (pipelining), and otherwise sleeps until the next due time, a hint or
+// the tick, whichever is first.
+type Dispatcher struct {
+	store ports.Store
+	waker ports.Waker
+	clock *StoreClock
+	hints *Hints
+	cfg   DispatcherConfig
+	log   *zap.Logger
+
+	slots    chan struct{} // one token per wake in flight
+	inflight sync.WaitGroup
+	stats    Stats
+}
+
+// NewDispatcher builds a dispatcher; cfg must pass Validate. hints may be shared with
+// Alarms so creates on this node wake it at once.
+func NewDispatcher(store ports.Store, waker ports.Waker, clock *StoreClock, hints *Hints, cfg DispatcherConfig, log *zap.Logger) (*Dispatcher, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if hints == nil {
+		hints = NewHints()
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &Dispatcher{
+		store: store, waker: waker, clock: clock, hints: hints, cfg: cfg,
+		log:   log.With(zap.String("worker", cfg.Worker)),
+		slots: make(chan struct{}, cfg.Concurrency),
+	}, nil
+}
+
+// Stats returns the counters so far.
+func (d *Dispatcher) Stats() StatsSnapshot { return d.stats.snapshot() }
+
+// Run dispatches until ctx is done, then stops claiming and drains: in-flight wakes get
+// DrainTimeout to finish and have their outcomes applied. A wake still running after
+// that is abandoned without an outcome; its alarm keeps the lease and is fired again
+// once the lease expires. Run returns nil after a clean drain.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	if d.store.Capabilities().WakeHints {
+		go d.forwardStoreHints(ctx)
+	}
+	// Deliveries and applies outlive ctx (they are drained); abandon cuts deliveries
+	// short when the drain timeout passes.
+	work, abandon := context.WithCancel(context.WithoutCancel(ctx))
+	defer abandon()
+
+	errWait := newRetryDelay(50*time.Millisecond, 5*time.Second)
+	for ctx.Err() == nil {
+		n, ok := d.reserve(ctx)
+		if !ok {
+			break
+		}
+		start := time.Now()
+		claimed, err := d.store.ClaimDue(ctx, ports.ClaimParams{Worker: d.cfg.Worker, Lease: d.cfg.Lease, Batch: n})
+		if err != nil {
+			d.release(n)
+			if ctx.Err() != nil {
+				break
+			}
+			d.stats.claimErrors.Add(1)
+			wait := errWait.next()
+			d.log.Warn("claim failed; retrying", zap.Error(err), zap.Duration("retry_in", wait))
+			sleep(ctx, wait)
+			continue
+		}
+		errWait.reset()
+		d.clock.Observe(claimed.Now, start.Add(time.Since(start)/2))
+		got := len(claimed.Alarms)
+		d.release(n - got)
+		d.stats.claims.Add(1)
+		d.stats.claimed.Add(int64(got))
+		if got > 0 {
+			d.inflight.Add(1)
+			go d.fire(work, claimed.Alarms)
+		}
+		if got == n {
+			continue // more may be due right now
+		}
+		d.idle(ctx)
+	}
+	return d.drain(abandon)
+}
+
+// reserve takes at least one delivery slot (waiting for one) and as many more as are
+// free, up to Batch. It returns false when ctx ends first.
+func (d *Dispatcher) reserve(ctx context.Context) (int, bool) {
+	select {
+	case d.slots <- struct{}{}:
+	case <-ctx.Done():
+		return 0, false
+	}
+	n := 1
+	for n < d.cfg.Batch {
+		select {
+		case d.slots <- struct{}{}:
+			n++
+		default:
+			return n, true
+		}
+	}
+	return n, true
+}
+
+func (d *Dispatcher) release(n int) {
+	for range n {
+		<-d.slots
+	}
+}
+
+// idle sleeps until the earliest of: the next due alarm, a hint, the tick, ctx done.
+func (d *Dispatcher) idle(ctx context.Context) {
+	wait := d.cfg.Tick
+	if next, ok, err := d.store.NextDue(ctx); err != nil {
+		if ctx.Err() == nil {
+			d.log.Warn("reading next due time failed; sleeping one tick", zap.Error(err))
+		}
+	} else if ok {
+		wait = min(wait, max(next.Sub(d.clock.Now()), 0))
+	}
+	if wait <= 0 {
+		return
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+			return
+		case <-d.hints.C():
+			at := d.hints.Take()
+			if at.IsZero() {
+				continue
+			}
+			until := at.Sub(d.clock.Now())
+			if until <= 0 {
+				return
+			}
+			timer.Reset(min(until, wait))
+		}
+	}
+}
+
+// drain waits for in-flight batches, abandoning deliveries after DrainTimeout.
+func (d *Dispatcher) drain(abandon context.CancelFunc) error {
+	done := make(chan struct{})
+	go func() { d.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(d.cfg.DrainTimeout):
+	}
+	d.log.Warn("drain timeout passed; abandoning in-flight wakes (their leases will expire and they will be fired again)",
+		zap.Duration("drain_timeout", d.cfg.DrainTimeout))
+	abandon()
+	<-done
+	return nil
+}
+
+func (d *Dispatcher) forwardStoreHints(ctx context.Context) {
+	ch, err := d.store.SubscribeHints(ctx)
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			d.log.Warn("subscribing to wake hints failed; relying on polling", zap.Error(err))
+		}
+		return
+	}
+	for at := range ch {
+		d.hints.Hint(at)
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

@@ -1,0 +1,67 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+// DispatcherConfig holds the dispatcher's tunables. Zero values take the defaults of
+// DESIGN (see DefaultDispatcherConfig).
+type DispatcherConfig struct {
+	Worker          string        // this process's worker id; stamped on every lease
+	Tick            time.Duration // longest idle sleep between claims
+	Lease           time.Duration // how long a claim protects an alarm; must exceed DeliveryTimeout
+	Batch           int           // most alarms per claim
+	Concurrency     int           // most wakes in flight at once
+	DeliveryTimeout time.Duration // per wake
+	DrainTimeout    time.Duration // on shutdown, how long in-flight wakes may finish
+	Policy          domain.Policy
+}
+
+// DefaultDispatcherConfig is the configuration of DESIGN.
+func DefaultDispatcherConfig() DispatcherConfig {
+	return DispatcherConfig{
+		Tick:            time.Second,
+		Lease:           2 * time.Minute,
+		Batch:           100,
+		Concurrency:     64,
+		DeliveryTimeout: 10 * time.Second,
+		DrainTimeout:    10 * time.Second,
+		Policy:          domain.Policy{Backoff: domain.DefaultBackoff},
+	}
+}
+
+// Validate refuses a configuration that would break a guarantee.
+func (c DispatcherConfig) Validate() error {
+	var errs []error
+	if c.Worker == "" {
+		errs = append(errs, errors.New("worker id is required"))
+	}
+	if c.Tick <= 0 {
+		errs = append(errs, fmt.Errorf("tick must be positive, got %s", c.Tick))
+	}
+	if c.Batch < 1 {
+		errs = append(errs, fmt.Errorf("batch must be at least 1, got %d", c.Batch))
+	}
+	if c.Concurrency < 1 {
+		errs = append(errs, fmt.Errorf("concurrency must be at least 1, got %d", c.Concurrency))
+	}
+	if c.DeliveryTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("delivery timeout must be positive, got %s", c.DeliveryTimeout))
+	}
+	// A lease that can run out while its wake is still being delivered lets a second
+	// worker claim and deliver the same occurrence: the lease must outlast the delivery.
+	if c.Lease <= c.DeliveryTimeout {
+		errs = append(errs, fmt.Errorf("lease (%s) must exceed the delivery timeout (%s): otherwise a slow wake's lease expires mid-delivery and another worker fires it again", c.Lease, c.DeliveryTimeout))
+	}
+	if c.DrainTimeout < 0 {
+		errs = append(errs, fmt.Errorf("drain timeout must not be negative, got %s", c.DrainTimeout))
+	}
+	if c.Policy.Backoff.Base <= 0 || c.Policy.Backoff.Cap < c.Policy.Backoff.Base {
+		errs = append(errs, fmt.Errorf("backoff base (%s) must be positive and not above the cap (%s)", c.Policy.Backoff.Base, c.Policy.Backoff.Cap))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,84 @@
+package app
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// NewWorkerID names this process: host, pid and a random suffix, so a restarted process
+// never reuses the id (and so the fence) of its previous life.
+func NewWorkerID() string {
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "unknown"
+	}
+	return host + "-" + strconv.Itoa(os.Getpid()) + "-" + randomString(4)
+}
+
+// Heartbeat registers a worker row and refreshes it until stopped, so operators (and the
+// admin surface) can see which processes hold leases.
+type Heartbeat struct {
+	store    ports.WorkerStore
+	worker   domain.Worker
+	interval time.Duration
+	log      *zap.Logger
+}
+
+// NewHeartbeat builds the heartbeat for worker id.
+func NewHeartbeat(store ports.WorkerStore, id string, interval time.Duration, log *zap.Logger) *Heartbeat {
+	host, _ := os.Hostname()
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &Heartbeat{
+		store:    store,
+		worker:   domain.Worker{ID: id, Host: host, PID: os.Getpid()},
+		interval: interval,
+		log:      log,
+	}
+}
+
+// Run registers, beats every interval until ctx is done, then deregisters. Store errors
+// are logged and retried on the next beat: a missed heartbeat must not stop dispatching.
+func (h *Heartbeat) Run(ctx context.Context) {
+	registered := h.register(ctx)
+	t := time.NewTicker(h.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			defer cancel()
+			if err := h.store.DeregisterWorker(stop, h.worker.ID); err != nil {
+				h.log.Warn("deregistering worker failed", zap.Error(err))
+			}
+			return
+		case <-t.C:
+			if !registered {
+				registered = h.register(ctx)
+				continue
+			}
+			if err := h.store.Heartbeat(ctx, h.worker.ID); err != nil && ctx.Err() == nil {
+				h.log.Warn("heartbeat failed", zap.Error(err))
+				registered = false // re-register next time, in case the row was removed
+			}
+		}
+	}
+}
+
+func (h *Heartbeat) register(ctx context.Context) bool {
+	if err := h.store.RegisterWorker(ctx, h.worker); err != nil {
+		if ctx.Err() == nil {
+			h.log.Warn("registering worker failed; will retry", zap.Error(err))
+		}
+		return false
+	}
+	return true
+}
