@@ -23,6 +23,11 @@ func (b Backoff) Delay(failures int) time.Duration {
 		limit = DefaultBackoff.Cap
 	}
 	for i := 0; i < failures && d < limit; i++ {
+		// Doubling past half the cap would reach it anyway, and with a cap near the
+		// largest Duration it would overflow to a negative wait.
+		if d > limit/2 {
+			return limit
+		}
 		d *= 2
 	}
 	return min(d, limit)
