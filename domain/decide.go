@@ -79,8 +79,11 @@ func Decide(f Firing, o Outcome, now time.Time, p Policy) Transition {
 		t.event(EventFailed, a, now, o.Error)
 		return t
 	}
-	t := moveToNextOccurrence(base(TransitionSkipped, a, now), a, now)
+	// last_error is set before moving on so that a series paused because its schedule
+	// no longer parses keeps that reason rather than the delivery error.
+	t := base(TransitionSkipped, a, now)
 	t.LastError = o.Error
+	t = moveToNextOccurrence(t, a, now)
 	t.event(EventSkipped, a, now, o.Error)
 	return t
 }
