@@ -13,7 +13,7 @@ func Cancel(a Alarm, now time.Time) (Transition, bool) {
 	}
 	t := owned(TransitionCancelled, a, now)
 	t.Status = StatusCancelled
-	t.event(EventCancelled, a, now, "")
+	t.ownerEvent(EventCancelled, a, now)
 	return t, true
 }
 
@@ -31,7 +31,7 @@ func Pause(a Alarm, now time.Time) (Transition, bool, error) {
 	}
 	t := owned(TransitionPaused, a, now)
 	t.Status = StatusPaused
-	t.event(EventPaused, a, now, "")
+	t.ownerEvent(EventPaused, a, now)
 	return t, true, nil
 }
 
@@ -48,10 +48,13 @@ func Resume(a Alarm, now time.Time) (Transition, bool, error) {
 	t := owned(TransitionResumed, a, now)
 	t.Status = StatusActive
 	t = moveToNextOccurrence(t, a, now)
-	if t.Status != StatusActive {
-		return Transition{}, false, invalidState("schedule has no future occurrence: %s", t.LastError)
+	switch t.Status {
+	case StatusPaused: // the stored expression no longer parses; LastError says why
+		return Transition{}, false, invalidState("%s", t.LastError)
+	case StatusFired:
+		return Transition{}, false, invalidState("schedule %q has no future occurrence", a.CronExpr)
 	}
-	t.event(EventResumed, a, now, "")
+	t.ownerEvent(EventResumed, a, now)
 	return t, true, nil
 }
 
@@ -67,7 +70,7 @@ func Trigger(a Alarm, now time.Time) (Transition, error) {
 		t.ScheduledFor = now.UTC()
 		t.FailureCount = 0
 	}
-	t.event(EventTriggered, a, now, "")
+	t.ownerEvent(EventTriggered, a, now)
 	return t, nil
 }
 
@@ -75,4 +78,16 @@ func owned(kind TransitionKind, a Alarm, now time.Time) Transition {
 	t := base(kind, a, now)
 	t.Fence = Fence{}
 	return t
+}
+
+// ownerEvent records an owner action. Unlike a worker's event it names no worker (the
+// lease it releases is not the actor) and no delivery attempt; it concerns the
+// occurrence the alarm is at after the action (for trigger and resume, the new one).
+func (t *Transition) ownerEvent(typ EventType, a Alarm, now time.Time) {
+	t.Events = append(t.Events, Event{
+		AlarmID:      a.ID,
+		Type:         typ,
+		At:           now.UTC(),
+		ScheduledFor: t.ScheduledFor,
+	})
 }
