@@ -13,7 +13,7 @@ import (
 )
 
 // ErrUnauthenticated: the bearer token is missing, unknown or revoked.
-var ErrUnauthenticated = errors.New("missing, unknown or revoked token")
+var ErrUnauthenticated = ports.ErrUnauthenticated
 
 // TokenPrefix starts every token, so secrets are recognisable in logs and scanners.
 const TokenPrefix = "chr_"

@@ -16,6 +16,9 @@ var (
 	ErrLeaseLost = errors.New("lease lost")
 	// ErrUnsupported: the store declared (in Capabilities) that it cannot do this.
 	ErrUnsupported = errors.New("unsupported by this store")
+	// ErrUnauthenticated: a caller's credential is missing, unknown or revoked. Driving
+	// adapters (the HTTP API) map it to 401.
+	ErrUnauthenticated = errors.New("missing, unknown or revoked token")
 	// ErrSchemaVersion: the database schema is older or newer than this binary expects.
 	ErrSchemaVersion = errors.New("schema version mismatch")
 )
