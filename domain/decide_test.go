@@ -547,14 +547,25 @@ func TestMaxFailuresIsTheNumberOfAttempts(t *testing.T) {
 	}
 }
 
-// An at-most-once alarm gets one attempt per occurrence, whatever max_failures says.
+// An at-most-once alarm gets one attempt per occurrence, whatever max_failures says:
+// a once alarm is failed, a cron alarm waits for its next occurrence.
 func TestAtMostOnceIsNeverRetried(t *testing.T) {
-	row := fxOnce(t, withDelivery(AtMostOnce), withMaxFailures(5))
-	claimed := fxClaim(row, fxWorker, fxClaimedAt)
-	f := Begin(claimed, fxNow)
-	row = f.Advance.Apply(claimed)
-	row = Decide(f, DeliveryFailed("timeout"), fxNow, Policy{}).Apply(row)
-	if row.Status != StatusFailed {
-		t.Errorf("Status = %q after one failed at-most-once attempt, want failed", row.Status)
+	for _, a := range []Alarm{
+		fxOnce(t, withDelivery(AtMostOnce), withMaxFailures(5)),
+		fxCron(t, withDelivery(AtMostOnce), withMaxFailures(5)),
+	} {
+		claimed := fxClaim(a, fxWorker, fxClaimedAt)
+		f := Begin(claimed, fxNow)
+		if f.Advance == nil {
+			t.Fatalf("%s: Begin made no advance for an at-most-once alarm", a.Kind)
+		}
+		row := Decide(f, DeliveryFailed("timeout"), fxNow, Policy{}).Apply(f.Advance.Apply(claimed))
+		if a.Kind == KindOnce && row.Status != StatusFailed {
+			t.Errorf("once: Status = %q after one failed attempt, want failed", row.Status)
+		}
+		if a.Kind == KindCron && (row.Status != StatusActive || !row.NextFireAt.Equal(fxNextDay)) {
+			t.Errorf("cron: %s due %s after one failed attempt, want active at the next occurrence %s",
+				row.Status, row.NextFireAt, fxNextDay)
+		}
 	}
 }

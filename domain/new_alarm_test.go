@@ -317,8 +317,8 @@ func TestRehydrateNormalisesTimesToUTC(t *testing.T) {
 
 func TestRehydrateRejectsCorruptRows(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		break_ func(*Alarm)
+		name    string
+		corrupt func(*Alarm)
 	}{
 		{"unknown kind", func(a *Alarm) { a.Kind = "weekly" }},
 		{"empty kind", func(a *Alarm) { a.Kind = "" }},
@@ -333,7 +333,7 @@ func TestRehydrateRejectsCorruptRows(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := nwStored()
-			tc.break_(&in)
+			tc.corrupt(&in)
 			a, err := Rehydrate(in)
 			if err == nil {
 				t.Fatalf("Rehydrate accepted %+v", in)

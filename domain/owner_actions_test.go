@@ -50,7 +50,7 @@ func TestCancel(t *testing.T) {
 		{"active cron", fxCron(t)},
 		{"paused cron", withStatus(StatusPaused)(fxCron(t))},
 		{"once being delivered", fxClaim(fxOnce(t), fxWorker, fxClaimedAt)},
-		{"at-most-once cron after its advance", fxClaim(fxCron(t, withDelivery(AtMostOnce)), fxWorker, fxClaimedAt)},
+		{"at-most-once cron being delivered", fxClaim(fxCron(t, withDelivery(AtMostOnce)), fxWorker, fxClaimedAt)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := tc.alarm
