@@ -1,13 +1,3 @@
-// Package contract is the store conformance suite: the executable form of the promises
-// in package ports. An adapter passes when Run passes against it. It imports only
-// domain, ports and the standard library, so an outside adapter author can run it
-// without pulling in any database driver.
-//
-// A harness is a few lines (see adapters/sqlite/contract_test.go):
-//
-//	func TestContract(t *testing.T) {
-//		contract.Run(t, func(t *testing.T) contract.Harness { return harness{} })
-//	}
 package contract
 
 import (
@@ -27,3 +17,14 @@ type Harness interface {
 
 // NewHarness builds a harness for one (sub)test.
 type NewHarness func(t *testing.T) Harness
+
+// Reopener is optional. A harness implements it when it can open a second Store on the
+// database its most recent NewStore call created, the way a second chronos process
+// would (its own connections, its own caches). The suite uses it to run claimers in
+// two Stores at once for stores that declare MultiProcess; without it those cases are
+// skipped with a note saying so.
+type Reopener interface {
+	// Reopen opens another Store on the database of the last NewStore, using clock, and
+	// registers t.Cleanup to close it (not to drop the database: NewStore's cleanup does).
+	Reopen(t *testing.T, clock ports.Clock) ports.Store
+}

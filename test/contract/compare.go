@@ -1,0 +1,202 @@
+package contract
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+// Stores keep times to their declared TimePrecision (truncating or rounding what they
+// are given), so the suite compares times within it. A zero time is "unset" and must
+// come back zero; a set time must never come back zero.
+
+// tolerance is the largest difference two times that "match" may have.
+func (e *env) tolerance() time.Duration {
+	return max(e.caps.TimePrecision, time.Nanosecond)
+}
+
+// sameTime reports whether got is want as the store keeps it.
+func (e *env) sameTime(got, want time.Time) bool {
+	if want.IsZero() || got.IsZero() {
+		return want.IsZero() && got.IsZero()
+	}
+	d := got.Sub(want)
+	if d < 0 {
+		d = -d
+	}
+	return d < e.tolerance()
+}
+
+// wantTime fails the test unless got matches want.
+func (e *env) wantTime(what string, got, want time.Time) {
+	e.t.Helper()
+	if !e.sameTime(got, want) {
+		e.t.Errorf("%s = %s, want %s (within %s)", what, fmtTime(got), fmtTime(want), e.tolerance())
+	}
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "<zero>"
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// alarmDiff lists the fields in which got differs from want, one per line; "" when the
+// alarms match. Payload is compared byte for byte.
+func (e *env) alarmDiff(got, want domain.Alarm) string {
+	var b strings.Builder
+	str := func(name, g, w string) {
+		if g != w {
+			fmt.Fprintf(&b, "\n  %s = %q, want %q", name, g, w)
+		}
+	}
+	num := func(name string, g, w int) {
+		if g != w {
+			fmt.Fprintf(&b, "\n  %s = %d, want %d", name, g, w)
+		}
+	}
+	tm := func(name string, g, w time.Time) {
+		if !e.sameTime(g, w) {
+			fmt.Fprintf(&b, "\n  %s = %s, want %s", name, fmtTime(g), fmtTime(w))
+		}
+	}
+	str("ID", got.ID, want.ID)
+	str("Owner", got.Owner, want.Owner)
+	str("Label", got.Label, want.Label)
+	str("Kind", string(got.Kind), string(want.Kind))
+	tm("FireAt", got.FireAt, want.FireAt)
+	str("CronExpr", got.CronExpr, want.CronExpr)
+	str("Timezone", got.Timezone, want.Timezone)
+	tm("NextFireAt", got.NextFireAt, want.NextFireAt)
+	tm("ScheduledFor", got.ScheduledFor, want.ScheduledFor)
+	str("ConversationID", got.ConversationID, want.ConversationID)
+	str("WakeMessage", got.WakeMessage, want.WakeMessage)
+	if !bytes.Equal(got.Payload, want.Payload) {
+		fmt.Fprintf(&b, "\n  Payload = %s, want %s (byte for byte)", clip(got.Payload), clip(want.Payload))
+	}
+	str("Status", string(got.Status), string(want.Status))
+	str("Delivery", string(got.Delivery), string(want.Delivery))
+	str("IdempotencyKey", got.IdempotencyKey, want.IdempotencyKey)
+	num("MaxFailures", got.MaxFailures, want.MaxFailures)
+	num("FailureCount", got.FailureCount, want.FailureCount)
+	str("LastError", got.LastError, want.LastError)
+	str("ClaimedBy", got.ClaimedBy, want.ClaimedBy)
+	tm("ClaimedAt", got.ClaimedAt, want.ClaimedAt)
+	tm("CreatedAt", got.CreatedAt, want.CreatedAt)
+	tm("UpdatedAt", got.UpdatedAt, want.UpdatedAt)
+	tm("LastFiredAt", got.LastFiredAt, want.LastFiredAt)
+	return b.String()
+}
+
+// wantAlarm fails the test when got differs from want in any field.
+func (e *env) wantAlarm(what string, got, want domain.Alarm) {
+	e.t.Helper()
+	if d := e.alarmDiff(got, want); d != "" {
+		e.t.Errorf("%s (alarm %s) differs:%s", what, want.ID, d)
+	}
+}
+
+// wantStored fails unless the stored row of want (read back with Get) equals want.
+func (e *env) wantStored(what string, want domain.Alarm) {
+	e.t.Helper()
+	e.wantAlarm(what+": Get", e.get(want.Owner, want.ID), want)
+}
+
+// sameLease fails unless got carries exactly the lease of want. Leases are compared
+// exactly, not within tolerance: a worker fences its writes on the ClaimedAt ClaimDue
+// returned, so that value must equal the stored one to the nanosecond.
+func (e *env) sameLease(what string, got, want domain.Alarm) {
+	e.t.Helper()
+	if got.ClaimedBy != want.ClaimedBy || !got.ClaimedAt.Equal(want.ClaimedAt) {
+		e.t.Errorf("%s: lease = (%q, %s), want exactly (%q, %s)", what,
+			got.ClaimedBy, fmtTime(got.ClaimedAt), want.ClaimedBy, fmtTime(want.ClaimedAt))
+	}
+}
+
+// eventDiff is like alarmDiff for events, ignoring the store-assigned ID.
+func (e *env) eventDiff(got, want domain.Event) string {
+	var b strings.Builder
+	if got.AlarmID != want.AlarmID {
+		fmt.Fprintf(&b, " AlarmID = %q, want %q;", got.AlarmID, want.AlarmID)
+	}
+	if got.Type != want.Type {
+		fmt.Fprintf(&b, " Type = %q, want %q;", got.Type, want.Type)
+	}
+	if !e.sameTime(got.At, want.At) {
+		fmt.Fprintf(&b, " At = %s, want %s;", fmtTime(got.At), fmtTime(want.At))
+	}
+	if got.Attempt != want.Attempt {
+		fmt.Fprintf(&b, " Attempt = %d, want %d;", got.Attempt, want.Attempt)
+	}
+	if !e.sameTime(got.ScheduledFor, want.ScheduledFor) {
+		fmt.Fprintf(&b, " ScheduledFor = %s, want %s;", fmtTime(got.ScheduledFor), fmtTime(want.ScheduledFor))
+	}
+	if got.Worker != want.Worker {
+		fmt.Fprintf(&b, " Worker = %q, want %q;", got.Worker, want.Worker)
+	}
+	if got.Message != want.Message {
+		fmt.Fprintf(&b, " Message = %q, want %q;", got.Message, want.Message)
+	}
+	return b.String()
+}
+
+// wantEvents checks an alarm's history: the created event first (type, alarm and
+// time only: its other fields are the store's choice), then exactly the events of the
+// applied transitions, in order, with store-assigned ids strictly increasing.
+func (e *env) wantEvents(what string, got []domain.Event, created domain.Alarm, want ...domain.Event) {
+	e.t.Helper()
+	if len(got) != 1+len(want) {
+		e.t.Errorf("%s: %d events %v, want %d (created + %v)", what, len(got), eventTypes(got), 1+len(want), eventTypes(want))
+		return
+	}
+	e.wantCreatedEvent(what, got[0], created)
+	for i, w := range want {
+		if d := e.eventDiff(got[i+1], w); d != "" {
+			e.t.Errorf("%s: event %d (%s) differs:%s", what, i+1, w.Type, d)
+		}
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].ID <= got[i-1].ID {
+			e.t.Errorf("%s: event ids not increasing: %d then %d", what, got[i-1].ID, got[i].ID)
+		}
+	}
+}
+
+// wantCreatedEvent checks the event Create appended.
+func (e *env) wantCreatedEvent(what string, got domain.Event, a domain.Alarm) {
+	e.t.Helper()
+	if got.Type != domain.EventCreated || got.AlarmID != a.ID || !e.sameTime(got.At, a.CreatedAt) || got.Worker != "" {
+		e.t.Errorf("%s: first event = {Type: %q, AlarmID: %q, At: %s, Worker: %q}, want {created, %q, %s, \"\"}",
+			what, got.Type, got.AlarmID, fmtTime(got.At), got.Worker, a.ID, fmtTime(a.CreatedAt))
+	}
+}
+
+// eventsOf gathers the events of transitions, in order.
+func eventsOf(ts ...domain.Transition) []domain.Event {
+	var out []domain.Event
+	for _, t := range ts {
+		out = append(out, t.Events...)
+	}
+	return out
+}
+
+func eventTypes(evs []domain.Event) []domain.EventType {
+	out := make([]domain.EventType, len(evs))
+	for i, ev := range evs {
+		out[i] = ev.Type
+	}
+	return out
+}
+
+// clip shortens long payloads in failure messages.
+func clip(b []byte) string {
+	const n = 80
+	if len(b) <= n {
+		return fmt.Sprintf("%q", b)
+	}
+	return fmt.Sprintf("%q... (%d bytes)", b[:n], len(b))
+}

@@ -1,0 +1,63 @@
+package contract
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+var contextCases = []testCase{
+	{"CanceledPassesThrough", testContextCanceled},
+	{"DeadlinePassesThrough", testContextDeadline},
+}
+
+// storeCalls is one call of every store method that does I/O, on ctx.
+func (e *env) storeCalls(ctx context.Context, existing domain.Alarm) map[string]error {
+	calls := map[string]error{}
+	_, _, calls["Create"] = e.store.Create(ctx, e.build(e.onceIn(alice, time.Hour)))
+	_, calls["Get"] = e.store.Get(ctx, alice, existing.ID)
+	_, _, calls["List"] = e.store.List(ctx, alice, ports.ListFilter{})
+	_, calls["Mutate"] = e.store.Mutate(ctx, alice, existing.ID, cancelFn)
+	_, calls["Events"] = e.store.Events(ctx, alice, existing.ID, 0)
+	_, calls["ClaimDue"] = e.store.ClaimDue(ctx, ports.ClaimParams{Worker: "w1", Lease: longLease, Batch: 10})
+	_, calls["Apply"] = e.store.Apply(ctx, []domain.Transition{e.fire(existing)})
+	_, _, calls["NextDue"] = e.store.NextDue(ctx)
+	calls["CreateToken"] = e.store.CreateToken(ctx, e.newToken(alice))
+	_, calls["TokenByHash"] = e.store.TokenByHash(ctx, "00")
+	_, calls["ListTokens"] = e.store.ListTokens(ctx)
+	calls["RegisterWorker"] = e.store.RegisterWorker(ctx, domain.Worker{ID: "w1", Host: "h", PID: 1})
+	calls["Heartbeat"] = e.store.Heartbeat(ctx, "w1")
+	_, calls["ListWorkers"] = e.store.ListWorkers(ctx)
+	calls["Ping"] = e.store.Ping(ctx)
+	return calls
+}
+
+// A call on a cancelled context returns an error that is context.Canceled (wrapped or
+// not, never mapped to a store error) and writes nothing.
+func testContextCanceled(t *testing.T, e *env) {
+	a := e.createDue(alice)
+	ctx, cancel := context.WithCancel(e.ctx)
+	cancel()
+	for name, err := range e.storeCalls(ctx, a) {
+		wantErr(t, name+" on a cancelled context", err, context.Canceled)
+	}
+	e.wantStored("after cancelled calls", a)
+	e.wantEvents("events", e.events(alice, a.ID), a)
+	if all := e.listAll(alice, "", 0); len(all) != 1 {
+		t.Errorf("alice has %d alarms after a cancelled Create, want 1", len(all))
+	}
+}
+
+// Likewise for a context past its deadline.
+func testContextDeadline(t *testing.T, e *env) {
+	a := e.createDue(alice)
+	ctx, cancel := context.WithDeadline(e.ctx, time.Now().Add(-time.Second))
+	defer cancel()
+	for name, err := range e.storeCalls(ctx, a) {
+		wantErr(t, name+" past the deadline", err, context.DeadlineExceeded)
+	}
+	e.wantStored("after expired calls", a)
+}

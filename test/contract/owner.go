@@ -1,0 +1,61 @@
+package contract
+
+import (
+	"testing"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+var ownerCases = []testCase{
+	{"OtherOwnerSeesNothing", testOwnerOtherSeesNothing},
+	{"UnknownID", testOwnerUnknownID},
+}
+
+// Another owner's alarm is indistinguishable from a missing one: Get, Mutate and
+// Events say ErrNotFound, List leaves it out, and Mutate never runs fn on it.
+func testOwnerOtherSeesNothing(t *testing.T, e *env) {
+	a := e.createDue(alice)
+
+	_, err := e.store.Get(e.ctx, bob, a.ID)
+	wantErr(t, "Get as another owner", err, ports.ErrNotFound)
+
+	called := false
+	_, err = e.store.Mutate(e.ctx, bob, a.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		called = true
+		return cancelFn(a, now)
+	})
+	wantErr(t, "Mutate as another owner", err, ports.ErrNotFound)
+	if called {
+		t.Error("Mutate as another owner ran fn on alice's alarm")
+	}
+
+	_, err = e.store.Events(e.ctx, bob, a.ID, 0)
+	wantErr(t, "Events as another owner", err, ports.ErrNotFound)
+
+	if as := e.listAll(bob, "", 0); len(as) != 0 {
+		t.Errorf("List as bob = %v, want nothing", alarmIDs(as))
+	}
+	if as := e.listAll(alice, "", 0); len(as) != 1 || as[0].ID != a.ID {
+		t.Errorf("List as alice = %v, want [%s]", alarmIDs(as), a.ID)
+	}
+	e.wantStored("alice's alarm after bob's attempts", a)
+	if evs := e.events(alice, a.ID); len(evs) != 1 {
+		t.Errorf("alice's alarm has events %v, want only created", eventTypes(evs))
+	}
+}
+
+// An id nobody has, well-formed or not, is ErrNotFound (never a driver error such as
+// "invalid input syntax for type uuid": ids come straight from URLs).
+func testOwnerUnknownID(t *testing.T, e *env) {
+	e.createDue(alice)
+	for _, id := range []string{newID(), "not-a-uuid", "", "'; DROP TABLE alarms; --"} {
+		_, err := e.store.Get(e.ctx, alice, id)
+		wantErr(t, "Get("+id+")", err, ports.ErrNotFound)
+		_, err = e.store.Mutate(e.ctx, alice, id, cancelFn)
+		wantErr(t, "Mutate("+id+")", err, ports.ErrNotFound)
+		_, err = e.store.Events(e.ctx, alice, id, 0)
+		wantErr(t, "Events("+id+")", err, ports.ErrNotFound)
+	}
+}

@@ -1,0 +1,86 @@
+package contract
+
+// The suite, area by area. Each area is a file; each case opens its own store on its
+// own database (newHarness(t).NewStore(t, clock)) with its own ManualClock, so cases
+// run in parallel and never see each other's rows.
+//
+//   Capabilities  capabilities.go  declared values are sane; what is declared false
+//                                  returns ports.ErrUnsupported; Ping
+//   Clock         clock.go         the injected clock is "now": Now, due-ness, leases,
+//                                  retry backoff
+//   Context       context.go       cancelled contexts come back as context.Canceled
+//   Create        create.go        every field round-trips (payload byte for byte),
+//                                  duplicate ids, idempotency keys (also concurrent)
+//   Owner         owner.go         owner scoping of Get/List/Mutate/Events; unknown ids
+//   List          list.go          newest first, cursor paging, status filter, default
+//                                  and maximum page size, bad cursors
+//   Mutate        mutate.go        owner actions: what fn sees, no-ops, errors,
+//                                  serialisation of concurrent Mutates
+//   Events        events.go        the history: created, one per transition event,
+//                                  order, fields, limit
+//   Claim         claim.go         what is claimable, order, batch, the lease stamp,
+//                                  lease expiry, NextDue
+//   Apply         apply.go         fencing: stale transitions change nothing; every
+//                                  transition kind round-trips; unfenced transitions
+//   Concurrency   concurrency.go   N claimers over many rows: each claimed exactly once;
+//                                  claimers racing owner cancels; two Stores (Reopener)
+//   Tokens        tokens.go        API token storage
+//   Workers       workers.go       worker registration and heartbeats
+//   Hints         hints.go         wake hints, for stores that declare WakeHints
+
+import "testing"
+
+// testCase is one conformance case. It receives a fresh store.
+type testCase struct {
+	name string
+	run  func(t *testing.T, e *env)
+}
+
+// area groups the cases of one behaviour area (one file).
+type area struct {
+	name  string
+	cases []testCase
+}
+
+func areas() []area {
+	return []area{
+		{"Capabilities", capabilityCases},
+		{"Clock", clockCases},
+		{"Context", contextCases},
+		{"Create", createCases},
+		{"Owner", ownerCases},
+		{"List", listCases},
+		{"Mutate", mutateCases},
+		{"Events", eventCases},
+		{"Claim", claimCases},
+		{"Apply", applyCases()},
+		{"Concurrency", concurrencyCases},
+		{"Tokens", tokenCases},
+		{"Workers", workerCases},
+		{"Hints", hintCases},
+	}
+}
+
+// Run runs the whole conformance suite against the stores newHarness makes. Call it
+// from an ordinary test in the adapter's package:
+//
+//	func TestContract(t *testing.T) { contract.Run(t, newHarness) }
+//
+// Narrow it as usual with -run, for example -run 'TestContract/Claim/'.
+func Run(t *testing.T, newHarness NewHarness) {
+	t.Helper()
+	if newHarness == nil {
+		t.Fatal("contract.Run: newHarness is nil")
+	}
+	for _, a := range areas() {
+		t.Run(a.name, func(t *testing.T) {
+			t.Parallel()
+			for _, c := range a.cases {
+				t.Run(c.name, func(t *testing.T) {
+					t.Parallel()
+					c.run(t, newEnv(t, newHarness))
+				})
+			}
+		})
+	}
+}

@@ -1,0 +1,141 @@
+package contract
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"testing"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+var tokenCases = []testCase{
+	{"RoundTrip", testTokenRoundTrip},
+	{"ListOldestFirst", testTokenListOldestFirst},
+	{"Revoke", testTokenRevoke},
+	{"Unknown", testTokenUnknown},
+	{"Duplicate", testTokenDuplicate},
+}
+
+// newToken makes a token for owner created at the clock's now, with the hash of a
+// random secret.
+func (e *env) newToken(owner string) domain.Token {
+	secret := make([]byte, 32)
+	_, _ = rand.Read(secret)
+	sum := sha256.Sum256(secret)
+	return domain.Token{ID: newID(), Owner: owner, Hash: hex.EncodeToString(sum[:]), CreatedAt: e.now()}
+}
+
+func (e *env) createToken(tok domain.Token) {
+	e.t.Helper()
+	if err := e.store.CreateToken(e.ctx, tok); err != nil {
+		e.t.Fatalf("CreateToken: %v", err)
+	}
+}
+
+func (e *env) tokenByHash(hash string) domain.Token {
+	e.t.Helper()
+	tok, err := e.store.TokenByHash(e.ctx, hash)
+	if err != nil {
+		e.t.Fatalf("TokenByHash: %v", err)
+	}
+	return tok
+}
+
+func (e *env) wantToken(what string, got, want domain.Token) {
+	e.t.Helper()
+	if got.ID != want.ID || got.Owner != want.Owner || got.Admin != want.Admin || got.Hash != want.Hash ||
+		!e.sameTime(got.CreatedAt, want.CreatedAt) || !e.sameTime(got.RevokedAt, want.RevokedAt) {
+		e.t.Errorf("%s = {%s %s admin=%v %s created %s revoked %s}, want {%s %s admin=%v %s created %s revoked %s}", what,
+			got.ID, got.Owner, got.Admin, got.Hash, fmtTime(got.CreatedAt), fmtTime(got.RevokedAt),
+			want.ID, want.Owner, want.Admin, want.Hash, fmtTime(want.CreatedAt), fmtTime(want.RevokedAt))
+	}
+}
+
+// A token is found by its hash with every field; a new one is not revoked.
+func testTokenRoundTrip(t *testing.T, e *env) {
+	user := e.newToken(alice)
+	admin := e.newToken("ops")
+	admin.Admin = true
+	e.createToken(user)
+	e.createToken(admin)
+	e.wantToken("user token", e.tokenByHash(user.Hash), user)
+	got := e.tokenByHash(admin.Hash)
+	e.wantToken("admin token", got, admin)
+	if got.Revoked() {
+		t.Error("a new token reads as revoked")
+	}
+}
+
+// ListTokens returns every token, oldest first.
+func testTokenListOldestFirst(t *testing.T, e *env) {
+	var want []domain.Token
+	for _, owner := range []string{bob, alice, "carol"} {
+		tok := e.newToken(owner)
+		e.createToken(tok)
+		want = append(want, tok)
+		e.clock.Advance(time.Second)
+	}
+	got, err := e.store.ListTokens(e.ctx)
+	if err != nil {
+		t.Fatalf("ListTokens: %v", err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("ListTokens: %d tokens, want %d", len(got), len(want))
+	}
+	for i := range want {
+		e.wantToken("ListTokens entry", got[i], want[i])
+	}
+}
+
+// Revoking stamps the store's now; revoking again changes nothing.
+func testTokenRevoke(t *testing.T, e *env) {
+	tok := e.newToken(alice)
+	other := e.newToken(bob)
+	e.createToken(tok)
+	e.createToken(other)
+
+	e.clock.Advance(time.Minute)
+	if err := e.store.RevokeToken(e.ctx, tok.ID); err != nil {
+		t.Fatalf("RevokeToken: %v", err)
+	}
+	want := tok
+	want.RevokedAt = e.now()
+	e.wantToken("after revoke", e.tokenByHash(tok.Hash), want)
+
+	e.clock.Advance(time.Minute)
+	if err := e.store.RevokeToken(e.ctx, tok.ID); err != nil {
+		t.Fatalf("second RevokeToken: %v", err)
+	}
+	e.wantToken("after a second revoke (revoked_at unchanged)", e.tokenByHash(tok.Hash), want)
+	e.wantToken("the other token", e.tokenByHash(other.Hash), other)
+}
+
+// Unknown hashes and ids are ErrNotFound.
+func testTokenUnknown(t *testing.T, e *env) {
+	e.createToken(e.newToken(alice))
+	_, err := e.store.TokenByHash(e.ctx, e.newToken(alice).Hash)
+	wantErr(t, "TokenByHash(unknown)", err, ports.ErrNotFound)
+	wantErr(t, "RevokeToken(unknown)", e.store.RevokeToken(e.ctx, newID()), ports.ErrNotFound)
+}
+
+// A used hash or id is ErrConflict, and the first token is untouched.
+func testTokenDuplicate(t *testing.T, e *env) {
+	first := e.newToken(alice)
+	e.createToken(first)
+
+	sameHash := e.newToken(bob)
+	sameHash.Hash = first.Hash
+	wantErr(t, "CreateToken with a used hash", e.store.CreateToken(e.ctx, sameHash), ports.ErrConflict)
+
+	sameID := e.newToken(bob)
+	sameID.ID = first.ID
+	wantErr(t, "CreateToken with a used id", e.store.CreateToken(e.ctx, sameID), ports.ErrConflict)
+
+	e.wantToken("first token", e.tokenByHash(first.Hash), first)
+	if all, err := e.store.ListTokens(e.ctx); err != nil || len(all) != 1 {
+		t.Errorf("ListTokens = %d tokens (%v), want 1", len(all), err)
+	}
+}
