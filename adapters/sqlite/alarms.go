@@ -1,0 +1,131 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Create inserts a with its EventCreated, or returns the owner's existing alarm with the
+// same idempotency key (deduped). The write lock makes check and insert one step, so
+// concurrent creates with one key, from any process, make one row.
+func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool, error) {
+	a = storedAlarm(a)
+	var (
+		stored  domain.Alarm
+		deduped bool
+	)
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		// The conflict target is the partial unique index of idempotency keys: a clash
+		// there is a dedupe, while a clash on the primary key still fails (ErrConflict).
+		res, err := tx.ExecContext(ctx, `INSERT INTO alarms (`+alarmColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (owner, idempotency_key) WHERE idempotency_key <> '' DO NOTHING`,
+			a.ID, a.Owner, a.Label, string(a.Kind), toDB(a.FireAt), a.CronExpr, a.Timezone, toDB(a.NextFireAt),
+			toDB(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadBytes(a.Payload), string(a.Status),
+			string(a.Delivery), a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError,
+			nullString(a.ClaimedBy), toDB(a.ClaimedAt), toDB(a.CreatedAt), toDB(a.UpdatedAt), toDB(a.LastFiredAt))
+		if err != nil {
+			return mapError(err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return mapError(err)
+		} else if n == 0 {
+			row := tx.QueryRowContext(ctx, `SELECT `+alarmColumns+` FROM alarms
+				WHERE owner = ? AND idempotency_key = ?`, a.Owner, a.IdempotencyKey)
+			if stored, err = scanAlarm(row); err != nil {
+				return mapError(err)
+			}
+			deduped = true
+			return nil
+		}
+		stored = a
+		return insertEvents(ctx, tx, []domain.Event{createdEvent(a)})
+	})
+	if err != nil {
+		return domain.Alarm{}, false, err
+	}
+	return stored, deduped, nil
+}
+
+// createdEvent opens an alarm's history: it concerns the first occurrence, before any
+// attempt.
+func createdEvent(a domain.Alarm) domain.Event {
+	return domain.Event{
+		AlarmID:      a.ID,
+		Type:         domain.EventCreated,
+		At:           a.CreatedAt,
+		ScheduledFor: a.ScheduledFor,
+	}
+}
+
+// storedAlarm is a as the store keeps it: every time truncated to the millisecond.
+func storedAlarm(a domain.Alarm) domain.Alarm {
+	for _, t := range []*time.Time{&a.FireAt, &a.NextFireAt, &a.ScheduledFor, &a.ClaimedAt, &a.CreatedAt, &a.UpdatedAt, &a.LastFiredAt} {
+		*t = trunc(*t)
+	}
+	return a
+}
+
+// payloadBytes is the payload column: never NULL, an empty payload is zero bytes.
+func payloadBytes(p []byte) []byte {
+	if p == nil {
+		return []byte{}
+	}
+	return p
+}
+
+// Get returns the owner's alarm.
+func (s *Store) Get(ctx context.Context, owner, id string) (domain.Alarm, error) {
+	row := s.reader.QueryRowContext(ctx, `SELECT `+alarmColumns+` FROM alarms WHERE id = ? AND owner = ?`, id, owner)
+	a, err := scanAlarm(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return domain.Alarm{}, notFound("alarm", id)
+	}
+	return a, mapError(err)
+}
+
+// List returns a page of the owner's alarms, newest first, keyset-paginated on id.
+func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = ports.DefaultListLimit
+	}
+	limit = min(limit, ports.MaxListLimit)
+
+	q := `SELECT ` + alarmColumns + ` FROM alarms WHERE owner = ?`
+	args := []any{owner}
+	if f.Status != "" {
+		q += ` AND status = ?`
+		args = append(args, string(f.Status))
+	}
+	if f.Cursor != "" {
+		after, err := decodeCursor(f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		q += ` AND id < ?`
+		args = append(args, after)
+	}
+	// One row more than the page says whether there is a next page.
+	q += ` ORDER BY id DESC LIMIT ?`
+	args = append(args, limit+1)
+
+	rows, err := s.reader.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, "", mapError(err)
+	}
+	alarms, err := scanAlarms(rows)
+	if err != nil {
+		return nil, "", mapError(err)
+	}
+	if len(alarms) <= limit {
+		return alarms, "", nil
+	}
+	alarms = alarms[:limit]
+	return alarms, encodeCursor(alarms[limit-1].ID), nil
+}

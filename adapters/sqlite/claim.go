@@ -1,0 +1,71 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// claimSQL chooses and stamps in one statement, inside a BEGIN IMMEDIATE transaction:
+// the write lock is held from the choice to the commit, so no other connection or
+// process can choose the same rows for this lease. The subquery walks the partial
+// index alarms_due (active rows by next_fire_at), oldest due first.
+const claimSQL = `UPDATE alarms SET claimed_by = ?1, claimed_at = ?2
+	WHERE id IN (
+		SELECT id FROM alarms
+		WHERE status = 'active' AND next_fire_at <= ?2
+		  AND (claimed_at IS NULL OR claimed_at <= ?3)
+		ORDER BY next_fire_at, id
+		LIMIT ?4)
+	RETURNING ` + alarmColumns
+
+// ClaimDue leases up to p.Batch due alarms to p.Worker, oldest due first.
+func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
+	if p.Worker == "" {
+		return ports.Claimed{}, errors.New("sqlite: claim: a worker id is required")
+	}
+	var claimed ports.Claimed
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		// Now is read once the write lock is held, so time spent waiting for it does
+		// not shorten the lease being stamped.
+		now := s.now()
+		claimed = ports.Claimed{Alarms: []domain.Alarm{}, Now: now}
+		if p.Batch <= 0 {
+			return nil
+		}
+		// A lease taken at or before now-lease has run its full length: expired.
+		expired := trunc(now.Add(-p.Lease))
+		rows, err := tx.QueryContext(ctx, claimSQL, p.Worker, toDB(now), toDB(expired), p.Batch)
+		if err != nil {
+			return mapError(err)
+		}
+		claimed.Alarms, err = scanAlarms(rows)
+		return mapError(err)
+	})
+	if err != nil {
+		return ports.Claimed{}, err
+	}
+	// RETURNING yields rows in no promised order.
+	slices.SortFunc(claimed.Alarms, func(a, b domain.Alarm) int {
+		return cmp.Or(a.NextFireAt.Compare(b.NextFireAt), cmp.Compare(a.ID, b.ID))
+	})
+	return claimed, nil
+}
+
+// NextDue returns the earliest next_fire_at among active alarms no worker has claimed.
+// It walks alarms_due from the oldest, past the few leased rows in flight.
+func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
+	var v sql.NullInt64
+	err := s.reader.QueryRowContext(ctx,
+		`SELECT min(next_fire_at) FROM alarms WHERE status = 'active' AND claimed_by IS NULL`).Scan(&v)
+	if err != nil {
+		return time.Time{}, false, mapError(err)
+	}
+	return fromDB(v), v.Valid, nil
+}

@@ -1,0 +1,49 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/chronoshq/chronos/ports"
+)
+
+// ErrBusy is wrapped by errors from a lock that stayed held past the busy timeout: some
+// other connection or process kept a write transaction open too long.
+var ErrBusy = errors.New("database is locked (SQLITE_BUSY): another connection or process held the lock past the busy timeout")
+
+// mapError is the one place driver errors become portable ones. Context errors pass
+// through untouched; everything else is prefixed "sqlite: " and wraps the portable
+// sentinel when there is one, keeping the driver's text for people.
+func mapError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("sqlite: %w", ports.ErrNotFound)
+	}
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		switch e.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fmt.Errorf("sqlite: %w: %s", ports.ErrConflict, e.Error())
+		}
+		switch e.Code() & 0xff { // the primary result code, whatever the extension
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return fmt.Errorf("sqlite: %w: %s", ErrBusy, e.Error())
+		}
+	}
+	return fmt.Errorf("sqlite: %w", err)
+}
+
+// notFound reports a missing (or not owned) row, naming it.
+func notFound(what, id string) error {
+	return fmt.Errorf("sqlite: %s %q: %w", what, id, ports.ErrNotFound)
+}

@@ -1,0 +1,112 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+
+	"github.com/pressly/goose/v3"
+
+	"github.com/chronoshq/chronos/migrations"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// versionTable is goose's bookkeeping table (its default name).
+const versionTable = "goose_db_version"
+
+// Migrate applies every pending embedded migration to the database at url, creating
+// the file if needed. It is what `chronos migrate` runs.
+func Migrate(ctx context.Context, url string) error {
+	path, err := ParseURL(url)
+	if err != nil {
+		return err
+	}
+	db, err := openWriter(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return migrate(ctx, db)
+}
+
+// migrate runs goose on the writer pool, whose transactions are BEGIN IMMEDIATE, so
+// two processes migrating one file at once apply each migration once: the second waits
+// for the first's transaction and then finds the work done. Goose may still report an
+// error in that race (it read the version before waiting); if the database then turns
+// out to be at the latest version, the other process did the work and we succeed.
+func migrate(ctx context.Context, db *sql.DB) error {
+	p, err := newProvider(db)
+	if err != nil {
+		return err
+	}
+	if _, err := p.Up(ctx); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if checkVersion(ctx, db) == nil {
+			return nil
+		}
+		return fmt.Errorf("sqlite: migrate: %w", err)
+	}
+	return nil
+}
+
+func newProvider(db *sql.DB) (*goose.Provider, error) {
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, migrations.SQLite(),
+		goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: migrations: %w", err)
+	}
+	return p, nil
+}
+
+// latestVersion is the newest embedded migration: the schema this binary expects.
+var latestVersion = sync.OnceValues(func() (int64, error) {
+	// The provider only reads the embedded files here; it needs a *sql.DB to exist,
+	// not to be open, so a never-opened handle will do.
+	db, err := sql.Open("sqlite", "")
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: migrations: %w", err)
+	}
+	defer db.Close()
+	p, err := newProvider(db)
+	if err != nil {
+		return 0, err
+	}
+	sources := p.ListSources() // never empty: NewProvider refuses an empty set
+	return sources[len(sources)-1].Version, nil
+})
+
+// checkVersion refuses a schema that is not exactly the latest embedded version. It
+// only reads (goose's own version check would create its table on an empty database).
+func checkVersion(ctx context.Context, db *sql.DB) error {
+	want, err := latestVersion()
+	if err != nil {
+		return err
+	}
+	var have int64
+	var exists int
+	err = db.QueryRowContext(ctx,
+		`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, versionTable).Scan(&exists)
+	if err != nil {
+		return mapError(err)
+	}
+	if exists == 1 {
+		var v sql.NullInt64
+		q := `SELECT max(version_id) FROM ` + versionTable + ` WHERE is_applied`
+		if err := db.QueryRowContext(ctx, q).Scan(&v); err != nil {
+			return mapError(err)
+		}
+		have = v.Int64
+	}
+	switch {
+	case have < want:
+		return fmt.Errorf("sqlite: %w: database schema is at version %d, this binary expects %d: run `chronos migrate`",
+			ports.ErrSchemaVersion, have, want)
+	case have > want:
+		return fmt.Errorf("sqlite: %w: database schema is at version %d, newer than the %d this binary expects: upgrade chronos",
+			ports.ErrSchemaVersion, have, want)
+	}
+	return nil
+}

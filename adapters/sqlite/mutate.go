@@ -1,0 +1,54 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Mutate reads the owner's alarm, lets fn decide, and applies the transition, all under
+// the write lock (BEGIN IMMEDIATE), so no claim or other action interleaves. The
+// transition is applied unfenced, to the alarm read, and fn's errors come back as is.
+func (s *Store) Mutate(ctx context.Context, owner, id string, fn ports.MutateFunc) (domain.Alarm, error) {
+	var out domain.Alarm
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		row := tx.QueryRowContext(ctx, `SELECT `+alarmColumns+` FROM alarms WHERE id = ? AND owner = ?`, id, owner)
+		a, err := scanAlarm(row)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound("alarm", id)
+		}
+		if err != nil {
+			return mapError(err)
+		}
+		t, changed, err := fn(a, s.now())
+		if err != nil {
+			return err
+		}
+		if !changed {
+			out = a
+			return nil
+		}
+		t = storedTransition(t)
+		t.AlarmID, t.Fence = a.ID, domain.Fence{}
+		ok, err := applyTransition(ctx, tx.StmtContext(ctx, s.stmts.applyUnfenced), t)
+		if err != nil {
+			return err
+		}
+		if !ok { // impossible while we hold the write lock; refuse rather than guess
+			return fmt.Errorf("sqlite: alarm %q vanished during an update under the write lock", a.ID)
+		}
+		if err := insertEvents(ctx, tx, t.Events); err != nil {
+			return err
+		}
+		out = t.Apply(a)
+		return nil
+	})
+	if err != nil {
+		return domain.Alarm{}, err
+	}
+	return out, nil
+}

@@ -1,0 +1,78 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+const tokenColumns = `id, owner, admin, hash, created_at, revoked_at`
+
+// CreateToken stores t; a zero CreatedAt is stamped with the store's now.
+func (s *Store) CreateToken(ctx context.Context, t domain.Token) error {
+	if t.CreatedAt.IsZero() {
+		t.CreatedAt = s.now()
+	}
+	_, err := s.writer.ExecContext(ctx, `INSERT INTO api_tokens (`+tokenColumns+`) VALUES (?, ?, ?, ?, ?, ?)`,
+		t.ID, t.Owner, t.Admin, t.Hash, toDB(trunc(t.CreatedAt)), toDB(trunc(t.RevokedAt)))
+	return mapError(err)
+}
+
+// TokenByHash finds a token by the hash of its secret, revoked or not.
+func (s *Store) TokenByHash(ctx context.Context, hash string) (domain.Token, error) {
+	row := s.reader.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE hash = ?`, hash)
+	t, err := scanToken(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		// The hash is a credential's fingerprint: keep it out of error text.
+		return domain.Token{}, notFound("token", "with this hash")
+	}
+	return t, mapError(err)
+}
+
+// ListTokens returns every token, oldest first.
+func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY created_at, id`)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	defer rows.Close()
+	tokens := []domain.Token{}
+	for rows.Next() {
+		t, err := scanToken(rows)
+		if err != nil {
+			return nil, mapError(err)
+		}
+		tokens = append(tokens, t)
+	}
+	return tokens, mapError(rows.Err())
+}
+
+// RevokeToken stamps revoked_at with the store's now, keeping an earlier revocation.
+func (s *Store) RevokeToken(ctx context.Context, id string) error {
+	res, err := s.writer.ExecContext(ctx,
+		`UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?`, toDB(s.now()), id)
+	if err != nil {
+		return mapError(err)
+	}
+	// SQLite counts every row the WHERE matched, changed or not.
+	if n, err := res.RowsAffected(); err != nil {
+		return mapError(err)
+	} else if n == 0 {
+		return notFound("token", id)
+	}
+	return nil
+}
+
+func scanToken(row scanner) (domain.Token, error) {
+	var (
+		t                domain.Token
+		created, revoked sql.NullInt64
+	)
+	if err := row.Scan(&t.ID, &t.Owner, &t.Admin, &t.Hash, &created, &revoked); err != nil {
+		return domain.Token{}, err
+	}
+	t.CreatedAt, t.RevokedAt = fromDB(created), fromDB(revoked)
+	return t, nil
+}

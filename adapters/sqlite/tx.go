@@ -1,0 +1,24 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+)
+
+// write runs fn in one transaction on the writer connection. The writer DSN makes every
+// transaction BEGIN IMMEDIATE, so fn holds the database's write lock from its first
+// statement: what it reads cannot change before it writes, in this process or another.
+//
+// fn maps its own driver errors (so it can return errors of its callers untouched);
+// write maps only those of BEGIN and COMMIT. Any error from fn rolls back.
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return mapError(err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback() // the error that matters is fn's; a failed rollback leaves nothing behind
+		return err
+	}
+	return mapError(tx.Commit())
+}
