@@ -1,0 +1,90 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// claimSQL chooses and leases due alarms in one statement.
+//
+// The inner SELECT walks alarms_due_idx (next_fire_at WHERE status = 'active') in due
+// order, skips rows another claimer has locked, and stops after $4 rows, so its cost is
+// the batch, not the table. It is wrapped in ARRAY(...) and matched with id = ANY(...)
+// rather than written as "id IN (SELECT ...)" on purpose: for the IN form, PostgreSQL's
+// generic plan of a prepared statement (which pgx's statement cache ends up using) can
+// turn into a hash semi join that reads the whole table. ARRAY(...) is an InitPlan that
+// runs once and hands the outer UPDATE a primary-key lookup, in every plan. See
+// docs/postgres.md and TestClaimGenericPlanUsesDueIndex.
+//
+// $1 is the injected clock's time or NULL for the database clock; now() is the start
+// of this statement's own transaction, one value for the whole statement, so the due
+// test, the lease test and the stamp agree. $3 is the lease in microseconds.
+const claimSQL = `
+UPDATE alarms SET claimed_by = $2, claimed_at = coalesce($1::timestamptz, now())
+WHERE id = ANY(ARRAY(
+	SELECT id FROM alarms
+	WHERE status = 'active'
+	  AND next_fire_at <= coalesce($1::timestamptz, now())
+	  AND (claimed_at IS NULL
+	       OR claimed_at <= coalesce($1::timestamptz, now()) - $3::bigint * interval '1 microsecond')
+	ORDER BY next_fire_at
+	LIMIT $4
+	FOR UPDATE SKIP LOCKED
+))
+RETURNING ` + alarmColumns
+
+// ClaimDue leases up to p.Batch due alarms to p.Worker, oldest due first.
+func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
+	if p.Worker == "" {
+		return ports.Claimed{}, errors.New("postgres: claim: worker is required")
+	}
+	if p.Batch <= 0 {
+		return ports.Claimed{}, errors.New("postgres: claim: batch must be positive")
+	}
+	rows, err := s.pool.Query(ctx, claimSQL, s.nowArg(), p.Worker, p.Lease.Microseconds(), p.Batch)
+	if err != nil {
+		return ports.Claimed{}, mapError(err)
+	}
+	alarms, err := collectAlarms(rows)
+	if err != nil {
+		return ports.Claimed{}, mapError(err)
+	}
+	// RETURNING follows no particular order.
+	slices.SortFunc(alarms, func(a, b domain.Alarm) int {
+		if c := a.NextFireAt.Compare(b.NextFireAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	if len(alarms) > 0 {
+		// Every row was stamped with the statement's now.
+		return ports.Claimed{Alarms: alarms, Now: alarms[0].ClaimedAt}, nil
+	}
+	now, err := s.Now(ctx)
+	if err != nil {
+		return ports.Claimed{}, err
+	}
+	return ports.Claimed{Alarms: alarms, Now: now}, nil
+}
+
+// nextDueSQL reads the first entry of alarms_due_idx that no worker holds. Leased rows
+// are skipped (the port explains why); there are at most as many as are in flight.
+const nextDueSQL = `SELECT min(next_fire_at) FROM alarms WHERE status = 'active' AND claimed_by IS NULL`
+
+// NextDue returns the earliest next_fire_at among unclaimed active alarms.
+func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
+	var next *time.Time
+	if err := s.pool.QueryRow(ctx, nextDueSQL).Scan(&next); err != nil {
+		return time.Time{}, false, mapError(err)
+	}
+	if next == nil {
+		return time.Time{}, false, nil
+	}
+	return next.UTC(), true, nil
+}

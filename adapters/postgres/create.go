@@ -1,0 +1,82 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+// createSQL inserts an alarm and its created event in one statement. A second alarm
+// with the owner's idempotency key inserts nothing (the arbiter is the partial unique
+// index, so keyless alarms never conflict) and returns no row; an id collision is a
+// unique violation. The event is inserted only for a row actually inserted.
+const createSQL = `
+WITH inserted AS (
+	INSERT INTO alarms (` + alarmColumns + `)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
+	ON CONFLICT (owner, idempotency_key) WHERE idempotency_key <> '' DO NOTHING
+	RETURNING ` + alarmColumns + `
+), event AS (
+	INSERT INTO alarm_events (alarm_id, type, at, attempt, scheduled_for, worker, message)
+	SELECT id, $24, created_at, 0, scheduled_for, '', '' FROM inserted
+)
+SELECT ` + alarmColumns + ` FROM inserted`
+
+const byIdempotencyKeySQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE owner = $1 AND idempotency_key = $2`
+
+// Create inserts a and its EventCreated, or returns the owner's alarm with the same
+// idempotency key (deduped).
+func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool, error) {
+	for attempt := 1; ; attempt++ {
+		stored, err := scanAlarm(s.pool.QueryRow(ctx, createSQL,
+			a.ID, a.Owner, a.Label, string(a.Kind), timeArg(a.FireAt), a.CronExpr, a.Timezone, timeArg(a.NextFireAt),
+			timeArg(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadArg(a.Payload), string(a.Status), string(a.Delivery),
+			a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError, textArg(a.ClaimedBy), timeArg(a.ClaimedAt),
+			timeArg(a.CreatedAt), timeArg(a.UpdatedAt), timeArg(a.LastFiredAt),
+			string(domain.EventCreated)))
+		if err == nil {
+			return stored, false, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return domain.Alarm{}, false, mapError(err)
+		}
+		// The key is taken. ON CONFLICT waited for the transaction holding it to commit,
+		// so this new statement's snapshot sees the row, unless it was deleted in
+		// between (retention), in which case the insert is worth another try.
+		existing, err := scanAlarm(s.pool.QueryRow(ctx, byIdempotencyKeySQL, a.Owner, a.IdempotencyKey))
+		if err == nil {
+			return existing, true, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) || attempt == maxAttempts {
+			return domain.Alarm{}, false, fmt.Errorf("postgres: idempotency key %q: reading the existing alarm: %w",
+				a.IdempotencyKey, mapError(err))
+		}
+	}
+}
+
+// payloadArg is the payload as raw JSON bytes for the json column. A []byte (not a
+// json.RawMessage, which is a json.Marshaler) is sent exactly as given.
+func payloadArg(p []byte) []byte {
+	if len(p) == 0 {
+		return []byte("null")
+	}
+	return p
+}
+
+const getSQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE id = $1 AND owner = $2`
+
+// Get returns the owner's alarm.
+func (s *Store) Get(ctx context.Context, owner, id string) (domain.Alarm, error) {
+	a, err := scanAlarm(s.pool.QueryRow(ctx, getSQL, id, owner))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return domain.Alarm{}, notFound("alarm", id)
+	}
+	if err != nil {
+		return domain.Alarm{}, mapError(err)
+	}
+	return a, nil
+}

@@ -1,0 +1,67 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// eventsSQL checks ownership and reads the history in one statement and one snapshot:
+// no row means the alarm is unknown or not the owner's; one row of NULLs means an
+// alarm without (retained) history.
+const eventsSQL = `
+SELECT e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
+FROM alarms a
+LEFT JOIN LATERAL (
+	SELECT * FROM alarm_events WHERE alarm_id = a.id ORDER BY id LIMIT $3
+) e ON true
+WHERE a.id = $1 AND a.owner = $2
+ORDER BY e.id`
+
+// Events returns the owner's alarm's history, oldest first.
+func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error) {
+	if limit <= 0 || limit > ports.MaxEventsLimit {
+		limit = ports.MaxEventsLimit
+	}
+	rows, err := s.pool.Query(ctx, eventsSQL, id, owner, limit)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	defer rows.Close()
+	found := false
+	events := []domain.Event{}
+	for rows.Next() {
+		found = true
+		var (
+			eid                  *int64
+			typ, worker, message *string
+			at, scheduledFor     *time.Time
+			attempt              *int
+		)
+		if err := rows.Scan(&eid, &typ, &at, &attempt, &scheduledFor, &worker, &message); err != nil {
+			return nil, mapError(err)
+		}
+		if eid == nil {
+			continue
+		}
+		events = append(events, domain.Event{
+			ID:           *eid,
+			AlarmID:      id,
+			Type:         domain.EventType(*typ),
+			At:           deref(at),
+			Attempt:      *attempt,
+			ScheduledFor: deref(scheduledFor),
+			Worker:       *worker,
+			Message:      *message,
+		})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapError(err)
+	}
+	if !found {
+		return nil, notFound("alarm", id)
+	}
+	return events, nil
+}

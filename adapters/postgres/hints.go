@@ -1,0 +1,129 @@
+package postgres
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Wake hints travel over LISTEN/NOTIFY on one channel per database. The payload is the
+// due time in Unix milliseconds: hints are advisory (a dispatcher only wakes up and
+// claims), so millisecond precision is plenty and the text stays short.
+const hintChannel = "chronos_wake"
+
+const (
+	// hintBuffer is how many hints a subscriber may fall behind before hints are
+	// dropped. A dispatcher needs one to wake; the rest only say the same.
+	hintBuffer = 16
+	// Reconnection backoff of a listener whose connection was lost.
+	minReconnectDelay = 100 * time.Millisecond
+	maxReconnectDelay = 5 * time.Second
+)
+
+// PublishHint notifies every subscribed process that an alarm is due at at.
+func (s *Store) PublishHint(ctx context.Context, at time.Time) error {
+	_, err := s.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, hintChannel, strconv.FormatInt(at.UnixMilli(), 10))
+	return mapError(err)
+}
+
+// SubscribeHints listens on a connection of its own, outside the pool: LISTEN belongs
+// to a session, and a pooled connection would be handed to other queries. The first
+// LISTEN happens before SubscribeHints returns, so a hint published after it returns
+// is delivered (barring a connection loss). Afterwards the listener reconnects by
+// itself, with backoff, until ctx is done or the store is closed; hints published
+// while it is disconnected are lost, as the port allows.
+func (s *Store) SubscribeHints(ctx context.Context) (<-chan time.Time, error) {
+	if s.closed() {
+		return nil, errClosed
+	}
+	conn, err := s.listen(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Registering under mu orders this against Close: either Close waits for this
+	// listener, or the listener sees the store closed and never starts.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed() {
+		closeConn(conn)
+		return nil, errClosed
+	}
+	ch := make(chan time.Time, hintBuffer)
+	s.listeners.Add(1)
+	go s.relayHints(ctx, conn, ch)
+	return ch, nil
+}
+
+// listen opens a dedicated connection, with the pool's settings, and LISTENs on it.
+func (s *Store) listen(ctx context.Context) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return nil, mapError(err)
+	}
+	if _, err := conn.Exec(ctx, `LISTEN `+hintChannel); err != nil {
+		closeConn(conn)
+		return nil, mapError(err)
+	}
+	return conn, nil
+}
+
+// relayHints forwards notifications from conn to ch until ctx is done or the store
+// closes, replacing conn whenever it fails. It closes ch when it returns.
+func (s *Store) relayHints(ctx context.Context, conn *pgx.Conn, ch chan<- time.Time) {
+	defer s.listeners.Done()
+	defer close(ch)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+
+	delay := minReconnectDelay
+	for {
+		if conn == nil {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(delay):
+			}
+			var err error
+			if conn, err = s.listen(ctx); err != nil {
+				delay = min(2*delay, maxReconnectDelay)
+				continue
+			}
+			delay = minReconnectDelay
+		}
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			// Cancelled, or the connection is gone (server restart, failover,
+			// pg_terminate_backend): either way this connection is done.
+			closeConn(conn)
+			conn = nil
+			if ctx.Err() != nil {
+				return
+			}
+			continue
+		}
+		ms, err := strconv.ParseInt(n.Payload, 10, 64)
+		if err != nil {
+			continue // not ours to understand; hints are advisory
+		}
+		select {
+		case ch <- time.UnixMilli(ms).UTC():
+		default: // the subscriber is behind; it is already due to wake
+		}
+	}
+}
+
+// closeConn closes a listener connection without waiting long on a dead server.
+func closeConn(conn *pgx.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = conn.Close(ctx)
+}

@@ -1,0 +1,140 @@
+package postgres
+
+import (
+	"context"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// waitHint waits for a hint at exactly at (other processes on the server may publish
+// their own), publishing it every 100ms until it arrives: after a reconnect the new
+// LISTEN is in place only at some unknown moment.
+func waitHint(t *testing.T, s *Store, hints <-chan time.Time, at time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.After(15 * time.Second)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	if err := s.PublishHint(ctx, at); err != nil {
+		t.Fatalf("PublishHint: %v", err)
+	}
+	for {
+		select {
+		case got, ok := <-hints:
+			if !ok {
+				t.Fatal("hint channel closed")
+			}
+			if got.Equal(at) {
+				return
+			}
+		case <-tick.C:
+			if err := s.PublishHint(ctx, at); err != nil {
+				t.Fatalf("PublishHint: %v", err)
+			}
+		case <-deadline:
+			t.Fatalf("no hint for %s", at)
+		}
+	}
+}
+
+// listenerPIDs are the backends of the store at storeURL that are LISTENing: the test
+// URL names each test's connections after its schema, so no other process's listener
+// can be picked (let alone terminated).
+func listenerPIDs(t *testing.T, storeURL string) []int32 {
+	t.Helper()
+	u, err := url.Parse(storeURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := adminPool(t).Query(context.Background(), `
+		SELECT pid FROM pg_stat_activity
+		WHERE application_name = $1 AND query = 'LISTEN `+hintChannel+`'`, u.Query().Get("application_name"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pids
+}
+
+func TestHintsReachSubscribers(t *testing.T) {
+	s, _ := newTestStore(t, nil)
+	other, _ := newTestStore(t, nil) // another process, as far as the server can tell
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hints, err := other.SubscribeHints(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Hints carry milliseconds; this time has none below.
+	waitHint(t, s, hints, time.Date(2031, 3, 4, 5, 6, 7, 8e6, time.UTC))
+}
+
+// The listener's connection is killed the way a failover or a server restart kills
+// it; the subscription comes back by itself and later hints arrive on the same channel.
+func TestHintsSurviveConnectionLoss(t *testing.T) {
+	s, u := newTestStore(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hints, err := s.SubscribeHints(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitHint(t, s, hints, time.UnixMilli(1000).UTC())
+
+	pids := listenerPIDs(t, u)
+	if len(pids) != 1 {
+		t.Fatalf("listening backends = %v, want exactly one", pids)
+	}
+	var terminated bool
+	if err := adminPool(t).QueryRow(ctx, `SELECT pg_terminate_backend($1)`, pids[0]).Scan(&terminated); err != nil || !terminated {
+		t.Fatalf("pg_terminate_backend(%d) = %v, %v", pids[0], terminated, err)
+	}
+
+	waitHint(t, s, hints, time.UnixMilli(2000).UTC())
+	if now := listenerPIDs(t, u); len(now) != 1 || now[0] == pids[0] {
+		t.Errorf("listening backends after reconnect = %v, want one other than %d", now, pids[0])
+	}
+}
+
+func TestHintChannelClosesWithContextAndStore(t *testing.T) {
+	s, _ := newTestStore(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	byCtx, err := s.SubscribeHints(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byClose, err := s.SubscribeHints(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	waitClosed(t, "after its context ended", byCtx)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, "after Close", byClose)
+	if _, err := s.SubscribeHints(context.Background()); err == nil {
+		t.Error("SubscribeHints after Close succeeded")
+	}
+}
+
+func waitClosed(t *testing.T, when string, ch <-chan time.Time) {
+	t.Helper()
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("hint channel still open 5s %s", when)
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc64"
+	"io/fs"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/chronoshq/chronos/migrations"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// versionTable is goose's bookkeeping table, in the first schema of the search_path.
+const versionTable = "goose_db_version"
+
+// Migrate applies every pending migration to the database at url. Several processes
+// may run it at once: a session advisory lock lets one migrate while the others wait.
+func Migrate(ctx context.Context, url string) error {
+	cfg, err := parseURL(url)
+	if err != nil {
+		return err
+	}
+	return migrateConfig(ctx, cfg.ConnConfig)
+}
+
+// migrateConfig runs goose over a database/sql handle of its own (goose needs one),
+// closed before returning.
+func migrateConfig(ctx context.Context, cc *pgx.ConnConfig) (err error) {
+	db := stdlib.OpenDB(*cc.Copy())
+	defer func() {
+		if cerr := db.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("postgres: migrate: %w", cerr)
+		}
+	}()
+
+	// The lock is per database (advisory locks are) and per schema, so installations
+	// in different schemas of one database, and parallel tests, do not queue on each
+	// other.
+	var schema string
+	if err := db.QueryRowContext(ctx, `SELECT coalesce(current_schema(), '')`).Scan(&schema); err != nil {
+		return migrateError(err)
+	}
+	if schema == "" {
+		return errors.New("postgres: migrate: no schema in the search_path exists; create it first")
+	}
+	locker, err := lock.NewPostgresSessionLocker(
+		lock.WithLockID(migrationLockID(schema)),
+		lock.WithLockTimeout(1, 300), // poll every second for up to five minutes
+	)
+	if err != nil {
+		return fmt.Errorf("postgres: migrate: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.Postgres(),
+		goose.WithSessionLocker(locker),
+		goose.WithDisableGlobalRegistry(true),
+	)
+	if err != nil {
+		return fmt.Errorf("postgres: migrate: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return migrateError(err)
+	}
+	return nil
+}
+
+func migrateError(err error) error {
+	if isContextError(err) {
+		return contextError(err)
+	}
+	return fmt.Errorf("postgres: migrate: %w", err)
+}
+
+var crcTable = crc64.MakeTable(crc64.ECMA)
+
+// migrationLockID names the advisory lock that serialises migrations of one schema.
+func migrationLockID(schema string) int64 {
+	return int64(crc64.Checksum([]byte("chronos migrations "+schema), crcTable))
+}
+
+// latestVersion is the highest migration version embedded in this binary.
+func latestVersion() (int64, error) {
+	names, err := fs.Glob(migrations.Postgres(), "*.sql")
+	if err != nil {
+		return 0, err
+	}
+	var latest int64
+	for _, name := range names {
+		prefix, _, ok := strings.Cut(name, "_")
+		if !ok {
+			continue
+		}
+		v, err := strconv.ParseInt(prefix, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("migration %s: version prefix is not a number", name)
+		}
+		latest = max(latest, v)
+	}
+	return latest, nil
+}
+
+// checkSchemaVersion refuses a database not at latestVersion. It only reads: opening a
+// store on the wrong database must not create tables in it.
+func (s *Store) checkSchemaVersion(ctx context.Context) error {
+	want, err := latestVersion()
+	if err != nil {
+		return fmt.Errorf("postgres: embedded migrations: %w", err)
+	}
+	var exists bool
+	if err := s.pool.QueryRow(ctx, `SELECT to_regclass('`+versionTable+`') IS NOT NULL`).Scan(&exists); err != nil {
+		return mapError(err)
+	}
+	var found int64
+	if exists {
+		err := s.pool.QueryRow(ctx, `SELECT coalesce(max(version_id), 0) FROM `+versionTable).Scan(&found)
+		if err != nil {
+			return mapError(err)
+		}
+	}
+	switch {
+	case found < want:
+		return fmt.Errorf("postgres: %w: database schema is at version %d, this binary expects %d; run `chronos migrate`",
+			ports.ErrSchemaVersion, found, want)
+	case found > want:
+		return fmt.Errorf("postgres: %w: database schema is at version %d, newer than the %d this binary knows; upgrade chronos",
+			ports.ErrSchemaVersion, found, want)
+	}
+	return nil
+}

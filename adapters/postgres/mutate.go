@@ -1,0 +1,85 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+const lockAlarmSQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE id = $1 AND owner = $2 FOR UPDATE`
+
+// mutateNowSQL is read after the row lock is granted: clock_timestamp(), not now(),
+// because now() is when the transaction began, possibly before it queued behind a
+// dispatcher's write, and the owner's change must not be stamped earlier than the
+// change it waited for.
+const mutateNowSQL = `SELECT coalesce($1::timestamptz, clock_timestamp())`
+
+// errUnchanged ends a Mutate transaction whose fn changed nothing, rolling it back.
+var errUnchanged = errors.New("unchanged")
+
+// Mutate runs an owner action on the owner's alarm under its row lock.
+func (s *Store) Mutate(ctx context.Context, owner, id string, fn ports.MutateFunc) (domain.Alarm, error) {
+	var result domain.Alarm
+	err := withRetry(ctx, func() error {
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			// Lock and clock in one round trip; the batch runs them in order, so the
+			// clock is read once the lock is held.
+			batch := &pgx.Batch{}
+			batch.Queue(lockAlarmSQL, id, owner)
+			batch.Queue(mutateNowSQL, s.nowArg())
+			br := tx.SendBatch(ctx, batch)
+			a, err := scanAlarm(br.QueryRow())
+			if err != nil {
+				_ = br.Close()
+				if errors.Is(err, pgx.ErrNoRows) {
+					return notFound("alarm", id)
+				}
+				return err
+			}
+			var now time.Time
+			if err := br.QueryRow().Scan(&now); err != nil {
+				_ = br.Close()
+				return err
+			}
+			if err := br.Close(); err != nil {
+				return err
+			}
+
+			t, changed, err := fn(a, now.UTC())
+			if err != nil {
+				return fnError{err}
+			}
+			if !changed {
+				result = a
+				return errUnchanged
+			}
+			// An owner action is unfenced: the row lock is what makes it safe.
+			t.AlarmID, t.Fence = a.ID, domain.Fence{}
+			if _, err := tx.Exec(ctx, applySQL, applyArgs([]domain.Transition{t})...); err != nil {
+				return err
+			}
+			result = truncateAlarm(t.Apply(a))
+			return nil
+		})
+	})
+	var fe fnError
+	switch {
+	case err == nil, errors.Is(err, errUnchanged):
+		return result, nil
+	case errors.As(err, &fe):
+		return domain.Alarm{}, fe.err
+	case errors.Is(err, ports.ErrNotFound):
+		return domain.Alarm{}, err
+	}
+	return domain.Alarm{}, mapError(err)
+}
+
+// fnError carries the MutateFunc's own error out of the transaction untouched.
+type fnError struct{ err error }
+
+func (e fnError) Error() string { return e.err.Error() }
