@@ -124,9 +124,6 @@ func namesHours(expr string) bool {
 	return true
 }
 
-// String returns the expression as parsed (trimmed).
-func (s *Schedule) String() string { return s.expr }
-
 // Next returns the first occurrence strictly after after, in UTC, and false when
 // there is none within NeverFiresHorizon.
 //
