@@ -1,0 +1,100 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+var insertAlarmSQL = `INSERT INTO alarms (` + alarmColumns + `) VALUES (` + placeholders(23) + `)`
+
+// createAttempts bounds Create's loop in the one case that loops: a duplicate key whose
+// owner vanished (retention deleted it) before it could be read.
+const createAttempts = 3
+
+// Create inserts a with its EventCreated, or returns the owner's existing alarm with the
+// same idempotency key (deduped).
+//
+// MySQL has no INSERT ... ON CONFLICT DO NOTHING RETURNING, so the insert is simply
+// tried; a duplicate-key error then says a unique key is taken, and reads decide which:
+// the owner's idempotency key first (dedupe wins, whatever else a says), then the id.
+// The duplicate-key check waits for any transaction still inserting the twin, so when
+// the error arrives the twin is committed and a new statement (READ COMMITTED) sees it.
+func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool, error) {
+	a = storedAlarm(a)
+	for attempt := 1; ; attempt++ {
+		err := s.inTx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, insertAlarmSQL, alarmArgs(a)...); err != nil {
+				return err
+			}
+			return insertEvents(ctx, tx, []domain.Event{createdEvent(a)})
+		})
+		if err == nil {
+			return a, false, nil
+		}
+		if !serverErrorIs(err, erDupEntry) {
+			return domain.Alarm{}, false, mapError(ctx, err)
+		}
+		if a.IdempotencyKey != "" {
+			twin, err := scanAlarm(s.db.QueryRowContext(ctx,
+				`SELECT `+alarmColumns+` FROM alarms WHERE owner = ? AND idempotency_key = ?`, a.Owner, a.IdempotencyKey))
+			if err == nil {
+				return twin, true, nil
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return domain.Alarm{}, false, mapError(ctx, fmt.Errorf("read the alarm with idempotency key %q: %w", a.IdempotencyKey, err))
+			}
+		}
+		var one int
+		err = s.db.QueryRowContext(ctx, `SELECT 1 FROM alarms WHERE id = ?`, a.ID).Scan(&one)
+		if err == nil {
+			return domain.Alarm{}, false, fmt.Errorf("mysql: alarm id %q exists: %w", a.ID, ports.ErrConflict)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return domain.Alarm{}, false, mapError(ctx, err)
+		}
+		if attempt == createAttempts {
+			return domain.Alarm{}, false, fmt.Errorf("mysql: alarm %q: a unique key kept colliding with rows deleted before they could be read: %w",
+				a.ID, ports.ErrConflict)
+		}
+	}
+}
+
+// alarmArgs are a's values in alarmColumns order.
+func alarmArgs(a domain.Alarm) []any {
+	return []any{
+		a.ID, a.Owner, a.Label, string(a.Kind), timeArg(a.FireAt), a.CronExpr, a.Timezone,
+		timeArg(a.NextFireAt), timeArg(a.ScheduledFor), a.ConversationID, a.WakeMessage,
+		payloadArg(a.Payload), string(a.Status), string(a.Delivery), stringArg(a.IdempotencyKey),
+		a.MaxFailures, a.FailureCount, a.LastError, stringArg(a.ClaimedBy), timeArg(a.ClaimedAt),
+		timeArg(a.CreatedAt), timeArg(a.UpdatedAt), timeArg(a.LastFiredAt),
+	}
+}
+
+// payloadArg is the payload column: bytes exactly as given, never NULL.
+func payloadArg(p []byte) []byte {
+	if p == nil {
+		return []byte{}
+	}
+	return p
+}
+
+// createdEvent opens an alarm's history: it concerns the first occurrence, before any
+// attempt.
+func createdEvent(a domain.Alarm) domain.Event {
+	return domain.Event{AlarmID: a.ID, Type: domain.EventCreated, At: a.CreatedAt, ScheduledFor: a.ScheduledFor}
+}
+
+// Get returns the owner's alarm.
+func (s *Store) Get(ctx context.Context, owner, id string) (domain.Alarm, error) {
+	a, err := scanAlarm(s.db.QueryRowContext(ctx,
+		`SELECT `+alarmColumns+` FROM alarms WHERE id = ? AND owner = ?`, id, owner))
+	if errors.Is(err, sql.ErrNoRows) {
+		return domain.Alarm{}, notFound("alarm", id)
+	}
+	return a, mapError(ctx, err)
+}

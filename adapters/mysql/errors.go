@@ -1,0 +1,68 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Server error numbers the store acts on.
+const (
+	erDupEntry        = 1062 // ER_DUP_ENTRY: a unique key refused the row
+	erNoSuchTable     = 1146 // ER_NO_SUCH_TABLE
+	erLockWaitTimeout = 1205 // ER_LOCK_WAIT_TIMEOUT: gave up waiting for a row lock
+	erLockDeadlock    = 1213 // ER_LOCK_DEADLOCK: chosen as a deadlock victim, rolled back
+)
+
+// mapError is the one place driver errors become the portable errors of package ports.
+// Context errors are returned untouched (also when ctx ended and the driver reported
+// it as a broken connection); an error already shaped for the caller (final) passes
+// through; everything else is prefixed "mysql: ".
+func mapError(ctx context.Context, err error) error {
+	var f final
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &f):
+		return f.err
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("mysql: %w", ports.ErrNotFound)
+	case serverErrorIs(err, erDupEntry):
+		return fmt.Errorf("mysql: %w: %w", ports.ErrConflict, err)
+	default:
+		return fmt.Errorf("mysql: %w", err)
+	}
+}
+
+// final marks an error that is already what the caller must see: a not-found with
+// detail, a validation error, or the error of a MutateFunc, which Mutate returns as is.
+type final struct{ err error }
+
+func (f final) Error() string { return f.err.Error() }
+func (f final) Unwrap() error { return f.err }
+
+// serverErrorIs reports whether err is the server error number n.
+func serverErrorIs(err error, n uint16) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == n
+}
+
+// retryable reports whether the server rolled back (a deadlock victim) or gave up on
+// (a lock wait timeout) a transaction that is safe to run again from the start.
+func retryable(err error) bool {
+	return serverErrorIs(err, erLockDeadlock) || serverErrorIs(err, erLockWaitTimeout)
+}
+
+// notFound is ErrNotFound naming what was missing.
+func notFound(what, id string) error {
+	return final{fmt.Errorf("mysql: %s %q: %w", what, id, ports.ErrNotFound)}
+}

@@ -1,0 +1,90 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// eventsPerInsert bounds one multi-row INSERT: 7 placeholders a row stays far below
+// the 65,535 a statement may carry, and the statement below max_allowed_packet.
+const eventsPerInsert = 1000
+
+// insertEvents appends evs, in order, with multi-row INSERTs (one for any real batch).
+func insertEvents(ctx context.Context, tx *sql.Tx, evs []domain.Event) error {
+	for len(evs) > 0 {
+		n := min(len(evs), eventsPerInsert)
+		var b strings.Builder
+		b.WriteString(`INSERT INTO alarm_events (alarm_id, type, at, attempt, scheduled_for, worker, message) VALUES `)
+		args := make([]any, 0, 7*n)
+		for i, ev := range evs[:n] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(?, ?, ?, ?, ?, ?, ?)")
+			args = append(args, ev.AlarmID, string(ev.Type), timeArg(ev.At), ev.Attempt, timeArg(ev.ScheduledFor), ev.Worker, ev.Message)
+		}
+		if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
+			return err
+		}
+		evs = evs[n:]
+	}
+	return nil
+}
+
+// eventsSQL reads the alarm and its events in one statement: no row means the alarm is
+// unknown or not the owner's; one row with a NULL event id means it has no events left.
+const eventsSQL = `SELECT e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
+	FROM alarms a LEFT JOIN alarm_events e ON e.alarm_id = a.id
+	WHERE a.id = ? AND a.owner = ?
+	ORDER BY e.id
+	LIMIT ?`
+
+// Events returns the owner's alarm's history, oldest first.
+func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error) {
+	if limit <= 0 || limit > ports.MaxEventsLimit {
+		limit = ports.MaxEventsLimit
+	}
+	rows, err := s.db.QueryContext(ctx, eventsSQL, id, owner, limit)
+	if err != nil {
+		return nil, mapError(ctx, err)
+	}
+	defer rows.Close()
+	found := false
+	out := []domain.Event{}
+	for rows.Next() {
+		found = true
+		var (
+			evID             sql.NullInt64
+			typ, worker, msg sql.NullString
+			at, scheduledFor sql.NullTime
+			attempt          sql.NullInt64
+		)
+		if err := rows.Scan(&evID, &typ, &at, &attempt, &scheduledFor, &worker, &msg); err != nil {
+			return nil, mapError(ctx, err)
+		}
+		if !evID.Valid {
+			continue
+		}
+		out = append(out, domain.Event{
+			ID:           evID.Int64,
+			AlarmID:      id,
+			Type:         domain.EventType(typ.String),
+			At:           at.Time,
+			Attempt:      int(attempt.Int64),
+			ScheduledFor: scheduledFor.Time,
+			Worker:       worker.String,
+			Message:      msg.String,
+		})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapError(ctx, err)
+	}
+	if !found {
+		return nil, notFound("alarm", id)
+	}
+	return out, nil
+}

@@ -1,0 +1,101 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/pressly/goose/v3"
+
+	"github.com/chronoshq/chronos/migrations"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// versionTable is goose's bookkeeping table (its default name).
+const versionTable = "goose_db_version"
+
+func newProvider(db *sql.DB) (*goose.Provider, error) {
+	p, err := goose.NewProvider(goose.DialectMySQL, db, migrations.MySQL(),
+		goose.WithSessionLocker(migrateLock{}),
+		// Only the embedded SQL files: nothing registered globally by another package.
+		goose.WithDisableGlobalRegistry(true),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("mysql: migrations: %w", err)
+	}
+	return p, nil
+}
+
+// migrate applies every pending migration.
+func migrate(ctx context.Context, db *sql.DB) error {
+	p, err := newProvider(db)
+	if err != nil {
+		return err
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return mapError(ctx, fmt.Errorf("migrate: %w", err))
+	}
+	return nil
+}
+
+// checkSchema refuses a database whose schema is not at the latest embedded version.
+// It only reads: a database that was never migrated is reported, not initialised.
+func checkSchema(ctx context.Context, db *sql.DB) error {
+	p, err := newProvider(db)
+	if err != nil {
+		return err
+	}
+	sources := p.ListSources()
+	want := sources[len(sources)-1].Version
+	var found int64
+	err = db.QueryRowContext(ctx, "SELECT COALESCE(MAX(version_id), 0) FROM "+versionTable).Scan(&found)
+	if err != nil && !serverErrorIs(err, erNoSuchTable) {
+		return mapError(ctx, fmt.Errorf("read schema version: %w", err))
+	}
+	switch {
+	case found < want:
+		return fmt.Errorf("mysql: schema is at version %d, this binary expects %d: %w; run chronos migrate",
+			found, want, ports.ErrSchemaVersion)
+	case found > want:
+		return fmt.Errorf("mysql: schema is at version %d, newer than the %d this binary expects: %w; upgrade chronos",
+			found, want, ports.ErrSchemaVersion)
+	}
+	return nil
+}
+
+// migrateLock serialises migrations across processes with a server-side named lock,
+// held by goose's migration connection for the whole run. The name is per database
+// (hashed: lock names are at most 64 characters) so unrelated databases on one server
+// migrate independently.
+type migrateLock struct{}
+
+const (
+	migrateLockName = "CONCAT('chronos.migrate.', MD5(DATABASE()))"
+	// migrateLockWait is how long one GET_LOCK call waits; the loop around it waits
+	// for as long as ctx allows.
+	migrateLockWait = 5
+)
+
+func (migrateLock) SessionLock(ctx context.Context, conn *sql.Conn) error {
+	for {
+		var got sql.NullInt64
+		err := conn.QueryRowContext(ctx, fmt.Sprintf("SELECT GET_LOCK(%s, %d)", migrateLockName, migrateLockWait)).Scan(&got)
+		switch {
+		case err != nil:
+			return mapError(ctx, fmt.Errorf("take the migration lock: %w", err))
+		case !got.Valid:
+			return errors.New("mysql: take the migration lock: GET_LOCK returned NULL")
+		case got.Int64 == 1:
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+func (migrateLock) SessionUnlock(ctx context.Context, conn *sql.Conn) error {
+	_, err := conn.ExecContext(ctx, "DO RELEASE_LOCK("+migrateLockName+")")
+	return mapError(ctx, err)
+}

@@ -1,0 +1,52 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Mutate runs an owner action in one READ COMMITTED transaction: lock the owner's row
+// (SELECT ... FOR UPDATE), read the store's now after the lock is held (so it is never
+// earlier than the write that came before), let fn decide, write the transition
+// unfenced with its events, commit. A deadlock victim runs again from the start,
+// calling fn again, which the port allows because fn is pure.
+func (s *Store) Mutate(ctx context.Context, owner, id string, fn ports.MutateFunc) (domain.Alarm, error) {
+	var out domain.Alarm
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		a, err := scanAlarm(tx.QueryRowContext(ctx,
+			`SELECT `+alarmColumns+` FROM alarms WHERE id = ? AND owner = ? FOR UPDATE`, id, owner))
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound("alarm", id)
+		}
+		if err != nil {
+			return err
+		}
+		now, err := s.now(ctx, tx)
+		if err != nil {
+			return err
+		}
+		t, changed, err := fn(a, now)
+		if err != nil {
+			return final{err}
+		}
+		if !changed {
+			// Nothing to write: committing releases the lock like a rollback would.
+			out = a
+			return nil
+		}
+		t.AlarmID, t.Fence = a.ID, domain.Fence{}
+		if err := writeTransitions(ctx, tx, []domain.Transition{t}); err != nil {
+			return err
+		}
+		out = storedAlarm(t.Apply(a))
+		return nil
+	})
+	if err != nil {
+		return domain.Alarm{}, mapError(ctx, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,114 @@
+package mysql
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// defaultTestURL is the MariaDB every development and CI machine runs (DEVELOPERS.md).
+const defaultTestURL = "mysql://root@127.0.0.1:3306/test"
+
+// testURL is the server the tests use: CHRONOS_TEST_MYSQL_URL or the default. Only its
+// credentials, address and parameters are used; every test works in a database of its
+// own, created and dropped by newDatabase.
+func testURL() string {
+	if u := os.Getenv("CHRONOS_TEST_MYSQL_URL"); u != "" {
+		return u
+	}
+	return defaultTestURL
+}
+
+// adminDB is one pool on the test server, with no default database, for creating and
+// dropping the tests' databases.
+var adminDB = sync.OnceValues(func() (*sql.DB, error) {
+	cfg, err := ParseURL(testURL())
+	if err != nil {
+		return nil, err
+	}
+	cfg.DBName = ""
+	c, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(c)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+})
+
+// requireServer returns the admin pool, or ends the test when the server is
+// unreachable: a failure in CI (CI=true), a skip saying why everywhere else.
+func requireServer(t *testing.T) *sql.DB {
+	t.Helper()
+	db, err := adminDB()
+	if err == nil {
+		return db
+	}
+	msg := "MySQL/MariaDB test server " + redacted(testURL()) + " is unreachable (set CHRONOS_TEST_MYSQL_URL): " + err.Error()
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return nil
+}
+
+// newDatabase creates an empty database with a unique name, drops it when the test
+// ends, and returns the store URL that points at it.
+func newDatabase(t *testing.T) string {
+	t.Helper()
+	db := requireServer(t)
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	name := "chronos_test_" + hex.EncodeToString(b[:])
+	if _, err := db.ExecContext(t.Context(), "CREATE DATABASE "+name+" CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"); err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := db.ExecContext(ctx, "DROP DATABASE "+name); err != nil {
+			t.Errorf("drop test database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(testURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// redacted is u without its password, for messages.
+func redacted(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(unparseable URL)"
+	}
+	return p.Redacted()
+}
+
+// openTestStore opens a migrated store on a fresh database; Close runs at cleanup.
+func openTestStore(t *testing.T, opts Options) (*Store, string) {
+	t.Helper()
+	u := newDatabase(t)
+	opts.Migrate = true
+	s, err := Open(t.Context(), u, opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s, u
+}

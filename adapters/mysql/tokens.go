@@ -1,0 +1,77 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+const tokenColumns = `id, owner, admin, hash, created_at, revoked_at`
+
+// CreateToken stores t. ErrConflict when the id or the hash exists.
+func (s *Store) CreateToken(ctx context.Context, t domain.Token) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO tokens (`+tokenColumns+`) VALUES (?, ?, ?, ?, ?, ?)`,
+		t.ID, t.Owner, t.Admin, t.Hash, timeArg(t.CreatedAt), timeArg(t.RevokedAt))
+	return mapError(ctx, err)
+}
+
+// TokenByHash finds a token, revoked or not.
+func (s *Store) TokenByHash(ctx context.Context, hash string) (domain.Token, error) {
+	t, err := scanToken(s.db.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM tokens WHERE hash = ?`, hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		// The hash is a credential's fingerprint: it stays out of the message.
+		return domain.Token{}, notFound("token", "with this hash")
+	}
+	return t, mapError(ctx, err)
+}
+
+// ListTokens returns every token, oldest first.
+func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+tokenColumns+` FROM tokens ORDER BY created_at, id`)
+	if err != nil {
+		return nil, mapError(ctx, err)
+	}
+	defer rows.Close()
+	out := []domain.Token{}
+	for rows.Next() {
+		t, err := scanToken(rows)
+		if err != nil {
+			return nil, mapError(ctx, err)
+		}
+		out = append(out, t)
+	}
+	return out, mapError(ctx, rows.Err())
+}
+
+// RevokeToken marks the token revoked at the store's now; a revoked token keeps its
+// first revocation time. clientFoundRows makes RowsAffected count the matched row even
+// when nothing changed, so only an unknown id reads as 0.
+func (s *Store) RevokeToken(ctx context.Context, id string) error {
+	res, err := s.db.ExecContext(ctx,
+		`UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?, UTC_TIMESTAMP(6)) WHERE id = ?`, s.injectedNow(), id)
+	if err != nil {
+		return mapError(ctx, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return mapError(ctx, err)
+	}
+	if n == 0 {
+		return notFound("token", id)
+	}
+	return nil
+}
+
+func scanToken(r scanner) (domain.Token, error) {
+	var (
+		t       domain.Token
+		revoked sql.NullTime
+	)
+	if err := r.Scan(&t.ID, &t.Owner, &t.Admin, &t.Hash, &t.CreatedAt, &revoked); err != nil {
+		return domain.Token{}, err
+	}
+	t.RevokedAt = revoked.Time
+	return t, nil
+}

@@ -1,0 +1,74 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"math/rand/v2"
+	"time"
+)
+
+// Deadlock retries. Concurrent claimers and appliers lock disjoint rows most of the time,
+// but InnoDB still picks deadlock victims now and then (gap and insert-intention locks,
+// index-order differences between statements). A victim's transaction was rolled back
+// whole, so it is simply run again after a short, jittered pause that de-synchronises
+// the claimers that collided.
+const (
+	txAttempts  = 6
+	retryBase   = 5 * time.Millisecond
+	retryMaxGap = 200 * time.Millisecond
+)
+
+// inTx runs fn in a transaction (READ COMMITTED: see connector.go) and commits it,
+// running it again from the start when the server rolled it back as a deadlock victim
+// or on a lock wait timeout. fn must therefore be safe to repeat: it must not keep
+// state across attempts except what it recomputes.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := s.tryTx(ctx, fn)
+		if err == nil || !retryable(err) || attempt == txAttempts {
+			return err
+		}
+		s.retries.Add(1)
+		if err := sleep(ctx, retryDelay(attempt)); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *Store) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			// After a deadlock the server has already rolled back; this only tells
+			// database/sql the connection is free again.
+			_ = tx.Rollback()
+		}
+	}()
+	if err = fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// retryDelay is a random pause in [d/2, d) where d doubles per attempt up to retryMaxGap.
+func retryDelay(attempt int) time.Duration {
+	d := retryBase << (attempt - 1)
+	if d > retryMaxGap || d <= 0 {
+		d = retryMaxGap
+	}
+	return d/2 + rand.N(d/2)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

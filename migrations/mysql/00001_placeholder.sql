@@ -1,4 +1,0 @@
--- +goose Up
-SELECT 1;
--- +goose Down
-SELECT 1;
