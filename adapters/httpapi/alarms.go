@@ -1,0 +1,115 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/gorilla/mux"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// maxIDLen bounds an alarm id in a path. Ids are UUIDs; the bound only keeps absurd
+// input away from the store.
+const maxIDLen = 255
+
+// alarmID returns the {id} path variable, or false when it cannot name any alarm (too
+// long, not UTF-8, control characters): such a request is answered 404 without asking
+// the store, which might choke on the bytes (PostgreSQL refuses NUL in text).
+func alarmID(r *http.Request) (string, bool) {
+	id := mux.Vars(r)["id"]
+	if id == "" || len(id) > maxIDLen || !utf8.ValidString(id) {
+		return "", false
+	}
+	for _, c := range id {
+		if unicode.IsControl(c) {
+			return "", false
+		}
+	}
+	return id, true
+}
+
+// errNoAlarm answers an id that cannot exist like one that does not.
+var errNoAlarm = toAPIError(ports.ErrNotFound)
+
+// action serves a request that reads or changes one alarm and answers {"alarm": ...}:
+// get, cancel (DELETE), pause, resume, trigger. Owner actions that change nothing
+// (pausing a paused alarm, cancelling a cancelled one) answer the alarm as it is.
+func (a *api) action(do func(Alarms, context.Context, string, string) (domain.Alarm, error)) ownedHandler {
+	return func(w http.ResponseWriter, r *http.Request, owner string) {
+		id, ok := alarmID(r)
+		if !ok {
+			a.writeError(w, r, errNoAlarm)
+			return
+		}
+		alarm, err := do(a.alarms, r.Context(), owner, id)
+		if err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		out, err := alarmBody(alarm, nil)
+		if err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		writeBody(w, http.StatusOK, out)
+	}
+}
+
+// listAlarms serves GET /v1/alarms?status=&limit=&cursor=.
+func (a *api) listAlarms(w http.ResponseWriter, r *http.Request, owner string) {
+	q := r.URL.Query()
+	status, err := statusParam(q)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	limit, err := limitParam(q, ports.DefaultListLimit, ports.MaxListLimit)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	f := ports.ListFilter{Status: status, Limit: limit, Cursor: q.Get("cursor")}
+	alarms, next, err := a.alarms.List(r.Context(), owner, f)
+	if err != nil {
+		a.writeError(w, r, err) // a bad cursor is the store's ValidationError on "cursor"
+		return
+	}
+	out, err := alarmsBody(alarms, next)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	writeBody(w, http.StatusOK, out)
+}
+
+// listEvents serves GET /v1/alarms/{id}/events?limit=.
+func (a *api) listEvents(w http.ResponseWriter, r *http.Request, owner string) {
+	id, ok := alarmID(r)
+	if !ok {
+		a.writeError(w, r, errNoAlarm)
+		return
+	}
+	// Events come oldest first with no cursor, so the default is the most the store
+	// returns: a client gets the whole history unless it asks for less.
+	limit, err := limitParam(r.URL.Query(), ports.MaxEventsLimit, ports.MaxEventsLimit)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	events, err := a.alarms.Events(r.Context(), owner, id, limit)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	views := make([]eventView, len(events))
+	for i, e := range events {
+		views[i] = newEventView(e)
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Events []eventView `json:"events"`
+	}{views})
+}

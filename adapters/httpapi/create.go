@@ -1,0 +1,127 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+// createRequest is the body of POST /v1/alarms. Optional fields are pointers where
+// "absent" and a zero value mean different things.
+type createRequest struct {
+	Label          string          `json:"label"`
+	Kind           string          `json:"kind"`
+	DelaySeconds   *float64        `json:"delay_seconds"`
+	FireAt         *string         `json:"fire_at"`
+	CronExpr       string          `json:"cron_expr"`
+	Timezone       string          `json:"timezone"`
+	ConversationID string          `json:"conversation_id"`
+	WakeMessage    string          `json:"wake_message"`
+	Payload        json.RawMessage `json:"payload"` // the bytes as posted, kept verbatim
+	IdempotencyKey string          `json:"idempotency_key"`
+	MaxFailures    *int            `json:"max_failures"` // nil: the server default
+	Delivery       string          `json:"delivery"`
+}
+
+// spec turns the request into the domain's Spec. It checks only what the domain
+// cannot see from a Spec; every other rule is domain.NewAlarm's.
+func (req createRequest) spec(owner string) (domain.Spec, error) {
+	s := domain.Spec{
+		Owner:          owner,
+		Label:          req.Label,
+		Kind:           domain.Kind(req.Kind),
+		CronExpr:       req.CronExpr,
+		Timezone:       req.Timezone,
+		ConversationID: req.ConversationID,
+		WakeMessage:    req.WakeMessage,
+		Payload:        req.Payload,
+		IdempotencyKey: req.IdempotencyKey,
+		Delivery:       domain.Delivery(req.Delivery),
+	}
+	for _, f := range []struct{ name, value string }{
+		{"label", req.Label}, {"kind", req.Kind}, {"cron_expr", req.CronExpr}, {"timezone", req.Timezone},
+		{"conversation_id", req.ConversationID}, {"wake_message", req.WakeMessage},
+		{"idempotency_key", req.IdempotencyKey}, {"delivery", req.Delivery},
+	} {
+		// PostgreSQL text cannot hold NUL, and no user means one; refuse it here rather
+		// than fail in the store with a 500.
+		if strings.ContainsRune(f.value, 0) {
+			return domain.Spec{}, invalidArgument(f.name, "must not contain NUL characters")
+		}
+	}
+	if req.MaxFailures != nil {
+		// The Spec reads 0 as "use the default"; a client who wrote 0 meant 0.
+		if *req.MaxFailures == 0 {
+			return domain.Spec{}, invalidArgument("max_failures",
+				fmt.Sprintf("must be between %d and %d, got 0", domain.MinMaxFailures, domain.MaxMaxFailures))
+		}
+		s.MaxFailures = *req.MaxFailures
+	}
+	if req.DelaySeconds != nil {
+		d := secondsToDuration(*req.DelaySeconds)
+		s.Delay = &d
+	}
+	if req.FireAt != nil {
+		at, err := time.Parse(time.RFC3339Nano, *req.FireAt)
+		if err != nil {
+			return domain.Spec{}, invalidArgument("fire_at", `must be an RFC 3339 time such as "2030-01-02T15:04:05Z"`)
+		}
+		s.FireAt = &at
+	}
+	return s, nil
+}
+
+// secondsToDuration converts fractional seconds, saturating instead of overflowing so
+// that an absurd delay reaches the domain's range check as an absurd delay.
+func secondsToDuration(sec float64) time.Duration {
+	ns := math.Round(sec * float64(time.Second))
+	switch {
+	case ns >= math.MaxInt64:
+		return time.Duration(math.MaxInt64)
+	case ns <= math.MinInt64:
+		return time.Duration(math.MinInt64)
+	default:
+		return time.Duration(ns)
+	}
+}
+
+// createAlarm serves POST /v1/alarms.
+func (a *api) createAlarm(w http.ResponseWriter, r *http.Request, owner string) {
+	body, err := a.readBody(w, r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	var req createRequest
+	if err := decodeObject(body, &req); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	spec, err := req.spec(owner)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	alarm, deduped, err := a.alarms.Create(r.Context(), spec)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	out, err := alarmBody(alarm, &deduped)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	status := http.StatusOK // the existing alarm, as the first create made it
+	if !deduped {
+		status = http.StatusCreated
+		w.Header().Set("Location", "/v1/alarms/"+url.PathEscape(alarm.ID))
+	}
+	writeBody(w, status, out)
+}

@@ -1,0 +1,137 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"strings"
+)
+
+// readBody returns the request body, refusing a declared Content-Type other than JSON
+// (415) and a body over the limit (413).
+func (a *api) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			return nil, &apiError{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type",
+				Message: fmt.Sprintf("Content-Type %q is not supported; send application/json", ct)}
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.maxBody))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, err
+		}
+		return nil, badRequest("", "reading the request body: "+err.Error())
+	}
+	return body, nil
+}
+
+// decodeObject decodes body, which must be exactly one JSON object, into dst (a pointer
+// to a struct with json tags). It is stricter than encoding/json on purpose: a field is
+// known only when its name matches a tag exactly (encoding/json would accept "Label"
+// for "label"), and anything after the object is refused rather than ignored.
+func decodeObject(body []byte, dst any) error {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return badRequest("", "the request body is empty; send a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	var whole json.RawMessage
+	if err := dec.Decode(&whole); err != nil {
+		return syntaxError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return badRequest("", "unexpected data after the JSON object")
+	}
+	if whole[0] != '{' {
+		return badRequest("", "the request body must be a JSON object")
+	}
+	if name, ok := unknownField(whole, dst); !ok {
+		return badRequest(name, fmt.Sprintf("unknown field %q", name))
+	}
+	if err := json.Unmarshal(whole, dst); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return badRequest(typeErr.Field, typeMessage(typeErr.Type, typeErr.Value))
+		}
+		return syntaxError(err)
+	}
+	return nil
+}
+
+func syntaxError(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return badRequest("", fmt.Sprintf("malformed JSON at byte %d: %s", se.Offset, strings.TrimPrefix(se.Error(), "json: ")))
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return badRequest("", "malformed JSON: the body ends in the middle of a value")
+	}
+	return badRequest("", "malformed JSON: "+err.Error())
+}
+
+// unknownField returns the first member of the object whose name is not a json tag of
+// dst's struct type, in document order. obj is a valid JSON object.
+func unknownField(obj json.RawMessage, dst any) (string, bool) {
+	known := fieldNames(reflect.TypeOf(dst).Elem())
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	_, _ = dec.Token() // the opening brace
+	for dec.More() {
+		tok, _ := dec.Token()
+		name, _ := tok.(string)
+		if !known[name] {
+			return name, false
+		}
+		var skip json.RawMessage
+		_ = dec.Decode(&skip)
+	}
+	return "", true
+}
+
+// fieldNames are the json names of a struct type's fields.
+func fieldNames(t reflect.Type) map[string]bool {
+	names := make(map[string]bool, t.NumField())
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			names[name] = true
+		}
+	}
+	return names
+}
+
+// typeMessage says what a field of Go type t accepts, in JSON terms, and what came.
+// value is UnmarshalTypeError.Value: a JSON kind ("string", "array"), or for a number
+// that does not fit, "number <literal>".
+func typeMessage(t reflect.Type, value string) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	got, isNumber := strings.CutPrefix(value, "number ")
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if isNumber {
+			return "must be an integer in range, got " + got
+		}
+		return "must be an integer, got " + value
+	case reflect.Float32, reflect.Float64:
+		if isNumber {
+			return "is out of range: " + got
+		}
+		return "must be a number, got " + value
+	case reflect.String:
+		return "must be a string, got " + value
+	case reflect.Bool:
+		return "must be true or false, got " + value
+	default:
+		return "must be a JSON " + t.Kind().String() + ", got " + value
+	}
+}

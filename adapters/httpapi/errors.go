@@ -1,0 +1,145 @@
+package httpapi
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"syscall"
+
+	"go.uber.org/zap"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// apiError is an error as the client sees it. Errors the adapter raises itself (bad
+// JSON, bad query parameters, ...) are built as apiErrors directly; everything else is
+// translated by toAPIError.
+type apiError struct {
+	Status  int    `json:"-"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+func (e *apiError) Error() string {
+	if e.Field == "" {
+		return e.Code + ": " + e.Message
+	}
+	return e.Code + ": " + e.Field + ": " + e.Message
+}
+
+// badRequest is the invalid_request error for input the adapter cannot even read.
+func badRequest(field, message string) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: message, Field: field}
+}
+
+// invalidArgument is the error for a well-formed value the API refuses: the same code
+// domain validation errors get.
+func invalidArgument(field, message string) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Code: "invalid_argument", Message: message, Field: field}
+}
+
+var errNoRoute = &apiError{Status: http.StatusNotFound, Code: "not_found", Message: "no such route"}
+
+// sentinels maps the portable errors to statuses; the first match wins. An empty
+// message means the error's own text is fit for the client.
+var sentinels = []struct {
+	err     error
+	status  int
+	code    string
+	message string
+}{
+	{ports.ErrUnauthenticated, http.StatusUnauthorized, "unauthenticated", "unknown or revoked token"},
+	{ports.ErrNotFound, http.StatusNotFound, "not_found", "no such alarm"},
+	{domain.ErrInvalidState, http.StatusConflict, "invalid_state", ""},
+	{ports.ErrConflict, http.StatusConflict, "conflict", "the request conflicts with an existing alarm"},
+}
+
+// Messages for failures whose detail stays in the log: it can name hosts, tables or
+// driver internals that are none of the client's business.
+const (
+	unavailableMessage = "the store is unavailable; retry later"
+	internalMessage    = "internal error; the server logged the details"
+)
+
+// toAPIError is the one place an error becomes a status and a code.
+func toAPIError(err error) *apiError {
+	var ae *apiError
+	var ve *domain.ValidationError
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.As(err, &ve):
+		return invalidArgument(ve.Field, ve.Message)
+	case errors.As(err, &tooLarge):
+		return &apiError{Status: http.StatusRequestEntityTooLarge, Code: "payload_too_large",
+			Message: "the request body is over the limit of " + strconv.FormatInt(tooLarge.Limit, 10) + " bytes"}
+	}
+	for _, s := range sentinels {
+		if errors.Is(err, s.err) {
+			msg := s.message
+			if msg == "" {
+				msg = err.Error()
+			}
+			return &apiError{Status: s.status, Code: s.code, Message: msg}
+		}
+	}
+	if unavailable(err) {
+		return &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: unavailableMessage}
+	}
+	return &apiError{Status: http.StatusInternalServerError, Code: "internal", Message: internalMessage}
+}
+
+// unavailable reports failures that say the store could not be reached or did not
+// answer in time, rather than that the request or the server is wrong: retrying later
+// may succeed. Stores return context errors untouched, and their drivers wrap network
+// errors, so these checks see through the adapters' prefixes.
+func unavailable(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, context.Canceled) || // the client left; nobody reads the answer
+		errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, sql.ErrConnDone) ||
+		errors.Is(err, ports.ErrSchemaVersion) || // a migration is pending or ahead
+		errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) ||
+		errors.As(err, &netErr)
+}
+
+// writeError answers err in the error envelope, logging what the client is not told.
+func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	ae := toAPIError(err)
+	switch ae.Status {
+	case http.StatusUnauthorized:
+		challenge := `Bearer realm="chronos"`
+		if errors.Is(err, ports.ErrUnauthenticated) {
+			challenge += `, error="invalid_token"` // RFC 6750: a token was sent and refused
+		}
+		w.Header().Set("WWW-Authenticate", challenge)
+	case http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", "1")
+		if !errors.Is(err, context.Canceled) {
+			a.log.Warn("store unavailable", requestFields(r, zap.Error(err))...)
+		}
+	case http.StatusInternalServerError:
+		a.log.Error("request failed", requestFields(r, zap.Error(err))...)
+	}
+	writeJSON(w, ae.Status, struct {
+		Error *apiError `json:"error"`
+	}{ae})
+}
+
+// requestFields are the log fields that tie an entry to its request.
+func requestFields(r *http.Request, more ...zap.Field) []zap.Field {
+	return append([]zap.Field{
+		zap.String("request_id", requestID(r.Context())),
+		zap.String("method", r.Method),
+		zap.String("path", r.URL.Path),
+	}, more...)
+}

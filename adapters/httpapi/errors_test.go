@@ -1,0 +1,72 @@
+package httpapi
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+func TestToAPIError(t *testing.T) {
+	wrap := func(err error) error { return fmt.Errorf("sqlite: get alarm: %w", err) }
+	cases := []struct {
+		name   string
+		err    error
+		status int
+		code   string
+		field  string
+	}{
+		{"validation", &domain.ValidationError{Field: "cron_expr", Message: "bad"}, 400, "invalid_argument", "cron_expr"},
+		{"wrapped validation", wrap(&domain.ValidationError{Field: "cursor", Message: "bad"}), 400, "invalid_argument", "cursor"},
+		{"body too large", &http.MaxBytesError{Limit: 10}, 413, "payload_too_large", ""},
+		{"unauthenticated", ports.ErrUnauthenticated, 401, "unauthenticated", ""},
+		{"not found", wrap(ports.ErrNotFound), 404, "not_found", ""},
+		{"invalid state", fmt.Errorf("%w: alarm is cancelled", domain.ErrInvalidState), 409, "invalid_state", ""},
+		{"conflict", wrap(ports.ErrConflict), 409, "conflict", ""},
+		{"deadline", context.DeadlineExceeded, 503, "unavailable", ""},
+		{"canceled", context.Canceled, 503, "unavailable", ""},
+		{"bad conn", wrap(driver.ErrBadConn), 503, "unavailable", ""},
+		{"refused", wrap(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}), 503, "unavailable", ""},
+		{"schema version", wrap(ports.ErrSchemaVersion), 503, "unavailable", ""},
+		{"anything else", errors.New("disk on fire at /var/lib/x"), 500, "internal", ""},
+		{"own error", badRequest("label", "x"), 400, "invalid_request", "label"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := toAPIError(c.err)
+			if got.Status != c.status || got.Code != c.code || got.Field != c.field {
+				t.Errorf("toAPIError(%v) = %d %s field %q; want %d %s field %q",
+					c.err, got.Status, got.Code, got.Field, c.status, c.code, c.field)
+			}
+		})
+	}
+}
+
+func TestToAPIErrorHidesInternalDetail(t *testing.T) {
+	for _, err := range []error{
+		errors.New("pq: relation alarms at db.internal:5432"),
+		fmt.Errorf("postgres: %w", &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("db.internal:5432")}),
+		fmt.Errorf("postgres: %w: alarms_pkey", ports.ErrConflict),
+	} {
+		if msg := toAPIError(err).Message; msg == err.Error() || containsAny(msg, "db.internal", "alarms") {
+			t.Errorf("message %q leaks %q", msg, err)
+		}
+	}
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,117 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+	"go.uber.org/zap"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Alarms is the set of owner-facing use cases the API drives (*app.Alarms). Every call
+// but Create is scoped by owner; Create takes it in the Spec.
+type Alarms interface {
+	Create(ctx context.Context, spec domain.Spec) (domain.Alarm, bool, error)
+	Get(ctx context.Context, owner, id string) (domain.Alarm, error)
+	List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error)
+	Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error)
+	Cancel(ctx context.Context, owner, id string) (domain.Alarm, error)
+	Pause(ctx context.Context, owner, id string) (domain.Alarm, error)
+	Resume(ctx context.Context, owner, id string) (domain.Alarm, error)
+	Trigger(ctx context.Context, owner, id string) (domain.Alarm, error)
+}
+
+// Authenticator resolves a bearer token (*app.Tokens). It returns an error wrapping
+// ports.ErrUnauthenticated for an unknown or revoked token; any other error is a store
+// failure and is answered as such, not as a 401.
+type Authenticator interface {
+	Authenticate(ctx context.Context, plainToken string) (domain.Token, error)
+}
+
+// Pinger reports whether the store answers; /readyz calls it.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// DefaultMaxBodyBytes bounds a request body: the largest payload the domain accepts
+// plus room for the rest of the alarm. A body over the limit is a 413; a payload over
+// domain.MaxPayloadBytes inside a body under it is a 400 naming "payload".
+const DefaultMaxBodyBytes = 2 * domain.MaxPayloadBytes
+
+// Options tune New. The zero value is usable.
+type Options struct {
+	// MaxBodyBytes bounds request bodies; 0 means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// Logger receives access logs (debug), store failures (warn) and internal errors
+	// and panics (error). nil means no logging.
+	Logger *zap.Logger
+}
+
+// api holds what the handlers share.
+type api struct {
+	alarms  Alarms
+	auth    Authenticator
+	ready   Pinger
+	maxBody int64
+	log     *zap.Logger
+}
+
+// New returns the API's handler, middlewares included. ready may be nil, in which case
+// /readyz reports ready whenever the process serves.
+func New(alarms Alarms, auth Authenticator, ready Pinger, opts Options) http.Handler {
+	a := &api{alarms: alarms, auth: auth, ready: ready, maxBody: opts.MaxBodyBytes, log: opts.Logger}
+	if a.maxBody <= 0 {
+		a.maxBody = DefaultMaxBodyBytes
+	}
+	if a.log == nil {
+		a.log = zap.NewNop()
+	}
+	return a.withRequestID(a.withAccessLog(a.withRecovery(a.routes())))
+}
+
+func (a *api) routes() *mux.Router {
+	r := mux.NewRouter()
+	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		a.writeError(w, req, errNoRoute)
+	})
+	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		a.methodNotAllowed(r, w, req)
+	})
+
+	r.HandleFunc("/healthz", a.healthz).Methods(http.MethodGet)
+	r.HandleFunc("/readyz", a.readyz).Methods(http.MethodGet)
+
+	r.Handle("/v1/alarms", a.owned(a.createAlarm)).Methods(http.MethodPost)
+	r.Handle("/v1/alarms", a.owned(a.listAlarms)).Methods(http.MethodGet)
+	r.Handle("/v1/alarms/{id}", a.owned(a.action(Alarms.Get))).Methods(http.MethodGet)
+	r.Handle("/v1/alarms/{id}", a.owned(a.action(Alarms.Cancel))).Methods(http.MethodDelete)
+	r.Handle("/v1/alarms/{id}/pause", a.owned(a.action(Alarms.Pause))).Methods(http.MethodPost)
+	r.Handle("/v1/alarms/{id}/resume", a.owned(a.action(Alarms.Resume))).Methods(http.MethodPost)
+	r.Handle("/v1/alarms/{id}/trigger", a.owned(a.action(Alarms.Trigger))).Methods(http.MethodPost)
+	r.Handle("/v1/alarms/{id}/events", a.owned(a.listEvents)).Methods(http.MethodGet)
+	return r
+}
+
+// methodNotAllowed answers 405 with the Allow header mux leaves out: every method for
+// which some route matches this path.
+func (a *api) methodNotAllowed(r *mux.Router, w http.ResponseWriter, req *http.Request) {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := req.WithContext(req.Context()) // a shallow copy, to change its method
+		probe.Method = m
+		var match mux.RouteMatch
+		if r.Match(probe, &match) && match.MatchErr == nil {
+			allowed = append(allowed, m)
+		}
+	}
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	a.writeError(w, req, &apiError{
+		Status:  http.StatusMethodNotAllowed,
+		Code:    "method_not_allowed",
+		Message: req.Method + " is not allowed here; allowed: " + strings.Join(allowed, ", "),
+	})
+}

@@ -1,0 +1,112 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Responses are built in memory and written in one go, so a failure while encoding
+// still gets a clean error response instead of half a body.
+
+// writeJSON answers v, encoded with encoding/json.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	if err := appendJSON(&buf, v); err != nil {
+		// Only the adapter's own view types reach here, and they always encode.
+		panic(fmt.Sprintf("httpapi: encoding a %T response: %v", v, err))
+	}
+	buf.WriteByte('\n')
+	writeBody(w, status, buf.Bytes())
+}
+
+// writeBody answers an already encoded JSON document.
+func writeBody(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(body) // a client that hung up is no error of ours
+}
+
+// appendJSON encodes v onto buf without escaping <, > and & (this is an API, not HTML,
+// and clients should get their strings back as they sent them).
+func appendJSON(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1) // Encode ends every value with a newline
+	return nil
+}
+
+// object writes one JSON object member by member, in the order they are added. It
+// exists because encoding/json re-compacts a json.RawMessage (and every Marshaler's
+// output) while encoding, which would rewrite the bytes of a stored payload; members
+// added with raw are copied as they are. The first error sticks and later calls do
+// nothing.
+type object struct {
+	buf     *bytes.Buffer
+	members int
+	err     error
+}
+
+func beginObject(buf *bytes.Buffer) *object {
+	buf.WriteByte('{')
+	return &object{buf: buf}
+}
+
+func (o *object) key(name string) bool {
+	if o.err != nil {
+		return false
+	}
+	if o.members > 0 {
+		o.buf.WriteByte(',')
+	}
+	o.members++
+	o.err = appendJSON(o.buf, name)
+	if o.err == nil {
+		o.buf.WriteByte(':')
+	}
+	return o.err == nil
+}
+
+// value adds a member encoded with encoding/json.
+func (o *object) value(name string, v any) {
+	if o.key(name) {
+		o.err = appendJSON(o.buf, v)
+	}
+}
+
+// raw adds a member whose value is already JSON, copied byte for byte. The caller
+// vouches that it is one valid JSON value.
+func (o *object) raw(name string, value []byte) {
+	if o.key(name) {
+		o.buf.Write(value)
+	}
+}
+
+// end closes the object and reports the first error.
+func (o *object) end() error {
+	if o.err == nil {
+		o.buf.WriteByte('}')
+	}
+	return o.err
+}
+
+// jsonTime is an instant as the API shows it: RFC 3339 in UTC with nanoseconds, or
+// null when unset.
+type jsonTime time.Time
+
+func (t jsonTime) MarshalJSON() ([]byte, error) {
+	tt := time.Time(t)
+	if tt.IsZero() {
+		return []byte("null"), nil
+	}
+	return []byte(`"` + tt.UTC().Format(time.RFC3339Nano) + `"`), nil
+}

@@ -1,0 +1,114 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+// appendAlarm writes the alarm as the API shows it, members in this fixed order. The
+// owner and the lease are left out: the owner is the caller, and the lease is the
+// dispatcher's business. The payload is copied byte for byte as stored.
+func appendAlarm(buf *bytes.Buffer, a domain.Alarm) error {
+	payload := []byte(a.Payload)
+	if len(payload) == 0 {
+		payload = []byte("null")
+	}
+	// Copying bytes unchecked into the response would let one corrupt row break the
+	// whole document for the client; refuse it instead (a 500, logged).
+	if !json.Valid(payload) {
+		return fmt.Errorf("httpapi: alarm %s: stored payload is not valid JSON", a.ID)
+	}
+	var next time.Time
+	if a.Status == domain.StatusActive {
+		next = a.NextFireAt // of a paused or finished alarm it is history, not a promise
+	}
+	o := beginObject(buf)
+	o.value("id", a.ID)
+	o.value("label", a.Label)
+	o.value("kind", a.Kind)
+	o.value("fire_at", jsonTime(a.FireAt))
+	o.value("cron_expr", a.CronExpr)
+	o.value("timezone", a.Timezone)
+	o.value("next_fire_at", jsonTime(next))
+	o.value("scheduled_for", jsonTime(a.ScheduledFor))
+	o.value("conversation_id", a.ConversationID)
+	o.value("wake_message", a.WakeMessage)
+	o.raw("payload", payload)
+	o.value("status", a.Status)
+	o.value("delivery", a.Delivery)
+	o.value("idempotency_key", a.IdempotencyKey)
+	o.value("max_failures", a.MaxFailures)
+	o.value("failure_count", a.FailureCount)
+	o.value("last_error", a.LastError)
+	o.value("created_at", jsonTime(a.CreatedAt))
+	o.value("updated_at", jsonTime(a.UpdatedAt))
+	o.value("last_fired_at", jsonTime(a.LastFiredAt))
+	return o.end()
+}
+
+// alarmBody is {"alarm": ...}, with "deduped" when the reply is to a create.
+func alarmBody(a domain.Alarm, deduped *bool) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"alarm":`)
+	if err := appendAlarm(&buf, a); err != nil {
+		return nil, err
+	}
+	if deduped != nil {
+		fmt.Fprintf(&buf, `,"deduped":%t`, *deduped)
+	}
+	buf.WriteString("}\n")
+	return buf.Bytes(), nil
+}
+
+// alarmsBody is {"alarms": [...], "next_cursor": "..."}.
+func alarmsBody(alarms []domain.Alarm, next string) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"alarms":[`)
+	for i, a := range alarms {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := appendAlarm(&buf, a); err != nil {
+			return nil, err
+		}
+	}
+	buf.WriteString(`],"next_cursor":`)
+	if err := appendJSON(&buf, next); err != nil {
+		return nil, err
+	}
+	buf.WriteString("}\n")
+	return buf.Bytes(), nil
+}
+
+// eventView is one row of an alarm's history as the API shows it.
+type eventView struct {
+	ID            int64    `json:"id"`
+	Type          string   `json:"type"`
+	At            jsonTime `json:"at"`
+	Attempt       int      `json:"attempt"` // 0 when the event concerns no delivery
+	ScheduledFor  jsonTime `json:"scheduled_for"`
+	OccurrenceKey string   `json:"occurrence_key"` // "" when it concerns no occurrence
+	Worker        string   `json:"worker"`         // "" for owner actions
+	Message       string   `json:"message"`
+}
+
+func newEventView(e domain.Event) eventView {
+	v := eventView{
+		ID:           e.ID,
+		Type:         string(e.Type),
+		At:           jsonTime(e.At),
+		Attempt:      e.Attempt,
+		ScheduledFor: jsonTime(e.ScheduledFor),
+		Worker:       e.Worker,
+		Message:      e.Message,
+	}
+	if !e.ScheduledFor.IsZero() {
+		// The key the receiver saw in Idempotency-Key, so history and wakes line up.
+		v.OccurrenceKey = domain.OccurrenceKey(e.AlarmID, e.ScheduledFor)
+	}
+	return v
+}
