@@ -1,0 +1,54 @@
+package webhook
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// ErrTimeout is wrapped by the error of a delivery that outlived Options.Timeout; its
+// text reads "webhook: timeout after 10s".
+var ErrTimeout = errors.New("webhook: timeout")
+
+// errTimedOut is the cause of the per-delivery context, so Wake can tell its own
+// timeout from the caller's deadline.
+var errTimedOut = errors.New("webhook: delivery timeout elapsed")
+
+// maxErrorBody is how much of a refusing receiver's body is quoted in the error. The
+// text becomes the alarm's last_error, so it must stay short.
+const maxErrorBody = 512
+
+// StatusError is a delivery the receiver answered with a status other than 2xx.
+// Its text, e.g. "webhook: HTTP 503 Service Unavailable: <body prefix>", becomes the
+// alarm's last_error.
+type StatusError struct {
+	Code     int    // the HTTP status code
+	Status   string // the status line after the protocol, e.g. "503 Service Unavailable"
+	Location string // the Location header of a 3xx answer; redirects are never followed
+	Body     string // up to the first 512 bytes of the response body, made valid UTF-8
+}
+
+func (e *StatusError) Error() string {
+	var b strings.Builder
+	b.WriteString("webhook: HTTP ")
+	if e.Status != "" {
+		b.WriteString(e.Status)
+	} else {
+		b.WriteString(strconv.Itoa(e.Code))
+	}
+	if e.Code >= 300 && e.Code < 400 {
+		// Said outright: otherwise an operator whose URL moved to https would stare at
+		// "HTTP 301" wondering why the client did not simply follow it.
+		b.WriteString(" (redirects are not followed")
+		if e.Location != "" {
+			b.WriteString("; Location: ")
+			b.WriteString(e.Location)
+		}
+		b.WriteString(")")
+	}
+	if e.Body != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Body)
+	}
+	return b.String()
+}

@@ -1,0 +1,187 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Defaults for zero Options fields.
+const (
+	DefaultTimeout   = 10 * time.Second
+	DefaultMaxConns  = 32
+	DefaultUserAgent = "chronos"
+)
+
+// maxDrain bounds how much of a response body is read and discarded so its connection
+// can be reused. A receiver sending more than this costs a new connection, not memory.
+const maxDrain = 64 << 10
+
+// Options configure a Waker.
+type Options struct {
+	// URL receives every wake: an absolute http:// or https:// URL. It is not quoted in
+	// errors, since they become last_error, which owners read, and a URL may carry a
+	// token.
+	URL string
+	// Secret keys the HMAC in the Chronos-Signature header. Required unless
+	// AllowUnsigned is set.
+	Secret string
+	// AllowUnsigned permits an empty Secret; wakes are then sent without a
+	// Chronos-Signature header. Meant for development and trusted networks only: a
+	// receiver cannot tell such a wake from a forged one.
+	AllowUnsigned bool
+	// Timeout bounds one delivery, from dialling to reading the answer
+	// (DefaultTimeout when zero). A caller's context with an earlier deadline wins.
+	// The lease must exceed it.
+	Timeout time.Duration
+	// MaxConns is how many idle connections to the receiver are kept for reuse
+	// (DefaultMaxConns when zero). Set it to the dispatcher's concurrency so that
+	// steady load never opens new connections.
+	MaxConns int
+	// UserAgent is the whole User-Agent header value, "chronos/<version>"
+	// (DefaultUserAgent when empty).
+	UserAgent string
+}
+
+// Waker POSTs wakes to one URL. It is safe for concurrent use and shares one pool of
+// keep-alive connections between all deliveries.
+type Waker struct {
+	url       string
+	secret    []byte // nil: unsigned
+	timeout   time.Duration
+	userAgent string
+	client    *http.Client
+}
+
+var _ ports.Waker = (*Waker)(nil)
+
+// New validates o and returns a Waker. Call Close when done with it.
+func New(o Options) (*Waker, error) {
+	u, err := url.Parse(o.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("webhook: wake URL %q must be an absolute http:// or https:// URL", o.URL)
+	}
+	if o.Secret == "" && !o.AllowUnsigned {
+		return nil, errors.New("webhook: a wake secret is required to sign wakes (allow unsigned wakes explicitly to send them without one)")
+	}
+	if o.Timeout < 0 {
+		return nil, fmt.Errorf("webhook: delivery timeout must not be negative, got %s", o.Timeout)
+	}
+	if o.MaxConns < 0 {
+		return nil, fmt.Errorf("webhook: max connections must not be negative, got %d", o.MaxConns)
+	}
+	w := &Waker{
+		url:       u.String(),
+		timeout:   o.Timeout,
+		userAgent: o.UserAgent,
+	}
+	if o.Secret != "" {
+		w.secret = []byte(o.Secret)
+	}
+	if w.timeout == 0 {
+		w.timeout = DefaultTimeout
+	}
+	if w.userAgent == "" {
+		w.userAgent = DefaultUserAgent
+	}
+	maxConns := o.MaxConns
+	if maxConns == 0 {
+		maxConns = DefaultMaxConns
+	}
+
+	// Cloned from the default transport to keep its dial and TLS timeouts, proxy from
+	// the environment and HTTP/2. The default keeps only 2 idle connections per host,
+	// which under concurrent wakes to a single receiver means constant reconnecting.
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = maxConns
+	t.MaxIdleConnsPerHost = maxConns
+	w.client = &http.Client{
+		Transport: t,
+		// A redirect is a failure: following it would POST the wake, secret-signed, to
+		// wherever the receiver points, and turns a misconfigured URL into silent
+		// extra hops. ErrUseLastResponse hands the 3xx back to Wake to report.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return w, nil
+}
+
+// Wake POSTs w and returns nil when the receiver answered 2xx within the timeout.
+// When ctx is done first, ctx's error is returned as is.
+func (wk *Waker) Wake(ctx context.Context, w domain.Wake) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	body := Body(w)
+	reqCtx, cancel := context.WithTimeoutCause(ctx, wk.timeout, errTimedOut)
+	defer cancel()
+
+	// A bytes.Reader body lets net/http set Content-Length and GetBody; with the
+	// Idempotency-Key header the transport may then resend the request when a reused
+	// keep-alive connection turns out to have been closed by the receiver.
+	req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, wk.url, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("webhook: build request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", wk.userAgent)
+	req.Header.Set("Idempotency-Key", w.OccurrenceKey)
+	if wk.secret != nil {
+		req.Header.Set(SignatureHeader, Sign(wk.secret, time.Now(), body))
+	}
+
+	resp, err := wk.client.Do(req)
+	if err != nil {
+		return wk.deliveryError(ctx, reqCtx, err)
+	}
+	defer drainAndClose(resp.Body)
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return nil
+	}
+	// Best effort: if the body cannot be read in time, report the status with what came.
+	prefix, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	return &StatusError{
+		Code:     resp.StatusCode,
+		Status:   resp.Status,
+		Location: resp.Header.Get("Location"),
+		Body:     strings.TrimSpace(strings.ToValidUTF8(string(prefix), "\uFFFD")),
+	}
+}
+
+// deliveryError turns a failed round trip into the error Wake returns.
+func (wk *Waker) deliveryError(ctx, reqCtx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr // the caller gave up (shutdown, its own deadline): not the receiver's fault
+	}
+	if errors.Is(context.Cause(reqCtx), errTimedOut) {
+		return fmt.Errorf("%w after %s", ErrTimeout, wk.timeout)
+	}
+	// url.Error would repeat the method and the URL; the URL is kept out of last_error
+	// (see Options.URL), and what remains says what happened, e.g.
+	// "dial tcp 10.0.0.7:443: connect: connection refused".
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err
+	}
+	return fmt.Errorf("webhook: %w", err)
+}
+
+// drainAndClose reads what is left of a response body, up to maxDrain, before closing
+// it: net/http returns a connection to the idle pool only once its body was read to EOF.
+func drainAndClose(body io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, maxDrain))
+	_ = body.Close()
+}
+
+// Close releases the idle connections. Wakes still in flight finish normally.
+func (wk *Waker) Close() {
+	wk.client.CloseIdleConnections()
+}
