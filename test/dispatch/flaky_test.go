@@ -1,0 +1,29 @@
+package dispatch_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+
+	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// flakyStore is the real store whose first `fail` claims fail, as during a database
+// restart. Everything else goes to the real store.
+type flakyStore struct {
+	ports.Store
+	fail  int64
+	calls atomic.Int64
+}
+
+func (f *flakyStore) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
+	if f.calls.Add(1) <= f.fail {
+		return ports.Claimed{}, errors.New("connection refused (injected)")
+	}
+	return f.Store.ClaimDue(ctx, p)
+}
+
+func newDispatcherOn(s ports.Store, e *env, w ports.Waker) (*app.Dispatcher, error) {
+	return app.NewDispatcher(s, w, e.sclock, e.hints, testConfig("flaky"), nil)
+}
