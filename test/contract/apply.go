@@ -15,6 +15,7 @@ func applyCases() []testCase {
 		{"ReplayIsStale", testApplyReplayIsStale},
 		{"Unfenced", testApplyUnfenced},
 		{"EmptyBatch", testApplyEmptyBatch},
+		{"UnknownAlarmIsStale", testApplyUnknownAlarm},
 	}
 	for _, k := range transitionKinds {
 		cases = append(cases, testCase{"Kind/" + k.name, func(t *testing.T, e *env) { testApplyKind(t, e, k) }})
@@ -138,6 +139,22 @@ func testApplyEmptyBatch(t *testing.T, e *env) {
 			t.Errorf("Apply(empty) = %+v, want nothing applied or stale", r)
 		}
 	}
+}
+
+// A transition for an alarm that is not there (never was, or was deleted while a
+// worker held it) matches no row: it is reported stale, and the rest of the batch
+// still applies.
+func testApplyUnknownAlarm(t *testing.T, e *env) {
+	a := e.createDue(alice)
+	held := e.claimOnly("w1", longLease, a.ID)
+	ghost := e.fire(held)
+	ghost.AlarmID = newID()
+	for i := range ghost.Events {
+		ghost.Events[i].AlarmID = ghost.AlarmID
+	}
+	fired := e.fire(held)
+	e.applyStale([]domain.Transition{ghost, fired}, ghost.AlarmID)
+	e.wantStored("the real alarm", fired.Apply(held))
 }
 
 // transitionKind is one way a claimed alarm's delivery can end.

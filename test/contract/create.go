@@ -172,6 +172,14 @@ func testCreateIdempotentSameOwner(t *testing.T, e *env) {
 	}
 	_, err = e.store.Get(e.ctx, alice, second.ID)
 	wantErr(t, "Get of the deduped request's id", err, ports.ErrNotFound)
+
+	// The alarm returned is the stored one as it is now, not as it was created.
+	cancelled := e.mutate(alice, first.ID, cancelFn)
+	got, deduped, err = e.store.Create(e.ctx, e.build(s2))
+	if err != nil || !deduped {
+		t.Fatalf("Create after cancel = (deduped %v, %v), want deduped", deduped, err)
+	}
+	e.wantAlarm("deduped Create of a cancelled alarm", got, cancelled)
 }
 
 // Keys are unique per owner, not globally.
