@@ -1,0 +1,242 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chronoshq/chronos/adapters/httpapi"
+	"github.com/chronoshq/chronos/adapters/sqlite"
+	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/domain"
+)
+
+// defaultMaxFailures is the server default the suite's API is configured with.
+const defaultMaxFailures = 5
+
+// env is one test's API server over its own SQLite database, with two owners.
+type env struct {
+	t      *testing.T
+	ctx    context.Context
+	srv    *httptest.Server
+	store  *sqlite.Store
+	tokens *app.Tokens
+	alice  string // alice's plain bearer token
+	bob    string // bob's
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	ctx := t.Context()
+	store, err := sqlite.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "chronos.db"), sqlite.Options{Migrate: true})
+	if err != nil {
+		t.Fatalf("opening the SQLite store: %v", err)
+	}
+	t.Cleanup(func() { _ = store.Close() }) // a test may have closed it already
+	clock := app.NewStoreClock()
+	if err := clock.Sync(ctx, store); err != nil {
+		t.Fatal(err)
+	}
+	alarms := app.NewAlarms(store, clock, nil, app.AlarmsConfig{
+		Defaults: domain.Defaults{MaxFailures: defaultMaxFailures},
+	}, nil)
+	tokens := app.NewTokens(store, clock)
+	srv := httptest.NewServer(httpapi.New(alarms, tokens, store, httpapi.Options{}))
+	t.Cleanup(srv.Close)
+	e := &env{t: t, ctx: ctx, srv: srv, store: store, tokens: tokens}
+	e.alice = e.newToken("alice")
+	e.bob = e.newToken("bob")
+	return e
+}
+
+func (e *env) newToken(owner string) string {
+	e.t.Helper()
+	plain, _, err := e.tokens.Create(e.ctx, owner, false)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return plain
+}
+
+// response is an answer read in full.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// request sends body (none when "") with the given headers; "Authorization" and
+// "Content-Type" are set only when given.
+func (e *env) request(method, path, body string, headers map[string]string) response {
+	e.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(e.ctx, method, e.srv.URL+path, rd)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	res, err := e.srv.Client().Do(req)
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return response{status: res.StatusCode, header: res.Header, body: b}
+}
+
+// as sends an authenticated request with a JSON body (none when "").
+func (e *env) as(token, method, path, body string) response {
+	e.t.Helper()
+	h := map[string]string{"Authorization": "Bearer " + token}
+	if body != "" {
+		h["Content-Type"] = "application/json"
+	}
+	return e.request(method, path, body, h)
+}
+
+// create posts body as token's owner and expects 201.
+func (e *env) create(token, body string) alarmView {
+	e.t.Helper()
+	res := e.as(token, "POST", "/v1/alarms", body)
+	if res.status != http.StatusCreated {
+		e.t.Fatalf("create %s: %d %s", body, res.status, res.body)
+	}
+	return decodeAlarm(e.t, res)
+}
+
+// alarmView is the API's alarm. Decoding refuses unknown fields, so a view that grew
+// an undocumented field (the owner, the lease) fails the tests.
+type alarmView struct {
+	ID             string          `json:"id"`
+	Label          string          `json:"label"`
+	Kind           string          `json:"kind"`
+	FireAt         *string         `json:"fire_at"`
+	CronExpr       string          `json:"cron_expr"`
+	Timezone       string          `json:"timezone"`
+	NextFireAt     *string         `json:"next_fire_at"`
+	ScheduledFor   *string         `json:"scheduled_for"`
+	ConversationID string          `json:"conversation_id"`
+	WakeMessage    string          `json:"wake_message"`
+	Payload        json.RawMessage `json:"payload"`
+	Status         string          `json:"status"`
+	Delivery       string          `json:"delivery"`
+	IdempotencyKey string          `json:"idempotency_key"`
+	MaxFailures    int             `json:"max_failures"`
+	FailureCount   int             `json:"failure_count"`
+	LastError      string          `json:"last_error"`
+	CreatedAt      *string         `json:"created_at"`
+	UpdatedAt      *string         `json:"updated_at"`
+	LastFiredAt    *string         `json:"last_fired_at"`
+}
+
+type eventView struct {
+	ID            int64   `json:"id"`
+	Type          string  `json:"type"`
+	At            *string `json:"at"`
+	Attempt       int     `json:"attempt"`
+	ScheduledFor  *string `json:"scheduled_for"`
+	OccurrenceKey string  `json:"occurrence_key"`
+	Worker        string  `json:"worker"`
+	Message       string  `json:"message"`
+}
+
+type errorView struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field"`
+}
+
+// decodeStrict decodes a response body into v, refusing unknown fields.
+func decodeStrict(t *testing.T, res response, v any) {
+	t.Helper()
+	if ct := res.header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type = %q, want application/json", ct)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(res.body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("decoding %s into %T: %v", res.body, v, err)
+	}
+}
+
+// decodeAlarm reads {"alarm": ...} or {"alarm": ..., "deduped": ...}.
+func decodeAlarm(t *testing.T, res response) alarmView {
+	t.Helper()
+	var body struct {
+		Alarm   alarmView `json:"alarm"`
+		Deduped *bool     `json:"deduped"`
+	}
+	decodeStrict(t, res, &body)
+	return body.Alarm
+}
+
+// expectAlarm asserts a 200 {"alarm": ...} and returns the alarm.
+func expectAlarm(t *testing.T, res response) alarmView {
+	t.Helper()
+	if res.status != http.StatusOK {
+		t.Fatalf("status %d, want 200: %s", res.status, res.body)
+	}
+	return decodeAlarm(t, res)
+}
+
+// expectError asserts the error envelope with status, code and field.
+func expectError(t *testing.T, res response, status int, code, field string) errorView {
+	t.Helper()
+	var body struct {
+		Error errorView `json:"error"`
+	}
+	if res.status != status {
+		t.Errorf("status %d, want %d: %s", res.status, status, res.body)
+	}
+	decodeStrict(t, res, &body)
+	if body.Error.Code != code || body.Error.Field != field {
+		t.Errorf("error %+v; want code %q field %q", body.Error, code, field)
+	}
+	if body.Error.Message == "" {
+		t.Error("error without a message")
+	}
+	return body.Error
+}
+
+// instant parses an API time, which must be RFC 3339 in UTC.
+func instant(t *testing.T, s *string) time.Time {
+	t.Helper()
+	if s == nil {
+		t.Fatal("time is null")
+	}
+	at, err := time.Parse(time.RFC3339Nano, *s)
+	if err != nil {
+		t.Fatalf("time %q: %v", *s, err)
+	}
+	if !strings.HasSuffix(*s, "Z") {
+		t.Errorf("time %q is not in UTC", *s)
+	}
+	return at
+}
+
+// near asserts that got is within a few seconds of want.
+func near(t *testing.T, what string, got, want time.Time) {
+	t.Helper()
+	if d := got.Sub(want); d < -5*time.Second || d > 5*time.Second {
+		t.Errorf("%s = %s, want about %s", what, got, want)
+	}
+}
+
+const (
+	onceIn60s = `{"kind":"once","delay_seconds":60}`
+	weekdays  = `{"kind":"cron","cron_expr":"0 9 * * 1-5","timezone":"Europe/Paris"}`
+)
