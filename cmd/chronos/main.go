@@ -1,0 +1,69 @@
+// Command chronos is the durable alarm scheduler: `chronos serve` runs the HTTP API and
+// the dispatcher on one store; `migrate`, `token` and `version` are the tools around it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	// Embedded zone data: cron timezones resolve even on hosts without /usr/share/zoneinfo.
+	_ "time/tzdata"
+)
+
+const usage = `chronos — a durable alarm scheduler
+
+Usage:
+  chronos serve   [flags]   run the HTTP API and the dispatcher
+  chronos migrate [flags]   bring the store's schema up to date
+  chronos token create --owner NAME [--admin] [--store URL]
+  chronos token list   [--store URL]
+  chronos token revoke --id ID [--store URL]
+  chronos version
+
+Every flag has an environment fallback: --wake-url is CHRONOS_WAKE_URL, and so on.
+Run "chronos <command> -h" for a command's flags.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chronos:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("no command given")
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return serveCommand(ctx, rest, stdout, stderr)
+	case "migrate":
+		return migrateCommand(ctx, rest, stdout, stderr)
+	case "token":
+		return tokenCommand(ctx, rest, stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "chronos", Version())
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("unknown command %q", cmd)
+	}
+}

@@ -1,0 +1,20 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+)
+
+func migrateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("migrate", stderr)
+	store := fs.String("store", defaultStore, "store URL: sqlite://path.db, postgres://..., mysql://...")
+	if err := parseWithEnv(fs, args); err != nil {
+		return err
+	}
+	if err := migrateStore(ctx, *store); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "store %s is up to date\n", redact(*store))
+	return nil
+}

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"go.uber.org/fx"
+	"go.uber.org/fx/fxevent"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/chronoshq/chronos/adapters/httpapi"
+	"github.com/chronoshq/chronos/adapters/webhook"
+	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var cfg serveConfig
+	fs := newFlagSet("serve", stderr)
+	cfg.register(fs)
+	if err := parseWithEnv(fs, args); err != nil {
+		return err
+	}
+	if err := cfg.validate(); err != nil {
+		return fmt.Errorf("refusing to start:\n%w", err)
+	}
+	log, err := newLogger(cfg.LogFormat, cfg.LogLevel, stderr)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = log.Sync() }()
+
+	fxApp := fx.New(
+		fx.Supply(&cfg, log, fx.Annotate(stdout, fx.As(new(io.Writer)))),
+		fx.WithLogger(func() fxevent.Logger {
+			l := &fxevent.ZapLogger{Logger: log.Named("fx")}
+			l.UseLogLevel(zapcore.DebugLevel)
+			return l
+		}),
+		serveModule,
+		fx.StartTimeout(30*time.Second),
+		fx.StopTimeout(cfg.DrainTimeout+15*time.Second),
+	)
+	if err := fxApp.Err(); err != nil {
+		return err
+	}
+	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := fxApp.Start(startCtx); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	log.Info("shutting down: no new claims; draining in-flight wakes", zap.Duration("drain_timeout", cfg.DrainTimeout))
+	stopCtx, cancelStop := context.WithTimeout(context.Background(), cfg.DrainTimeout+15*time.Second)
+	defer cancelStop()
+	return fxApp.Stop(stopCtx)
+}
+
+// serveModule wires `chronos serve`. fx stops components in reverse start order: the
+// HTTP server first, then the dispatcher drains, then the store closes.
+var serveModule = fx.Options(
+	fx.Provide(
+		provideStore,
+		provideClock,
+		app.NewHints,
+		provideWaker,
+		provideAlarms,
+		provideTokens,
+		app.NewWorkerID,
+	),
+	fx.Invoke(runDispatcher, runHTTP),
+)
+
+func provideStore(lc fx.Lifecycle, cfg *serveConfig, log *zap.Logger) (ports.Store, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := openStore(ctx, cfg.Store, !cfg.NoMigrate)
+	if err != nil {
+		return nil, err
+	}
+	lc.Append(fx.StopHook(func() error { return s.Close() }))
+	log.Info("store open", zap.String("store", redact(cfg.Store)), zap.Bool("database_clock", s.Capabilities().DatabaseClock), zap.Bool("wake_hints", s.Capabilities().WakeHints))
+	return s, nil
+}
+
+func provideClock(s ports.Store) (*app.StoreClock, error) {
+	c := app.NewStoreClock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Sync(ctx, s); err != nil {
+		return nil, fmt.Errorf("reading the store's clock: %w", err)
+	}
+	return c, nil
+}
+
+func provideWaker(lc fx.Lifecycle, cfg *serveConfig, stdout io.Writer) (ports.Waker, error) {
+	if cfg.Dev {
+		return webhook.NewPrinter(stdout), nil
+	}
+	w, err := webhook.New(webhook.Options{
+		URL:       cfg.WakeURL,
+		Secret:    cfg.WakeSecret,
+		Timeout:   cfg.DeliveryTimeout,
+		MaxConns:  cfg.Concurrency,
+		UserAgent: "chronos/" + Version(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	lc.Append(fx.StopHook(w.Close))
+	return w, nil
+}
+
+func provideAlarms(s ports.Store, c *app.StoreClock, h *app.Hints, cfg *serveConfig, log *zap.Logger) *app.Alarms {
+	return app.NewAlarms(s, c, h, app.AlarmsConfig{
+		Defaults:   domain.Defaults{MaxFailures: cfg.MaxFailures},
+		HintWindow: cfg.Tick,
+	}, log)
+}
+
+func provideTokens(s ports.Store, c *app.StoreClock) *app.Tokens { return app.NewTokens(s, c) }
+
+// runDispatcher starts the dispatcher and the worker heartbeat, and drains on stop.
+func runDispatcher(lc fx.Lifecycle, s ports.Store, w ports.Waker, c *app.StoreClock, h *app.Hints, worker string, cfg *serveConfig, log *zap.Logger) error {
+	d, err := app.NewDispatcher(s, w, c, h, cfg.dispatcher(worker), log.Named("dispatcher"))
+	if err != nil {
+		return err
+	}
+	hb := app.NewHeartbeat(s, worker, heartbeatInterval(cfg.Lease), log.Named("heartbeat"))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			go hb.Run(ctx)
+			go func() {
+				defer close(done)
+				_ = d.Run(ctx)
+			}()
+			log.Info("dispatcher running", zap.String("worker", worker), zap.Duration("tick", cfg.Tick),
+				zap.Duration("lease", cfg.Lease), zap.Int("batch", cfg.Batch), zap.Int("concurrency", cfg.Concurrency))
+			return nil
+		},
+		OnStop: func(stop context.Context) error {
+			cancel()
+			select {
+			case <-done:
+				st := d.Stats()
+				log.Info("dispatcher stopped", zap.Int64("delivered", st.Delivered), zap.Int64("failed", st.Failed),
+					zap.Int64("abandoned", st.Abandoned), zap.Int64("stale", st.Stale))
+				return nil
+			case <-stop.Done():
+				return errors.New("dispatcher did not drain in time; unfinished wakes keep their lease and will be fired again")
+			}
+		},
+	})
+	return nil
+}
+
+// heartbeatInterval beats often enough that a worker row is fresh well within a lease.
+func heartbeatInterval(lease time.Duration) time.Duration {
+	return min(max(lease/4, time.Second), 30*time.Second)
+}
+
+func runHTTP(lc fx.Lifecycle, s ports.Store, alarms *app.Alarms, tokens *app.Tokens, cfg *serveConfig, log *zap.Logger) {
+	handler := httpapi.New(alarms, tokens, s, httpapi.Options{Logger: log.Named("http")})
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	lc.Append(fx.Hook{
+		OnStart: func(ctx context.Context) error {
+			ln, err := net.Listen("tcp", cfg.Listen)
+			if err != nil {
+				return fmt.Errorf("listening on %s: %w", cfg.Listen, err)
+			}
+			if cfg.Dev {
+				devToken(ctx, tokens, log)
+			}
+			log.Info("chronos serving", zap.String("listen", ln.Addr().String()), zap.String("version", Version()), zap.Bool("dev", cfg.Dev))
+			go func() {
+				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+					log.Error("HTTP server stopped", zap.Error(err))
+				}
+			}()
+			return nil
+		},
+		OnStop: func(ctx context.Context) error {
+			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			return srv.Shutdown(ctx)
+		},
+	})
+}
+
+// devToken makes `make run` usable at once: on a store with no tokens at all, it creates
+// one for owner "dev" and prints it. Never in production mode.
+func devToken(ctx context.Context, tokens *app.Tokens, log *zap.Logger) {
+	existing, err := tokens.List(ctx)
+	if err != nil || len(existing) > 0 {
+		return
+	}
+	plain, _, err := tokens.Create(ctx, "dev", false)
+	if err != nil {
+		log.Warn("creating the dev token failed", zap.Error(err))
+		return
+	}
+	log.Info("dev mode: created a token for owner \"dev\" (shown once)", zap.String("token", plain))
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/domain"
+)
+
+const defaultStore = "sqlite://chronos.db"
+
+// serveConfig is every setting of `chronos serve`.
+type serveConfig struct {
+	Store           string
+	NoMigrate       bool
+	Listen          string
+	WakeURL         string
+	WakeSecret      string
+	Dev             bool
+	Tick            time.Duration
+	Lease           time.Duration
+	Batch           int
+	Concurrency     int
+	MaxFailures     int
+	BackoffBase     time.Duration
+	BackoffCap      time.Duration
+	DeliveryTimeout time.Duration
+	DrainTimeout    time.Duration
+	LogFormat       string
+	LogLevel        string
+}
+
+func (c *serveConfig) register(fs *flag.FlagSet) {
+	d := app.DefaultDispatcherConfig()
+	fs.StringVar(&c.Store, "store", defaultStore, "store URL: sqlite://path.db (relative), sqlite:///abs/path.db, postgres://..., mysql://...")
+	fs.BoolVar(&c.NoMigrate, "no-migrate", false, "do not migrate at start; refuse to run on an outdated schema")
+	fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "HTTP listen address")
+	fs.StringVar(&c.WakeURL, "wake-url", "", "where wakes are POSTed (required unless --dev)")
+	fs.StringVar(&c.WakeSecret, "wake-secret", "", "HMAC-SHA256 key that signs every wake (required unless --dev)")
+	fs.BoolVar(&c.Dev, "dev", false, "print wakes as JSON lines to stdout instead of POSTing them")
+	fs.DurationVar(&c.Tick, "tick", d.Tick, "longest idle sleep between claims")
+	fs.DurationVar(&c.Lease, "lease", d.Lease, "claim lease; must exceed --delivery-timeout")
+	fs.IntVar(&c.Batch, "batch", d.Batch, "most alarms claimed at once")
+	fs.IntVar(&c.Concurrency, "concurrency", d.Concurrency, "most wakes in flight at once")
+	fs.IntVar(&c.MaxFailures, "max-failures", 5, "default failed deliveries before a once alarm fails (1..100)")
+	fs.DurationVar(&c.BackoffBase, "backoff-base", d.Policy.Backoff.Base, "first retry delay; doubles per failure")
+	fs.DurationVar(&c.BackoffCap, "backoff-cap", d.Policy.Backoff.Cap, "longest retry delay")
+	fs.DurationVar(&c.DeliveryTimeout, "delivery-timeout", d.DeliveryTimeout, "how long a receiver has to answer a wake")
+	fs.DurationVar(&c.DrainTimeout, "drain-timeout", d.DrainTimeout, "on shutdown, how long in-flight wakes may finish")
+	fs.StringVar(&c.LogFormat, "log-format", "console", "log format: console or json")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+}
+
+// dispatcher returns the dispatcher configuration for worker id.
+func (c *serveConfig) dispatcher(worker string) app.DispatcherConfig {
+	return app.DispatcherConfig{
+		Worker:          worker,
+		Tick:            c.Tick,
+		Lease:           c.Lease,
+		Batch:           c.Batch,
+		Concurrency:     c.Concurrency,
+		DeliveryTimeout: c.DeliveryTimeout,
+		DrainTimeout:    c.DrainTimeout,
+		Policy:          domain.Policy{Backoff: domain.Backoff{Base: c.BackoffBase, Cap: c.BackoffCap}},
+	}
+}
+
+// validate refuses, with every reason at once, a configuration chronos must not run with.
+func (c *serveConfig) validate() error {
+	var errs []error
+	if !c.Dev {
+		if c.WakeURL == "" {
+			errs = append(errs, errors.New("--wake-url (CHRONOS_WAKE_URL) is required: it is where wakes are delivered; use --dev to print them instead"))
+		} else if u, err := url.Parse(c.WakeURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("--wake-url %q must be an absolute http:// or https:// URL", c.WakeURL))
+		}
+		if c.WakeSecret == "" {
+			errs = append(errs, errors.New("--wake-secret (CHRONOS_WAKE_SECRET) is required: receivers verify the Chronos-Signature header with it"))
+		}
+	}
+	if c.MaxFailures < domain.MinMaxFailures || c.MaxFailures > domain.MaxMaxFailures {
+		errs = append(errs, fmt.Errorf("--max-failures must be between %d and %d, got %d", domain.MinMaxFailures, domain.MaxMaxFailures, c.MaxFailures))
+	}
+	if c.LogFormat != "console" && c.LogFormat != "json" {
+		errs = append(errs, fmt.Errorf("--log-format must be console or json, got %q", c.LogFormat))
+	}
+	if err := c.dispatcher("check").Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,176 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Node is one `chronos serve` process that can be killed and restarted on the same
+// address and store.
+type Node struct {
+	t      *testing.T
+	Name   string
+	Addr   string // host:port of its HTTP API
+	args   []string
+	env    []string
+	logDir string
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{}
+	runs int
+}
+
+// NodeConfig is what a node is started with; Extra flags are appended.
+type NodeConfig struct {
+	Store   string
+	WakeURL string
+	Secret  string
+	Extra   []string
+	Env     []string
+}
+
+// StartNode starts a node and waits until its API answers /healthz.
+func StartNode(t *testing.T, name string, c NodeConfig) *Node {
+	t.Helper()
+	n := &Node{t: t, Name: name, Addr: freeAddr(t), logDir: t.TempDir(), env: c.Env}
+	n.args = append([]string{"serve",
+		"--store", c.Store,
+		"--listen", n.Addr,
+		"--wake-url", c.WakeURL,
+		"--wake-secret", c.Secret,
+		"--log-format", "json",
+	}, c.Extra...)
+	n.Start()
+	t.Cleanup(func() {
+		n.Kill()
+		if t.Failed() {
+			n.dumpLogs()
+		}
+	})
+	return n
+}
+
+// Start (re)starts the process and waits for /healthz.
+func (n *Node) Start() {
+	n.t.Helper()
+	n.mu.Lock()
+	n.runs++
+	logPath := filepath.Join(n.logDir, fmt.Sprintf("%s-%d.log", n.Name, n.runs))
+	f, err := os.Create(logPath)
+	if err != nil {
+		n.mu.Unlock()
+		n.t.Fatal(err)
+	}
+	cmd := exec.Command(binary, n.args...)
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.Env = append(os.Environ(), n.env...)
+	if err := cmd.Start(); err != nil {
+		n.mu.Unlock()
+		n.t.Fatalf("starting %s: %v", n.Name, err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); f.Close(); close(done) }()
+	n.cmd, n.done = cmd, done
+	n.mu.Unlock()
+
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		select {
+		case <-done:
+			n.dumpLogs()
+			n.t.Fatalf("%s exited during start-up", n.Name)
+		default:
+		}
+		if resp, err := http.Get("http://" + n.Addr + "/healthz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			n.dumpLogs()
+			n.t.Fatalf("%s did not become healthy within 20s", n.Name)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// Kill sends SIGKILL and waits for the process to be gone. Killing a stopped node is a no-op.
+func (n *Node) Kill() { n.signal(syscall.SIGKILL) }
+
+// Stop sends SIGTERM (graceful drain) and waits.
+func (n *Node) Stop() { n.signal(syscall.SIGTERM) }
+
+func (n *Node) signal(sig syscall.Signal) {
+	n.mu.Lock()
+	cmd, done := n.cmd, n.done
+	n.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	select {
+	case <-done:
+		return
+	default:
+	}
+	_ = cmd.Process.Signal(sig)
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
+// Logs returns everything the node printed in all its runs.
+func (n *Node) Logs() string {
+	var b bytes.Buffer
+	for i := 1; i <= n.runs; i++ {
+		data, _ := os.ReadFile(filepath.Join(n.logDir, fmt.Sprintf("%s-%d.log", n.Name, i)))
+		fmt.Fprintf(&b, "--- %s run %d ---\n%s", n.Name, i, data)
+	}
+	return b.String()
+}
+
+func (n *Node) dumpLogs() {
+	logs := n.Logs()
+	if len(logs) > 20000 {
+		logs = "...\n" + logs[len(logs)-20000:]
+	}
+	n.t.Logf("logs of %s:\n%s", n.Name, logs)
+}
+
+// freeAddr returns a loopback address with a port free right now.
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// CreateToken runs `chronos token create` against store and returns the token.
+func CreateToken(t *testing.T, store, owner string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, binary, "token", "create", "--owner", owner, "--store", store).Output()
+	if err != nil {
+		t.Fatalf("token create: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
