@@ -122,20 +122,18 @@ func validateCommon(s Spec) error {
 		}
 		return invalid("kind", `must be "once" or "cron", got %q`, s.Kind)
 	}
-	if n := utf8.RuneCountInString(s.Label); n > MaxLabelLen {
-		return invalid("label", "is %d characters; the limit is %d", n, MaxLabelLen)
-	}
-	if !utf8.ValidString(s.Label) {
-		return invalid("label", "is not valid UTF-8")
-	}
-	if n := utf8.RuneCountInString(s.WakeMessage); n > MaxWakeMessageLen {
-		return invalid("wake_message", "is %d characters; the limit is %d", n, MaxWakeMessageLen)
-	}
-	if n := utf8.RuneCountInString(s.ConversationID); n > MaxConversationIDLen {
-		return invalid("conversation_id", "is %d characters; the limit is %d", n, MaxConversationIDLen)
-	}
-	if n := utf8.RuneCountInString(s.IdempotencyKey); n > MaxIdempotencyKeyLen {
-		return invalid("idempotency_key", "is %d characters; the limit is %d", n, MaxIdempotencyKeyLen)
+	for _, f := range []struct {
+		field, value string
+		limit        int
+	}{
+		{"label", s.Label, MaxLabelLen},
+		{"wake_message", s.WakeMessage, MaxWakeMessageLen},
+		{"conversation_id", s.ConversationID, MaxConversationIDLen},
+		{"idempotency_key", s.IdempotencyKey, MaxIdempotencyKeyLen},
+	} {
+		if err := checkText(f.field, f.value, f.limit); err != nil {
+			return err
+		}
 	}
 	if len(s.Payload) > MaxPayloadBytes {
 		return invalid("payload", "is %d bytes; the limit is %d", len(s.Payload), MaxPayloadBytes)
@@ -217,4 +215,19 @@ func Rehydrate(a Alarm) (Alarm, error) {
 		}
 	}
 	return a, nil
+}
+
+// checkText refuses text every store can keep: valid UTF-8, no NUL (PostgreSQL text
+// cannot hold it), at most limit characters.
+func checkText(field, v string, limit int) error {
+	if !utf8.ValidString(v) {
+		return invalid(field, "is not valid UTF-8")
+	}
+	if strings.IndexByte(v, 0) >= 0 {
+		return invalid(field, "must not contain NUL characters")
+	}
+	if n := utf8.RuneCountInString(v); n > limit {
+		return invalid(field, "is %d characters; the limit is %d", n, limit)
+	}
+	return nil
 }
