@@ -2,16 +2,39 @@ package postgres
 
 import (
 	"context"
+	"fmt"
+	"hash/crc64"
 	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// Wake hints travel over LISTEN/NOTIFY on one channel per database. The payload is the
-// due time in Unix milliseconds: hints are advisory (a dispatcher only wakes up and
-// claims), so millisecond precision is plenty and the text stays short.
+// Wake hints travel over LISTEN/NOTIFY. The payload is the due time in Unix
+// milliseconds: hints are advisory (a dispatcher only wakes up and claims), so
+// millisecond precision is plenty and the text stays short.
+//
+// The channel is chronos_wake for an installation in the public schema. NOTIFY reaches
+// every session of the database, so an installation in another schema (see Options)
+// gets a channel of its own, chronos_wake_<schema>, and is not woken by its neighbours.
 const hintChannel = "chronos_wake"
+
+// hintChannelFor names the channel of the installation in schema.
+func hintChannelFor(schema string) string {
+	if schema == "public" || schema == "" {
+		return hintChannel
+	}
+	name := hintChannel + "_" + schema
+	if len(name) > maxIdentifierLen {
+		// PostgreSQL would truncate it, and truncated names of two long schemas
+		// could collide; a checksum cannot.
+		name = fmt.Sprintf("%s_%016x", hintChannel, crc64.Checksum([]byte(schema), crcTable))
+	}
+	return name
+}
+
+// maxIdentifierLen is PostgreSQL's NAMEDATALEN - 1.
+const maxIdentifierLen = 63
 
 const (
 	// hintBuffer is how many hints a subscriber may fall behind before hints are
@@ -24,7 +47,7 @@ const (
 
 // PublishHint notifies every subscribed process that an alarm is due at at.
 func (s *Store) PublishHint(ctx context.Context, at time.Time) error {
-	_, err := s.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, hintChannel, strconv.FormatInt(at.UnixMilli(), 10))
+	_, err := s.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, s.hintChannel, strconv.FormatInt(at.UnixMilli(), 10))
 	return mapError(err)
 }
 
@@ -62,7 +85,7 @@ func (s *Store) listen(ctx context.Context) (*pgx.Conn, error) {
 	if err != nil {
 		return nil, mapError(err)
 	}
-	if _, err := conn.Exec(ctx, `LISTEN `+hintChannel); err != nil {
+	if _, err := conn.Exec(ctx, `LISTEN `+pgx.Identifier{s.hintChannel}.Sanitize()); err != nil {
 		closeConn(conn)
 		return nil, mapError(err)
 	}

@@ -51,7 +51,7 @@ func listenerPIDs(t *testing.T, storeURL string) []int32 {
 	}
 	rows, err := adminPool(t).Query(context.Background(), `
 		SELECT pid FROM pg_stat_activity
-		WHERE application_name = $1 AND query = 'LISTEN `+hintChannel+`'`, u.Query().Get("application_name"))
+		WHERE application_name = $1 AND query LIKE 'LISTEN %'`, u.Query().Get("application_name"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,17 +62,32 @@ func listenerPIDs(t *testing.T, storeURL string) []int32 {
 	return pids
 }
 
-func TestHintsReachSubscribers(t *testing.T) {
-	s, _ := newTestStore(t, nil)
-	other, _ := newTestStore(t, nil) // another process, as far as the server can tell
+// A hint reaches the other processes of the installation, and only them: an
+// installation in another schema of the same database is not woken.
+func TestHintsReachTheirInstallationOnly(t *testing.T) {
+	s, u := newTestStore(t, nil)
+	peer := openStore(t, u, Options{}) // a second process on the same schema
+	neighbour, _ := newTestStore(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	hints, err := other.SubscribeHints(ctx)
+	hints, err := peer.SubscribeHints(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreign, err := neighbour.SubscribeHints(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Hints carry milliseconds; this time has none below.
-	waitHint(t, s, hints, time.Date(2031, 3, 4, 5, 6, 7, 8e6, time.UTC))
+	at := time.Date(2031, 3, 4, 5, 6, 7, 8e6, time.UTC)
+	waitHint(t, s, hints, at)
+	select {
+	case got := <-foreign:
+		if got.Equal(at) {
+			t.Errorf("a store in another schema received the hint")
+		}
+	case <-time.After(300 * time.Millisecond):
+	}
 }
 
 // The listener's connection is killed the way a failover or a server restart kills
@@ -91,8 +106,10 @@ func TestHintsSurviveConnectionLoss(t *testing.T) {
 	if len(pids) != 1 {
 		t.Fatalf("listening backends = %v, want exactly one", pids)
 	}
+	// With a timeout, pg_terminate_backend waits until the backend is gone, so the
+	// next hint cannot reach the old connection.
 	var terminated bool
-	if err := adminPool(t).QueryRow(ctx, `SELECT pg_terminate_backend($1)`, pids[0]).Scan(&terminated); err != nil || !terminated {
+	if err := adminPool(t).QueryRow(ctx, `SELECT pg_terminate_backend($1, 5000)`, pids[0]).Scan(&terminated); err != nil || !terminated {
 		t.Fatalf("pg_terminate_backend(%d) = %v, %v", pids[0], terminated, err)
 	}
 

@@ -26,7 +26,7 @@ var _ ports.Store = (*Store)(nil)
 //
 // There is no schema option: to keep chronos in a schema of its own, put it in the URL
 // (postgres://host/db?search_path=chronos). Migrate and Open then both honour it, and
-// so does every pooled and listening connection.
+// so does every pooled and listening connection. Wake hints are scoped to the schema.
 type Options struct {
 	// Clock replaces the database clock for every notion of "now" (tests). Nil: the
 	// database server's clock.
@@ -38,8 +38,9 @@ type Options struct {
 
 // Store is a ports.Store on PostgreSQL. Safe for concurrent use.
 type Store struct {
-	pool  *pgxpool.Pool
-	clock ports.Clock // nil: the database clock
+	pool        *pgxpool.Pool
+	clock       ports.Clock // nil: the database clock
+	hintChannel string      // see hintChannelFor
 
 	// done is closed by Close; it stops hint listeners, which live outside the pool.
 	// mu orders registering a listener against closing done.
@@ -69,6 +70,12 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
+	var schema string
+	if err := pool.QueryRow(ctx, `SELECT coalesce(current_schema(), '')`).Scan(&schema); err != nil {
+		pool.Close()
+		return nil, mapError(err)
+	}
+	s.hintChannel = hintChannelFor(schema)
 	return s, nil
 }
 
