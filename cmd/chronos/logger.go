@@ -16,6 +16,7 @@ func newLogger(format, level string, w io.Writer) (*zap.Logger, error) {
 	}
 	encCfg := zap.NewProductionEncoderConfig()
 	encCfg.EncodeTime = zapcore.ISO8601TimeEncoder
+	encCfg.EncodeDuration = zapcore.StringDurationEncoder
 	var enc zapcore.Encoder
 	if format == "json" {
 		enc = zapcore.NewJSONEncoder(encCfg)
