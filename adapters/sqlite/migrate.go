@@ -30,11 +30,17 @@ func Migrate(ctx context.Context, url string) error {
 	return migrate(ctx, db)
 }
 
-// migrate runs goose on the writer pool, whose transactions are BEGIN IMMEDIATE, so
-// two processes migrating one file at once apply each migration once: the second waits
-// for the first's transaction and then finds the work done. Goose may still report an
-// error in that race (it read the version before waiting); if the database then turns
-// out to be at the latest version, the other process did the work and we succeed.
+// migrate runs goose on the writer pool, whose transactions are BEGIN IMMEDIATE, so a
+// migration never interleaves with another process's writes. Goose reads the applied
+// versions before it takes the write lock, though, so when several processes migrate a
+// new file at once, the later ones wait for the first and then try the same migration
+// again. With DDL that second attempt fails ("table alarms already exists") and rolls
+// back; if the database is then at the latest version, the other process did the work
+// and we succeed. (SQLite has no session lock goose could hold across migrations.)
+//
+// Rule for future SQLite migrations, which follows: a migration re-run on a database
+// that already has it must fail, not apply twice. DDL does; guard any data change so a
+// second run fails or changes nothing.
 func migrate(ctx context.Context, db *sql.DB) error {
 	p, err := newProvider(db)
 	if err != nil {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
 )
 
 const tokenColumns = `id, owner, admin, hash, created_at, revoked_at`
@@ -26,7 +28,7 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (domain.Token, err
 	t, err := scanToken(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		// The hash is a credential's fingerprint: keep it out of error text.
-		return domain.Token{}, notFound("token", "with this hash")
+		return domain.Token{}, fmt.Errorf("sqlite: token with this hash: %w", ports.ErrNotFound)
 	}
 	return t, mapError(err)
 }
