@@ -8,8 +8,10 @@
 --     and MariaDB share no NO PAD binary utf8mb4 collation, and with a PAD SPACE one
 --     "key" and "key " would be the same idempotency key, or the same owner.
 --   * Human text is utf8mb4 (4-byte characters included) with a binary collation.
---   * payload is a MEDIUMBLOB, not JSON: a JSON column re-serialises the document, and
---     the payload must come back byte for byte. 64 KiB is one byte over a BLOB.
+--   * payload is a MEDIUMBLOB, not JSON or text: it must come back byte for byte. MySQL's
+--     JSON type re-serialises the document (key order, whitespace, duplicate keys), and
+--     a utf8mb4 text column refuses the invalid UTF-8 that encoding/json accepts inside
+--     strings. 64 KiB, the payload limit, is one byte more than a BLOB holds.
 
 -- +goose Up
 CREATE TABLE alarms (

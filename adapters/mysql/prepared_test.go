@@ -1,0 +1,119 @@
+package mysql
+
+import (
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// With interpolateParams=false the driver sends arguments through the binary protocol
+// (server-side prepared statements) instead of as literals. The contract suite runs on
+// the default (interpolated); this walks every statement shape once the other way, so a
+// store URL that turns interpolation off works too: the derived table of Apply's
+// UPDATE-JOIN, COALESCE(?, UTC_TIMESTAMP(6)), binary payloads, NULL times.
+func TestPreparedStatementProtocol(t *testing.T) {
+	parsed, err := url.Parse(newDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := parsed.Query()
+	q.Set("interpolateParams", "false")
+	parsed.RawQuery = q.Encode()
+	u := parsed.String()
+	if err := Migrate(t.Context(), u); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := ParseURL(u); err != nil || cfg.InterpolateParams {
+		t.Fatalf("ParseURL(%q) = interpolateParams %v, %v", u, cfg.InterpolateParams, err)
+	}
+	s, err := Open(t.Context(), u, Options{Clock: fixedClock(testNow)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := t.Context()
+	prepared := func() int {
+		var name string
+		var n int
+		if err := s.db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Com_stmt_prepare'").Scan(&name, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := prepared()
+	defer func() {
+		if prepared() == before {
+			t.Error("no statement was prepared: the binary protocol was not exercised")
+		}
+	}()
+
+	keyed := newDueAlarm(t, "o", `{"k": [1, 2]}`)
+	keyed.IdempotencyKey = "key"
+	var ids []string
+	for _, a := range []domain.Alarm{keyed, newDueAlarm(t, "o", `1`), newDueAlarm(t, "o", `"x"`)} {
+		stored, deduped, err := s.Create(ctx, a)
+		if err != nil || deduped {
+			t.Fatalf("Create = %v, deduped %v", err, deduped)
+		}
+		ids = append(ids, stored.ID)
+	}
+	twin := newDueAlarm(t, "o", `{}`)
+	twin.IdempotencyKey = "key"
+	if got, deduped, err := s.Create(ctx, twin); err != nil || !deduped || got.ID != keyed.ID || string(got.Payload) != `{"k": [1, 2]}` {
+		t.Fatalf("Create twin = %s %q deduped %v, %v; want the first alarm, deduped", got.ID, got.Payload, deduped, err)
+	}
+
+	claimed, err := s.ClaimDue(ctx, ports.ClaimParams{Worker: "w", Lease: time.Minute, Batch: 10})
+	if err != nil || len(claimed.Alarms) != 3 {
+		t.Fatalf("ClaimDue = %d alarms, %v", len(claimed.Alarms), err)
+	}
+	now := testNow.Add(time.Second)
+	fired := domain.Decide(domain.Begin(claimed.Alarms[0], now), domain.Delivered(), now, domain.Policy{})
+	retry := domain.Decide(domain.Begin(claimed.Alarms[1], now), domain.DeliveryFailed("HTTP 503"), now, domain.Policy{})
+	stale := domain.Decide(domain.Begin(claimed.Alarms[2], now), domain.Delivered(), now, domain.Policy{})
+	stale.Fence.ClaimedAt = stale.Fence.ClaimedAt.Add(time.Microsecond)
+	res, err := s.Apply(ctx, []domain.Transition{fired, retry, stale})
+	if err != nil || res.Applied != 2 || len(res.Stale) != 1 || res.Stale[0] != stale.AlarmID {
+		t.Fatalf("Apply = %+v, %v; want 2 applied and %s stale", res, err, stale.AlarmID)
+	}
+	got, err := s.Get(ctx, "o", retry.AlarmID)
+	if err != nil || got.Status != domain.StatusActive || got.FailureCount != 1 || got.LastError != "HTTP 503" ||
+		got.Claimed() || !got.NextFireAt.Equal(micro(retry.NextFireAt)) || !got.LastFiredAt.IsZero() {
+		t.Fatalf("after retry: %+v, %v", got, err)
+	}
+
+	cancelled, err := s.Mutate(ctx, "o", stale.AlarmID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		tr, changed := domain.Cancel(a, now)
+		return tr, changed, nil
+	})
+	if err != nil || cancelled.Status != domain.StatusCancelled || cancelled.Claimed() {
+		t.Fatalf("Mutate cancel = %+v, %v", cancelled, err)
+	}
+	evs, err := s.Events(ctx, "o", stale.AlarmID, 0)
+	if err != nil || len(evs) != 2 || evs[0].Type != domain.EventCreated || evs[1].Type != domain.EventCancelled {
+		t.Fatalf("Events = %+v, %v; want created, cancelled", evs, err)
+	}
+	page, cursor, err := s.List(ctx, "o", ports.ListFilter{Limit: 2})
+	if err != nil || len(page) != 2 || cursor == "" {
+		t.Fatalf("List = %d alarms, cursor %q, %v", len(page), cursor, err)
+	}
+
+	if err := s.CreateToken(ctx, domain.Token{ID: "t1", Owner: "o", Hash: "h1", CreatedAt: testNow}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RevokeToken(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := s.TokenByHash(ctx, "h1"); err != nil || !tok.RevokedAt.Equal(micro(testNow)) {
+		t.Fatalf("revoked token = %+v, %v", tok, err)
+	}
+	if err := s.RegisterWorker(ctx, domain.Worker{ID: "w", Host: "h", PID: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Heartbeat(ctx, "w"); err != nil {
+		t.Fatal(err)
+	}
+}
