@@ -4,11 +4,13 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // loadAlarms inserts rows straight into the schema (the way a long-running installation
 // accumulates them) and refreshes the planner's statistics. notDue are active and a day
-// out, due are active and a minute late, done are terminal.
+// out, due are active and about a day late, done are terminal.
 func loadAlarms(t testing.TB, s *Store, notDue, due, done int) {
 	t.Helper()
 	ctx := context.Background()
@@ -19,7 +21,7 @@ func loadAlarms(t testing.TB, s *Store, notDue, due, done int) {
 		       CASE WHEN g <= $1::int + $2::int THEN 'active' ELSE 'fired' END, 'at_least_once', 5, now(), now()
 		FROM (
 			SELECT g, CASE WHEN g <= $1::int THEN now() + interval '1 day' + g * interval '1 ms'
-			               ELSE now() - interval '1 minute' + g * interval '1 ms' END AS at
+			               ELSE now() - interval '1 day' + (g - $1::int) * interval '1 ms' END AS at
 			FROM generate_series(1, $1::int + $2::int + $3::int) AS g
 		) rows`, notDue, due, done)
 	if err != nil {
@@ -30,11 +32,13 @@ func loadAlarms(t testing.TB, s *Store, notDue, due, done int) {
 	}
 }
 
-// explainGeneric returns the plan PostgreSQL uses for claimSQL once a prepared
-// statement has switched to its generic plan (forced here, so the test does not depend
-// on the five-execution heuristic). Parameters are those of a real claim: the database
-// clock, a two-minute lease, a batch of 100.
-func explainGeneric(t testing.TB, s *Store, analyze bool) string {
+// explainGeneric returns the plan PostgreSQL uses for the claim statement query once a
+// prepared statement has switched to its generic plan (forced here, so the test does
+// not depend on the five-execution heuristic), with the given EXPLAIN options.
+// Parameters are those of a real claim: the database clock, a two-minute lease, a
+// batch of 100. With ANALYZE the claim really runs, inside a transaction rolled back
+// afterwards, so the rows stay as they were.
+func explainGeneric(t testing.TB, s *Store, query, options string) string {
 	t.Helper()
 	ctx := context.Background()
 	pc, err := s.pool.Acquire(ctx)
@@ -47,32 +51,25 @@ func explainGeneric(t testing.TB, s *Store, analyze bool) string {
 	defer closeConn(conn)
 	for _, q := range []string{
 		`SET plan_cache_mode = force_generic_plan`,
-		`PREPARE claim_plan AS ` + claimSQL,
+		`PREPARE claim_plan AS ` + query,
+		`BEGIN`,
 	} {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	opts := "COSTS OFF"
-	if analyze {
-		opts = "ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF"
-	}
-	rows, err := conn.Query(ctx, `EXPLAIN (`+opts+`) EXECUTE claim_plan(NULL, 'explain-worker', 120000000, 100)`)
+	rows, err := conn.Query(ctx, `EXPLAIN (`+options+`) EXECUTE claim_plan(NULL, 'explain-worker', 120000000, 100)`)
 	if err != nil {
 		t.Fatalf("explain: %v", err)
 	}
-	var plan strings.Builder
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan.WriteString(line + "\n")
-	}
-	if err := rows.Err(); err != nil {
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
 		t.Fatalf("explain: %v", err)
 	}
-	return plan.String()
+	if _, err := conn.Exec(ctx, `ROLLBACK`); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
 
 // The claim must never read the whole table, whatever plan PostgreSQL settles on. The
@@ -84,7 +81,7 @@ func TestClaimGenericPlanUsesDueIndex(t *testing.T) {
 	s, _ := newTestStore(t, nil)
 	loadAlarms(t, s, 20000, 200, 5000)
 
-	plan := explainGeneric(t, s, false)
+	plan := explainGeneric(t, s, claimSQL, "COSTS OFF")
 	if !strings.Contains(plan, "alarms_due_idx") {
 		t.Errorf("generic claim plan does not use alarms_due_idx:\n%s", plan)
 	}
@@ -96,7 +93,7 @@ func TestClaimGenericPlanUsesDueIndex(t *testing.T) {
 	}
 
 	// Executed, it reads a batch: the 100 oldest due rows, and nothing not yet due.
-	analyzed := explainGeneric(t, s, true)
+	analyzed := explainGeneric(t, s, claimSQL, "ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF")
 	if !strings.Contains(analyzed, "rows=100") {
 		t.Errorf("claim did not lease a full batch of 100:\n%s", analyzed)
 	}
