@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -44,33 +45,29 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 	if p.Worker == "" {
 		return ports.Claimed{}, errors.New("postgres: claim: worker is required")
 	}
-	if p.Batch <= 0 {
-		return ports.Claimed{}, errors.New("postgres: claim: batch must be positive")
+	alarms := []domain.Alarm{}
+	if p.Batch > 0 {
+		rows, err := s.pool.Query(ctx, claimSQL, s.nowArg(), p.Worker, p.Lease.Microseconds(), p.Batch)
+		if err != nil {
+			return ports.Claimed{}, mapError(err)
+		}
+		if alarms, err = collectAlarms(rows); err != nil {
+			return ports.Claimed{}, mapError(err)
+		}
 	}
-	rows, err := s.pool.Query(ctx, claimSQL, s.nowArg(), p.Worker, p.Lease.Microseconds(), p.Batch)
-	if err != nil {
-		return ports.Claimed{}, mapError(err)
-	}
-	alarms, err := collectAlarms(rows)
-	if err != nil {
-		return ports.Claimed{}, mapError(err)
+	if len(alarms) == 0 {
+		now, err := s.Now(ctx)
+		if err != nil {
+			return ports.Claimed{}, err
+		}
+		return ports.Claimed{Alarms: alarms, Now: now}, nil
 	}
 	// RETURNING follows no particular order.
 	slices.SortFunc(alarms, func(a, b domain.Alarm) int {
-		if c := a.NextFireAt.Compare(b.NextFireAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
+		return cmp.Or(a.NextFireAt.Compare(b.NextFireAt), strings.Compare(a.ID, b.ID))
 	})
-	if len(alarms) > 0 {
-		// Every row was stamped with the statement's now.
-		return ports.Claimed{Alarms: alarms, Now: alarms[0].ClaimedAt}, nil
-	}
-	now, err := s.Now(ctx)
-	if err != nil {
-		return ports.Claimed{}, err
-	}
-	return ports.Claimed{Alarms: alarms, Now: now}, nil
+	// Every row was stamped with the statement's now.
+	return ports.Claimed{Alarms: alarms, Now: alarms[0].ClaimedAt}, nil
 }
 
 // nextDueSQL reads the first entry of alarms_due_idx that no worker holds. Leased rows

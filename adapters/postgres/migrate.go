@@ -106,31 +106,43 @@ func latestVersion() (int64, error) {
 	return latest, nil
 }
 
-// checkSchemaVersion refuses a database not at latestVersion. It only reads: opening a
-// store on the wrong database must not create tables in it.
-func (s *Store) checkSchemaVersion(ctx context.Context) error {
+// checkSchemaVersion refuses a database not at latestVersion and returns the schema
+// chronos lives in (the first existing schema of the search_path, where goose put its
+// table and the migrations theirs). It only reads: opening a store on the wrong
+// database must not create tables in it.
+func (s *Store) checkSchemaVersion(ctx context.Context) (schema string, err error) {
 	want, err := latestVersion()
 	if err != nil {
-		return fmt.Errorf("postgres: embedded migrations: %w", err)
+		return "", fmt.Errorf("postgres: embedded migrations: %w", err)
 	}
 	var exists bool
-	if err := s.pool.QueryRow(ctx, `SELECT to_regclass('`+versionTable+`') IS NOT NULL`).Scan(&exists); err != nil {
-		return mapError(err)
+	err = s.pool.QueryRow(ctx, `
+		SELECT coalesce(current_schema(), ''),
+		       CASE WHEN current_schema() IS NULL THEN false
+		            ELSE to_regclass(format('%I.%I', current_schema(), '`+versionTable+`')) IS NOT NULL END`,
+	).Scan(&schema, &exists)
+	if err != nil {
+		return "", mapError(err)
+	}
+	if schema == "" {
+		return "", fmt.Errorf("postgres: %w: no schema of the search_path exists; create it, then run `chronos migrate`",
+			ports.ErrSchemaVersion)
 	}
 	var found int64
 	if exists {
-		err := s.pool.QueryRow(ctx, `SELECT coalesce(max(version_id), 0) FROM `+versionTable).Scan(&found)
-		if err != nil {
-			return mapError(err)
+		// Qualified, so a version table elsewhere on the search_path is never read.
+		q := `SELECT coalesce(max(version_id), 0) FROM ` + pgx.Identifier{schema, versionTable}.Sanitize()
+		if err := s.pool.QueryRow(ctx, q).Scan(&found); err != nil {
+			return "", mapError(err)
 		}
 	}
 	switch {
 	case found < want:
-		return fmt.Errorf("postgres: %w: database schema is at version %d, this binary expects %d; run `chronos migrate`",
+		return "", fmt.Errorf("postgres: %w: database schema is at version %d, this binary expects %d; run `chronos migrate`",
 			ports.ErrSchemaVersion, found, want)
 	case found > want:
-		return fmt.Errorf("postgres: %w: database schema is at version %d, newer than the %d this binary knows; upgrade chronos",
+		return "", fmt.Errorf("postgres: %w: database schema is at version %d, newer than the %d this binary knows; upgrade chronos",
 			ports.ErrSchemaVersion, found, want)
 	}
-	return nil
+	return schema, nil
 }

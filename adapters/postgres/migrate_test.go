@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -81,5 +82,25 @@ func TestOpenRejectsOtherSchemes(t *testing.T) {
 		if _, err := Open(context.Background(), u, Options{}); err == nil || !strings.HasPrefix(err.Error(), "postgres: ") {
 			t.Errorf("Open(%q): error = %v, want a postgres: error", u, err)
 		}
+	}
+}
+
+// A search_path naming no existing schema is an operator's typo; both entry points
+// say so instead of creating tables somewhere else.
+func TestMissingSchemaIsExplained(t *testing.T) {
+	adminPool(t)
+	u, err := url.Parse(testURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", "chronos_test_no_such_schema")
+	u.RawQuery = q.Encode()
+
+	if err := Migrate(context.Background(), u.String()); err == nil || !strings.Contains(err.Error(), "create it") {
+		t.Errorf("Migrate: error = %v, want one saying to create the schema", err)
+	}
+	if _, err := Open(context.Background(), u.String(), Options{}); !errors.Is(err, ports.ErrSchemaVersion) || !strings.Contains(err.Error(), "create it") {
+		t.Errorf("Open: error = %v, want ErrSchemaVersion saying to create the schema", err)
 	}
 }

@@ -66,14 +66,10 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		return nil, mapError(err)
 	}
 	s := &Store{pool: pool, clock: opts.Clock, done: make(chan struct{})}
-	if err := s.checkSchemaVersion(ctx); err != nil {
+	schema, err := s.checkSchemaVersion(ctx)
+	if err != nil {
 		pool.Close()
 		return nil, err
-	}
-	var schema string
-	if err := pool.QueryRow(ctx, `SELECT coalesce(current_schema(), '')`).Scan(&schema); err != nil {
-		pool.Close()
-		return nil, mapError(err)
 	}
 	s.hintChannel = hintChannelFor(schema)
 	return s, nil

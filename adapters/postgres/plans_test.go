@@ -40,6 +40,12 @@ func loadAlarms(t testing.TB, s *Store, notDue, due, done int) {
 // afterwards, so the rows stay as they were.
 func explainGeneric(t testing.TB, s *Store, query, options string) string {
 	t.Helper()
+	return explainGenericWith(t, s, query, options, `NULL, 'explain-worker', 120000000, 100`)
+}
+
+// explainGenericWith is explainGeneric with the EXECUTE arguments given as SQL.
+func explainGenericWith(t testing.TB, s *Store, query, options, args string) string {
+	t.Helper()
 	ctx := context.Background()
 	pc, err := s.pool.Acquire(ctx)
 	if err != nil {
@@ -51,14 +57,14 @@ func explainGeneric(t testing.TB, s *Store, query, options string) string {
 	defer closeConn(conn)
 	for _, q := range []string{
 		`SET plan_cache_mode = force_generic_plan`,
-		`PREPARE claim_plan AS ` + query,
+		`PREPARE claim_plan AS ` + query, // whichever statement it is
 		`BEGIN`,
 	} {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	rows, err := conn.Query(ctx, `EXPLAIN (`+options+`) EXECUTE claim_plan(NULL, 'explain-worker', 120000000, 100)`)
+	rows, err := conn.Query(ctx, `EXPLAIN (`+options+`) EXECUTE claim_plan(`+args+`)`)
 	if err != nil {
 		t.Fatalf("explain: %v", err)
 	}
@@ -96,5 +102,28 @@ func TestClaimGenericPlanUsesDueIndex(t *testing.T) {
 	analyzed := explainGeneric(t, s, claimSQL, "ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF")
 	if !strings.Contains(analyzed, "rows=100") {
 		t.Errorf("claim did not lease a full batch of 100:\n%s", analyzed)
+	}
+}
+
+// Apply's batch statement finds each row by primary key in every plan too; a batch of
+// outcomes must never cost a scan of the table.
+func TestApplyGenericPlanUsesPrimaryKey(t *testing.T) {
+	s, _ := newTestStore(t, nil)
+	loadAlarms(t, s, 20000, 200, 5000)
+	// Two transitions (one fenced, one not) and one event, as array literals in the
+	// order of applySQL's parameters.
+	const at = "2031-01-01T00:00:00Z"
+	args := strings.Join([]string{
+		`'{000000000001,000000000002}'`, `'{t,f}'`, `'{w,NULL}'`, `'{` + at + `,NULL}'`,
+		`'{fired,cancelled}'`, `'{NULL,NULL}'`, `'{NULL,NULL}'`, `'{0,0}'`,
+		`'{"",""}'`, `'{NULL,NULL}'`, `'{f,f}'`, `'{` + at + `,` + at + `}'`,
+		`'{000000000001}'`, `'{fired}'`, `'{` + at + `}'`, `'{1}'`, `'{NULL}'`, `'{w}'`, `'{""}'`,
+	}, ", ")
+	plan := explainGenericWith(t, s, applySQL, "COSTS OFF", args)
+	if !strings.Contains(plan, "Index Scan using alarms_pkey on alarms") {
+		t.Errorf("generic apply plan does not look rows up by primary key:\n%s", plan)
+	}
+	if strings.Contains(plan, "Seq Scan on alarms") {
+		t.Errorf("generic apply plan scans alarms sequentially:\n%s", plan)
 	}
 }
