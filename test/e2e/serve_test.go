@@ -13,7 +13,10 @@ const e2eSecret = "e2e-secret"
 // pending while the process is SIGKILLed arrives after the restart.
 func TestServeDeliversAndSurvivesSIGKILL(t *testing.T) {
 	for _, kind := range serveStores(t) {
-		t.Run(string(kind), func(t *testing.T) { serveDeliversAndSurvivesSIGKILL(t, kind) })
+		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel()
+			serveDeliversAndSurvivesSIGKILL(t, kind)
+		})
 	}
 }
 
@@ -37,7 +40,8 @@ func serveDeliversAndSurvivesSIGKILL(t *testing.T, kind storeKind) {
 	if string(d.Payload) != payload {
 		t.Errorf("payload arrived as %s, want byte-for-byte %s", d.Payload, payload)
 	}
-	if got := c.Get(node, first.ID); got.Status != "fired" {
+	// The outcome is written after the receiver answers, so give it a moment.
+	if got := waitStatus(c, node, first.ID, "fired", 3*time.Second); got.Status != "fired" {
 		t.Errorf("first alarm status %q, want fired", got.Status)
 	}
 
@@ -71,7 +75,19 @@ func waitAcked(t *testing.T, r *Receiver, alarmID string, timeout time.Duration)
 	return Delivery{}
 }
 
+// waitStatus polls an alarm until it has status want or timeout passes, and returns it.
+func waitStatus(c *Client, n *Node, id, want string, timeout time.Duration) Alarm {
+	deadline := time.Now().Add(timeout)
+	for {
+		a := c.Get(n, id)
+		if a.Status == want || time.Now().After(deadline) {
+			return a
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // serveStores lists the stores the serve test runs on.
 func serveStores(t *testing.T) []storeKind {
-	return []storeKind{onSQLite}
+	return []storeKind{onSQLite, onPostgres, onMySQL}
 }
