@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
 )
 
 // createSQL inserts an alarm and its created event in one statement. A second alarm
@@ -48,12 +49,14 @@ func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool,
 		// so this new statement's snapshot sees the row, unless it was deleted in
 		// between (retention), in which case the insert is worth another try.
 		existing, err := scanAlarm(s.pool.QueryRow(ctx, byIdempotencyKeySQL, a.Owner, a.IdempotencyKey))
-		if err == nil {
+		switch {
+		case err == nil:
 			return existing, true, nil
-		}
-		if !errors.Is(err, pgx.ErrNoRows) || attempt == maxAttempts {
-			return domain.Alarm{}, false, fmt.Errorf("postgres: idempotency key %q: reading the existing alarm: %w",
-				a.IdempotencyKey, mapError(err))
+		case !errors.Is(err, pgx.ErrNoRows):
+			return domain.Alarm{}, false, mapError(err)
+		case attempt == maxAttempts:
+			return domain.Alarm{}, false, fmt.Errorf("postgres: idempotency key %q is taken, but its alarm vanished %d times: %w",
+				a.IdempotencyKey, attempt, ports.ErrConflict)
 		}
 	}
 }

@@ -14,17 +14,6 @@ const alarmColumns = `id, owner, label, kind, fire_at, cron_expr, timezone, next
 	idempotency_key, max_failures, failure_count, last_error, claimed_by, claimed_at,
 	created_at, updated_at, last_fired_at`
 
-// prefixed is alarmColumns qualified by a table alias, for statements that join.
-func prefixed(alias string) string {
-	return alias + `.id, ` + alias + `.owner, ` + alias + `.label, ` + alias + `.kind, ` +
-		alias + `.fire_at, ` + alias + `.cron_expr, ` + alias + `.timezone, ` + alias + `.next_fire_at, ` +
-		alias + `.scheduled_for, ` + alias + `.conversation_id, ` + alias + `.wake_message, ` +
-		alias + `.payload, ` + alias + `.status, ` + alias + `.delivery, ` +
-		alias + `.idempotency_key, ` + alias + `.max_failures, ` + alias + `.failure_count, ` +
-		alias + `.last_error, ` + alias + `.claimed_by, ` + alias + `.claimed_at, ` +
-		alias + `.created_at, ` + alias + `.updated_at, ` + alias + `.last_fired_at`
-}
-
 // scanAlarm reads one row of alarmColumns and checks it with domain.Rehydrate.
 func scanAlarm(row pgx.Row) (domain.Alarm, error) {
 	var (
