@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// serve must refuse, before touching any store, every configuration that would break a
+// guarantee, and say why in words an operator can act on.
+func TestServeRefusesUnsafeConfiguration(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want []string
+	}{
+		{"no wake url outside dev", []string{"--wake-secret", "s"}, nil, []string{"--wake-url (CHRONOS_WAKE_URL) is required"}},
+		{"no secret outside dev", []string{"--wake-url", "http://127.0.0.1:9/"}, nil, []string{"--wake-secret (CHRONOS_WAKE_SECRET) is required"}},
+		{"relative wake url", []string{"--wake-url", "/hook", "--wake-secret", "s"}, nil, []string{"must be an absolute http:// or https:// URL"}},
+		{"lease not above delivery timeout", []string{"--dev", "--lease", "10s", "--delivery-timeout", "10s"}, nil, []string{"lease (10s) must exceed the delivery timeout (10s)"}},
+		{"lease from the environment", []string{"--dev"}, map[string]string{"CHRONOS_LEASE": "5s"}, []string{"lease (5s) must exceed"}},
+		{"every reason at once", nil, nil, []string{"--wake-url", "--wake-secret"}},
+		{"max failures out of range", []string{"--dev", "--max-failures", "0"}, nil, []string{"--max-failures must be between 1 and 100"}},
+		{"bad log format", []string{"--dev", "--log-format", "xml"}, nil, []string{"--log-format must be console or json"}},
+		{"backoff cap below base", []string{"--dev", "--backoff-base", "1m", "--backoff-cap", "30s"}, nil, []string{"backoff base (1m0s) must be positive and not above the cap (30s)"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			var stdout, stderr bytes.Buffer
+			// The store URL points nowhere usable: the refusal must come first.
+			args := append([]string{"serve", "--store", "sqlite:///nonexistent/dir/x.db"}, c.args...)
+			err := run(context.Background(), args, &stdout, &stderr)
+			if err == nil {
+				t.Fatal("serve started; want a refusal")
+			}
+			if !strings.HasPrefix(err.Error(), "refusing to start") {
+				t.Errorf("error %q does not start with 'refusing to start'", err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestBadEnvironmentValueNamesTheVariable(t *testing.T) {
+	t.Setenv("CHRONOS_TICK", "soon")
+	err := run(context.Background(), []string{"serve", "--dev"}, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "CHRONOS_TICK") {
+		t.Fatalf("error %v does not name CHRONOS_TICK", err)
+	}
+}
+
+func TestFlagWinsOverEnvironment(t *testing.T) {
+	t.Setenv("CHRONOS_LEASE", "1s")
+	var cfg serveConfig
+	fs := newFlagSet("serve", &bytes.Buffer{})
+	cfg.register(fs)
+	if err := parseWithEnv(fs, []string{"--lease", "90s"}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Lease.String() != "1m30s" {
+		t.Errorf("lease = %s, want the flag's 1m30s over the environment's 1s", cfg.Lease)
+	}
+}
+
+func TestStoreURLSchemes(t *testing.T) {
+	for _, u := range []string{"sqlite://x.db", "postgres://h/db", "postgresql://h/db", "mysql://u@h/db"} {
+		if _, err := dialectOf(u); err != nil {
+			t.Errorf("dialectOf(%q): %v", u, err)
+		}
+	}
+	for _, u := range []string{"chronos.db", "redis://h", ""} {
+		if _, err := dialectOf(u); err == nil {
+			t.Errorf("dialectOf(%q) accepted an unsupported URL", u)
+		}
+	}
+}
+
+func TestRedactHidesPasswords(t *testing.T) {
+	cases := map[string]string{
+		"postgres://chronos:s3cret@db:5432/x": "postgres://chronos:xxxxx@db:5432/x",
+		"mysql://root@127.0.0.1:3306/test":    "mysql://root@127.0.0.1:3306/test",
+		"sqlite://chronos.db":                 "sqlite://chronos.db",
+	}
+	for in, want := range cases {
+		if got := redact(in); got != want {
+			t.Errorf("redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestTokenCreatePrintsTheTokenAloneOnTheLastLine(t *testing.T) {
+	store := "sqlite://" + t.TempDir() + "/t.db"
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"token", "create", "--owner", "alice", "--store", store}, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "chr_") || strings.ContainsAny(last, " \t") {
+		t.Errorf("last line %q is not the token alone", last)
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"token", "list", "--store", store}, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "alice") || strings.Contains(out.String(), last) {
+		t.Errorf("token list shows no alice row, or shows the secret:\n%s", out.String())
+	}
+}
