@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/chronoshq/chronos/ports"
 )
 
 var hintCases = []testCase{
@@ -16,9 +18,13 @@ const hintWait = 5 * time.Second
 
 // A hint published after subscribing arrives with its time. Subscriptions may need a
 // moment to be in place, so the hint is republished until one arrives.
+//
+// A store that does not declare WakeHints must refuse to publish with ErrUnsupported, so
+// callers know to rely on polling; the case checks that instead of skipping.
 func testHintDelivered(t *testing.T, e *env) {
 	if !e.caps.WakeHints {
-		t.Skip("store does not declare WakeHints (Capabilities/DeclaredUnsupported checks ErrUnsupported)")
+		wantErr(t, "PublishHint without WakeHints", e.store.PublishHint(e.ctx, e.now()), ports.ErrUnsupported)
+		return
 	}
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
@@ -51,9 +57,17 @@ func testHintDelivered(t *testing.T, e *env) {
 }
 
 // Ending the subscription's context closes its channel.
+//
+// A store that does not declare WakeHints must refuse to subscribe with ErrUnsupported
+// and return no channel; the case checks that instead of skipping.
 func testHintClosedWhenDone(t *testing.T, e *env) {
 	if !e.caps.WakeHints {
-		t.Skip("store does not declare WakeHints (Capabilities/DeclaredUnsupported checks ErrUnsupported)")
+		ch, err := e.store.SubscribeHints(e.ctx)
+		wantErr(t, "SubscribeHints without WakeHints", err, ports.ErrUnsupported)
+		if ch != nil {
+			t.Error("SubscribeHints without WakeHints returned a channel")
+		}
+		return
 	}
 	ctx, cancel := context.WithCancel(e.ctx)
 	ch, err := e.store.SubscribeHints(ctx)
