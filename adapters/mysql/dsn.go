@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,8 +30,18 @@ var managedParams = map[string]string{
 	"time_zone": "'+00:00'",
 }
 
-// ParseURL translates a store URL, mysql://user:password@host:port/dbname?params, into
-// the driver's configuration.
+// connConfig is a store URL, translated.
+type connConfig struct {
+	driver       *mysql.Config
+	maxOpenConns int // pool_max_conns
+}
+
+// defaultMaxConns is the pool size when the URL does not set pool_max_conns: enough for
+// the dispatcher's claim and apply and a little API traffic (docs/mysql.md).
+func defaultMaxConns() int { return max(4, runtime.NumCPU()) }
+
+// parseURL translates a store URL, mysql://user:password@host:port/dbname?params, into
+// the driver's configuration and the pool size.
 //
 // The query may carry any go-sql-driver/mysql DSN parameter (tls, timeout,
 // readTimeout, interpolateParams, ...) or session variable, with these rules:
@@ -42,9 +54,11 @@ var managedParams = map[string]string{
 //     connection charset is always utf8mb4, where the driver's escaping is exact (the
 //     driver itself refuses it under the multi-byte charsets where it is not).
 //   - socket=/path connects over a Unix socket instead of host:port.
+//   - pool_max_conns=N caps the connections the store opens (default: the larger of 4
+//     and the number of CPUs).
 //
 // The port defaults to 3306. The password never appears in an error.
-func ParseURL(raw string) (*mysql.Config, error) {
+func parseURL(raw string) (connConfig, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		// url.Error repeats the whole URL, password included: name only the cause.
@@ -52,19 +66,19 @@ func ParseURL(raw string) (*mysql.Config, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return nil, fmt.Errorf("mysql: store URL: %w", err)
+		return connConfig{}, fmt.Errorf("mysql: store URL: %w", err)
 	}
 	if u.Scheme != "mysql" {
-		return nil, fmt.Errorf("mysql: store URL: scheme is %q, want mysql://user:password@host:port/dbname", u.Scheme)
+		return connConfig{}, fmt.Errorf("mysql: store URL: scheme is %q, want mysql://user:password@host:port/dbname", u.Scheme)
 	}
 	dbName := strings.TrimPrefix(u.Path, "/")
 	if dbName == "" || strings.Contains(dbName, "/") {
-		return nil, fmt.Errorf("mysql: store URL: want exactly one database name in the path, got %q", u.Path)
+		return connConfig{}, fmt.Errorf("mysql: store URL: want exactly one database name in the path, got %q", u.Path)
 	}
 	query := u.Query()
 	for name, want := range managedParams {
 		if vs, ok := query[name]; ok && (len(vs) != 1 || vs[0] != want) {
-			return nil, fmt.Errorf("mysql: store URL: %s=%s is not allowed: the store needs %s=%s", name, strings.Join(vs, ","), name, want)
+			return connConfig{}, fmt.Errorf("mysql: store URL: %s=%s is not allowed: the store needs %s=%s", name, strings.Join(vs, ","), name, want)
 		}
 		query.Del(name)
 	}
@@ -72,13 +86,22 @@ func ParseURL(raw string) (*mysql.Config, error) {
 		for _, v := range query[name] {
 			for _, one := range strings.Split(v, ",") {
 				if !strings.HasPrefix(strings.ToLower(one), "utf8mb4") {
-					return nil, fmt.Errorf("mysql: store URL: %s=%s is not allowed: the store needs utf8mb4", name, v)
+					return connConfig{}, fmt.Errorf("mysql: store URL: %s=%s is not allowed: the store needs utf8mb4", name, v)
 				}
 			}
 		}
 	}
 	socket := query.Get("socket")
 	query.Del("socket")
+	maxConns := defaultMaxConns()
+	if query.Has("pool_max_conns") {
+		n, err := strconv.Atoi(query.Get("pool_max_conns"))
+		if err != nil || n < 1 {
+			return connConfig{}, fmt.Errorf("mysql: store URL: pool_max_conns=%s: want a positive number", query.Get("pool_max_conns"))
+		}
+		maxConns = n
+		query.Del("pool_max_conns")
+	}
 	if !query.Has("interpolateParams") {
 		query.Set("interpolateParams", "true")
 	}
@@ -88,7 +111,7 @@ func ParseURL(raw string) (*mysql.Config, error) {
 	// an '@' or '/' in a password would change its meaning.
 	cfg, err := mysql.ParseDSN("/?" + query.Encode())
 	if err != nil {
-		return nil, fmt.Errorf("mysql: store URL parameters: %w", err)
+		return connConfig{}, fmt.Errorf("mysql: store URL parameters: %w", err)
 	}
 	if u.User != nil {
 		cfg.User = u.User.Username()
@@ -99,7 +122,7 @@ func ParseURL(raw string) (*mysql.Config, error) {
 	case socket != "":
 		cfg.Net, cfg.Addr = "unix", socket
 	case u.Hostname() == "":
-		return nil, errors.New("mysql: store URL: missing host (or socket=/path)")
+		return connConfig{}, errors.New("mysql: store URL: missing host (or socket=/path)")
 	default:
 		port := u.Port()
 		if port == "" {
@@ -119,7 +142,7 @@ func ParseURL(raw string) (*mysql.Config, error) {
 	// Anything the store forgets to truncate is cut to the column's microseconds, never
 	// rounded up by the server (MySQL rounds, MariaDB truncates).
 	if err := cfg.Apply(mysql.TimeTruncate(time.Microsecond)); err != nil {
-		return nil, fmt.Errorf("mysql: store URL: %w", err)
+		return connConfig{}, fmt.Errorf("mysql: store URL: %w", err)
 	}
-	return cfg, nil
+	return connConfig{driver: cfg, maxOpenConns: maxConns}, nil
 }

@@ -7,10 +7,11 @@ import (
 )
 
 func TestParseURL(t *testing.T) {
-	cfg, err := ParseURL("mysql://chronos:s3cr%40t%2Fx@db.example:3307/chronos?timeout=5s&tls=true&sql_mode=TRADITIONAL")
+	cc, err := parseURL("mysql://chronos:s3cr%40t%2Fx@db.example:3307/chronos?timeout=5s&tls=true&sql_mode=TRADITIONAL&pool_max_conns=12")
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg := cc.driver
 	checks := []struct {
 		name      string
 		got, want any
@@ -29,6 +30,8 @@ func TestParseURL(t *testing.T) {
 		{"TLSConfig", cfg.TLSConfig, "true"},
 		{"time_zone", cfg.Params["time_zone"], "'+00:00'"},
 		{"sql_mode (a session variable, passed through)", cfg.Params["sql_mode"], "TRADITIONAL"},
+		{"pool_max_conns", cc.maxOpenConns, 12},
+		{"pool_max_conns is not a session variable", cfg.Params["pool_max_conns"], ""},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -52,17 +55,21 @@ func TestParseURLDefaultsAndVariants(t *testing.T) {
 		{"mysql://u@h/test?charset=utf8mb4&collation=utf8mb4_unicode_ci", "tcp", "h:3306", "u", true},
 	}
 	for _, c := range cases {
-		cfg, err := ParseURL(c.url)
+		cc, err := parseURL(c.url)
 		if err != nil {
-			t.Errorf("ParseURL(%q): %v", c.url, err)
+			t.Errorf("parseURL(%q): %v", c.url, err)
 			continue
 		}
+		if cc.maxOpenConns != defaultMaxConns() {
+			t.Errorf("parseURL(%q): pool size %d, want the default %d", c.url, cc.maxOpenConns, defaultMaxConns())
+		}
+		cfg := cc.driver
 		if cfg.Net != c.net || cfg.Addr != c.addr || cfg.User != c.user || cfg.InterpolateParams != c.interpolateParams {
-			t.Errorf("ParseURL(%q) = net %q addr %q user %q interpolateParams %v, want %q %q %q %v",
+			t.Errorf("parseURL(%q) = net %q addr %q user %q interpolateParams %v, want %q %q %q %v",
 				c.url, cfg.Net, cfg.Addr, cfg.User, cfg.InterpolateParams, c.net, c.addr, c.user, c.interpolateParams)
 		}
 		if !cfg.ParseTime || cfg.Loc != time.UTC || cfg.MultiStatements || !cfg.ClientFoundRows {
-			t.Errorf("ParseURL(%q) lost a managed setting: %+v", c.url, cfg)
+			t.Errorf("parseURL(%q) lost a managed setting: %+v", c.url, cfg)
 		}
 	}
 }
@@ -82,15 +89,17 @@ func TestParseURLRefuses(t *testing.T) {
 		{"mysql://u@h/db?charset=latin1", "utf8mb4"},
 		{"mysql://u@h/db?collation=latin1_swedish_ci", "utf8mb4"},
 		{"mysql://u@h/db?timeout=soon", "invalid duration"},
+		{"mysql://u@h/db?pool_max_conns=0", "pool_max_conns"},
+		{"mysql://u@h/db?pool_max_conns=many", "pool_max_conns"},
 	}
 	for _, c := range cases {
-		_, err := ParseURL(c.url)
+		_, err := parseURL(c.url)
 		if err == nil {
-			t.Errorf("ParseURL(%q) succeeded, want an error about %s", c.url, c.wantInError)
+			t.Errorf("parseURL(%q) succeeded, want an error about %s", c.url, c.wantInError)
 			continue
 		}
 		if !strings.Contains(err.Error(), c.wantInError) || !strings.HasPrefix(err.Error(), "mysql: ") {
-			t.Errorf("ParseURL(%q) = %q, want a \"mysql: \" error naming %s", c.url, err, c.wantInError)
+			t.Errorf("parseURL(%q) = %q, want a \"mysql: \" error naming %s", c.url, err, c.wantInError)
 		}
 	}
 }
@@ -101,9 +110,9 @@ func TestParseURLErrorsHideThePassword(t *testing.T) {
 		"mysql://u:hunter2@h/db?parseTime=false",
 		"mysql://u:hunter2@/db",
 	} {
-		_, err := ParseURL(u)
+		_, err := parseURL(u)
 		if err == nil {
-			t.Fatalf("ParseURL(%q) succeeded", u)
+			t.Fatalf("parseURL(%q) succeeded", u)
 		}
 		if strings.Contains(err.Error(), "hunter2") {
 			t.Errorf("ParseURL error repeats the password: %q", err)

@@ -26,8 +26,8 @@ func TestPreparedStatementProtocol(t *testing.T) {
 	if err := Migrate(t.Context(), u); err != nil {
 		t.Fatal(err)
 	}
-	if cfg, err := ParseURL(u); err != nil || cfg.InterpolateParams {
-		t.Fatalf("ParseURL(%q) = interpolateParams %v, %v", u, cfg.InterpolateParams, err)
+	if cc, err := parseURL(u); err != nil || cc.driver.InterpolateParams {
+		t.Fatalf("parseURL(%q) = %+v, %v; want interpolateParams off", u, cc.driver, err)
 	}
 	s, err := Open(t.Context(), u, Options{Clock: fixedClock(testNow)})
 	if err != nil {

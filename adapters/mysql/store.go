@@ -31,17 +31,15 @@ type Store struct {
 	retries atomic.Int64 // transactions run again after a deadlock or lock wait timeout
 }
 
-// Pool sizing. Idle connections are kept for the dispatcher's steady claim/apply
-// cadence, and recycled well before a typical server wait_timeout (8h) or a proxy's
-// idle cut-off would break them under us.
+// Pool connections are recycled well before a typical server wait_timeout (8h) or a
+// proxy's idle cut-off would break them under us. The pool size comes from the URL.
 const (
-	maxIdleConns    = 8
 	connMaxIdleTime = 5 * time.Minute
 	connMaxLifetime = 30 * time.Minute
 )
 
 // Open connects to the database at url (mysql://user:password@host:port/dbname?params,
-// see ParseURL), refuses servers older than MySQL 8.0 or MariaDB 10.6, and migrates the
+// see parseURL), refuses servers older than MySQL 8.0 or MariaDB 10.6, and migrates the
 // schema when opts.Migrate is set, or else checks that it is at this binary's version.
 func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	db, server, err := connect(ctx, url)
@@ -73,16 +71,20 @@ func Migrate(ctx context.Context, url string) error {
 
 // connect opens the pool and checks the server.
 func connect(ctx context.Context, url string) (*sql.DB, serverVersion, error) {
-	cfg, err := ParseURL(url)
+	cc, err := parseURL(url)
 	if err != nil {
 		return nil, serverVersion{}, err
 	}
+	cfg := cc.driver
 	c, err := newConnector(cfg)
 	if err != nil {
 		return nil, serverVersion{}, err
 	}
 	db := sql.OpenDB(c)
-	db.SetMaxIdleConns(maxIdleConns)
+	// Idle connections are kept up to the cap: the dispatcher claims and applies on a
+	// steady cadence, and reconnecting costs more round trips than any query.
+	db.SetMaxOpenConns(cc.maxOpenConns)
+	db.SetMaxIdleConns(cc.maxOpenConns)
 	db.SetConnMaxIdleTime(connMaxIdleTime)
 	db.SetConnMaxLifetime(connMaxLifetime)
 	var raw string

@@ -30,10 +30,11 @@ func testURL() string {
 // adminDB is one pool on the test server, with no default database, for creating and
 // dropping the tests' databases.
 var adminDB = sync.OnceValues(func() (*sql.DB, error) {
-	cfg, err := ParseURL(testURL())
+	cc, err := parseURL(testURL())
 	if err != nil {
 		return nil, err
 	}
+	cfg := cc.driver
 	cfg.DBName = ""
 	c, err := mysql.NewConnector(cfg)
 	if err != nil {
