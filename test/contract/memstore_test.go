@@ -88,6 +88,40 @@ func (s *memStore) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bo
 	return a, false, nil
 }
 
+// CreateMany is all or nothing: every id and key is checked before anything is written.
+func (s *memStore) CreateMany(ctx context.Context, as []domain.Alarm) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := map[string]bool{}
+	keys := map[[2]string]bool{}
+	for _, b := range s.alarms {
+		if b.IdempotencyKey != "" {
+			keys[[2]string{b.Owner, b.IdempotencyKey}] = true
+		}
+	}
+	for _, a := range as {
+		k := [2]string{a.Owner, a.IdempotencyKey}
+		if _, taken := s.alarms[a.ID]; taken || ids[a.ID] || (a.IdempotencyKey != "" && keys[k]) {
+			return ports.ErrConflict
+		}
+		ids[a.ID] = true
+		if a.IdempotencyKey != "" {
+			keys[k] = true
+		}
+	}
+	for _, a := range as {
+		a = memAlarm(a)
+		s.alarms[a.ID] = a
+		s.appendEvents([]domain.Event{{AlarmID: a.ID, Type: domain.EventCreated, At: a.CreatedAt}})
+	}
+	return nil
+}
+
+var _ ports.BulkCreator = (*memStore)(nil)
+
 func (s *memStore) owned(owner, id string) (domain.Alarm, error) {
 	a, ok := s.alarms[id]
 	if !ok || a.Owner != owner {

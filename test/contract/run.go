@@ -27,6 +27,9 @@ package contract
 //   Tokens        tokens.go        API token storage
 //   Workers       workers.go       worker registration and heartbeats
 //   Hints         hints.go         wake hints, for stores that declare WakeHints
+//   BulkCreate    bulk.go          the optional ports.BulkCreator: round trip, created
+//                                  events, claimable, all-or-nothing conflicts (each
+//                                  case skipped, saying so, on a store without it)
 
 import "testing"
 
@@ -58,6 +61,7 @@ func areas() []area {
 		{"Tokens", tokenCases},
 		{"Workers", workerCases},
 		{"Hints", hintCases},
+		{"BulkCreate", bulkCases},
 	}
 }
 

@@ -1,0 +1,76 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+var _ ports.BulkCreator = (*Store)(nil)
+
+// Bounds of one multi-row INSERT in CreateMany: 23 placeholders a row keeps 500 rows
+// far below the 65,535 a statement may carry, and the byte budget keeps a statement of
+// large payloads well below the server's max_allowed_packet (16 MiB by default).
+const (
+	alarmsPerInsert     = 500
+	alarmBytesPerInsert = 4 << 20
+)
+
+// CreateMany inserts as and their created events with multi-row INSERTs in one
+// transaction. A taken id or idempotency key (stored, or twice in as) is a duplicate
+// key error that rolls the whole transaction back: ErrConflict, nothing written.
+func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
+	if len(as) == 0 {
+		return nil
+	}
+	return mapError(ctx, s.inTx(ctx, func(tx *sql.Tx) error {
+		for rest := as; len(rest) > 0; {
+			n := insertChunk(rest)
+			if err := insertAlarms(ctx, tx, rest[:n]); err != nil {
+				return err
+			}
+			evs := make([]domain.Event, n)
+			for i, a := range rest[:n] {
+				evs[i] = createdEvent(storedAlarm(a))
+			}
+			if err := insertEvents(ctx, tx, evs); err != nil {
+				return err
+			}
+			rest = rest[n:]
+		}
+		return nil
+	}))
+}
+
+// insertChunk is how many alarms from the front of as go into one INSERT: at least one,
+// at most alarmsPerInsert, and no more than the byte budget once the first is in.
+func insertChunk(as []domain.Alarm) int {
+	size := 0
+	for i, a := range as {
+		size += len(a.Payload) + len(a.WakeMessage) + len(a.Label) + len(a.ConversationID) + 256
+		if i == alarmsPerInsert || (i > 0 && size > alarmBytesPerInsert) {
+			return i
+		}
+	}
+	return len(as)
+}
+
+// insertAlarms writes as in one multi-row INSERT.
+func insertAlarms(ctx context.Context, tx *sql.Tx, as []domain.Alarm) error {
+	var q strings.Builder
+	q.WriteString(`INSERT INTO alarms (` + alarmColumns + `) VALUES `)
+	row := "(" + placeholders(23) + ")"
+	args := make([]any, 0, 23*len(as))
+	for i, a := range as {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString(row)
+		args = append(args, alarmArgs(a)...)
+	}
+	_, err := tx.ExecContext(ctx, q.String(), args...)
+	return err
+}

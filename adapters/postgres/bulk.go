@@ -1,0 +1,60 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+var _ ports.BulkCreator = (*Store)(nil)
+
+// alarmColumnNames is alarmColumns as the list CopyFrom takes.
+var alarmColumnNames = func() []string {
+	names := strings.Split(alarmColumns, ",")
+	for i, n := range names {
+		names[i] = strings.TrimSpace(n)
+	}
+	return names
+}()
+
+var eventColumnNames = []string{"alarm_id", "type", "at", "attempt", "scheduled_for", "worker", "message"}
+
+// CreateMany inserts as and their created events with two COPYs in one transaction:
+// the binary COPY protocol streams rows without a statement per row, so a load costs
+// what the server needs to write it. A taken id or idempotency key is a unique
+// violation that aborts the COPY, and with it the whole transaction.
+func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
+	if len(as) == 0 {
+		return nil
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return mapError(err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
+
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"alarms"}, alarmColumnNames, pgx.CopyFromSlice(len(as), func(i int) ([]any, error) {
+		a := as[i]
+		return []any{
+			a.ID, a.Owner, a.Label, string(a.Kind), timeArg(a.FireAt), a.CronExpr, a.Timezone, timeArg(a.NextFireAt),
+			timeArg(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadArg(a.Payload), string(a.Status), string(a.Delivery),
+			a.IdempotencyKey, int32(a.MaxFailures), int32(a.FailureCount), a.LastError, textArg(a.ClaimedBy), timeArg(a.ClaimedAt),
+			timeArg(a.CreatedAt), timeArg(a.UpdatedAt), timeArg(a.LastFiredAt),
+		}, nil
+	})); err != nil {
+		return mapError(err)
+	}
+	// The created event, as createSQL writes it: at the alarm's creation, before any
+	// attempt, about its first occurrence.
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"alarm_events"}, eventColumnNames, pgx.CopyFromSlice(len(as), func(i int) ([]any, error) {
+		a := as[i]
+		return []any{a.ID, string(domain.EventCreated), timeArg(a.CreatedAt), int32(0), timeArg(a.ScheduledFor), "", ""}, nil
+	})); err != nil {
+		return mapError(err)
+	}
+	return mapError(tx.Commit(ctx))
+}

@@ -1,0 +1,63 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+var _ ports.BulkCreator = (*Store)(nil)
+
+// alarmsPerInsert keeps one multi-row INSERT of 23 variables a row far below SQLite's
+// limit of 32766 bound variables.
+const alarmsPerInsert = 500
+
+// CreateMany inserts as and their created events with multi-row INSERTs in one write
+// transaction. A taken id or idempotency key (stored, or twice in as) fails the
+// INSERT, which rolls everything back: ErrConflict, nothing written.
+func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
+	if len(as) == 0 {
+		return nil
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		for rest := as; len(rest) > 0; {
+			n := min(len(rest), alarmsPerInsert)
+			chunk := make([]domain.Alarm, n)
+			evs := make([]domain.Event, n)
+			for i, a := range rest[:n] {
+				chunk[i] = storedAlarm(a)
+				evs[i] = createdEvent(chunk[i])
+			}
+			if err := insertAlarms(ctx, tx, chunk); err != nil {
+				return err
+			}
+			if err := insertEvents(ctx, tx, evs); err != nil {
+				return err
+			}
+			rest = rest[n:]
+		}
+		return nil
+	})
+}
+
+// insertAlarms writes as (already at the store's precision) in one INSERT.
+func insertAlarms(ctx context.Context, tx *sql.Tx, as []domain.Alarm) error {
+	var q strings.Builder
+	q.WriteString(`INSERT INTO alarms (` + alarmColumns + `) VALUES `)
+	args := make([]any, 0, 23*len(as))
+	for i, a := range as {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		args = append(args, a.ID, a.Owner, a.Label, string(a.Kind), toDB(a.FireAt), a.CronExpr, a.Timezone, toDB(a.NextFireAt),
+			toDB(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadBytes(a.Payload), string(a.Status),
+			string(a.Delivery), a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError,
+			nullString(a.ClaimedBy), toDB(a.ClaimedAt), toDB(a.CreatedAt), toDB(a.UpdatedAt), toDB(a.LastFiredAt))
+	}
+	_, err := tx.ExecContext(ctx, q.String(), args...)
+	return mapError(err)
+}
