@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
 )
 
 const tokenColumns = `id, owner, admin, hash, created_at, revoked_at`
@@ -22,7 +24,7 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (domain.Token, err
 	t, err := scanToken(s.db.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM tokens WHERE hash = ?`, hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		// The hash is a credential's fingerprint: it stays out of the message.
-		return domain.Token{}, notFound("token", "with this hash")
+		return domain.Token{}, final{fmt.Errorf("mysql: no token with this hash: %w", ports.ErrNotFound)}
 	}
 	return t, mapError(ctx, err)
 }
