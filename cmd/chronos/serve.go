@@ -90,8 +90,15 @@ func provideStore(lc fx.Lifecycle, cfg *serveConfig, log *zap.Logger) (ports.Sto
 	return s, nil
 }
 
-func provideClock(s ports.Store) (*app.StoreClock, error) {
-	c := app.NewStoreClock()
+func provideClock(s ports.Store, log *zap.Logger) (*app.StoreClock, error) {
+	opts, skew, err := storeClockOptions()
+	if err != nil {
+		return nil, err
+	}
+	if skew != 0 {
+		log.Warn("TEST-ONLY: the process clock is shifted", zap.String("env", testClockSkewEnv), zap.Duration("skew", skew))
+	}
+	c := app.NewStoreClock(opts...)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := c.Sync(ctx, s); err != nil {

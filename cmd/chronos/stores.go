@@ -20,7 +20,11 @@ type dialect struct {
 var dialects = map[string]dialect{
 	"sqlite": {
 		open: func(ctx context.Context, url string, migrate bool) (ports.Store, error) {
-			return sqlite.Open(ctx, url, sqlite.Options{Migrate: migrate})
+			clock, err := processClock()
+			if err != nil {
+				return nil, err
+			}
+			return sqlite.Open(ctx, url, sqlite.Options{Migrate: migrate, Clock: clock})
 		},
 		migrate: sqlite.Migrate,
 	},
