@@ -16,6 +16,10 @@ var (
 	ErrLeaseLost = errors.New("lease lost")
 	// ErrUnsupported: the store declared (in Capabilities) that it cannot do this.
 	ErrUnsupported = errors.New("unsupported by this store")
+	// ErrUnavailable: the database could not be reached, refused the connection, was
+	// shutting down, or kept a lock past the store's timeout. Nothing was applied, and
+	// the same call may succeed later: callers retry (the HTTP API answers 503).
+	ErrUnavailable = errors.New("store unavailable")
 	// ErrUnauthenticated: a caller's credential is missing, unknown or revoked. Driving
 	// adapters (the HTTP API) map it to 401.
 	ErrUnauthenticated = errors.New("missing, unknown or revoked token")

@@ -102,7 +102,8 @@ func toAPIError(err error) *apiError {
 // errors, so these checks see through the adapters' prefixes.
 func unavailable(err error) bool {
 	var netErr net.Error
-	return errors.Is(err, context.DeadlineExceeded) ||
+	return errors.Is(err, ports.ErrUnavailable) ||
+		errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, context.Canceled) || // the client left; nobody reads the answer
 		errors.Is(err, driver.ErrBadConn) ||
 		errors.Is(err, sql.ErrConnDone) ||

@@ -3,8 +3,11 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"net"
+	"syscall"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -38,9 +41,25 @@ func mapError(ctx context.Context, err error) error {
 		return fmt.Errorf("mysql: %w", ports.ErrNotFound)
 	case serverErrorIs(err, erDupEntry):
 		return fmt.Errorf("mysql: %w: %w", ports.ErrConflict, err)
+	case unreachable(err):
+		return fmt.Errorf("mysql: %w: %w", ports.ErrUnavailable, err)
 	default:
 		return fmt.Errorf("mysql: %w", err)
 	}
+}
+
+// unreachable reports errors that say the server could not be reached, broke the
+// connection, or kept a lock past innodb_lock_wait_timeout even after retries: the
+// statement did not apply and may succeed later.
+func unreachable(err error) bool {
+	var netErr net.Error
+	return errors.As(err, &netErr) ||
+		errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, mysql.ErrInvalidConn) ||
+		errors.Is(err, sql.ErrConnDone) ||
+		errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) ||
+		serverErrorIs(err, erLockWaitTimeout)
 }
 
 // final marks an error that is already what the caller must see: a not-found with

@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -33,7 +37,28 @@ func mapError(err error) error {
 	if errors.As(err, &pgErr) && pgErr.Code == codeUniqueViolation {
 		return fmt.Errorf("postgres: %w: %s", ports.ErrConflict, pgErr.ConstraintName)
 	}
+	if unreachable(err) {
+		return fmt.Errorf("postgres: %w: %w", ports.ErrUnavailable, err)
+	}
 	return fmt.Errorf("postgres: %w", err)
+}
+
+// unreachable reports errors that say the server could not be reached or is going
+// away, rather than that the statement was wrong: connecting failed, the connection
+// broke, or the server is shutting down, starting up or out of connections.
+func unreachable(err error) bool {
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &connectErr), errors.As(err, &netErr), pgconn.Timeout(err):
+		return true
+	case errors.As(err, &pgErr):
+		// Class 08: connection exception; 57P0x: admin or crash shutdown, cannot
+		// connect now; 53300: too many connections.
+		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P0") || pgErr.Code == "53300"
+	}
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
 }
 
 func isContextError(err error) bool {

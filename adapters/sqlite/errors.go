@@ -37,7 +37,7 @@ func mapError(err error) error {
 		}
 		switch e.Code() & 0xff { // the primary result code, whatever the extension
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-			return fmt.Errorf("sqlite: %w: %s", ErrBusy, e.Error())
+			return fmt.Errorf("sqlite: %w: %w: %s", ports.ErrUnavailable, ErrBusy, e.Error())
 		}
 	}
 	return fmt.Errorf("sqlite: %w", err)
