@@ -26,10 +26,18 @@ type Node struct {
 	env    []string
 	logDir string
 
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	done chan struct{}
-	runs int
+	mu    sync.Mutex
+	cmd   *exec.Cmd
+	done  chan struct{}
+	runs  int
+	kills []Kill
+}
+
+// Kill records one SIGKILL: which node, which process, when.
+type Kill struct {
+	Node string
+	PID  int
+	At   time.Time
 }
 
 // NodeConfig is what a node is started with; Extra flags are appended.
@@ -113,6 +121,46 @@ func (n *Node) Kill() { n.signal(syscall.SIGKILL) }
 // Stop sends SIGTERM (graceful drain) and waits.
 func (n *Node) Stop() { n.signal(syscall.SIGTERM) }
 
+// PID is the process id of the current (or last) run; 0 before the first start.
+func (n *Node) PID() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cmd == nil || n.cmd.Process == nil {
+		return 0
+	}
+	return n.cmd.Process.Pid
+}
+
+// Running reports whether the current run is still alive (it did not exit on its own).
+func (n *Node) Running() bool {
+	n.mu.Lock()
+	done := n.done
+	n.mu.Unlock()
+	if done == nil {
+		return false
+	}
+	select {
+	case <-done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Kills returns every SIGKILL sent to this node while it was running.
+func (n *Node) Kills() []Kill {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]Kill(nil), n.kills...)
+}
+
+// Restarts is how many times the node was started after its first start.
+func (n *Node) Restarts() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return max(n.runs-1, 0)
+}
+
 func (n *Node) signal(sig syscall.Signal) {
 	n.mu.Lock()
 	cmd, done := n.cmd, n.done
@@ -124,6 +172,11 @@ func (n *Node) signal(sig syscall.Signal) {
 	case <-done:
 		return
 	default:
+	}
+	if sig == syscall.SIGKILL {
+		n.mu.Lock()
+		n.kills = append(n.kills, Kill{Node: n.Name, PID: cmd.Process.Pid, At: time.Now()})
+		n.mu.Unlock()
 	}
 	_ = cmd.Process.Signal(sig)
 	select {

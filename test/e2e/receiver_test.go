@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -21,6 +22,7 @@ type Delivery struct {
 	ScheduledFor  time.Time       `json:"scheduled_for"`
 	Payload       json.RawMessage `json:"payload"`
 	Arrived       time.Time       `json:"-"`
+	Via           string          `json:"-"` // the wake URL's path without "/": tests give each node its own
 	SignatureOK   bool            `json:"-"`
 	Status        int             `json:"-"` // what the receiver answered
 }
@@ -52,6 +54,7 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	var d Delivery
 	_ = json.Unmarshal(body, &d)
 	d.Arrived = time.Now()
+	d.Via = strings.TrimPrefix(req.URL.Path, "/")
 	d.SignatureOK = webhook.Verify(r.secret, req.Header.Get("Chronos-Signature"), body, d.Arrived, time.Minute) == nil &&
 		req.Header.Get("Idempotency-Key") == d.OccurrenceKey
 	d.Status = http.StatusOK

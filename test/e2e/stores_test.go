@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -13,8 +14,6 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
-
-	chronosmysql "github.com/chronoshq/chronos/adapters/mysql"
 )
 
 // storeKind names a store the scenarios run on.
@@ -112,11 +111,10 @@ func newPostgresSchema(t *testing.T) string {
 func newMySQLDatabase(t *testing.T) string {
 	t.Helper()
 	base := envOr("CHRONOS_TEST_MYSQL_URL", "mysql://root@127.0.0.1:3306/test")
-	cfg, err := chronosmysql.ParseURL(base)
+	cfg, err := mysqlAdminConfig(base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.DBName = ""
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -147,4 +145,22 @@ func newMySQLDatabase(t *testing.T) string {
 	}
 	u.Path = "/" + name
 	return u.String()
+}
+
+// mysqlAdminConfig is the driver configuration for the server a mysql:// store URL
+// names, without a database: enough to create and drop one.
+func mysqlAdminConfig(storeURL string) (*mysql.Config, error) {
+	u, err := url.Parse(storeURL)
+	if err != nil {
+		return nil, err
+	}
+	cfg := mysql.NewConfig()
+	cfg.Net = "tcp"
+	cfg.Addr = u.Host
+	if u.Port() == "" {
+		cfg.Addr = net.JoinHostPort(u.Hostname(), "3306")
+	}
+	cfg.User = u.User.Username()
+	cfg.Passwd, _ = u.User.Password()
+	return cfg, nil
 }
