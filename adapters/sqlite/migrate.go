@@ -3,8 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/pressly/goose/v3"
 
@@ -41,21 +43,33 @@ func Migrate(ctx context.Context, url string) error {
 // Rule for future SQLite migrations, which follows: a migration re-run on a database
 // that already has it must fail, not apply twice. DDL does; guard any data change so a
 // second run fails or changes nothing.
+//
+// Goose also runs some statements outside a transaction; in WAL mode one that reads and
+// then writes while another process commits gets SQLITE_BUSY at once, without waiting
+// for the busy timeout. That is retried a few times: the next attempt sees the other
+// process's work.
 func migrate(ctx context.Context, db *sql.DB) error {
 	p, err := newProvider(db)
 	if err != nil {
 		return err
 	}
-	if _, err := p.Up(ctx); err != nil {
+	for attempt := 1; ; attempt++ {
+		_, err := p.Up(ctx)
+		if err == nil {
+			return nil
+		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if checkVersion(ctx, db) == nil {
 			return nil
 		}
+		if attempt < 5 && errors.Is(mapError(err), ErrBusy) {
+			time.Sleep(time.Duration(attempt) * 50 * time.Millisecond)
+			continue
+		}
 		return fmt.Errorf("sqlite: migrate: %w", err)
 	}
-	return nil
 }
 
 func newProvider(db *sql.DB) (*goose.Provider, error) {
