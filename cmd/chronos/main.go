@@ -24,6 +24,7 @@ Usage:
   chronos token create --owner NAME [--admin] [--store URL]
   chronos token list   [--store URL]
   chronos token revoke --id ID [--store URL]
+  chronos bench   [flags]   burn-down or steady-rate benchmark on a new database
   chronos version
 
 Every flag has an environment fallback: --wake-url is CHRONOS_WAKE_URL, and so on.
@@ -56,6 +57,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return migrateCommand(ctx, rest, stdout, stderr)
 	case "token":
 		return tokenCommand(ctx, rest, stdout, stderr)
+	case "bench":
+		return benchCommand(ctx, rest, stdout, stderr)
+	case benchWorkerCommand: // hidden: one node of `chronos bench --nodes K`
+		return benchWorkerMain(ctx, rest, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "chronos", Version())
 		return nil

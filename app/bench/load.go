@@ -1,0 +1,90 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/domain"
+)
+
+// Mix describes the alarms a run loads.
+type Mix struct {
+	// CronFraction of the alarms are cron series (0..1); the rest are once alarms.
+	CronFraction float64
+	// AtMostOnceFraction of the alarms ask for at-most-once delivery (0..1): each then
+	// costs an extra Apply (the advance) before its wake.
+	AtMostOnceFraction float64
+	// PayloadBytes is the size of each alarm's JSON payload (at least 2 bytes).
+	PayloadBytes int
+}
+
+// Validate refuses a mix that cannot be built.
+func (m Mix) Validate() error {
+	switch {
+	case m.CronFraction < 0 || m.CronFraction > 1:
+		return fmt.Errorf("cron fraction must be between 0 and 1, got %g", m.CronFraction)
+	case m.AtMostOnceFraction < 0 || m.AtMostOnceFraction > 1:
+		return fmt.Errorf("at-most-once fraction must be between 0 and 1, got %g", m.AtMostOnceFraction)
+	case m.PayloadBytes < 2 || m.PayloadBytes > domain.MaxPayloadBytes:
+		return fmt.Errorf("payload size must be between 2 and %d bytes, got %d", domain.MaxPayloadBytes, m.PayloadBytes)
+	}
+	return nil
+}
+
+// Owner owns every alarm a run creates.
+const Owner = "bench"
+
+// cronSchedules are the series a run's cron alarms follow: a handful of expressions
+// and zones, so that a dispatcher that caches parsed schedules is measured as it
+// would run in production (many series, few distinct schedules), and one that parses
+// per fire pays for it. Each is at most daily, so a run never fires a series twice.
+var cronSchedules = []struct{ expr, tz string }{
+	{"30 3 * * *", "Europe/Berlin"},
+	{"0 9 * * 1-5", "America/New_York"},
+	{"15 0 * * *", "UTC"},
+	{"0 12 1 * *", "Asia/Tokyo"},
+}
+
+// Build makes n alarms of the mix, created at now, with due times spread evenly over
+// [from, to). Cron series are made as a series looks after downtime: an occurrence
+// already due, whatever its schedule says next.
+func Build(n int, m Mix, now, from, to time.Time) ([]domain.Alarm, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	payload := json.RawMessage(`"` + strings.Repeat("x", m.PayloadBytes-2) + `"`)
+	as := make([]domain.Alarm, n)
+	step := to.Sub(from) / time.Duration(max(n, 1))
+	for i := range as {
+		due := from.Add(time.Duration(i) * step)
+		spec := domain.Spec{Owner: Owner, Label: "bench", Payload: payload, MaxFailures: 5}
+		isCron := picked(i, m.CronFraction)
+		if isCron {
+			c := cronSchedules[i%len(cronSchedules)]
+			spec.Kind, spec.CronExpr, spec.Timezone = domain.KindCron, c.expr, c.tz
+		} else {
+			spec.Kind, spec.FireAt = domain.KindOnce, &due
+		}
+		if picked(i, m.AtMostOnceFraction) {
+			spec.Delivery = domain.AtMostOnce
+		}
+		a, err := domain.NewAlarm(app.NewAlarmID(), spec, now, domain.Defaults{MaxFailures: 5})
+		if err != nil {
+			return nil, fmt.Errorf("bench: building alarm %d: %w", i, err)
+		}
+		if isCron {
+			a.NextFireAt, a.ScheduledFor = due, due
+		}
+		as[i] = a
+	}
+	return as, nil
+}
+
+// picked spreads a fraction f evenly over the indexes: alarm i is picked when the
+// running count floor(i*f) steps up at it, so exactly floor(n*f) of n are picked.
+func picked(i int, f float64) bool {
+	return int(float64(i+1)*f) > int(float64(i)*f)
+}

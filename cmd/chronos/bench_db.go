@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
+)
+
+// benchDB is the throwaway database one bench run works in. The run never touches any
+// database it did not create: it makes a new one on the server --store names, and
+// drops it afterwards (unless --keep).
+type benchDB struct {
+	dialect string // sqlite, postgres or mysql
+	url     string // store URL of the new database
+	name    string // what to show: the database or file
+	// commits reads the server's count of committed transactions that the comparison
+	// uses; nil where the server keeps none (SQLite: the dispatchers' own counts are
+	// used instead).
+	commits       func(ctx context.Context) (int64, error)
+	commitsSource string
+	drop          func(ctx context.Context) error
+	close         func()
+}
+
+// Short names for the local development databases, so `chronos bench --store
+// postgres` works on a development machine as it is.
+var benchStoreShortcuts = map[string]string{
+	"sqlite":   "sqlite://",
+	"postgres": "postgres://root@127.0.0.1:5432/postgres",
+	"mysql":    "mysql://root@127.0.0.1:3306/mysql",
+	"mariadb":  "mysql://root@127.0.0.1:3306/mysql",
+}
+
+// newBenchDB creates the run's database on the server of store.
+func newBenchDB(ctx context.Context, store string) (*benchDB, error) {
+	if full, ok := benchStoreShortcuts[store]; ok {
+		store = full
+	}
+	name := "chronos_bench_" + randomHex(4)
+	scheme, _, _ := strings.Cut(store, ":")
+	switch strings.ToLower(scheme) {
+	case "sqlite":
+		return newSQLiteBenchDB(store, name)
+	case "postgres", "postgresql":
+		return newPostgresBenchDB(ctx, store, name)
+	case "mysql", "mariadb":
+		return newMySQLBenchDB(ctx, store, name)
+	}
+	return nil, fmt.Errorf("bench: --store %q: use sqlite, postgres, mysql, or a sqlite://, postgres:// or mysql:// URL", redact(store))
+}
+
+// newSQLiteBenchDB makes a new file: in a temporary directory, or at the path the URL
+// names, which must not exist yet.
+func newSQLiteBenchDB(store, name string) (*benchDB, error) {
+	path := strings.TrimPrefix(strings.TrimPrefix(store, "sqlite:"), "//")
+	var remove func() error
+	if path == "" {
+		dir, err := os.MkdirTemp("", "chronos-bench-")
+		if err != nil {
+			return nil, fmt.Errorf("bench: %w", err)
+		}
+		path = filepath.Join(dir, name+".db")
+		remove = func() error { return os.RemoveAll(dir) }
+	} else {
+		if _, err := os.Stat(path); err == nil {
+			return nil, fmt.Errorf("bench: %s exists; the bench only creates new files (leave the path out for a temporary one)", path)
+		}
+		remove = func() error {
+			var errs []error
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				if err := os.Remove(path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+					errs = append(errs, err)
+				}
+			}
+			return errors.Join(errs...)
+		}
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	return &benchDB{
+		dialect: "sqlite", url: "sqlite://" + abs, name: abs,
+		commitsSource: "dispatcher stats: claim + apply transactions",
+		drop:          func(context.Context) error { return remove() },
+		close:         func() {},
+	}, nil
+}
+
+// newPostgresBenchDB creates a database on the server and counts commits with
+// pg_stat_database.xact_commit of that database alone, read over a connection to the
+// database the URL names (whose own queries count elsewhere).
+func newPostgresBenchDB(ctx context.Context, store, name string) (*benchDB, error) {
+	u, err := url.Parse(store)
+	if err != nil {
+		return nil, fmt.Errorf("bench: --store is not a URL: %w", errors.Unwrap(err))
+	}
+	admin, err := pgx.Connect(ctx, store)
+	if err != nil {
+		return nil, fmt.Errorf("bench: connecting to %s: %w", redact(store), err)
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		admin.Close(ctx)
+		return nil, fmt.Errorf("bench: creating database %s: %w", name, err)
+	}
+	u.Path = "/" + name
+	return &benchDB{
+		dialect: "postgres", url: u.String(), name: "database " + name,
+		commits: func(ctx context.Context) (int64, error) {
+			var n int64
+			err := admin.QueryRow(ctx, `SELECT xact_commit FROM pg_stat_database WHERE datname = $1`, name).Scan(&n)
+			return n, err
+		},
+		commitsSource: "pg_stat_database.xact_commit of the bench database",
+		drop: func(ctx context.Context) error {
+			_, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			return err
+		},
+		close: func() { _ = admin.Close(context.Background()) },
+	}, nil
+}
+
+// newMySQLBenchDB creates a database on the server. MySQL keeps no commit count per
+// database, so the server-wide Com_commit is used: figures taken while anything else
+// commits on the server are inflated by it (docs/benchmarks.md).
+func newMySQLBenchDB(ctx context.Context, store, name string) (*benchDB, error) {
+	u, err := url.Parse(store)
+	if err != nil {
+		return nil, fmt.Errorf("bench: --store is not a URL: %w", errors.Unwrap(err))
+	}
+	cfg := gomysql.NewConfig()
+	if u.User != nil {
+		cfg.User = u.User.Username()
+		cfg.Passwd, _ = u.User.Password()
+	}
+	port := u.Port()
+	if port == "" {
+		port = "3306"
+	}
+	cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(u.Hostname(), port)
+	c, err := gomysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	admin := sql.OpenDB(c)
+	admin.SetMaxOpenConns(1)
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name+" CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"); err != nil {
+		admin.Close()
+		return nil, fmt.Errorf("bench: creating database %s on %s: %w", name, redact(store), err)
+	}
+	u.Path = "/" + name
+	return &benchDB{
+		dialect: "mysql", url: u.String(), name: "database " + name,
+		commits: func(ctx context.Context) (int64, error) {
+			var variable string
+			var n int64
+			err := admin.QueryRowContext(ctx, `SHOW GLOBAL STATUS LIKE 'Com_commit'`).Scan(&variable, &n)
+			return n, err
+		},
+		commitsSource: "server-wide Com_commit (MySQL counts no commits per database)",
+		drop: func(ctx context.Context) error {
+			_, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name)
+			return err
+		},
+		close: func() { _ = admin.Close() },
+	}, nil
+}
+
+// settledCommits reads the commit count until two readings 200ms apart agree (at most
+// a few seconds): PostgreSQL backends publish their counts when they finish, not at
+// once.
+func (db *benchDB) settledCommits(ctx context.Context) (int64, error) {
+	prev, err := db.commits(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for range 15 {
+		time.Sleep(200 * time.Millisecond)
+		n, err := db.commits(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if n == prev {
+			return n, nil
+		}
+		prev = n
+	}
+	return prev, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

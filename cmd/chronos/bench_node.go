@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/chronoshq/chronos/adapters/webhook"
+	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/bench"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// benchNodeConfig is what every bench node, in-process or a worker process, runs with.
+type benchNodeConfig struct {
+	Store       string
+	Waker       string // noop or webhook
+	WakeURL     string
+	WakeSecret  string
+	Batch       int
+	Concurrency int
+	Tick        time.Duration
+}
+
+// benchProgress is what a node has done so far.
+type benchProgress struct {
+	Delivered   int64     `json:"delivered"`
+	Applied     int64     `json:"applied"`
+	LastApplied time.Time `json:"last_applied"` // when Applied last grew
+}
+
+// benchNodeReport is what a node hands back when it has stopped.
+type benchNodeReport struct {
+	Stats app.StatsSnapshot `json:"stats"`
+	// Set by nodes with the no-op waker, which record deliveries themselves.
+	Lag     *bench.HistogramData `json:"lag,omitempty"`
+	Keys    []string             `json:"-"`
+	Doubles int64                `json:"doubles"`
+	Early   int64                `json:"early"`
+}
+
+// benchNode is one dispatcher under test.
+type benchNode interface {
+	// start begins dispatching; the node is ready (store open) before it is called.
+	// Lag of wakes scheduled before lagFrom counts from lagFrom (zero: no floor).
+	start(lagFrom time.Time)
+	progress() benchProgress
+	// stop stops claiming, drains, closes the node's store and reports.
+	stop() (benchNodeReport, error)
+}
+
+// dispatcherNode runs a real app.Dispatcher on its own store (its own connections,
+// as a separate process would have). It backs both the in-process nodes and the
+// worker processes.
+type dispatcherNode struct {
+	store ports.Store
+	d     *app.Dispatcher
+	rec   *bench.Recorder // nil with the webhook waker
+	wk    *webhook.Waker  // nil with the no-op waker
+
+	cancel  context.CancelFunc
+	done    chan error
+	mu      sync.Mutex
+	last    benchProgress
+	tracked atomic.Bool
+}
+
+// newDispatcherNode opens the store and builds the dispatcher, ready to start.
+func newDispatcherNode(ctx context.Context, cfg benchNodeConfig, log *zap.Logger) (*dispatcherNode, error) {
+	s, err := openStore(ctx, cfg.Store, false)
+	if err != nil {
+		return nil, err
+	}
+	n := &dispatcherNode{store: s, done: make(chan error, 1)}
+	var w ports.Waker
+	switch cfg.Waker {
+	case "noop":
+		n.rec = bench.NewRecorder()
+		w = bench.NewNoopWaker(n.rec)
+	case "webhook":
+		n.wk, err = webhook.New(webhook.Options{
+			URL: cfg.WakeURL, Secret: cfg.WakeSecret, Timeout: 10 * time.Second,
+			MaxConns: cfg.Concurrency, UserAgent: "chronos-bench/" + Version(),
+		})
+		if err != nil {
+			_ = s.Close()
+			return nil, err
+		}
+		w = n.wk
+	default:
+		_ = s.Close()
+		return nil, fmt.Errorf("bench: unknown waker %q", cfg.Waker)
+	}
+	clock := app.NewStoreClock()
+	if err := clock.Sync(ctx, s); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	dc := app.DefaultDispatcherConfig()
+	dc.Worker = app.NewWorkerID()
+	dc.Batch, dc.Concurrency, dc.Tick = cfg.Batch, cfg.Concurrency, cfg.Tick
+	n.d, err = app.NewDispatcher(s, w, clock, nil, dc, log)
+	if err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return n, nil
+}
+
+func (n *dispatcherNode) start(lagFrom time.Time) {
+	if n.rec != nil && !lagFrom.IsZero() {
+		n.rec.CountLagFrom(lagFrom)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	n.cancel = cancel
+	go func() { n.done <- n.d.Run(ctx) }()
+	go n.track(ctx)
+}
+
+// track samples the dispatcher's counters every 2ms, to know when the last outcome
+// was applied to within that.
+func (n *dispatcherNode) track(ctx context.Context) {
+	t := time.NewTicker(2 * time.Millisecond)
+	defer t.Stop()
+	for {
+		n.sample()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (n *dispatcherNode) sample() {
+	st := n.d.Stats()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if st.Applied != n.last.Applied {
+		n.last.LastApplied = time.Now()
+	}
+	n.last.Applied, n.last.Delivered = st.Applied, st.Delivered
+}
+
+func (n *dispatcherNode) progress() benchProgress {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.last
+}
+
+func (n *dispatcherNode) stop() (benchNodeReport, error) {
+	n.cancel()
+	err := <-n.done
+	n.sample()
+	rep := benchNodeReport{Stats: n.d.Stats()}
+	if n.rec != nil {
+		lag := n.rec.Lag.Data()
+		rep.Lag, rep.Keys, rep.Doubles, rep.Early = &lag, n.rec.Keys(), n.rec.Doubles(), n.rec.Early()
+	}
+	if n.wk != nil {
+		n.wk.Close()
+	}
+	if cerr := n.store.Close(); err == nil {
+		err = cerr
+	}
+	return rep, err
+}

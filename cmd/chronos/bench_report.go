@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"text/tabwriter"
+	"time"
+
+	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/bench"
+)
+
+// benchResult is what a run prints: a table for people, then, as the last line, one
+// JSON object for scripts (.ci/bench, docs/benchmarks.md).
+type benchResult struct {
+	Store          string  `json:"store"`
+	Nodes          int     `json:"nodes"`
+	Waker          string  `json:"waker"`
+	Mode           string  `json:"mode"`
+	Alarms         int64   `json:"alarms"`
+	Batch          int     `json:"batch"`
+	Concurrency    int     `json:"concurrency"`
+	ElapsedSec     float64 `json:"elapsed_s"`
+	FiresPerSec    float64 `json:"fires_per_sec"`
+	LagP50Ms       float64 `json:"lag_p50_ms"`
+	LagP99Ms       float64 `json:"lag_p99_ms"`
+	LagMaxMs       float64 `json:"lag_max_ms"`
+	DoubleFires    int64   `json:"double_fires"`
+	EarlyFires     int64   `json:"early_fires"`
+	Delivered      int64   `json:"delivered"`
+	Failed         int64   `json:"failed"`
+	Stale          int64   `json:"stale"`
+	Commits        int64   `json:"commits"`
+	CommitsPerFire float64 `json:"commits_per_fire"`
+	CommitsSource  string  `json:"commits_source"`
+	LoadPerSec     float64 `json:"load_per_sec,omitempty"`
+	Cores          int     `json:"cores"`
+
+	Stats app.StatsSnapshot `json:"-"`
+}
+
+// fill sums the nodes' reports. Deliveries are the receiver's with the webhook waker,
+// else the nodes' own; a key delivered by two nodes is a double fire like a key
+// delivered twice by one.
+func (res *benchResult) fill(reports []benchNodeReport, rec *bench.Recorder, recv *bench.Receiver, elapsed time.Duration) {
+	var lag bench.Histogram
+	seen := map[string]struct{}{}
+	for _, rep := range reports {
+		st := rep.Stats
+		res.Stats.Claims += st.Claims
+		res.Stats.Claimed += st.Claimed
+		res.Stats.ClaimErrors += st.ClaimErrors
+		res.Stats.Delivered += st.Delivered
+		res.Stats.Failed += st.Failed
+		res.Stats.Abandoned += st.Abandoned
+		res.Stats.Applied += st.Applied
+		res.Stats.Stale += st.Stale
+		res.Stats.ApplyErrors += st.ApplyErrors
+		res.Stats.AdvanceSkipped += st.AdvanceSkipped
+		res.Stats.ApplyCalls += st.ApplyCalls
+		if rec != nil {
+			continue
+		}
+		if rep.Lag != nil {
+			lag.Merge(*rep.Lag)
+		}
+		res.DoubleFires += rep.Doubles
+		res.EarlyFires += rep.Early
+		for _, k := range rep.Keys {
+			if _, dup := seen[k]; dup {
+				res.DoubleFires++
+			}
+			seen[k] = struct{}{}
+		}
+	}
+	res.Failed, res.Stale = res.Stats.Failed, res.Stats.Stale
+	res.Delivered = res.Stats.Delivered
+	if rec != nil {
+		lag.Merge(rec.Lag.Data())
+		res.DoubleFires, res.EarlyFires, res.Delivered = rec.Doubles(), rec.Early(), rec.Delivered()
+	}
+	res.ElapsedSec = elapsed.Seconds()
+	res.FiresPerSec = float64(res.Alarms) / elapsed.Seconds()
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	res.LagP50Ms, res.LagP99Ms, res.LagMaxMs = ms(lag.Quantile(0.5)), ms(lag.Quantile(0.99)), ms(lag.Max())
+	res.Cores = runtime.NumCPU()
+}
+
+func (res *benchResult) print(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, format string, v ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, v...)...) }
+	row("store", "%s (%d node(s), %s waker, %s, batch %d, concurrency %d)", res.Store, res.Nodes, res.Waker, res.Mode, res.Batch, res.Concurrency)
+	row("alarms", "%d in %.2fs", res.Alarms, res.ElapsedSec)
+	row("fires/s", "%.0f", res.FiresPerSec)
+	row("lag p50 / p99 / max", "%.1f / %.1f / %.1f ms", res.LagP50Ms, res.LagP99Ms, res.LagMaxMs)
+	row("double fires", "%d", res.DoubleFires)
+	row("early fires", "%d", res.EarlyFires)
+	row("delivered / failed / stale", "%d / %d / %d", res.Delivered, res.Failed, res.Stale)
+	row("claims / apply calls", "%d / %d (%.0f alarms per claim)", res.Stats.Claims, res.Stats.ApplyCalls, float64(res.Stats.Claimed)/float64(max(res.Stats.Claims, 1)))
+	row("commits per fire", "%.4f (%d commits; %s)", res.CommitsPerFire, res.Commits, res.CommitsSource)
+	if res.LoadPerSec > 0 {
+		row("bulk load", "%.0f alarms/s", res.LoadPerSec)
+	}
+	_ = tw.Flush()
+	line, _ := json.Marshal(res)
+	fmt.Fprintln(w, string(line))
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/bench"
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// benchCreator is the steady mode's client: every 10ms it creates the alarms due at
+// --rate, each falling due --lead after it is created, for --duration. It writes
+// with CreateMany (one transaction per 10ms) where the store has it, so its own
+// commits stay few and are subtracted from the dispatchers' count exactly.
+type benchCreator struct {
+	cfg     benchConfig
+	store   ports.Store
+	clock   *app.StoreClock
+	created atomic.Int64
+	txns    atomic.Int64
+	errors  atomic.Int64
+	done    atomic.Bool
+	stopped chan struct{}
+	ctx     context.Context
+	cancel  context.CancelFunc
+	started atomic.Bool
+}
+
+func newBenchCreator(ctx context.Context, url string, cfg benchConfig) (*benchCreator, error) {
+	s, err := openStore(ctx, url, false)
+	if err != nil {
+		return nil, err
+	}
+	clock := app.NewStoreClock()
+	if err := clock.Sync(ctx, s); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	c := &benchCreator{cfg: cfg, store: s, clock: clock, stopped: make(chan struct{})}
+	c.ctx, c.cancel = context.WithCancel(ctx)
+	return c, nil
+}
+
+func (c *benchCreator) run() {
+	ctx := c.ctx
+	defer close(c.stopped)
+	defer c.done.Store(true)
+	const every = 10 * time.Millisecond
+	t := time.NewTicker(every)
+	defer t.Stop()
+	start := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		elapsed := min(time.Since(start), c.cfg.Duration)
+		due := int64(elapsed.Seconds() * float64(c.cfg.Rate))
+		if n := due - c.created.Load(); n > 0 {
+			now := c.clock.Now()
+			as, err := bench.Build(int(n), c.cfg.Mix, now, now.Add(c.cfg.Lead), now.Add(c.cfg.Lead+every))
+			if err == nil {
+				err = c.create(ctx, as)
+			}
+			if err != nil {
+				c.errors.Add(1)
+				continue
+			}
+			c.created.Add(n)
+		}
+		if elapsed >= c.cfg.Duration {
+			return
+		}
+	}
+}
+
+// create writes one tick's alarms: one transaction with CreateMany, else one each.
+func (c *benchCreator) create(ctx context.Context, as []domain.Alarm) error {
+	if bc, ok := c.store.(ports.BulkCreator); ok {
+		c.txns.Add(1)
+		return bc.CreateMany(ctx, as)
+	}
+	for _, a := range as {
+		c.txns.Add(1)
+		if _, _, err := c.store.Create(ctx, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *benchCreator) finished() bool { return c.done.Load() }
+
+func (c *benchCreator) stop() {
+	c.cancel()
+	if c.started.Load() {
+		<-c.stopped
+	}
+	_ = c.store.Close()
+}

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// `chronos bench --nodes K` runs each node as a process of its own, the way K `chronos
+// serve` nodes would run: the bench re-executes its own binary with the hidden
+// subcommand below. Parent and worker talk in JSON lines: the worker prints
+// {"ready":true} once its store is open, starts on "go <lag floor>", prints its progress every
+// 50ms, and on "stop" (or when its stdin closes: the parent died) drains, writes the
+// occurrence keys it delivered to --keys, and prints its report.
+const benchWorkerCommand = "bench-worker"
+
+type workerMessage struct {
+	Ready    bool             `json:"ready,omitempty"`
+	Progress *benchProgress   `json:"progress,omitempty"`
+	Report   *benchNodeReport `json:"report,omitempty"`
+	Error    string           `json:"error,omitempty"`
+}
+
+// benchWorkerMain is the worker process.
+func benchWorkerMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var cfg benchNodeConfig
+	fs := newFlagSet(benchWorkerCommand, stderr)
+	fs.StringVar(&cfg.Store, "store", "", "store URL")
+	fs.StringVar(&cfg.Waker, "waker", "noop", "noop or webhook")
+	fs.StringVar(&cfg.WakeURL, "wake-url", "", "receiver URL (webhook)")
+	fs.IntVar(&cfg.Batch, "batch", 0, "dispatcher batch")
+	fs.IntVar(&cfg.Concurrency, "concurrency", 0, "dispatcher concurrency")
+	fs.DurationVar(&cfg.Tick, "tick", time.Second, "dispatcher tick")
+	keys := fs.String("keys", "", "file to write delivered occurrence keys to (noop)")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run here")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	// The secret comes through the environment, not the command line (ps shows that).
+	cfg.WakeSecret = os.Getenv("CHRONOS_BENCH_WAKE_SECRET")
+	log, err := newLogger("console", "warn", stderr)
+	if err != nil {
+		return err
+	}
+	out := json.NewEncoder(stdout)
+	var outMu sync.Mutex
+	send := func(m workerMessage) {
+		outMu.Lock()
+		defer outMu.Unlock()
+		_ = out.Encode(m)
+	}
+
+	n, err := newDispatcherNode(ctx, cfg, log)
+	if err != nil {
+		send(workerMessage{Error: err.Error()})
+		return err
+	}
+	send(workerMessage{Ready: true})
+	in := bufio.NewScanner(os.Stdin)
+	var lagFrom int64
+	if !in.Scan() || !strings.HasPrefix(in.Text(), "go") {
+		_, _ = n.stop()
+		return errors.New("bench-worker: parent went away before go")
+	}
+	if f := strings.Fields(in.Text()); len(f) == 2 {
+		lagFrom, _ = strconv.ParseInt(f[1], 10, 64)
+	}
+	if *cpuprofile != "" {
+		stopProfile, err := startCPUProfile(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer stopProfile()
+	}
+	var from time.Time
+	if lagFrom != 0 {
+		from = time.Unix(0, lagFrom)
+	}
+	n.start(from)
+	stopped := make(chan struct{})
+	go func() {
+		for in.Scan() && in.Text() != "stop" {
+		}
+		close(stopped)
+	}()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for running := true; running; {
+		select {
+		case <-stopped:
+			running = false
+		case <-ctx.Done():
+			running = false
+		case <-tick.C:
+		}
+		p := n.progress()
+		send(workerMessage{Progress: &p})
+	}
+	rep, err := n.stop()
+	if err == nil && *keys != "" {
+		err = os.WriteFile(*keys, []byte(strings.Join(rep.Keys, "\n")), 0o600)
+	}
+	if err != nil {
+		send(workerMessage{Error: err.Error()})
+		return err
+	}
+	send(workerMessage{Report: &rep})
+	return nil
+}
+
+// processNode is a worker process as seen from the bench.
+type processNode struct {
+	cmd      *exec.Cmd
+	stdin    io.WriteCloser
+	keysPath string
+
+	mu       sync.Mutex
+	last     benchProgress
+	report   *benchNodeReport
+	failure  string
+	messages chan workerMessage
+	exited   chan struct{}
+}
+
+// startProcessNode launches worker i and waits until its store is open.
+func startProcessNode(ctx context.Context, i int, cfg benchNodeConfig, dir, cpuprofile string) (*processNode, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("bench: finding this binary to start worker processes: %w", err)
+	}
+	p := &processNode{keysPath: fmt.Sprintf("%s/keys-%d.txt", dir, i), messages: make(chan workerMessage, 1), exited: make(chan struct{})}
+	args := []string{benchWorkerCommand, "--store", cfg.Store, "--waker", cfg.Waker, "--wake-url", cfg.WakeURL,
+		"--batch", strconv.Itoa(cfg.Batch), "--concurrency", strconv.Itoa(cfg.Concurrency), "--tick", cfg.Tick.String(),
+		"--keys", p.keysPath}
+	if cpuprofile != "" {
+		args = append(args, "--cpuprofile", fmt.Sprintf("%s.node%d", cpuprofile, i))
+	}
+	p.cmd = exec.Command(self, args...)
+	p.cmd.Env = append(os.Environ(), "CHRONOS_BENCH_WAKE_SECRET="+cfg.WakeSecret)
+	p.cmd.Stderr = os.Stderr
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("bench: starting worker %d: %w", i, err)
+	}
+	go p.read(stdout)
+	select {
+	case m := <-p.messages:
+		if m.Ready {
+			return p, nil
+		}
+		_ = p.cmd.Wait()
+		return nil, fmt.Errorf("bench: worker %d: %s", i, m.Error)
+	case <-p.exited:
+		_ = p.cmd.Wait()
+		return nil, fmt.Errorf("bench: worker %d exited before it was ready", i)
+	case <-ctx.Done():
+		_ = p.cmd.Process.Kill()
+		return nil, ctx.Err()
+	}
+}
+
+func (p *processNode) read(stdout io.Reader) {
+	defer close(p.exited)
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	for sc.Scan() {
+		var m workerMessage
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			continue
+		}
+		p.mu.Lock()
+		switch {
+		case m.Progress != nil:
+			p.last = *m.Progress
+		case m.Report != nil:
+			p.report = m.Report
+		case m.Error != "":
+			p.failure = m.Error
+		}
+		p.mu.Unlock()
+		if m.Ready || m.Error != "" {
+			select {
+			case p.messages <- m:
+			default:
+			}
+		}
+	}
+}
+
+// start sends "go" with the lag floor in unix nanoseconds (0: none).
+func (p *processNode) start(lagFrom time.Time) {
+	var ns int64
+	if !lagFrom.IsZero() {
+		ns = lagFrom.UnixNano()
+	}
+	_, _ = fmt.Fprintf(p.stdin, "go %d\n", ns)
+}
+
+func (p *processNode) progress() benchProgress {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.last
+}
+
+func (p *processNode) stop() (benchNodeReport, error) {
+	_, _ = io.WriteString(p.stdin, "stop\n")
+	_ = p.stdin.Close()
+	<-p.exited
+	waitErr := p.cmd.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.report == nil {
+		return benchNodeReport{}, fmt.Errorf("bench: worker %d ended without a report (%s) %v", p.cmd.Process.Pid, p.failure, waitErr)
+	}
+	rep := *p.report
+	if raw, err := os.ReadFile(p.keysPath); err == nil && len(raw) > 0 {
+		rep.Keys = strings.Split(string(raw), "\n")
+	}
+	return rep, nil
+}
+
+// startCPUProfile writes a CPU profile to path until the returned function is called.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
