@@ -21,6 +21,13 @@ import (
 // COMMITTED a row changed concurrently is re-checked against the fence after its lock
 // is granted, so a lease taken over meanwhile makes the transition stale, not lost.
 //
+// "a.id = ANY($1)" repeats the join on purpose: it gives the planner an index condition
+// on alarms_pkey. Without it a custom plan (which knows the batch has 1,000 rows) joins
+// the batch to alarms by hashing, and reads the whole table sequentially to build the
+// hash: measured at 8 ms per batch on 20,000 alarms, growing with the table, and the
+// largest cost of a burn-down (docs/benchmarks.md). With it every plan looks the batch
+// up by primary key.
+//
 // Ids in one batch are distinct (the port promises it), so no row is updated twice.
 const applySQL = `
 WITH t AS (
@@ -44,6 +51,7 @@ WITH t AS (
 		claimed_at    = CASE WHEN t.keep_lease THEN a.claimed_at END
 	FROM t
 	WHERE a.id = t.id
+	  AND a.id = ANY($1::text[])
 	  AND (NOT t.fenced OR (a.claimed_by = t.fence_worker AND a.claimed_at = t.fence_at))
 	RETURNING a.id
 ), events AS (
