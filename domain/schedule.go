@@ -47,8 +47,20 @@ type Schedule struct {
 
 // ParseSchedule parses a 5-field expression, an "@daily"-style descriptor or
 // "@every <duration>" (whole seconds, at least 1s) in the IANA zone tz. Errors are
-// *ValidationError naming "cron_expr" or "timezone".
+// *ValidationError naming "cron_expr" or "timezone". A Schedule is immutable and safe
+// to share; parsed schedules are cached (see schedule_cache.go).
 func ParseSchedule(expr, tz string) (*Schedule, error) {
+	if s := cachedSchedule(expr, tz); s != nil {
+		return s, nil
+	}
+	s, err := parseSchedule(expr, tz)
+	if err == nil {
+		cacheSchedule(expr, tz, s)
+	}
+	return s, err
+}
+
+func parseSchedule(expr, tz string) (*Schedule, error) {
 	expr = strings.TrimSpace(expr)
 	if expr == "" {
 		return nil, invalid("cron_expr", "is required for a cron alarm")
