@@ -142,10 +142,13 @@ func runDispatcher(lc fx.Lifecycle, s ports.Store, w ports.Waker, c *app.StoreCl
 	}
 	hb := app.NewHeartbeat(s, worker, heartbeatInterval(cfg.Lease), log.Named("heartbeat"))
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
+	done, hbDone := make(chan struct{}), make(chan struct{})
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
-			go hb.Run(ctx)
+			go func() {
+				defer close(hbDone)
+				hb.Run(ctx)
+			}()
 			go func() {
 				defer close(done)
 				_ = d.Run(ctx)
@@ -161,10 +164,16 @@ func runDispatcher(lc fx.Lifecycle, s ports.Store, w ports.Waker, c *app.StoreCl
 				st := d.Stats()
 				log.Info("dispatcher stopped", zap.Int64("delivered", st.Delivered), zap.Int64("failed", st.Failed),
 					zap.Int64("abandoned", st.Abandoned), zap.Int64("stale", st.Stale))
-				return nil
 			case <-stop.Done():
 				return errors.New("dispatcher did not drain in time; unfinished wakes keep their lease and will be fired again")
 			}
+			// The heartbeat deregisters this worker on its way out; the store closes after
+			// this hook returns, so wait, or the worker row outlives the process.
+			select {
+			case <-hbDone:
+			case <-stop.Done():
+			}
+			return nil
 		},
 	})
 	return nil
