@@ -19,9 +19,11 @@ run:
 test:
 	$(GO) test -count=1 -timeout 15m ./...
 
-## test-e2e: multi-process fault tests (build tag e2e)
+## test-e2e: multi-process fault tests (build tag e2e): node kills, database restarts,
+## receiver outage, clock skew (docs/reliability.md). It stops and starts the local
+## PostgreSQL and MariaDB servers (CHRONOS_E2E_RESTART_DB=1), so run it on its own.
 test-e2e:
-	$(GO) test -count=1 -timeout 10m -tags e2e ./test/e2e/...
+	CHRONOS_E2E_RESTART_DB=1 $(GO) test -count=1 -timeout 10m -parallel 3 -tags e2e ./test/e2e/...
 
 race:
 	$(GO) test -count=1 -race -timeout 20m ./domain/... ./app/... ./adapters/...

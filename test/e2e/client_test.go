@@ -59,6 +59,57 @@ func (c *Client) Get(n *Node, id string) Alarm {
 	return out.Alarm
 }
 
+// TryCreate is Create for other goroutines than the test's: it returns the error
+// instead of failing the test.
+func (c *Client) TryCreate(n *Node, body string) (Alarm, error) {
+	req, err := http.NewRequest(http.MethodPost, "http://"+n.Addr+"/v1/alarms", bytes.NewBufferString(body))
+	if err != nil {
+		return Alarm{}, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return Alarm{}, fmt.Errorf("create on %s: %w", n.Name, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
+		return Alarm{}, fmt.Errorf("create on %s: HTTP %d: %s", n.Name, resp.StatusCode, raw)
+	}
+	var out struct {
+		Alarm Alarm `json:"alarm"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return Alarm{}, fmt.Errorf("create on %s: decoding %s: %w", n.Name, raw, err)
+	}
+	return out.Alarm, nil
+}
+
+// Event is one row of an alarm's history as the API shows it.
+type Event struct {
+	Type          string    `json:"type"`
+	At            time.Time `json:"at"`
+	Attempt       int       `json:"attempt"`
+	ScheduledFor  time.Time `json:"scheduled_for"`
+	OccurrenceKey string    `json:"occurrence_key"`
+	Worker        string    `json:"worker"`
+	Message       string    `json:"message"`
+}
+
+// Events reads an alarm's history, oldest first.
+func (c *Client) Events(n *Node, id string) []Event {
+	c.t.Helper()
+	var out struct {
+		Events []Event `json:"events"`
+	}
+	status, raw := c.do(n, http.MethodGet, "/v1/alarms/"+id+"/events", "", &out)
+	if status != http.StatusOK {
+		c.t.Fatalf("events of %s on %s: HTTP %d: %s", id, n.Name, status, raw)
+	}
+	return out.Events
+}
+
 func (c *Client) do(n *Node, method, path, body string, out any) (int, []byte) {
 	c.t.Helper()
 	req, err := http.NewRequest(method, "http://"+n.Addr+path, bytes.NewBufferString(body))

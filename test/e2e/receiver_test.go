@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -33,6 +34,7 @@ type Receiver struct {
 	secret  []byte
 	srv     *httptest.Server
 	failing atomic.Bool
+	delay   atomic.Int64 // most time to think before answering, in nanoseconds
 	mu      sync.Mutex
 	got     []Delivery
 }
@@ -64,8 +66,15 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	r.got = append(r.got, d)
 	r.mu.Unlock()
+	if most := r.delay.Load(); most > 0 {
+		time.Sleep(time.Duration(rand.Int64N(most)))
+	}
 	w.WriteHeader(d.Status)
 }
+
+// Think makes the receiver take up to most (uniformly random) to answer, like a real
+// one, so that wakes are in flight when a node dies.
+func (r *Receiver) Think(most time.Duration) { r.delay.Store(int64(most)) }
 
 // Fail makes the receiver answer 503 until Recover.
 func (r *Receiver) Fail()    { r.failing.Store(true) }
