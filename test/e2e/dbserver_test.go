@@ -29,7 +29,7 @@ type DBServer struct {
 	Name  string
 	stop  []string
 	start []string
-	addr  string // host:port
+	addr  string                          // host:port
 	ping  func(ctx context.Context) error // a real query: the server accepts work
 	// stopped reports whether the server process is gone (nil: the port is enough).
 	stopped func() bool
