@@ -28,6 +28,7 @@ type Dispatcher struct {
 	log   *zap.Logger
 
 	slots    chan struct{} // one token per wake in flight
+	pool     *deliveryPool // runs the wakes; as many workers as slots at most
 	inflight sync.WaitGroup
 	stats    Stats
 }
@@ -48,6 +49,7 @@ func NewDispatcher(store ports.Store, waker ports.Waker, clock *StoreClock, hint
 		store: store, waker: waker, clock: clock, hints: hints, cfg: cfg,
 		log:   log.With(zap.String("worker", cfg.Worker)),
 		slots: make(chan struct{}, cfg.Concurrency),
+		pool:  newDeliveryPool(cfg.Concurrency),
 	}, nil
 }
 
@@ -66,6 +68,8 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	// short when the drain timeout passes.
 	work, abandon := context.WithCancel(context.WithoutCancel(ctx))
 	defer abandon()
+
+	defer d.pool.close() // after the drain: no batch delivers any more
 
 	errWait := newRetryDelay(50*time.Millisecond, 5*time.Second)
 	for ctx.Err() == nil {

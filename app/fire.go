@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -32,15 +31,15 @@ func (d *Dispatcher) fire(work context.Context, alarms []domain.Alarm) {
 		d.commitAdvances(work, firings, send, advances)
 	}
 
-	outcomes := d.deliver(work, firings, send)
+	outcomes, done := d.deliver(work, firings, send)
 
 	ts := make([]domain.Transition, 0, len(alarms))
 	decided := d.clock.Now()
-	for i, o := range outcomes {
-		if !send[i] || o == nil {
+	for i := range outcomes {
+		if !done[i] {
 			continue // not sent (advance not committed) or abandoned: the lease decides
 		}
-		ts = append(ts, domain.Decide(firings[i], *o, decided, d.cfg.Policy))
+		ts = append(ts, domain.Decide(firings[i], outcomes[i], decided, d.cfg.Policy))
 	}
 	if len(ts) > 0 {
 		d.apply(ts)
@@ -68,50 +67,53 @@ func (d *Dispatcher) commitAdvances(work context.Context, firings []domain.Firin
 	}
 }
 
-// deliver sends every wake marked in send concurrently (the slots were reserved at claim
-// time) and returns each outcome; nil for a wake abandoned at shutdown.
-func (d *Dispatcher) deliver(work context.Context, firings []domain.Firing, send []bool) []*domain.Outcome {
-	outcomes := make([]*domain.Outcome, len(firings))
-	var wg sync.WaitGroup
+// deliver sends every wake marked in send concurrently on the delivery pool (the slots
+// were reserved at claim time) and returns each outcome; done[i] is false for a wake
+// not sent or abandoned at shutdown.
+//
+// The whole batch shares one deadline, DeliveryTimeout from now: its wakes start
+// together (a slot, and so a worker, is free for each), so this is every wake's own
+// timeout give or take microseconds, never later, and it costs one timer per batch
+// instead of one per wake.
+func (d *Dispatcher) deliver(work context.Context, firings []domain.Firing, send []bool) ([]domain.Outcome, []bool) {
+	outcomes := make([]domain.Outcome, len(firings))
+	done := make([]bool, len(firings))
+	idx := make([]int, 0, len(firings))
 	for i := range firings {
-		if !send[i] {
-			continue
+		if send[i] {
+			idx = append(idx, i)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			outcomes[i] = d.deliverOne(work, firings[i].Alarm)
-		}()
 	}
-	wg.Wait()
-	return outcomes
-}
-
-func (d *Dispatcher) deliverOne(work context.Context, a domain.Alarm) (out *domain.Outcome) {
 	ctx, cancel := context.WithTimeout(work, d.cfg.DeliveryTimeout)
 	defer cancel()
+	d.pool.runAll(ctx, idx, func(ctx context.Context, i int) {
+		outcomes[i], done[i] = d.deliverOne(work, ctx, firings[i].Alarm)
+	})
+	return outcomes, done
+}
+
+// deliverOne sends one wake under ctx (the batch's deadline) and reports its outcome;
+// ok is false when shutdown (work ending) cut it short.
+func (d *Dispatcher) deliverOne(work, ctx context.Context, a domain.Alarm) (out domain.Outcome, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			d.stats.failed.Add(1)
-			o := domain.DeliveryFailed(fmt.Sprintf("waker panicked: %v", r))
-			out = &o
+			out, ok = domain.DeliveryFailed(fmt.Sprintf("waker panicked: %v", r)), true
 		}
 	}()
 	err := d.waker.Wake(ctx, domain.NewWake(a, d.clock.Now()))
 	switch {
 	case err == nil:
 		d.stats.delivered.Add(1)
-		o := domain.Delivered()
-		return &o
+		return domain.Delivered(), true
 	case work.Err() != nil:
 		// Shutdown cut the wake short: we do not know whether it arrived, so we record
 		// nothing and let the lease decide (at-least-once: fired again).
 		d.stats.abandoned.Add(1)
-		return nil
+		return domain.Outcome{}, false
 	default:
 		d.stats.failed.Add(1)
-		o := domain.DeliveryFailed(err.Error())
-		return &o
+		return domain.DeliveryFailed(err.Error()), true
 	}
 }
 
