@@ -274,6 +274,14 @@ func (r *benchRun) load(ctx context.Context, store ports.Store, clock *app.Store
 	}
 	res.Alarms = int64(len(as))
 	res.LoadPerSec = float64(len(as)) / time.Since(start).Seconds()
+	if r.db.analyze != nil {
+		// A table that just grew from nothing has no statistics yet, and PostgreSQL
+		// would plan the first claims as if it were empty (a sort of every due row
+		// instead of a walk of the due index: 66 ms instead of 12 for 1,000 rows).
+		if err := r.db.analyze(ctx); err != nil {
+			return fmt.Errorf("bench: analyzing after the load: %w", err)
+		}
+	}
 	fmt.Fprintf(r.stderr, "bench: loaded %d alarms into %s (%.0f/s)\n", len(as), r.db.name, res.LoadPerSec)
 	return nil
 }
