@@ -95,6 +95,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		got := len(claimed.Alarms)
 		d.release(n - got)
 		d.stats.claims.Add(1)
+		d.stats.claimNanos.Add(int64(time.Since(start)))
 		d.stats.claimed.Add(int64(got))
 		if got > 0 {
 			d.inflight.Add(1)

@@ -27,6 +27,7 @@ type benchConfig struct {
 	InProcess   bool
 	Waker       string
 	Alarms      int
+	NotDue      int
 	Mix         bench.Mix
 	Rate        int
 	Duration    time.Duration
@@ -45,6 +46,7 @@ func (c *benchConfig) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.InProcess, "in-process", false, "run every node in this process (each with its own store connections)")
 	fs.StringVar(&c.Waker, "waker", "noop", "noop (acknowledge at once, in the node) or webhook (signed POSTs to a receiver the bench runs)")
 	fs.IntVar(&c.Alarms, "alarms", 200_000, "burn-down: alarms due at the start")
+	fs.IntVar(&c.NotDue, "not-due", 0, "also load this many alarms due a day later, which no claim may pay for")
 	fs.Float64Var(&c.Mix.CronFraction, "cron", 0.1, "fraction of cron series among the alarms")
 	fs.Float64Var(&c.Mix.AtMostOnceFraction, "at-most-once", 0, "fraction of at-most-once alarms")
 	fs.IntVar(&c.Mix.PayloadBytes, "payload", 100, "payload size in bytes")
@@ -152,7 +154,7 @@ func (r *benchRun) run(ctx context.Context) (*benchResult, error) {
 		_ = store.Close()
 		return nil, err
 	}
-	if r.cfg.Rate == 0 {
+	if r.cfg.Rate == 0 || r.cfg.NotDue > 0 {
 		if err := r.load(ctx, store, clock, res); err != nil {
 			_ = store.Close()
 			return nil, err
@@ -247,12 +249,24 @@ func (r *benchRun) run(ctx context.Context) (*benchResult, error) {
 	return res, nil
 }
 
-// load bulk-loads the backlog: every alarm due within the second before now.
+// load bulk-loads the backlog (burn-down: every alarm due within the second before
+// now) and the --not-due alarms, due a day later.
 func (r *benchRun) load(ctx context.Context, store ports.Store, clock *app.StoreClock, res *benchResult) error {
 	now := clock.Now()
-	as, err := bench.Build(r.cfg.Alarms, r.cfg.Mix, now, now.Add(-time.Second), now)
+	due := r.cfg.Alarms
+	if r.cfg.Rate > 0 {
+		due = 0 // steady mode: the creator makes them as the run goes
+	}
+	as, err := bench.Build(due, r.cfg.Mix, now, now.Add(-time.Second), now)
 	if err != nil {
 		return err
+	}
+	if r.cfg.NotDue > 0 {
+		later, err := bench.Build(r.cfg.NotDue, r.cfg.Mix, now, now.Add(24*time.Hour), now.Add(25*time.Hour))
+		if err != nil {
+			return err
+		}
+		as = append(as, later...)
 	}
 	bc, ok := store.(ports.BulkCreator)
 	start := time.Now()
@@ -272,7 +286,8 @@ func (r *benchRun) load(ctx context.Context, store ports.Store, clock *app.Store
 			return fmt.Errorf("bench: loading alarms: %w", err)
 		}
 	}
-	res.Alarms = int64(len(as))
+	res.Alarms = int64(due)
+	res.NotDue = int64(r.cfg.NotDue)
 	res.LoadPerSec = float64(len(as)) / time.Since(start).Seconds()
 	if r.db.analyze != nil {
 		// A table that just grew from nothing has no statistics yet, and PostgreSQL

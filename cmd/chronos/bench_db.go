@@ -35,7 +35,7 @@ type benchDB struct {
 	// nil where there is nothing to do.
 	analyze func(ctx context.Context) error
 	drop    func(ctx context.Context) error
-	close         func()
+	close   func()
 }
 
 // Short names for the local development databases, so `chronos bench --store

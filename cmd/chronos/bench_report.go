@@ -20,6 +20,7 @@ type benchResult struct {
 	Waker          string  `json:"waker"`
 	Mode           string  `json:"mode"`
 	Alarms         int64   `json:"alarms"`
+	NotDue         int64   `json:"not_due,omitempty"`
 	Batch          int     `json:"batch"`
 	Concurrency    int     `json:"concurrency"`
 	ElapsedSec     float64 `json:"elapsed_s"`
@@ -27,6 +28,7 @@ type benchResult struct {
 	LagP50Ms       float64 `json:"lag_p50_ms"`
 	LagP99Ms       float64 `json:"lag_p99_ms"`
 	LagMaxMs       float64 `json:"lag_max_ms"`
+	ClaimMs        float64 `json:"claim_ms"` // mean ClaimDue latency
 	DoubleFires    int64   `json:"double_fires"`
 	EarlyFires     int64   `json:"early_fires"`
 	Delivered      int64   `json:"delivered"`
@@ -60,6 +62,7 @@ func (res *benchResult) fill(reports []benchNodeReport, rec *bench.Recorder, rec
 		res.Stats.ApplyErrors += st.ApplyErrors
 		res.Stats.AdvanceSkipped += st.AdvanceSkipped
 		res.Stats.ApplyCalls += st.ApplyCalls
+		res.Stats.ClaimTime += st.ClaimTime
 		if rec != nil {
 			continue
 		}
@@ -76,6 +79,9 @@ func (res *benchResult) fill(reports []benchNodeReport, rec *bench.Recorder, rec
 		}
 	}
 	res.Failed, res.Stale = res.Stats.Failed, res.Stats.Stale
+	if res.Stats.Claims > 0 {
+		res.ClaimMs = float64((res.Stats.ClaimTime / time.Duration(res.Stats.Claims)).Microseconds()) / 1000
+	}
 	res.Delivered = res.Stats.Delivered
 	if rec != nil {
 		lag.Merge(rec.Lag.Data())
@@ -92,13 +98,14 @@ func (res *benchResult) print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, format string, v ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, v...)...) }
 	row("store", "%s (%d node(s), %s waker, %s, batch %d, concurrency %d)", res.Store, res.Nodes, res.Waker, res.Mode, res.Batch, res.Concurrency)
-	row("alarms", "%d in %.2fs", res.Alarms, res.ElapsedSec)
+	row("alarms", "%d in %.2fs (and %d not due)", res.Alarms, res.ElapsedSec, res.NotDue)
 	row("fires/s", "%.0f", res.FiresPerSec)
 	row("lag p50 / p99 / max", "%.1f / %.1f / %.1f ms", res.LagP50Ms, res.LagP99Ms, res.LagMaxMs)
 	row("double fires", "%d", res.DoubleFires)
 	row("early fires", "%d", res.EarlyFires)
 	row("delivered / failed / stale", "%d / %d / %d", res.Delivered, res.Failed, res.Stale)
-	row("claims / apply calls", "%d / %d (%.0f alarms per claim)", res.Stats.Claims, res.Stats.ApplyCalls, float64(res.Stats.Claimed)/float64(max(res.Stats.Claims, 1)))
+	row("claims / apply calls", "%d / %d (%.0f alarms per claim, %.2f ms per claim)", res.Stats.Claims, res.Stats.ApplyCalls,
+		float64(res.Stats.Claimed)/float64(max(res.Stats.Claims, 1)), res.ClaimMs)
 	row("commits per fire", "%.4f (%d commits; %s)", res.CommitsPerFire, res.Commits, res.CommitsSource)
 	if res.LoadPerSec > 0 {
 		row("bulk load", "%.0f alarms/s", res.LoadPerSec)
