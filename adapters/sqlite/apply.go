@@ -3,36 +3,41 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"slices"
+	"strings"
 
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
-// Apply writes a batch of transitions in one transaction: one fenced UPDATE each
-// (through a statement prepared once), then the events of those that applied in as few
-// INSERTs as possible, then one commit. A transition whose fence no longer matches
-// changes nothing and is reported stale.
+// Apply writes a batch of transitions in one transaction: one UPDATE ... FROM per
+// chunk of transitions (fenced in its WHERE, RETURNING the ids it changed), then the
+// events of those that applied in as few INSERTs as possible, then one commit. A
+// transition whose fence no longer matches changes nothing and is reported stale.
+//
+// One statement per chunk rather than one prepared UPDATE per transition: the writer
+// is SQLite's single bottleneck, and per-statement overhead (through database/sql and
+// the driver) was most of an Apply's time in a burn-down (docs/benchmarks.md).
 func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
 	if len(ts) == 0 {
 		return ports.ApplyResult{}, nil
 	}
+	stored := make([]domain.Transition, len(ts))
+	for i, t := range ts {
+		stored[i] = storedTransition(t)
+	}
 	var res ports.ApplyResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		res = ports.ApplyResult{}
-		fenced := tx.StmtContext(ctx, s.stmts.applyFenced)
-		unfenced := tx.StmtContext(ctx, s.stmts.applyUnfenced)
-		var events []domain.Event
-		for _, t := range ts {
-			t = storedTransition(t)
-			stmt := fenced
-			if t.Fence.IsZero() {
-				stmt = unfenced
-			}
-			ok, err := applyTransition(ctx, stmt, t)
-			if err != nil {
+		applied := make(map[string]bool, len(stored))
+		for chunk := range slices.Chunk(stored, transitionsPerUpdate) {
+			if err := applyChunk(ctx, tx, chunk, applied); err != nil {
 				return err
 			}
-			if !ok {
+		}
+		var events []domain.Event
+		for _, t := range stored {
+			if !applied[t.AlarmID] {
 				res.Stale = append(res.Stale, t.AlarmID)
 				continue
 			}
@@ -47,7 +52,54 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 	return res, nil
 }
 
-// applyTransition runs the UPDATE of one transition (stmt is fenced or not, and the
+// transitionsPerUpdate keeps one UPDATE's 12 variables a transition far below SQLite's
+// limit of 32766 bound variables.
+const transitionsPerUpdate = 500
+
+// applyChunk writes ts (ids distinct) in one statement and marks the ids it changed.
+// A zero fence is unfenced; any other must match the row's lease exactly (IS, so a
+// fence naming "no lease" compares correctly with NULL).
+func applyChunk(ctx context.Context, tx *sql.Tx, ts []domain.Transition, applied map[string]bool) error {
+	var q strings.Builder
+	q.WriteString(`WITH t(id, status, next_fire_at, scheduled_for, failure_count, last_error,
+		last_fired_at, updated_at, keep_lease, fenced, fence_worker, fence_at) AS (VALUES `)
+	args := make([]any, 0, 12*len(ts))
+	for i, t := range ts {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		args = append(args, t.AlarmID, string(t.Status), toDB(t.NextFireAt), toDB(t.ScheduledFor), t.FailureCount,
+			t.LastError, toDB(t.LastFiredAt), toDB(t.UpdatedAt), t.KeepLease, !t.Fence.IsZero(),
+			nullString(t.Fence.Worker), toDB(t.Fence.ClaimedAt))
+	}
+	q.WriteString(`)
+	UPDATE alarms SET
+		status = t.status, next_fire_at = t.next_fire_at, scheduled_for = t.scheduled_for,
+		failure_count = t.failure_count, last_error = t.last_error, last_fired_at = t.last_fired_at,
+		updated_at = t.updated_at,
+		claimed_by = CASE WHEN t.keep_lease THEN alarms.claimed_by END,
+		claimed_at = CASE WHEN t.keep_lease THEN alarms.claimed_at END
+	FROM t
+	WHERE alarms.id = t.id
+	  AND (NOT t.fenced OR (alarms.claimed_by IS t.fence_worker AND alarms.claimed_at IS t.fence_at))
+	RETURNING alarms.id`)
+	rows, err := tx.QueryContext(ctx, q.String(), args...)
+	if err != nil {
+		return mapError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return mapError(err)
+		}
+		applied[id] = true
+	}
+	return mapError(rows.Err())
+}
+
+// applyTransition runs the UPDATE of one transition (Mutate's, unfenced) (stmt is fenced or not, and the
 // arguments suit both) and reports whether it matched the row.
 func applyTransition(ctx context.Context, stmt *sql.Stmt, t domain.Transition) (bool, error) {
 	res, err := stmt.ExecContext(ctx,
