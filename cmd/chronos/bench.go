@@ -243,7 +243,12 @@ func (r *benchRun) run(ctx context.Context) (*benchResult, error) {
 	} else {
 		res.Commits = res.Stats.Claims + res.Stats.ClaimErrors + res.Stats.ApplyCalls
 	}
-	if res.Alarms > 0 {
+	switch {
+	case res.Commits < 0:
+		// The server restarted during the run and its counters began again.
+		res.CommitsPerFire = -1
+		res.CommitsSource += "; UNKNOWN: the counter went backwards (server restarted during the run)"
+	case res.Alarms > 0:
 		res.CommitsPerFire = float64(res.Commits) / float64(res.Alarms)
 	}
 	return res, nil
