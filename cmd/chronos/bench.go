@@ -140,6 +140,7 @@ type benchRun struct {
 	rec      *bench.Recorder // the receiver's, with the webhook waker
 	receiver *bench.Receiver
 	nodes    []benchNode
+	nodesDir string // worker processes' key files
 }
 
 func (r *benchRun) run(ctx context.Context) (*benchResult, error) {
@@ -339,6 +340,7 @@ func (r *benchRun) startNodes(ctx context.Context, wakeURL, secret string) error
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
+	r.nodesDir = dir
 	for i := range r.cfg.Nodes {
 		var n benchNode
 		if r.cfg.Nodes == 1 || r.cfg.InProcess {
@@ -364,6 +366,9 @@ func (r *benchRun) stopNodes() ([]benchNodeReport, error) {
 		errs = append(errs, err)
 	}
 	r.nodes = nil
+	if r.nodesDir != "" {
+		errs = append(errs, os.RemoveAll(r.nodesDir))
+	}
 	return reports, errors.Join(errs...)
 }
 
