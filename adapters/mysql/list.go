@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"context"
-	"encoding/base64"
 	"strings"
 
 	"github.com/chronoshq/chronos/domain"
@@ -27,7 +26,7 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 		args = append(args, string(f.Status))
 	}
 	if f.Cursor != "" {
-		after, err := decodeCursor(f.Cursor)
+		after, err := ports.DecodeListCursor(f.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
@@ -53,17 +52,5 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 		return alarms, "", nil
 	}
 	alarms = alarms[:limit]
-	return alarms, encodeCursor(alarms[limit-1].ID), nil
-}
-
-// Cursors are the last id of a page, base64url-encoded so they stay opaque to clients
-// and safe in a query string.
-func encodeCursor(id string) string { return base64.RawURLEncoding.EncodeToString([]byte(id)) }
-
-func decodeCursor(c string) (string, error) {
-	id, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || len(id) == 0 {
-		return "", &domain.ValidationError{Field: "cursor", Message: "is not a cursor this server issued"}
-	}
-	return string(id), nil
+	return alarms, ports.EncodeListCursor(alarms[limit-1].ID), nil
 }

@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/base64"
-	"unicode/utf8"
 
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -32,7 +30,7 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 	// One row more than the page says whether there is a next page.
 	q, args := listFirstSQL, []any{owner, string(f.Status), limit + 1}
 	if f.Cursor != "" {
-		after, err := decodeCursor(f.Cursor)
+		after, err := ports.DecodeListCursor(f.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
@@ -50,20 +48,5 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 		return alarms, "", nil
 	}
 	alarms = alarms[:limit]
-	return alarms, encodeCursor(alarms[limit-1].ID), nil
-}
-
-// A list cursor is the id of the last alarm of the previous page, base64url-encoded so
-// clients treat it as opaque and do not build their own.
-
-func encodeCursor(lastID string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(lastID))
-}
-
-func decodeCursor(c string) (string, error) {
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || len(b) == 0 || !utf8.Valid(b) {
-		return "", &domain.ValidationError{Field: "cursor", Message: "is not a cursor returned by a previous list call"}
-	}
-	return string(b), nil
+	return alarms, ports.EncodeListCursor(alarms[limit-1].ID), nil
 }

@@ -104,7 +104,7 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 		args = append(args, string(f.Status))
 	}
 	if f.Cursor != "" {
-		after, err := decodeCursor(f.Cursor)
+		after, err := ports.DecodeListCursor(f.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
@@ -127,5 +127,5 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 		return alarms, "", nil
 	}
 	alarms = alarms[:limit]
-	return alarms, encodeCursor(alarms[limit-1].ID), nil
+	return alarms, ports.EncodeListCursor(alarms[limit-1].ID), nil
 }
