@@ -1,6 +1,9 @@
 package domain
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Outcome is what a delivery attempt came to.
 type Outcome struct {
@@ -39,9 +42,25 @@ func Begin(a Alarm, now time.Time) Firing {
 	if a.Delivery == AtMostOnce {
 		adv := advance(a, now, TransitionAdvanced)
 		adv.KeepLease = true
+		if adv.Status != StatusPaused { // a paused series keeps the reason it was paused
+			adv.LastError = inDoubt(a, now)
+		}
 		f.Advance = &adv
 	}
 	return f
+}
+
+// InDoubtPrefix starts the last_error an at-most-once advance writes. The recorded
+// outcome replaces it within the delivery timeout; if it stays, the worker stopped
+// between sending the wake and recording what came of it, and nobody knows whether the
+// wake arrived. Writing it with the advance, in the same statement, is what makes that
+// loss visible on the alarm without any later sweep.
+const InDoubtPrefix = "outcome unknown: "
+
+func inDoubt(a Alarm, now time.Time) string {
+	return InDoubtPrefix + "at-most-once wake of " + a.ScheduledFor.UTC().Format(time.RFC3339) +
+		" dispatched by worker " + a.ClaimedBy + " at " + now.UTC().Format(time.RFC3339) +
+		" and never recorded as delivered or failed; it may not have arrived"
 }
 
 // Decide turns the outcome of a firing into the transition to apply, fenced on the
@@ -137,6 +156,9 @@ func record(f Firing, o Outcome, now time.Time) Transition {
 	t.KeepLease = false
 	t.UpdatedAt = now.UTC()
 	if o.Delivered {
+		if strings.HasPrefix(t.LastError, InDoubtPrefix) {
+			t.LastError = a.LastError // delivered: the in-doubt note goes, the history stays
+		}
 		t.event(EventAttemptDelivered, a, now, "")
 		return t
 	}

@@ -466,7 +466,14 @@ func TestDecideAtMostOnce(t *testing.T) {
 			}
 			assertEvents(t, adv.Events, []Event{fxEvent(a, EventFired, fxNow, "")})
 			advanced := adv.Apply(a)
-			assertRow(t, advanced, tc.advanced(a))
+			// Until the outcome is recorded, the row says the wake is in doubt: if the
+			// worker dies now, that is what the owner sees.
+			if !strings.HasPrefix(advanced.LastError, InDoubtPrefix) || !strings.Contains(advanced.LastError, fxWorker) {
+				t.Errorf("advanced last_error = %q, want the in-doubt note naming %s", advanced.LastError, fxWorker)
+			}
+			wantAdvanced := tc.advanced(a)
+			wantAdvanced.LastError = advanced.LastError
+			assertRow(t, advanced, wantAdvanced)
 
 			tr := Decide(f, tc.outcome, recordedAt, Policy{})
 			if tr.Kind != TransitionRecorded {
@@ -567,5 +574,22 @@ func TestAtMostOnceIsNeverRetried(t *testing.T) {
 			t.Errorf("cron: %s due %s after one failed attempt, want active at the next occurrence %s",
 				row.Status, row.NextFireAt, fxNextDay)
 		}
+	}
+}
+
+// The in-doubt note of an at-most-once advance is replaced by the recorded outcome: a
+// delivered wake brings back the error the alarm carried before, a failed one its own.
+func TestAtMostOnceInDoubtNoteIsReplacedByTheOutcome(t *testing.T) {
+	a := fxClaim(fxCron(t, func(s *Spec) { s.Delivery = AtMostOnce }), fxWorker, fxClaimedAt)
+	a.LastError = "HTTP 500 three days ago"
+	f := Begin(a, fxNow)
+	if got := f.Advance.LastError; !strings.HasPrefix(got, InDoubtPrefix) {
+		t.Fatalf("advance last_error = %q, want the in-doubt note", got)
+	}
+	if got := Decide(f, Delivered(), fxNow, Policy{}).LastError; got != a.LastError {
+		t.Errorf("after delivery last_error = %q, want the earlier %q back", got, a.LastError)
+	}
+	if got := Decide(f, DeliveryFailed("HTTP 503"), fxNow, Policy{}).LastError; got != "HTTP 503" {
+		t.Errorf("after failure last_error = %q, want HTTP 503", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -219,10 +220,15 @@ func verifyAtMostOnce(v *verdict, fig *Figures, a domain.Alarm, h history, keys 
 				v.errorf("unexplained unknown outcome", "at-most-once occurrence %s was dispatched by %s at %s but its outcome was never recorded, and that worker was not killed nor the database down",
 					k, ev.Worker, ev.At.Format(time.RFC3339Nano))
 			}
-			// A once alarm keeps the dead worker's lease: the row's honest "outcome unknown".
+			// A once alarm keeps the dead worker's lease and the advance's in-doubt
+			// note: the row's honest "outcome unknown".
 			if a.Kind == domain.KindOnce && a.ClaimedBy != ev.Worker {
 				v.errorf("unknown outcome not on the row", "at-most-once alarm %s: outcome of %s unknown, but the row is leased by %q, want the dispatching worker %q",
 					a.ID, k, a.ClaimedBy, ev.Worker)
+			}
+			if a.Kind == domain.KindOnce && !strings.HasPrefix(a.LastError, domain.InDoubtPrefix) {
+				v.errorf("unknown outcome not on the row", "at-most-once alarm %s: outcome of %s unknown, but last_error is %q, want the in-doubt note",
+					a.ID, k, a.LastError)
 			}
 		}
 	}
