@@ -52,19 +52,33 @@ CREATE INDEX alarms_owner_id_idx ON alarms (owner, id);
 CREATE UNIQUE INDEX alarms_owner_idempotency_key_idx ON alarms (owner, idempotency_key)
     WHERE idempotency_key <> '';
 
+-- No foreign key to alarms, on purpose. The store writes an event only in the statement
+-- that inserts or updates its alarm's row (Create, CreateMany's transaction, Apply's
+-- fenced UPDATE feeding the INSERT), so an event for a missing alarm cannot arise there,
+-- and the key bought nothing else: its check ran for every event (a query per row plus
+-- a FOR KEY SHARE lock written into the alarm row the same statement had just updated)
+-- and was a third of Apply's time in a burn-down (docs/benchmarks.md). Whatever deletes
+-- alarms (retention, an admin delete) must therefore delete their events itself: delete
+-- the alarm rows first, then, in a later statement, the events of those ids. Not in one
+-- statement: its snapshot predates the row locks the DELETE may wait for, and would miss
+-- the events of an Apply that committed meanwhile. Once the alarm row is gone no store
+-- statement can add an event for it (Apply finds no row: stale).
+--
+-- The primary key is (alarm_id, id), not id alone: it is the index an alarm's history
+-- is read by, in order, and a second index on id would cost an insert per event and
+-- serve no query. id comes from an identity column, so it is unique by itself and
+-- increases in insertion order.
 CREATE TABLE alarm_events (
-    id            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    alarm_id      text COLLATE "C" NOT NULL REFERENCES alarms (id) ON DELETE CASCADE,
+    id            bigint GENERATED ALWAYS AS IDENTITY,
+    alarm_id      text COLLATE "C" NOT NULL,
     type          text NOT NULL,
     at            timestamptz NOT NULL,
     attempt       integer NOT NULL DEFAULT 0,
     scheduled_for timestamptz,
     worker        text NOT NULL DEFAULT '',
-    message       text NOT NULL DEFAULT ''
+    message       text NOT NULL DEFAULT '',
+    PRIMARY KEY (alarm_id, id)
 );
-
--- An alarm's history in order; also serves the foreign key's cascade.
-CREATE INDEX alarm_events_alarm_id_idx ON alarm_events (alarm_id, id);
 
 CREATE TABLE api_tokens (
     id         text PRIMARY KEY,
