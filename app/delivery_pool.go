@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 )
 
 // deliveryPool runs wakes on long-lived goroutines instead of one new goroutine per
@@ -11,67 +10,129 @@ import (
 // growing its stack through the waker each time) was a visible share of the
 // dispatcher's CPU (docs/benchmarks.md).
 //
-// Workers are started on demand, at most `limit` of them (the dispatcher's
-// Concurrency). No wake ever waits long for a worker: the dispatcher reserves one
-// delivery slot per wake before it claims, so at most Concurrency wakes are submitted
-// and unfinished at any moment, and every worker that is not running one of them is
-// about to receive the next.
+// Workers are woken one at a time, not one per job: queueing a batch wakes a worker only
+// when no other worker is already on its way to the queue, and a worker that takes a
+// job while more are queued wakes the next one before running its own. A slow wake (a webhook
+// waiting on its receiver) therefore never holds up the rest of the queue for longer
+// than it takes to schedule one goroutine, and a queue of slow wakes fans out to as
+// many workers as it has jobs, up to the limit. Fast wakes (a no-op waker) are drained
+// by the few workers already running instead of waking a thousand parked goroutines
+// for a microsecond's work each: the wakeups, and the stacks the garbage collector
+// shrank while those goroutines were parked and each then had to grow again, were a
+// sixth of a burn-down's dispatcher CPU with one worker per wake in flight.
+//
+// Parked workers are reused last-in first-out, so the ones woken are the ones that ran
+// most recently. At most limit workers exist (the dispatcher's Concurrency), started on
+// demand. The dispatcher reserves one delivery slot per wake before it claims, so at
+// most limit jobs are ever queued or running, and a job never waits for a worker to
+// finish another while fewer than limit exist.
 type deliveryPool struct {
-	jobs    chan func()
-	limit   int64
-	workers atomic.Int64
+	limit int
+
+	mu      sync.Mutex
+	queue   []task
+	parked  []chan struct{} // one per parked worker; a send wakes it
+	workers int
+	waking  bool // a worker was woken or started and has not reached the queue yet
+	closed  bool
 	running sync.WaitGroup
-	closed  sync.Once
+}
+
+// task is one job of a runAll: run(i). A batch's tasks share one run function, so
+// queueing a wake allocates nothing of its own.
+type task struct {
+	run func(i int)
+	i   int
 }
 
 func newDeliveryPool(limit int) *deliveryPool {
-	return &deliveryPool{jobs: make(chan func()), limit: int64(limit)}
+	return &deliveryPool{limit: limit}
 }
 
-// submit runs job on an idle worker, on a new one while fewer than limit exist, or
-// else on the first worker to come free.
-func (p *deliveryPool) submit(job func()) {
-	select {
-	case p.jobs <- job:
+// wakeLocked wakes a parked worker, or starts one while fewer than limit exist, unless
+// one is already on its way to the queue: that one takes the head of the queue and
+// wakes the next if more is left. With every worker busy nothing is woken; the first
+// to finish takes the next job.
+func (p *deliveryPool) wakeLocked() {
+	if p.waking || len(p.queue) == 0 {
 		return
-	default:
 	}
-	if p.workers.Add(1) <= p.limit {
+	if n := len(p.parked); n > 0 {
+		wake := p.parked[n-1]
+		p.parked = p.parked[:n-1]
+		p.waking = true
+		wake <- struct{}{} // buffered: the worker parked on it is waiting or about to
+		return
+	}
+	if p.workers < p.limit {
+		p.workers++
+		p.waking = true
 		p.running.Add(1)
-		go p.work(job)
-		return
+		go p.work()
 	}
-	p.workers.Add(-1)
-	p.jobs <- job
 }
 
-func (p *deliveryPool) work(job func()) {
+func (p *deliveryPool) work() {
 	defer p.running.Done()
+	wake := make(chan struct{}, 1)
+	p.mu.Lock()
+	p.waking = false // started by wakeLocked
 	for {
-		job()
-		var ok bool
-		if job, ok = <-p.jobs; !ok {
-			return
+		if len(p.queue) == 0 {
+			if p.closed {
+				p.workers--
+				p.mu.Unlock()
+				return
+			}
+			p.parked = append(p.parked, wake)
+			p.mu.Unlock()
+			<-wake
+			p.mu.Lock()
+			p.waking = false
+			continue
 		}
+		t := p.queue[0]
+		p.queue[0] = task{}
+		p.queue = p.queue[1:]
+		if len(p.queue) == 0 {
+			p.queue = p.queue[:0:0] // let the backing array go instead of creeping along it
+		}
+		p.wakeLocked() // more queued: hand it to the next worker before running this one
+		p.mu.Unlock()
+		t.run(t.i)
+		p.mu.Lock()
 	}
 }
 
-// close ends the workers once every submitted job has returned. Call it only when
-// nothing will be submitted any more.
+// close ends the workers once every queued job has returned. Call it only when nothing
+// will be queued any more.
 func (p *deliveryPool) close() {
-	p.closed.Do(func() { close(p.jobs) })
+	p.mu.Lock()
+	p.closed = true
+	for _, wake := range p.parked {
+		wake <- struct{}{} // finds the queue empty and the pool closed: exits
+	}
+	p.parked = nil
+	p.mu.Unlock()
 	p.running.Wait()
 }
 
 // runAll runs job(i) for every i in idx on the pool and waits for all of them.
 func (p *deliveryPool) runAll(ctx context.Context, idx []int, job func(ctx context.Context, i int)) {
+	if len(idx) == 0 {
+		return
+	}
 	var wg sync.WaitGroup
 	wg.Add(len(idx))
-	for _, i := range idx {
-		p.submit(func() {
-			defer wg.Done()
-			job(ctx, i)
-		})
+	run := func(i int) {
+		defer wg.Done()
+		job(ctx, i)
 	}
+	p.mu.Lock()
+	for _, i := range idx {
+		p.queue = append(p.queue, task{run: run, i: i})
+	}
+	p.wakeLocked()
+	p.mu.Unlock()
 	wg.Wait()
 }
