@@ -2,9 +2,9 @@ package postgres
 
 import (
 	"context"
+	"github.com/jackc/pgx/v5/pgtype"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -101,65 +101,64 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 	return res, nil
 }
 
-// applyArgs lays a batch out as applySQL's arrays. Transitions are sorted by alarm id
-// so that concurrent batches touching the same rows lock them in the same order, which
-// keeps them from deadlocking (withRetry covers any plan that does not follow it).
+// applyArgs lays a batch out as applySQL's arrays. Transitions are sent sorted by alarm
+// id so that concurrent batches touching the same rows lock them in the same order,
+// which keeps them from deadlocking (withRetry covers any plan that does not follow
+// it).
 func applyArgs(ts []domain.Transition) []any {
-	ts = slices.Clone(ts)
-	slices.SortFunc(ts, func(a, b domain.Transition) int { return strings.Compare(a.AlarmID, b.AlarmID) })
+	order := make([]int, len(ts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(ts[a].AlarmID, ts[b].AlarmID) })
 
-	n := len(ts)
+	n, nev := len(ts), 0
+	for i := range ts {
+		nev += len(ts[i].Events)
+	}
 	var (
-		ids, fenceWorkers, statuses, lastErrors = make([]string, n), make([]*string, n), make([]string, n), make([]string, n)
-		fenced, keepLease                       = make([]bool, n), make([]bool, n)
-		fenceAts, nextFireAts, scheduledFors    = make([]*time.Time, n), make([]*time.Time, n), make([]*time.Time, n)
-		lastFiredAts, updatedAts                = make([]*time.Time, n), make([]*time.Time, n)
-		failureCounts                           = make([]int32, n)
+		ids, fenceWorkers, statuses, lastErrors = make(elems[pgtype.Text], n), make(elems[pgtype.Text], n), make(elems[pgtype.Text], n), make(elems[pgtype.Text], n)
+		fenced, keepLease                       = make(elems[pgtype.Bool], n), make(elems[pgtype.Bool], n)
+		fenceAts, nextFireAts, scheduledFors    = make(elems[pgtype.Timestamptz], n), make(elems[pgtype.Timestamptz], n), make(elems[pgtype.Timestamptz], n)
+		lastFiredAts, updatedAts                = make(elems[pgtype.Timestamptz], n), make(elems[pgtype.Timestamptz], n)
+		failureCounts                           = make(elems[pgtype.Int4], n)
 
-		evAlarmIDs, evTypes, evWorkers, evMessages []string
-		evAts, evScheduledFors                     []*time.Time
-		evAttempts                                 []int32
+		evAlarmIDs, evTypes, evWorkers, evMessages = make(elems[pgtype.Text], 0, nev), make(elems[pgtype.Text], 0, nev), make(elems[pgtype.Text], 0, nev), make(elems[pgtype.Text], 0, nev)
+		evAts, evScheduledFors                     = make(elems[pgtype.Timestamptz], 0, nev), make(elems[pgtype.Timestamptz], 0, nev)
+		evAttempts                                 = make(elems[pgtype.Int4], 0, nev)
 	)
-	for i, t := range ts {
-		ids[i] = t.AlarmID
+	for i, o := range order {
+		t := &ts[o]
+		ids[i] = text(t.AlarmID)
 		// A zero fence means unfenced. Any other fence must match the row exactly; an
 		// empty worker becomes NULL, which matches nothing (a lease always has both).
-		fenced[i] = !t.Fence.IsZero()
-		fenceWorkers[i], fenceAts[i] = textArg(t.Fence.Worker), timeArg(t.Fence.ClaimedAt)
-		statuses[i] = string(t.Status)
-		nextFireAts[i], scheduledFors[i] = timeArg(t.NextFireAt), timeArg(t.ScheduledFor)
-		failureCounts[i] = int32(t.FailureCount)
-		lastErrors[i] = t.LastError
-		lastFiredAts[i], updatedAts[i] = timeArg(t.LastFiredAt), timeArg(t.UpdatedAt)
-		keepLease[i] = t.KeepLease
+		fenced[i] = boolean(!t.Fence.IsZero())
+		fenceWorkers[i], fenceAts[i] = nullText(t.Fence.Worker), timestamptz(t.Fence.ClaimedAt)
+		statuses[i] = text(string(t.Status))
+		nextFireAts[i], scheduledFors[i] = timestamptz(t.NextFireAt), timestamptz(t.ScheduledFor)
+		failureCounts[i] = int4(t.FailureCount)
+		lastErrors[i] = text(t.LastError)
+		lastFiredAts[i], updatedAts[i] = timestamptz(t.LastFiredAt), timestamptz(t.UpdatedAt)
+		keepLease[i] = boolean(t.KeepLease)
 		for _, e := range t.Events {
 			// The transition owns its events: they belong to its alarm whatever
 			// e.AlarmID says, so a stale transition can never leak one.
-			evAlarmIDs = append(evAlarmIDs, t.AlarmID)
-			evTypes = append(evTypes, string(e.Type))
-			evAts = append(evAts, timeArg(e.At))
-			evAttempts = append(evAttempts, int32(e.Attempt))
-			evScheduledFors = append(evScheduledFors, timeArg(e.ScheduledFor))
-			evWorkers = append(evWorkers, e.Worker)
-			evMessages = append(evMessages, e.Message)
+			evAlarmIDs = append(evAlarmIDs, text(t.AlarmID))
+			evTypes = append(evTypes, text(string(e.Type)))
+			evAts = append(evAts, timestamptz(e.At))
+			evAttempts = append(evAttempts, int4(e.Attempt))
+			evScheduledFors = append(evScheduledFors, timestamptz(e.ScheduledFor))
+			evWorkers = append(evWorkers, text(e.Worker))
+			evMessages = append(evMessages, text(e.Message))
 		}
 	}
 	return []any{
 		ids, fenced, fenceWorkers, fenceAts,
 		statuses, nextFireAts, scheduledFors, failureCounts,
 		lastErrors, lastFiredAts, keepLease, updatedAts,
-		nonNil(evAlarmIDs), nonNil(evTypes), nonNil(evAts), nonNil(evAttempts),
-		nonNil(evScheduledFors), nonNil(evWorkers), nonNil(evMessages),
+		evAlarmIDs, evTypes, evAts, evAttempts,
+		evScheduledFors, evWorkers, evMessages,
 	}
-}
-
-// nonNil makes an empty slice an empty array rather than NULL (unnest of NULL is fine,
-// but an explicit empty array says what is meant).
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 // withRetry runs fn again, up to maxAttempts times in all, when PostgreSQL rolled it
