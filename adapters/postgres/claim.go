@@ -51,7 +51,7 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 		if err != nil {
 			return ports.Claimed{}, mapError(err)
 		}
-		if alarms, err = collectAlarms(rows); err != nil {
+		if alarms, err = collectAlarms(rows, p.Batch); err != nil {
 			return ports.Claimed{}, mapError(err)
 		}
 	}

@@ -40,7 +40,7 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 	if err != nil {
 		return nil, "", mapError(err)
 	}
-	alarms, err := collectAlarms(rows)
+	alarms, err := collectAlarms(rows, limit+1)
 	if err != nil {
 		return nil, "", mapError(err)
 	}

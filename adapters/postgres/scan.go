@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/chronoshq/chronos/domain"
 )
@@ -16,42 +17,68 @@ const alarmColumns = `id, owner, label, kind, fire_at, cron_expr, timezone, next
 
 // scanAlarm reads one row of alarmColumns and checks it with domain.Rehydrate.
 func scanAlarm(row pgx.Row) (domain.Alarm, error) {
-	var (
-		a                                                  domain.Alarm
-		kind, status, delivery                             string
-		payload                                            []byte
-		claimedBy                                          *string
-		fireAt, nextFireAt, scheduledFor, claimedAt, fired *time.Time
-	)
-	err := row.Scan(&a.ID, &a.Owner, &a.Label, &kind, &fireAt, &a.CronExpr, &a.Timezone, &nextFireAt,
-		&scheduledFor, &a.ConversationID, &a.WakeMessage, &payload, &status, &delivery,
-		&a.IdempotencyKey, &a.MaxFailures, &a.FailureCount, &a.LastError, &claimedBy, &claimedAt,
-		&a.CreatedAt, &a.UpdatedAt, &fired)
-	if err != nil {
-		return domain.Alarm{}, err
-	}
-	a.Kind, a.Status, a.Delivery = domain.Kind(kind), domain.Status(status), domain.Delivery(delivery)
-	a.Payload = payload
-	if claimedBy != nil {
-		a.ClaimedBy = *claimedBy
-	}
-	a.FireAt, a.NextFireAt, a.ScheduledFor = deref(fireAt), deref(nextFireAt), deref(scheduledFor)
-	a.ClaimedAt, a.LastFiredAt = deref(claimedAt), deref(fired)
-	return domain.Rehydrate(a)
+	return newAlarmScanner().scan(row)
 }
 
 // collectAlarms reads every row of alarmColumns.
-func collectAlarms(rows pgx.Rows) ([]domain.Alarm, error) {
-	alarms := []domain.Alarm{}
+func collectAlarms(rows pgx.Rows, sizeHint int) ([]domain.Alarm, error) {
 	defer rows.Close()
+	alarms := make([]domain.Alarm, 0, sizeHint)
+	s := newAlarmScanner()
 	for rows.Next() {
-		a, err := scanAlarm(rows)
+		a, err := s.scan(rows)
 		if err != nil {
 			return nil, err
 		}
 		alarms = append(alarms, a)
 	}
 	return alarms, rows.Err()
+}
+
+// alarmScanner reads rows of alarmColumns into the same scan targets row after row.
+// pgx's Scan takes its targets as interfaces, so targets declared per row escape to the
+// heap, a dozen allocations a row: for a claim of 1,000 that was most of what the
+// dispatcher's claim allocated. What a row returns (strings, the payload) is always
+// freshly allocated by pgx, never shared with the next row.
+type alarmScanner struct {
+	a                                                        domain.Alarm
+	kind, status, delivery                                   string
+	payload                                                  []byte
+	claimedBy                                                pgtype.Text
+	fireAt, nextFireAt, scheduledFor, claimedAt, lastFiredAt pgtype.Timestamptz
+	dest                                                     []any
+}
+
+func newAlarmScanner() *alarmScanner {
+	s := &alarmScanner{}
+	a := &s.a
+	s.dest = []any{&a.ID, &a.Owner, &a.Label, &s.kind, &s.fireAt, &a.CronExpr, &a.Timezone, &s.nextFireAt,
+		&s.scheduledFor, &a.ConversationID, &a.WakeMessage, &s.payload, &s.status, &s.delivery,
+		&a.IdempotencyKey, &a.MaxFailures, &a.FailureCount, &a.LastError, &s.claimedBy, &s.claimedAt,
+		&a.CreatedAt, &a.UpdatedAt, &s.lastFiredAt}
+	return s
+}
+
+func (s *alarmScanner) scan(row pgx.Row) (domain.Alarm, error) {
+	s.a = domain.Alarm{}
+	if err := row.Scan(s.dest...); err != nil {
+		return domain.Alarm{}, err
+	}
+	a := s.a
+	a.Kind, a.Status, a.Delivery = domain.Kind(s.kind), domain.Status(s.status), domain.Delivery(s.delivery)
+	a.Payload = s.payload
+	a.ClaimedBy = s.claimedBy.String // "" when NULL
+	a.FireAt, a.NextFireAt, a.ScheduledFor = tsTime(s.fireAt), tsTime(s.nextFireAt), tsTime(s.scheduledFor)
+	a.ClaimedAt, a.LastFiredAt = tsTime(s.claimedAt), tsTime(s.lastFiredAt)
+	return domain.Rehydrate(a)
+}
+
+// tsTime is a nullable timestamptz as the domain keeps it: zero when NULL, else UTC.
+func tsTime(t pgtype.Timestamptz) time.Time {
+	if !t.Valid {
+		return time.Time{}
+	}
+	return t.Time.UTC()
 }
 
 // timeArg is a time as a parameter: NULL when zero, else UTC at the store's precision.
