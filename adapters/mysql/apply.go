@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,7 +14,52 @@ import (
 )
 
 // Apply writes a batch of transitions, each fenced on its lease, in one READ COMMITTED
-// transaction of three statements whatever the batch size:
+// transaction.
+//
+// First optimistically, in two statements whatever the batch size: one UPDATE alarms
+// JOIN (SELECT ?, ?, ... UNION ALL ...) that carries every transition's fence in its
+// WHERE, then one multi-row INSERT of the events. The UPDATE reports the rows it
+// matched (clientFoundRows), and the ids of a batch are distinct, so when it matched
+// as many rows as there are transitions, every fence held and nothing is stale: that is
+// a burn-down's every batch, and it spares the locking read the exact path needs.
+//
+// When it matched fewer, some transition is stale, and a count cannot say which: the
+// transaction is rolled back and the batch applied by the exact path (applyLocked),
+// which locks every row, compares the fences in Go, and writes only the fresh ones.
+//
+// Why not a single fenced statement for the stale case too: MySQL reports one
+// affected-row count per statement, not which rows matched, and has no RETURNING.
+// INSERT ... ON DUPLICATE KEY UPDATE cannot express the fence at all (it updates
+// whatever row has the key). See docs/mysql.md.
+func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
+	if len(ts) == 0 {
+		return ports.ApplyResult{}, nil
+	}
+	ts = sortedByID(ts)
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		matched, err := updateAlarms(ctx, tx, ts)
+		if err != nil {
+			return err
+		}
+		if matched != len(ts) {
+			return errSomeStale // rolled back by inTx; nothing of the batch was written
+		}
+		return insertEvents(ctx, tx, batchEvents(ts))
+	})
+	if err == nil {
+		return ports.ApplyResult{Applied: len(ts)}, nil
+	}
+	if !errors.Is(err, errSomeStale) {
+		return ports.ApplyResult{}, mapError(ctx, err)
+	}
+	return s.applyLocked(ctx, ts)
+}
+
+// errSomeStale ends Apply's optimistic transaction when a fence did not hold.
+var errSomeStale = errors.New("mysql: apply: a transition is stale")
+
+// applyLocked applies ts exactly, in one READ COMMITTED transaction of three statements
+// whatever the batch size:
 //
 //  1. SELECT id, claimed_by, claimed_at ... WHERE id IN (...) ORDER BY id FOR UPDATE
 //     locks every row of the batch (in primary-key order, so two appliers cannot
@@ -21,19 +67,9 @@ import (
 //     exactly: a transition is stale when its row is gone or, for a non-zero fence, the
 //     row's claimed_by/claimed_at differ from it. The rows are locked, so the answer
 //     cannot change before commit.
-//  2. One UPDATE alarms JOIN (SELECT ?, ?, ... UNION ALL ...) writes the new values of
-//     the transitions that hold, and only those.
+//  2. The UPDATE-JOIN writes the new values of the transitions that hold, and only those.
 //  3. One multi-row INSERT appends their events.
-//
-// Why not a single fenced statement: MySQL reports one affected-row count per
-// statement, not which rows matched, and has no RETURNING, so an UPDATE-JOIN carrying
-// the fence alone cannot say which transitions were stale. INSERT ... ON DUPLICATE KEY
-// UPDATE cannot express the fence at all (it updates whatever row has the key). See
-// docs/mysql.md.
-func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
-	if len(ts) == 0 {
-		return ports.ApplyResult{}, nil
-	}
+func (s *Store) applyLocked(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
 	var res ports.ApplyResult
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		leases, err := lockLeases(ctx, tx, ts)
@@ -60,6 +96,46 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 		return ports.ApplyResult{}, mapError(ctx, err)
 	}
 	return res, nil
+}
+
+// writeTransitions writes ts, whose rows this transaction has locked and whose fences
+// hold, and their events.
+func writeTransitions(ctx context.Context, tx *sql.Tx, ts []domain.Transition) error {
+	matched, err := updateAlarms(ctx, tx, ts)
+	if err != nil {
+		return err
+	}
+	// Every row is locked by this transaction and its fence holds, so every one matches.
+	if matched != len(ts) {
+		return fmt.Errorf("apply: updated %d of %d locked rows", matched, len(ts))
+	}
+	return insertEvents(ctx, tx, batchEvents(ts))
+}
+
+// sortedByID returns ts ordered by alarm id, so that every statement of an Apply meets
+// the rows of a batch in primary-key order, as concurrent appliers do.
+func sortedByID(ts []domain.Transition) []domain.Transition {
+	if slices.IsSortedFunc(ts, byAlarmID) {
+		return ts
+	}
+	ts = slices.Clone(ts)
+	slices.SortFunc(ts, byAlarmID)
+	return ts
+}
+
+func byAlarmID(a, b domain.Transition) int { return strings.Compare(a.AlarmID, b.AlarmID) }
+
+// batchEvents is the events of ts, in order.
+func batchEvents(ts []domain.Transition) []domain.Event {
+	n := 0
+	for _, t := range ts {
+		n += len(t.Events)
+	}
+	evs := make([]domain.Event, 0, n)
+	for _, t := range ts {
+		evs = append(evs, t.Events...)
+	}
+	return evs
 }
 
 // lease is a row's current claimed_by/claimed_at ("" and zero when unclaimed).
@@ -100,66 +176,67 @@ func lockLeases(ctx context.Context, tx *sql.Tx, ts []domain.Transition) (map[st
 	return leases, rows.Err()
 }
 
-// transitionsPerUpdate bounds one UPDATE-JOIN: 9 placeholders a row.
+// transitionsPerUpdate bounds one UPDATE-JOIN: 12 placeholders a row.
 const transitionsPerUpdate = 500
 
-// writeTransitions writes ts, whose rows this transaction has locked, and their events.
-func writeTransitions(ctx context.Context, tx *sql.Tx, ts []domain.Transition) error {
-	for chunk := range slices.Chunk(ts, transitionsPerUpdate) {
-		if err := updateAlarms(ctx, tx, chunk); err != nil {
-			return err
-		}
-	}
-	var evs []domain.Event
-	for _, t := range ts {
-		evs = append(evs, t.Events...)
-	}
-	return insertEvents(ctx, tx, evs)
-}
-
-// updateAlarms writes the mutable columns of ts (ids distinct) in one statement.
+// updateAlarms writes the mutable columns of ts (ids distinct) where each transition's
+// fence holds, in one statement per transitionsPerUpdate, and returns how many rows
+// matched: with clientFoundRows that counts rows whose fence held, changed or not.
 //
 // The derived table's first row casts each time to DATETIME(6) so the column types do
 // not depend on how the driver sends its arguments (interpolated literals or binary
-// protocol parameters); the keep_lease flag leaves claimed_by/claimed_at as they are
+// protocol parameters). An unfenced transition (an owner's action: zero Fence) matches
+// its row whatever the lease; a fenced one only while the row carries exactly its lease
+// (a NULL lease matches nothing). keep_lease leaves claimed_by/claimed_at as they are
 // (the at-most-once advance), else both are cleared.
-func updateAlarms(ctx context.Context, tx *sql.Tx, ts []domain.Transition) error {
-	if len(ts) == 0 {
-		return nil
+func updateAlarms(ctx context.Context, tx *sql.Tx, ts []domain.Transition) (int, error) {
+	matched := 0
+	for chunk := range slices.Chunk(ts, transitionsPerUpdate) {
+		n, err := updateChunk(ctx, tx, chunk)
+		if err != nil {
+			return 0, err
+		}
+		matched += n
 	}
+	return matched, nil
+}
+
+func updateChunk(ctx context.Context, tx *sql.Tx, ts []domain.Transition) (int, error) {
 	var q strings.Builder
 	q.WriteString(`UPDATE alarms a JOIN (`)
-	args := make([]any, 0, 9*len(ts))
+	args := make([]any, 0, 12*len(ts))
 	for i, t := range ts {
 		if i == 0 {
-			q.WriteString(`SELECT ? AS id, ? AS status, CAST(? AS DATETIME(6)) AS next_fire_at,
+			q.WriteString(`SELECT ? AS id, CAST(? AS SIGNED) AS fenced, ? AS fence_worker,
+				CAST(? AS DATETIME(6)) AS fence_at, ? AS status, CAST(? AS DATETIME(6)) AS next_fire_at,
 				CAST(? AS DATETIME(6)) AS scheduled_for, CAST(? AS SIGNED) AS failure_count,
 				? AS last_error, CAST(? AS DATETIME(6)) AS last_fired_at,
 				CAST(? AS SIGNED) AS keep_lease, CAST(? AS DATETIME(6)) AS updated_at`)
 		} else {
-			q.WriteString(` UNION ALL SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?`)
+			q.WriteString(` UNION ALL SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`)
 		}
-		keep := 0
+		fenced, keep := 0, 0
+		if !t.Fence.IsZero() {
+			fenced = 1
+		}
 		if t.KeepLease {
 			keep = 1
 		}
-		args = append(args, t.AlarmID, string(t.Status), timeArg(t.NextFireAt), timeArg(t.ScheduledFor),
-			t.FailureCount, t.LastError, timeArg(t.LastFiredAt), keep, timeArg(t.UpdatedAt))
+		args = append(args, t.AlarmID, fenced, stringArg(t.Fence.Worker), timeArg(t.Fence.ClaimedAt),
+			string(t.Status), timeArg(t.NextFireAt), timeArg(t.ScheduledFor), t.FailureCount,
+			t.LastError, timeArg(t.LastFiredAt), keep, timeArg(t.UpdatedAt))
 	}
 	q.WriteString(`) t ON a.id = t.id SET
 		a.status = t.status, a.next_fire_at = t.next_fire_at, a.scheduled_for = t.scheduled_for,
 		a.failure_count = t.failure_count, a.last_error = t.last_error, a.last_fired_at = t.last_fired_at,
 		a.updated_at = t.updated_at,
 		a.claimed_by = IF(t.keep_lease = 1, a.claimed_by, NULL),
-		a.claimed_at = IF(t.keep_lease = 1, a.claimed_at, NULL)`)
+		a.claimed_at = IF(t.keep_lease = 1, a.claimed_at, NULL)
+	WHERE t.fenced = 0 OR (a.claimed_by = t.fence_worker AND a.claimed_at = t.fence_at)`)
 	res, err := tx.ExecContext(ctx, q.String(), args...)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	// Every row is locked by this transaction and known to exist, so every one matches
-	// (clientFoundRows makes this count matched rows, not changed ones).
-	if n, err := res.RowsAffected(); err != nil || n != int64(len(ts)) {
-		return fmt.Errorf("apply: updated %d of %d locked rows (%v)", n, len(ts), err)
-	}
-	return nil
+	n, err := res.RowsAffected()
+	return int(n), err
 }
