@@ -176,7 +176,7 @@ func lockLeases(ctx context.Context, tx *sql.Tx, ts []domain.Transition) (map[st
 	return leases, rows.Err()
 }
 
-// transitionsPerUpdate bounds one UPDATE-JOIN: 12 placeholders a row.
+// transitionsPerUpdate bounds one UPDATE-JOIN: 11 placeholders a row.
 const transitionsPerUpdate = 500
 
 // updateAlarms writes the mutable columns of ts (ids distinct) where each transition's
@@ -185,9 +185,9 @@ const transitionsPerUpdate = 500
 //
 // The derived table's first row casts each time to DATETIME(6) so the column types do
 // not depend on how the driver sends its arguments (interpolated literals or binary
-// protocol parameters). An unfenced transition (an owner's action: zero Fence) matches
-// its row whatever the lease; a fenced one only while the row carries exactly its lease
-// (a NULL lease matches nothing). keep_lease leaves claimed_by/claimed_at as they are
+// protocol parameters). An unfenced transition (an owner's action: zero Fence, sent as
+// a NULL worker and time) matches its row whatever the lease; a fenced one only while
+// the row carries exactly its lease (a NULL lease, or half of one, matches nothing). keep_lease leaves claimed_by/claimed_at as they are
 // (the at-most-once advance), else both are cleared.
 func updateAlarms(ctx context.Context, tx *sql.Tx, ts []domain.Transition) (int, error) {
 	matched := 0
@@ -204,25 +204,22 @@ func updateAlarms(ctx context.Context, tx *sql.Tx, ts []domain.Transition) (int,
 func updateChunk(ctx context.Context, tx *sql.Tx, ts []domain.Transition) (int, error) {
 	var q strings.Builder
 	q.WriteString(`UPDATE alarms a JOIN (`)
-	args := make([]any, 0, 12*len(ts))
+	args := make([]any, 0, 11*len(ts))
 	for i, t := range ts {
 		if i == 0 {
-			q.WriteString(`SELECT ? AS id, CAST(? AS SIGNED) AS fenced, ? AS fence_worker,
-				CAST(? AS DATETIME(6)) AS fence_at, ? AS status, CAST(? AS DATETIME(6)) AS next_fire_at,
+			q.WriteString(`SELECT ? AS id, ? AS fence_worker, CAST(? AS DATETIME(6)) AS fence_at,
+				? AS status, CAST(? AS DATETIME(6)) AS next_fire_at,
 				CAST(? AS DATETIME(6)) AS scheduled_for, CAST(? AS SIGNED) AS failure_count,
 				? AS last_error, CAST(? AS DATETIME(6)) AS last_fired_at,
 				CAST(? AS SIGNED) AS keep_lease, CAST(? AS DATETIME(6)) AS updated_at`)
 		} else {
-			q.WriteString(` UNION ALL SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`)
+			q.WriteString(` UNION ALL SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`)
 		}
-		fenced, keep := 0, 0
-		if !t.Fence.IsZero() {
-			fenced = 1
-		}
+		keep := 0
 		if t.KeepLease {
 			keep = 1
 		}
-		args = append(args, t.AlarmID, fenced, stringArg(t.Fence.Worker), timeArg(t.Fence.ClaimedAt),
+		args = append(args, t.AlarmID, stringArg(t.Fence.Worker), timeArg(t.Fence.ClaimedAt),
 			string(t.Status), timeArg(t.NextFireAt), timeArg(t.ScheduledFor), t.FailureCount,
 			t.LastError, timeArg(t.LastFiredAt), keep, timeArg(t.UpdatedAt))
 	}
@@ -232,7 +229,8 @@ func updateChunk(ctx context.Context, tx *sql.Tx, ts []domain.Transition) (int, 
 		a.updated_at = t.updated_at,
 		a.claimed_by = IF(t.keep_lease = 1, a.claimed_by, NULL),
 		a.claimed_at = IF(t.keep_lease = 1, a.claimed_at, NULL)
-	WHERE t.fenced = 0 OR (a.claimed_by = t.fence_worker AND a.claimed_at = t.fence_at)`)
+	WHERE (t.fence_worker IS NULL AND t.fence_at IS NULL)
+	   OR (a.claimed_by = t.fence_worker AND a.claimed_at = t.fence_at)`)
 	res, err := tx.ExecContext(ctx, q.String(), args...)
 	if err != nil {
 		return 0, err
