@@ -36,15 +36,17 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 		return ports.ApplyResult{}, nil
 	}
 	ts = sortedByID(ts)
+	defer s.stmts.prepareQueued(ctx) // once no transaction is open
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		matched, err := updateAlarms(ctx, tx, ts)
+		btx := s.batch(tx)
+		matched, err := updateAlarms(ctx, btx, ts)
 		if err != nil {
 			return err
 		}
 		if matched != len(ts) {
 			return errSomeStale // rolled back by inTx; nothing of the batch was written
 		}
-		return insertEvents(ctx, tx, batchEvents(ts))
+		return insertEvents(ctx, btx, batchEvents(ts))
 	})
 	if err == nil {
 		return ports.ApplyResult{Applied: len(ts)}, nil
@@ -72,7 +74,8 @@ var errSomeStale = errors.New("mysql: apply: a transition is stale")
 func (s *Store) applyLocked(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
 	var res ports.ApplyResult
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		leases, err := lockLeases(ctx, tx, ts)
+		btx := s.batch(tx)
+		leases, err := lockLeases(ctx, btx, ts)
 		if err != nil {
 			return err
 		}
@@ -86,7 +89,7 @@ func (s *Store) applyLocked(ctx context.Context, ts []domain.Transition) (ports.
 			}
 			fresh = append(fresh, t)
 		}
-		if err := writeTransitions(ctx, tx, fresh); err != nil {
+		if err := writeTransitions(ctx, btx, fresh); err != nil {
 			return err
 		}
 		res.Applied = len(fresh)
@@ -100,7 +103,7 @@ func (s *Store) applyLocked(ctx context.Context, ts []domain.Transition) (ports.
 
 // writeTransitions writes ts, whose rows this transaction has locked and whose fences
 // hold, and their events.
-func writeTransitions(ctx context.Context, tx *sql.Tx, ts []domain.Transition) error {
+func writeTransitions(ctx context.Context, tx batchTx, ts []domain.Transition) error {
 	matched, err := updateAlarms(ctx, tx, ts)
 	if err != nil {
 		return err
@@ -150,12 +153,12 @@ func (l lease) holds(f domain.Fence) bool {
 }
 
 // lockLeases locks the rows of ts and returns their leases by id; missing ids are gone.
-func lockLeases(ctx context.Context, tx *sql.Tx, ts []domain.Transition) (map[string]lease, error) {
+func lockLeases(ctx context.Context, tx batchTx, ts []domain.Transition) (map[string]lease, error) {
 	ids := make([]any, len(ts))
 	for i, t := range ts {
 		ids[i] = t.AlarmID
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, claimed_by, claimed_at FROM alarms
+	rows, err := tx.query(ctx, `SELECT id, claimed_by, claimed_at FROM alarms
 		WHERE id IN (`+placeholders(len(ids))+`) ORDER BY id FOR UPDATE`, ids...)
 	if err != nil {
 		return nil, err
@@ -189,7 +192,7 @@ const transitionsPerUpdate = 500
 // a NULL worker and time) matches its row whatever the lease; a fenced one only while
 // the row carries exactly its lease (a NULL lease, or half of one, matches nothing). keep_lease leaves claimed_by/claimed_at as they are
 // (the at-most-once advance), else both are cleared.
-func updateAlarms(ctx context.Context, tx *sql.Tx, ts []domain.Transition) (int, error) {
+func updateAlarms(ctx context.Context, tx batchTx, ts []domain.Transition) (int, error) {
 	matched := 0
 	for chunk := range slices.Chunk(ts, transitionsPerUpdate) {
 		n, err := updateChunk(ctx, tx, chunk)
@@ -201,7 +204,7 @@ func updateAlarms(ctx context.Context, tx *sql.Tx, ts []domain.Transition) (int,
 	return matched, nil
 }
 
-func updateChunk(ctx context.Context, tx *sql.Tx, ts []domain.Transition) (int, error) {
+func updateChunk(ctx context.Context, tx batchTx, ts []domain.Transition) (int, error) {
 	var q strings.Builder
 	q.WriteString(`UPDATE alarms a JOIN (`)
 	args := make([]any, 0, 11*len(ts))
@@ -231,7 +234,7 @@ func updateChunk(ctx context.Context, tx *sql.Tx, ts []domain.Transition) (int, 
 		a.claimed_at = IF(t.keep_lease = 1, a.claimed_at, NULL)
 	WHERE (t.fence_worker IS NULL AND t.fence_at IS NULL)
 	   OR (a.claimed_by = t.fence_worker AND a.claimed_at = t.fence_at)`)
-	res, err := tx.ExecContext(ctx, q.String(), args...)
+	res, err := tx.exec(ctx, q.String(), args...)
 	if err != nil {
 		return 0, err
 	}

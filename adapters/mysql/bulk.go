@@ -26,6 +26,7 @@ func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 	if len(as) == 0 {
 		return nil
 	}
+	defer s.stmts.prepareQueued(ctx) // once no transaction is open
 	return mapError(ctx, s.inTx(ctx, func(tx *sql.Tx) error {
 		for rest := as; len(rest) > 0; {
 			n := insertChunk(rest)
@@ -36,7 +37,7 @@ func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 			for i, a := range rest[:n] {
 				evs[i] = createdEvent(storedAlarm(a))
 			}
-			if err := insertEvents(ctx, tx, evs); err != nil {
+			if err := insertEvents(ctx, s.batch(tx), evs); err != nil {
 				return err
 			}
 			rest = rest[n:]

@@ -80,7 +80,7 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 		}
 		alarms := []domain.Alarm{}
 		if len(ids) > 0 {
-			rows, err := tx.QueryContext(ctx, claimLockSQL(len(ids)), append(ids, now, expired)...)
+			rows, err := s.batch(tx).query(ctx, claimLockSQL(len(ids)), append(ids, now, expired)...)
 			if err != nil {
 				return err
 			}
@@ -92,7 +92,7 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 				return cmp.Or(a.NextFireAt.Compare(b.NextFireAt), strings.Compare(a.ID, b.ID))
 			})
 		}
-		if err := stampLease(ctx, tx, alarms, p.Worker, now); err != nil {
+		if err := stampLease(ctx, s.batch(tx), alarms, p.Worker, now); err != nil {
 			return err
 		}
 		if alarms == nil {
@@ -104,6 +104,7 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 	if err != nil {
 		return ports.Claimed{}, mapError(ctx, err)
 	}
+	s.stmts.prepareQueued(ctx)
 	return out, nil
 }
 
@@ -127,7 +128,7 @@ func claimCandidates(ctx context.Context, tx *sql.Tx, now, expired time.Time, n 
 }
 
 // stampLease leases the locked alarms to worker at now, in the table and in alarms.
-func stampLease(ctx context.Context, tx *sql.Tx, alarms []domain.Alarm, worker string, now time.Time) error {
+func stampLease(ctx context.Context, tx batchTx, alarms []domain.Alarm, worker string, now time.Time) error {
 	if len(alarms) == 0 {
 		return nil
 	}
@@ -136,7 +137,7 @@ func stampLease(ctx context.Context, tx *sql.Tx, alarms []domain.Alarm, worker s
 	for _, a := range alarms {
 		args = append(args, a.ID)
 	}
-	res, err := tx.ExecContext(ctx,
+	res, err := tx.exec(ctx,
 		`UPDATE alarms SET claimed_by = ?, claimed_at = ? WHERE id IN (`+placeholders(len(alarms))+`)`, args...)
 	if err != nil {
 		return err

@@ -31,7 +31,7 @@ func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool,
 			if _, err := tx.ExecContext(ctx, insertAlarmSQL, alarmArgs(a)...); err != nil {
 				return err
 			}
-			return insertEvents(ctx, tx, []domain.Event{createdEvent(a)})
+			return insertEvents(ctx, s.batch(tx), []domain.Event{createdEvent(a)})
 		})
 		if err == nil {
 			return a, false, nil

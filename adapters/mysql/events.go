@@ -14,7 +14,7 @@ import (
 const eventsPerInsert = 1000
 
 // insertEvents appends evs, in order, with multi-row INSERTs (one for any real batch).
-func insertEvents(ctx context.Context, tx *sql.Tx, evs []domain.Event) error {
+func insertEvents(ctx context.Context, tx batchTx, evs []domain.Event) error {
 	for len(evs) > 0 {
 		n := min(len(evs), eventsPerInsert)
 		var b strings.Builder
@@ -27,7 +27,7 @@ func insertEvents(ctx context.Context, tx *sql.Tx, evs []domain.Event) error {
 			b.WriteString("(?, ?, ?, ?, ?, ?, ?)")
 			args = append(args, ev.AlarmID, string(ev.Type), timeArg(ev.At), ev.Attempt, timeArg(ev.ScheduledFor), ev.Worker, ev.Message)
 		}
-		if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
+		if _, err := tx.exec(ctx, b.String(), args...); err != nil {
 			return err
 		}
 		evs = evs[n:]

@@ -39,7 +39,7 @@ func (s *Store) Mutate(ctx context.Context, owner, id string, fn ports.MutateFun
 			return nil
 		}
 		t.AlarmID, t.Fence = a.ID, domain.Fence{}
-		if err := writeTransitions(ctx, tx, []domain.Transition{t}); err != nil {
+		if err := writeTransitions(ctx, s.batch(tx), []domain.Transition{t}); err != nil {
 			return err
 		}
 		out = storedAlarm(t.Apply(a))

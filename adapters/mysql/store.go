@@ -28,6 +28,7 @@ type Store struct {
 	db      *sql.DB
 	clock   ports.Clock // nil: the database clock
 	server  serverVersion
+	stmts   *stmtCache   // the prepared batch statements
 	retries atomic.Int64 // transactions run again after a deadlock or lock wait timeout
 }
 
@@ -55,7 +56,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	return &Store{db: db, clock: opts.Clock, server: server}, nil
+	return &Store{db: db, clock: opts.Clock, server: server, stmts: newStmtCache(db)}, nil
 }
 
 // Migrate applies every pending migration to the database at url. Several processes
@@ -157,5 +158,6 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close releases the pool. Later calls fail with "sql: database is closed".
 func (s *Store) Close() error {
+	s.stmts.close()
 	return mapError(context.Background(), s.db.Close())
 }

@@ -1,0 +1,132 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sync"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// The batch statements of a claim and an Apply (an IN list of a batch's ids, a derived
+// table of its transitions, a multi-row INSERT of its events) carry thousands of
+// arguments. Sent as text (interpolateParams), every one is a literal the server lexes,
+// converts to the connection's character set and turns into an item, on every batch:
+// about a tenth of MariaDB's CPU in a burn-down. Prepared once and executed with binary
+// parameters, the server parses each text once per connection. A statement's text
+// depends only on the batch size, and a busy dispatcher's batches are all the same
+// size, so a handful of texts covers nearly every batch. The first batch of each size
+// goes as text; the store prepares the text once that transaction is over.
+const (
+	// preparedMinArgs: statements with fewer arguments are cheap to parse and, in a
+	// quiet system, come in every size; they are sent as text, as before.
+	preparedMinArgs = 64
+	// preparedMaxTexts bounds the texts kept prepared (each on every connection that
+	// ran it, against the server's max_prepared_stmt_count). Texts beyond it are sent
+	// as text.
+	preparedMaxTexts = 32
+)
+
+// stmtCache holds the prepared batch statements, by text.
+//
+// A statement is prepared outside any transaction, after the first transaction that
+// ran it (as text) is over: preparing on the DB takes a connection from the pool, and a
+// transaction that waited for one while holding its own could wait forever once every
+// connection is held that way. Within a transaction a cached statement is bound to the
+// transaction's own connection (database/sql prepares it there the first time).
+type stmtCache struct {
+	db      *sql.DB
+	mu      sync.Mutex
+	stmts   map[string]*sql.Stmt // nil value: the server refused to prepare it; send as text
+	pending map[string]bool      // to prepare: true once someone is preparing it
+}
+
+func newStmtCache(db *sql.DB) *stmtCache {
+	return &stmtCache{db: db, stmts: map[string]*sql.Stmt{}, pending: map[string]bool{}}
+}
+
+// get returns the prepared statement for query, or nil: the caller then sends it as
+// text, and a batch statement is queued for prepareQueued.
+func (c *stmtCache) get(query string, nargs int) *sql.Stmt {
+	if nargs < preparedMinArgs {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.stmts[query]; ok {
+		return st
+	}
+	if _, ok := c.pending[query]; !ok && len(c.stmts)+len(c.pending) < preparedMaxTexts {
+		c.pending[query] = false
+	}
+	return nil
+}
+
+// prepareQueued prepares the statements get queued. Call it with no transaction open:
+// it takes a connection from the pool.
+func (c *stmtCache) prepareQueued(ctx context.Context) {
+	c.mu.Lock()
+	var todo []string
+	for q, taken := range c.pending {
+		if !taken {
+			c.pending[q] = true
+			todo = append(todo, q)
+		}
+	}
+	c.mu.Unlock()
+	for _, q := range todo {
+		st, err := c.db.PrepareContext(ctx, q)
+		var refused *mysql.MySQLError
+		c.mu.Lock()
+		delete(c.pending, q)
+		switch {
+		case err == nil:
+			c.stmts[q] = st
+		case errors.As(err, &refused):
+			// The server will not prepare it (max_prepared_stmt_count reached, a proxy
+			// without prepared statements): the text path works; keep using it. A fault
+			// in the query itself shows when it runs.
+			c.stmts[q] = nil
+		default:
+			// The connection or the context failed: queued again at its next use.
+		}
+		c.mu.Unlock()
+	}
+}
+
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for q, st := range c.stmts {
+		if st != nil {
+			_ = st.Close()
+		}
+		delete(c.stmts, q)
+	}
+}
+
+// batchTx is a transaction that runs large statements prepared.
+type batchTx struct {
+	*sql.Tx
+	stmts *stmtCache
+}
+
+func (s *Store) batch(tx *sql.Tx) batchTx { return batchTx{Tx: tx, stmts: s.stmts} }
+
+// exec runs query in the transaction, prepared when it is a cached batch statement,
+// bound to the transaction's connection and released with the transaction.
+func (t batchTx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := t.stmts.get(query, len(args)); st != nil {
+		return t.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	return t.ExecContext(ctx, query, args...)
+}
+
+// query is exec for a statement that returns rows.
+func (t batchTx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := t.stmts.get(query, len(args)); st != nil {
+		return t.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
+	return t.QueryContext(ctx, query, args...)
+}
