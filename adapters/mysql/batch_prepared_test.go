@@ -10,8 +10,8 @@ import (
 )
 
 // The contract suite's batches are small, so its statements are sent as text. A
-// dispatcher's batches are large, and their statements (the claim's locking read and
-// lease stamp, Apply's UPDATE-JOIN, the events INSERT) run prepared, with binary
+// dispatcher's batches are large, and their statements (the claim's lease stamp,
+// Apply's UPDATE-JOIN, the events INSERT) run prepared, with binary
 // parameters, from the store's statement cache once a batch of that size has been seen.
 // This runs three batches of 100 on one connection: the first as text, the second
 // prepared, the third prepared with a stale transition (the optimistic UPDATE falls

@@ -14,52 +14,54 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// claimCandidatesSQL chooses the batch without locking anything. It walks alarms_due
-// (status, next_fire_at) from the oldest due entry and stops after the batch, so its
-// cost is the batch plus the leased rows at the head of the range, never the table.
-// ORDER BY ends with id so ties are broken the same way by every claimer; InnoDB
-// secondary index entries end with the primary key, so the order is still the index's
-// and no sort is needed (docs/mysql.md has the EXPLAIN).
-//
-// Why not lock while walking (SELECT ... FOR UPDATE SKIP LOCKED over alarms_due, as the
-// claim used to): InnoDB keeps the lock on every secondary index entry a locking scan
-// steps on until the transaction ends, even at READ COMMITTED and even when the row
-// then fails the WHERE. The head of the due range holds the batches still in flight
-// (active, leased, their outcomes not yet applied), so each claim held their alarms_due
-// entries, and every Apply of such a batch (which must rewrite those entries: status
-// and next_fire_at change) waited for the claim to commit. In a burn-down that was
-// ~9 s of lock waits in a 14 s run (Innodb_row_lock_time; docs/benchmarks.md).
-const claimCandidatesSQL = `SELECT id FROM alarms
+// claimWalkSQL chooses the batch: it walks alarms_due (status, next_fire_at) from the
+// oldest due entry and stops after the batch, so its cost is the batch plus the leased
+// rows at the head of the range, never the table. ORDER BY ends with id so ties are
+// broken the same way by every claimer; InnoDB secondary index entries end with the
+// primary key, so the order is still the index's and no sort is needed
+// (docs/mysql.md has the EXPLAIN).
+const claimWalkSQL = `SELECT id FROM alarms
 	WHERE status = 'active' AND next_fire_at <= ? AND (claimed_at IS NULL OR claimed_at <= ?)
 	ORDER BY next_fire_at, id
 	LIMIT ?`
 
-// claimLockSQL locks the candidates by primary key and reads them whole, skipping any
-// another transaction holds (a concurrent claimer, an Apply, an owner's action). The
-// WHERE is tested again, under the lock, against the row's latest committed version:
-// a candidate another claimer leased, or an owner paused, since the candidate read is
-// not taken. Only clustered index records are locked, and the ones that fail the WHERE
-// are released at once (READ COMMITTED), so nothing else is held but the batch.
+// claimSQL locks the rows claimWalkSQL chooses, by primary key, and reads them whole,
+// skipping any another transaction holds (a concurrent claimer, an Apply, an owner's
+// action). The walk is a derived table inside the locking read, so it runs as a plain,
+// non-locking read: a locking clause does not lock the rows of a nested subquery
+// without one of its own (MySQL and MariaDB alike). The WHERE is tested again on each
+// chosen row under its lock, against its latest committed version: a candidate another
+// claimer leased, or an owner paused, after the walk read it is not taken. Only
+// clustered index records are locked, and those that fail the WHERE are released at
+// once (READ COMMITTED), so nothing is held but the batch.
+//
+// Why the walk must not lock (SELECT ... ORDER BY ... LIMIT ? FOR UPDATE SKIP LOCKED
+// over alarms_due, as the claim used to be): InnoDB keeps the lock on every secondary
+// index entry a locking scan steps on until the transaction ends, even at READ
+// COMMITTED and even when the row then fails the WHERE. The head of the due range holds
+// the batches still in flight (active, leased, their outcomes not yet applied), so each
+// claim held their alarms_due entries, and every Apply of such a batch (which must
+// rewrite those entries: status and next_fire_at change) waited for the claim to
+// commit: ~9 s of lock waits in a 14 s burn-down (docs/benchmarks.md).
 //
 // It selects every column, not just the id: the rows stay locked until commit, so what
 // it returns plus the lease the UPDATE stamps is exactly what the table then holds. That
 // saves the read-back PostgreSQL gets from RETURNING and MySQL has no equivalent for.
-func claimLockSQL(n int) string {
-	return `SELECT ` + alarmColumns + ` FROM alarms
-	WHERE id IN (` + placeholders(n) + `)
+// (The derived table around the walk is what lets it have a LIMIT inside IN.)
+const claimSQL = `SELECT ` + alarmColumns + ` FROM alarms
+	WHERE id IN (SELECT id FROM (` + claimWalkSQL + `) candidates)
 	  AND status = 'active' AND next_fire_at <= ? AND (claimed_at IS NULL OR claimed_at <= ?)
 	FOR UPDATE SKIP LOCKED`
-}
 
 // ClaimDue leases up to p.Batch due alarms to p.Worker, oldest due first.
 //
 // One READ COMMITTED transaction: read the clock (database or injected) once, so the
-// due test, the lease-expiry test, the stamp and Claimed.Now are one instant; choose the
-// candidates; lock those still claimable; stamp the lease on exactly those ids; commit.
-// SKIP LOCKED makes concurrent claimers (goroutines or nodes) take disjoint rows without
-// waiting on each other; one that chose the same candidates as another gets fewer (or
-// none) and the dispatcher claims again. A deadlock victim is run again from the start
-// (see inTx).
+// due test, the lease-expiry test, the stamp and Claimed.Now are one instant; choose and
+// lock the batch (claimSQL); stamp the lease on exactly those ids; commit. SKIP LOCKED
+// makes concurrent claimers (goroutines or nodes) take disjoint rows without waiting on
+// each other; one whose walk chose the rows another has just locked gets fewer (or none)
+// and the dispatcher claims again. A deadlock victim is run again from the start (see
+// inTx).
 func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
 	if p.Worker == "" {
 		return ports.Claimed{}, errors.New("mysql: claim: worker is required")
@@ -74,24 +76,18 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 			return err
 		}
 		expired := micro(now.Add(-p.Lease))
-		ids, err := claimCandidates(ctx, tx, now, expired, p.Batch)
+		rows, err := tx.QueryContext(ctx, claimSQL, now, expired, p.Batch, now, expired)
 		if err != nil {
 			return err
 		}
-		alarms := []domain.Alarm{}
-		if len(ids) > 0 {
-			rows, err := s.batch(tx).query(ctx, claimLockSQL(len(ids)), append(ids, now, expired)...)
-			if err != nil {
-				return err
-			}
-			if alarms, err = scanAlarms(rows); err != nil {
-				return err
-			}
-			// Locked in primary-key order; handed out oldest due first.
-			slices.SortFunc(alarms, func(a, b domain.Alarm) int {
-				return cmp.Or(a.NextFireAt.Compare(b.NextFireAt), strings.Compare(a.ID, b.ID))
-			})
+		alarms, err := scanAlarms(rows)
+		if err != nil {
+			return err
 		}
+		// Locked in primary-key order; handed out oldest due first.
+		slices.SortFunc(alarms, func(a, b domain.Alarm) int {
+			return cmp.Or(a.NextFireAt.Compare(b.NextFireAt), strings.Compare(a.ID, b.ID))
+		})
 		if err := stampLease(ctx, s.batch(tx), alarms, p.Worker, now); err != nil {
 			return err
 		}
@@ -106,25 +102,6 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 	}
 	s.stmts.prepareQueued(ctx)
 	return out, nil
-}
-
-// claimCandidates returns the ids of up to n claimable alarms, oldest due first, as
-// query arguments.
-func claimCandidates(ctx context.Context, tx *sql.Tx, now, expired time.Time, n int) ([]any, error) {
-	rows, err := tx.QueryContext(ctx, claimCandidatesSQL, now, expired, n)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	ids := make([]any, 0, n+2)
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
 }
 
 // stampLease leases the locked alarms to worker at now, in the table and in alarms.

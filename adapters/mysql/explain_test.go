@@ -49,7 +49,7 @@ func TestExplainClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	claimArgs := []any{now, now.Add(-2 * time.Minute), 100}
-	explain(t, s.db, "claim", claimCandidatesSQL, claimArgs...)
+	explain(t, s.db, "claim", claimWalkSQL, claimArgs...)
 	explain(t, s.db, "NextDue", nextDueSQL)
 	explain(t, s.db, "Apply: UPDATE-JOIN of two transitions", `UPDATE alarms a JOIN (
 		SELECT ? AS id, ? AS status, CAST(? AS DATETIME(6)) AS next_fire_at
@@ -57,7 +57,7 @@ func TestExplainClaim(t *testing.T) {
 		SET a.status = t.status, a.next_fire_at = t.next_fire_at`,
 		"0190f0c0-0000-7000-8000-000000000001", "fired", now, "0190f0c0-0000-7000-8000-000000000002", "fired", now)
 
-	analyzeQuery(t, s, "claim, nothing due", claimCandidatesSQL, claimArgs...)
+	analyzeQuery(t, s, "claim, nothing due", claimWalkSQL, claimArgs...)
 	analyzeQuery(t, s, "NextDue", nextDueSQL)
 	start = time.Now()
 	claimed, err := s.ClaimDue(ctx, ports.ClaimParams{Worker: "w", Lease: 2 * time.Minute, Batch: 100})
@@ -76,7 +76,7 @@ func TestExplainClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	claimArgs = []any{now, now.Add(-2 * time.Minute), 100}
-	analyzeQuery(t, s, "claim, 10,000 due, the 50 oldest leased", claimCandidatesSQL, claimArgs...)
+	analyzeQuery(t, s, "claim, 10,000 due, the 50 oldest leased", claimWalkSQL, claimArgs...)
 	start = time.Now()
 	claimed, err = s.ClaimDue(ctx, ports.ClaimParams{Worker: "w", Lease: 2 * time.Minute, Batch: 100})
 	if err != nil || len(claimed.Alarms) != 100 {
