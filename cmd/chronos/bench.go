@@ -90,7 +90,7 @@ func (c *benchConfig) mode() string {
 
 func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg benchConfig
-	fs := newFlagSet("bench", stderr)
+	fs := newFlagSetNoEnv("bench", stderr)
 	cfg.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err

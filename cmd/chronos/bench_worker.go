@@ -34,7 +34,7 @@ type workerMessage struct {
 // benchWorkerMain is the worker process.
 func benchWorkerMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg benchNodeConfig
-	fs := newFlagSet(benchWorkerCommand, stderr)
+	fs := newFlagSetNoEnv(benchWorkerCommand, stderr)
 	fs.StringVar(&cfg.Store, "store", "", "store URL")
 	fs.StringVar(&cfg.Waker, "waker", "noop", "noop or webhook")
 	fs.StringVar(&cfg.WakeURL, "wake-url", "", "receiver URL (webhook)")

@@ -8,14 +8,29 @@ import (
 	"strings"
 )
 
-// newFlagSet makes a flag set whose usage lists each flag with its environment variable.
+// newFlagSet makes a flag set whose usage lists each flag with its environment variable,
+// for commands parsed with parseWithEnv.
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	return flagSet(name, stderr, true)
+}
+
+// newFlagSetNoEnv is for commands that read no environment (bench: every figure must be
+// reproducible from its command line alone).
+func newFlagSetNoEnv(name string, stderr io.Writer) *flag.FlagSet {
+	return flagSet(name, stderr, false)
+}
+
+func flagSet(name string, stderr io.Writer, withEnv bool) *flag.FlagSet {
 	fs := flag.NewFlagSet("chronos "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage of chronos %s:\n", name)
 		fs.VisitAll(func(f *flag.Flag) {
-			fmt.Fprintf(stderr, "  --%s (env %s, default %q)\n      %s\n", f.Name, envName(f.Name), f.DefValue, f.Usage)
+			env := ""
+			if withEnv {
+				env = "env " + envName(f.Name) + ", "
+			}
+			fmt.Fprintf(stderr, "  --%s (%sdefault %q)\n      %s\n", f.Name, env, f.DefValue, f.Usage)
 		})
 	}
 	return fs
