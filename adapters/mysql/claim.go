@@ -27,13 +27,16 @@ const claimWalkSQL = `SELECT id FROM alarms
 
 // claimSQL locks the rows claimWalkSQL chooses, by primary key, and reads them whole,
 // skipping any another transaction holds (a concurrent claimer, an Apply, an owner's
-// action). The walk is a derived table inside the locking read, so it runs as a plain,
-// non-locking read: a locking clause does not lock the rows of a nested subquery
-// without one of its own (MySQL and MariaDB alike). The WHERE is tested again on each
-// chosen row under its lock, against its latest committed version: a candidate another
-// claimer leased, or an owner paused, after the walk read it is not taken. Only
-// clustered index records are locked, and those that fail the WHERE are released at
-// once (READ COMMITTED), so nothing is held but the batch.
+// action). The walk is a derived table, so it runs as a plain, non-locking read: a
+// locking clause does not lock the rows a nested subquery reads without one of its own
+// (MySQL and MariaDB alike). STRAIGHT_JOIN and FORCE INDEX (PRIMARY) pin the plan to
+// "walk first, then each chosen row by primary key": written as IN (subquery), with the
+// claim's condition repeated outside, MariaDB planned the outer read as a range scan of
+// alarms_due when it expected few rows due, which would lock its way along the index
+// again. The WHERE is tested again on each chosen row under its lock, against its latest
+// committed version: a row another claimer leased, or an owner paused, after the walk
+// read it is not taken. Only clustered index records are locked, and those that fail the
+// WHERE are released at once (READ COMMITTED), so nothing is held but the batch.
 //
 // Why the walk must not lock (SELECT ... ORDER BY ... LIMIT ? FOR UPDATE SKIP LOCKED
 // over alarms_due, as the claim used to be): InnoDB keeps the lock on every secondary
@@ -47,10 +50,10 @@ const claimWalkSQL = `SELECT id FROM alarms
 // It selects every column, not just the id: the rows stay locked until commit, so what
 // it returns plus the lease the UPDATE stamps is exactly what the table then holds. That
 // saves the read-back PostgreSQL gets from RETURNING and MySQL has no equivalent for.
-// (The derived table around the walk is what lets it have a LIMIT inside IN.)
-const claimSQL = `SELECT ` + alarmColumns + ` FROM alarms
-	WHERE id IN (SELECT id FROM (` + claimWalkSQL + `) candidates)
-	  AND status = 'active' AND next_fire_at <= ? AND (claimed_at IS NULL OR claimed_at <= ?)
+var claimSQL = `SELECT ` + qualified("a", alarmColumns) + `
+	FROM (` + claimWalkSQL + `) candidates
+	STRAIGHT_JOIN alarms a FORCE INDEX (PRIMARY) ON a.id = candidates.id
+	WHERE a.status = 'active' AND a.next_fire_at <= ? AND (a.claimed_at IS NULL OR a.claimed_at <= ?)
 	FOR UPDATE SKIP LOCKED`
 
 // ClaimDue leases up to p.Batch due alarms to p.Worker, oldest due first.

@@ -49,7 +49,8 @@ func TestExplainClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	claimArgs := []any{now, now.Add(-2 * time.Minute), 100}
-	explain(t, s.db, "claim", claimWalkSQL, claimArgs...)
+	explain(t, s.db, "claim: the walk", claimWalkSQL, claimArgs...)
+	explain(t, s.db, "claim: the locking read around the walk", claimSQL, append(claimArgs, now, now.Add(-2*time.Minute))...)
 	explain(t, s.db, "NextDue", nextDueSQL)
 	explain(t, s.db, "Apply: UPDATE-JOIN of two transitions", `UPDATE alarms a JOIN (
 		SELECT ? AS id, ? AS status, CAST(? AS DATETIME(6)) AS next_fire_at

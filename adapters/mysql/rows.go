@@ -17,6 +17,15 @@ const alarmColumns = `id, owner, label, kind, fire_at, cron_expr, timezone, next
 	conversation_id, wake_message, payload, status, delivery, idempotency_key, max_failures,
 	failure_count, last_error, claimed_by, claimed_at, created_at, updated_at, last_fired_at`
 
+// qualified is a column list with each column prefixed by table.
+func qualified(table, columns string) string {
+	cols := strings.Split(columns, ",")
+	for i, c := range cols {
+		cols[i] = table + "." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}
+
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
 

@@ -1,0 +1,90 @@
+package mysql
+
+import (
+	"database/sql"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+// The claim's locking read must reach alarms by primary key only, after the non-locking
+// walk has chosen them: a plan that scanned alarms_due under the lock would hold the
+// entries of every leased row it stepped over until commit, and make the Applies of
+// in-flight batches wait for the claim (docs/mysql.md). The plan is pinned with
+// STRAIGHT_JOIN and FORCE INDEX; this checks it holds both when few alarms are due (the
+// case in which the optimizer once chose the due index for the outer read) and when
+// many are.
+func TestClaimLocksByPrimaryKeyOnly(t *testing.T) {
+	s, _ := openTestStore(t, Options{Clock: fixedClock(testNow)})
+	ctx := t.Context()
+	var as []domain.Alarm
+	for i := range 200 {
+		a := newDueAlarm(t, "o", `1`)
+		if i >= 3 { // the rest not due for a day
+			a.NextFireAt = a.NextFireAt.Add(24 * time.Hour)
+		}
+		as = append(as, a)
+	}
+	if err := s.CreateMany(ctx, as); err != nil {
+		t.Fatal(err)
+	}
+	for _, due := range []string{"few due", "all due"} {
+		if due == "all due" {
+			mustExec(t, s.db, "UPDATE alarms SET next_fire_at = ?", micro(testNow))
+		}
+		mustExec(t, s.db, "ANALYZE TABLE alarms")
+		now := micro(testNow)
+		plan := explainRows(t, s.db, claimSQL, now, now.Add(-time.Minute), 100, now, now.Add(-time.Minute))
+		var outer, walk map[string]string
+		for _, r := range plan {
+			switch r["table"] {
+			case "a":
+				outer = r
+			case "alarms":
+				walk = r
+			}
+		}
+		if outer == nil || outer["type"] != "eq_ref" || outer["key"] != "PRIMARY" {
+			t.Errorf("%s: the locking read does not reach alarms by primary key only: %v", due, plan)
+		}
+		if walk == nil || walk["key"] != "alarms_due" {
+			t.Errorf("%s: the walk does not use alarms_due: %v", due, plan)
+		}
+	}
+}
+
+// explainRows is EXPLAIN of q, one map of column to value per row.
+func explainRows(t *testing.T, db *sql.DB, q string, args ...any) []map[string]string {
+	t.Helper()
+	rows, err := db.QueryContext(t.Context(), "EXPLAIN "+q, args...)
+	if err != nil {
+		t.Fatalf("EXPLAIN: %v", err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		r := map[string]string{}
+		for i, c := range cols {
+			r[c] = fmt.Sprint(vals[i].String)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
