@@ -27,7 +27,12 @@ WITH inserted AS (
 )
 SELECT ` + alarmColumns + ` FROM inserted`
 
-const byIdempotencyKeySQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE owner = $1 AND idempotency_key = $2`
+// byIdempotencyKeySQL repeats the partial index's predicate (idempotency_key <> '') so
+// that the store's generic plans (see genericPlans) can prove the index applies; from
+// "idempotency_key = $2" alone they cannot, and would read every alarm of the owner. It
+// is only ever asked for a non-empty key.
+const byIdempotencyKeySQL = `SELECT ` + alarmColumns + ` FROM alarms
+	WHERE owner = $1 AND idempotency_key = $2 AND idempotency_key <> ''`
 
 // Create inserts a and its EventCreated, or returns the owner's alarm with the same
 // idempotency key (deduped).

@@ -127,3 +127,37 @@ func TestApplyGenericPlanUsesPrimaryKey(t *testing.T) {
 		t.Errorf("generic apply plan scans alarms sequentially:\n%s", plan)
 	}
 }
+
+// Looking an alarm up by idempotency key must use the partial unique index in the
+// generic plan too, which the store's sessions always use; otherwise a dedupe would read
+// every alarm of the owner.
+func TestIdempotencyKeyGenericPlanUsesPartialIndex(t *testing.T) {
+	s, _ := newTestStore(t, nil)
+	loadAlarms(t, s, 20000, 200, 5000)
+	if _, err := s.pool.Exec(context.Background(), `UPDATE alarms SET idempotency_key = 'k' || id WHERE id < '000000000100'`); err != nil {
+		t.Fatal(err)
+	}
+	plan := explainGenericWith(t, s, byIdempotencyKeySQL, "COSTS OFF", `'owner1', 'k000000000051'`)
+	if !strings.Contains(plan, "alarms_owner_idempotency_key_idx") {
+		t.Errorf("generic plan of the idempotency-key lookup does not use the partial unique index:\n%s", plan)
+	}
+}
+
+// The store's sessions plan prepared statements generically (see genericPlans), unless
+// the store URL says otherwise.
+func TestSessionsUseGenericPlans(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct{ param, want string }{
+		{"", "force_generic_plan"},
+		{"&plan_cache_mode=auto", "auto"},
+	} {
+		s := openStore(t, newSchema(t)+c.param, Options{Migrate: true})
+		var got string
+		if err := s.pool.QueryRow(ctx, `SHOW plan_cache_mode`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("URL parameters %q: plan_cache_mode = %s, want %s", c.param, got, c.want)
+		}
+	}
+}

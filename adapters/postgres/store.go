@@ -84,8 +84,26 @@ func parseURL(url string) (*pgxpool.Config, error) {
 		// pgx redacts the password in what it quotes of the URL.
 		return nil, fmt.Errorf("postgres: invalid store URL: %w", err)
 	}
+	if _, set := cfg.ConnConfig.RuntimeParams[planCacheMode]; !set {
+		cfg.ConnConfig.RuntimeParams[planCacheMode] = genericPlans
+	}
 	return cfg, nil
 }
+
+// The store's sessions plan every prepared statement once, generically, instead of
+// letting PostgreSQL re-plan it for each execution when it guesses a custom plan is
+// cheaper. Every statement of the store is written to have a good generic plan (the
+// claim and Apply are checked by TestClaimGenericPlanUsesDueIndex and
+// TestApplyGenericPlanUsesPrimaryKey). Left to choose, PostgreSQL re-planned Apply on
+// every call (its generic plan's row estimates for unnest are guesses), and the claim
+// too once many alarms were waiting: the generic estimate of what is due grows with the
+// table, so with 1,000,000 alarms not yet due every claim paid for planning, ~0.2 ms of
+// a 0.5 ms claim, and claim latency no longer stayed flat in the size of the table
+// (docs/benchmarks.md). A store URL may still set plan_cache_mode itself.
+const (
+	planCacheMode = "plan_cache_mode"
+	genericPlans  = "force_generic_plan"
+)
 
 // Capabilities: the database clock, many nodes, LISTEN/NOTIFY hints, microseconds.
 func (s *Store) Capabilities() ports.Capabilities {
