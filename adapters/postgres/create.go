@@ -27,7 +27,7 @@ WITH inserted AS (
 )
 SELECT ` + alarmColumns + ` FROM inserted`
 
-// byIdempotencyKeySQL repeats the partial index's predicate (idempotency_key <> '') so
+// byIdempotencyKeySQL repeats the partial index's predicate (the key is not empty) so
 // that the store's generic plans (see genericPlans) can prove the index applies; from
 // "idempotency_key = $2" alone they cannot, and would read every alarm of the owner. It
 // is only ever asked for a non-empty key.
