@@ -17,7 +17,6 @@ const versionTable = "goose_db_version"
 
 func newProvider(db *sql.DB) (*goose.Provider, error) {
 	p, err := goose.NewProvider(goose.DialectMySQL, db, migrations.MySQL(),
-		goose.WithSessionLocker(migrateLock{}),
 		// Only the embedded SQL files: nothing registered globally by another package.
 		goose.WithDisableGlobalRegistry(true),
 	)
@@ -27,12 +26,43 @@ func newProvider(db *sql.DB) (*goose.Provider, error) {
 	return p, nil
 }
 
-// migrate applies every pending migration.
-func migrate(ctx context.Context, db *sql.DB) error {
+// migrate applies every pending migration. Several processes may run it at once (nodes
+// started together with --migrate): a server-side named lock, held on a connection of its
+// own for the whole run, lets one migrate while the others wait and then find nothing
+// to do.
+//
+// The lock is taken here rather than handed to goose as a SessionLocker, because goose
+// takes a SessionLocker only around applying migrations, not around its first look at
+// the database (Provider.Up asks HasPending first, unlocked). That look creates the
+// version table and inserts its version-0 row when the table is missing, and MySQL
+// commits a CREATE TABLE at once, before the INSERT: a second process starting at the
+// same moment saw the table without the row, concluded the database was broken and
+// failed with "missing zero version migration" (TestConcurrentMigrate, under load).
+func migrate(ctx context.Context, db *sql.DB) (err error) {
 	p, err := newProvider(db)
 	if err != nil {
 		return err
 	}
+	// Goose needs a connection besides the one holding the lock.
+	if n := db.Stats().MaxOpenConnections; n == 1 {
+		db.SetMaxOpenConns(2)
+		defer db.SetMaxOpenConns(n)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return mapError(ctx, fmt.Errorf("migrate: %w", err))
+	}
+	defer conn.Close()
+	if err := lockMigrations(ctx, conn); err != nil {
+		return err
+	}
+	defer func() {
+		// Not ctx: a cancelled migration must still release the lock, or the others
+		// wait until this connection closes.
+		if uerr := unlockMigrations(context.WithoutCancel(ctx), conn); err == nil {
+			err = uerr
+		}
+	}()
 	if _, err := p.Up(ctx); err != nil {
 		return mapError(ctx, fmt.Errorf("migrate: %w", err))
 	}
@@ -64,12 +94,8 @@ func checkSchema(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// migrateLock serialises migrations across processes with a server-side named lock,
-// held by goose's migration connection for the whole run. The name is per database
-// (hashed: lock names are at most 64 characters) so unrelated databases on one server
-// migrate independently.
-type migrateLock struct{}
-
+// The migration lock is per database (hashed: lock names are at most 64 characters), so
+// unrelated databases on one server migrate independently.
 const (
 	migrateLockName = "CONCAT('chronos.migrate.', MD5(DATABASE()))"
 	// migrateLockWait is how long one GET_LOCK call waits; the loop around it waits
@@ -77,7 +103,8 @@ const (
 	migrateLockWait = 5
 )
 
-func (migrateLock) SessionLock(ctx context.Context, conn *sql.Conn) error {
+// lockMigrations takes the migration lock on conn, waiting for as long as ctx allows.
+func lockMigrations(ctx context.Context, conn *sql.Conn) error {
 	for {
 		var got sql.NullInt64
 		err := conn.QueryRowContext(ctx, fmt.Sprintf("SELECT GET_LOCK(%s, %d)", migrateLockName, migrateLockWait)).Scan(&got)
@@ -95,7 +122,7 @@ func (migrateLock) SessionLock(ctx context.Context, conn *sql.Conn) error {
 	}
 }
 
-func (migrateLock) SessionUnlock(ctx context.Context, conn *sql.Conn) error {
+func unlockMigrations(ctx context.Context, conn *sql.Conn) error {
 	_, err := conn.ExecContext(ctx, "DO RELEASE_LOCK("+migrateLockName+")")
 	return mapError(ctx, err)
 }

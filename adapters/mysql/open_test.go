@@ -1,8 +1,10 @@
 package mysql
 
 import (
+	"context"
 	"database/sql"
 	"errors"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -111,6 +113,27 @@ func TestConcurrentMigrate(t *testing.T) {
 		t.Fatalf("Open after concurrent migrations: %v", err)
 	}
 	s.Close()
+}
+
+// The migration lock holds a connection while goose uses another, even in a pool of one.
+func TestMigrateWithPoolOfOne(t *testing.T) {
+	u, err := url.Parse(newDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("pool_max_conns", "1")
+	u.RawQuery = q.Encode()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	s, err := Open(ctx, u.String(), Options{Migrate: true})
+	if err != nil {
+		t.Fatalf("Open with Migrate and pool_max_conns=1: %v", err)
+	}
+	defer s.Close()
+	if n := s.db.Stats().MaxOpenConnections; n != 1 {
+		t.Errorf("pool cap after migrating = %d, want the URL's 1 back", n)
+	}
 }
 
 func TestOpenUnreachableServer(t *testing.T) {
