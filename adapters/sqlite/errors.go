@@ -31,13 +31,15 @@ func mapError(err error) error {
 	}
 	var e *sqlite.Error
 	if errors.As(err, &e) {
+		// err.Error(), not e.Error(): keep what the caller wrapped around the driver's
+		// error (which file, which step).
 		switch e.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-			return fmt.Errorf("sqlite: %w: %s", ports.ErrConflict, e.Error())
+			return fmt.Errorf("sqlite: %w: %s", ports.ErrConflict, err.Error())
 		}
 		switch e.Code() & 0xff { // the primary result code, whatever the extension
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-			return fmt.Errorf("sqlite: %w: %w: %s", ports.ErrUnavailable, ErrBusy, e.Error())
+			return fmt.Errorf("sqlite: %w: %w: %s", ports.ErrUnavailable, ErrBusy, err.Error())
 		}
 	}
 	return fmt.Errorf("sqlite: %w", err)

@@ -110,11 +110,32 @@ func openWriter(ctx context.Context, path string) (*sql.DB, error) {
 	db.SetConnMaxIdleTime(0)
 	// The first connection creates the file and switches it to WAL; fail here, not on
 	// the first write.
-	if err := db.PingContext(ctx); err != nil {
+	if err := pingWriter(ctx, db); err != nil {
 		db.Close()
 		return nil, mapError(fmt.Errorf("open %s: %w", path, err))
 	}
 	return db, nil
+}
+
+// pingWriter opens the writer's connection, retrying SQLITE_BUSY for up to the busy
+// timeout. A busy handler is not always called: where waiting could deadlock, SQLite
+// returns SQLITE_BUSY at once (sqlite3_busy_handler's documentation), and a new file
+// being set up by several processes together (WAL switch, recovery) is such a place.
+// Seen as 1 failure in ~60 runs of TestMigrateConcurrently under -race on a loaded
+// machine: one of four processes opening a new file failed within a second.
+func pingWriter(ctx context.Context, db *sql.DB) error {
+	deadline := time.Now().Add(busyTimeout)
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		err := db.PingContext(ctx)
+		if err == nil || !errors.Is(mapError(err), ErrBusy) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 func openReader(ctx context.Context, path string) (*sql.DB, error) {
