@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -81,16 +83,20 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 
 // nextDueSQL reads the first entry of alarms_due_idx that no worker holds. Leased rows
 // are skipped (the port explains why); there are at most as many as are in flight.
-const nextDueSQL = `SELECT min(next_fire_at) FROM alarms WHERE status = 'active' AND claimed_by IS NULL`
+// Written as ORDER BY ... LIMIT 1 rather than min(): a generic plan of min() made on an
+// empty table aggregates over the whole index instead of stopping at its first entry.
+const nextDueSQL = `SELECT next_fire_at FROM alarms WHERE status = 'active' AND claimed_by IS NULL
+	ORDER BY next_fire_at LIMIT 1`
 
 // NextDue returns the earliest next_fire_at among unclaimed active alarms.
 func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
-	var next *time.Time
-	if err := s.pool.QueryRow(ctx, nextDueSQL).Scan(&next); err != nil {
-		return time.Time{}, false, mapError(err)
-	}
-	if next == nil {
+	var next time.Time
+	err := s.pool.QueryRow(ctx, nextDueSQL).Scan(&next)
+	if errors.Is(err, pgx.ErrNoRows) {
 		return time.Time{}, false, nil
+	}
+	if err != nil {
+		return time.Time{}, false, mapError(err)
 	}
 	return next.UTC(), true, nil
 }

@@ -84,8 +84,10 @@ func parseURL(url string) (*pgxpool.Config, error) {
 		// pgx redacts the password in what it quotes of the URL.
 		return nil, fmt.Errorf("postgres: invalid store URL: %w", err)
 	}
-	if _, set := cfg.ConnConfig.RuntimeParams[planCacheMode]; !set {
-		cfg.ConnConfig.RuntimeParams[planCacheMode] = genericPlans
+	for name, value := range sessionSettings {
+		if _, set := cfg.ConnConfig.RuntimeParams[name]; !set {
+			cfg.ConnConfig.RuntimeParams[name] = value
+		}
 	}
 	return cfg, nil
 }
@@ -100,10 +102,33 @@ func parseURL(url string) (*pgxpool.Config, error) {
 // table, so with 1,000,000 alarms not yet due every claim paid for planning, ~0.2 ms of
 // a 0.5 ms claim, and claim latency no longer stayed flat in the size of the table
 // (docs/benchmarks.md). A store URL may still set plan_cache_mode itself.
+//
+// They also never choose a sequential or a bitmap scan while an index path exists
+// (enable_seqscan and enable_bitmapscan off only price those paths out; a statement with
+// no index path still runs). Every statement of the store is an index walk bounded by a
+// LIMIT or a key, so the index plan is the right one whatever the statistics say, and
+// statistics are what a chronos database may not have: on a server with autovacuum off
+// nothing ever ANALYZEs the tables, and a session's generic plan is made once, at the
+// first execution, often on a table that is still empty. Planned on an empty table, the
+// claim's outer UPDATE became a sequential scan filtered on ctid (cheaper than a Tid
+// Scan on "ten pages") and kept that plan as the table grew: in a steady run at
+// 10,000 alarms/s each claim read the whole table, 330-740 ms a claim instead of 8 ms,
+// and the node fell 30 s behind (docs/benchmarks.md, "Steady load"). List's generic
+// plan bitmap-scanned and sorted every alarm of the owner for the same reason.
+// TestPlansWithoutStatistics checks every statement on an empty table, on a large one
+// never analyzed, and on an analyzed one.
 const (
 	planCacheMode = "plan_cache_mode"
 	genericPlans  = "force_generic_plan"
 )
+
+// sessionSettings are the run-time parameters of every store session, unless the store
+// URL sets them; see above.
+var sessionSettings = map[string]string{
+	planCacheMode:       genericPlans,
+	"enable_seqscan":    "off",
+	"enable_bitmapscan": "off",
+}
 
 // Capabilities: the database clock, many nodes, LISTEN/NOTIFY hints, microseconds.
 func (s *Store) Capabilities() ports.Capabilities {

@@ -1,0 +1,97 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// Every statement of the store keeps its index plan whatever the planner's statistics
+// say: on an empty table (where a session's generic plan is often made, and then kept
+// as the table grows), on a large table never analyzed (a server with autovacuum off),
+// and on an analyzed one. A statement that can fall back to a sequential or bitmap scan,
+// or sort what it should walk in order, pays for the whole table on every call.
+func TestPlansWithoutStatistics(t *testing.T) {
+	const at = "2031-01-01T00:00:00Z"
+	applyArgs := strings.Join([]string{
+		`'{000000000001,000000000002}'`, `'{t,f}'`, `'{w,NULL}'`, `'{` + at + `,NULL}'`,
+		`'{fired,cancelled}'`, `'{NULL,NULL}'`, `'{NULL,NULL}'`, `'{0,0}'`,
+		`'{"",""}'`, `'{NULL,NULL}'`, `'{f,f}'`, `'{` + at + `,` + at + `}'`,
+		`'{000000000001}'`, `'{fired}'`, `'{` + at + `}'`, `'{1}'`, `'{NULL}'`, `'{w}'`, `'{""}'`,
+	}, ", ")
+	// An alarm is found by its id, alone or with its owner: either index bounds it.
+	const byID = "Index Scan using alarms_pkey|Index Scan using alarms_owner_id_idx|Index Only Scan using alarms_owner_id_idx"
+	statements := []struct {
+		name, sql, args string
+		want            []string // each must appear in the plan (one of "a|b")
+		walks           bool     // reads an index in order: a Sort means it read everything first
+	}{
+		{"claim", claimSQL, `NULL, 'w', 120000000, 100`, []string{"Index Scan using alarms_due_idx", "Tid Scan on alarms"}, true},
+		{"next due", nextDueSQL, ``, []string{"Index Scan using alarms_due_idx"}, true},
+		{"apply", applySQL, applyArgs, []string{"Index Scan using alarms_pkey on alarms"}, false},
+		{"get", getSQL, `'000000000001', 'owner1'`, []string{byID}, false},
+		{"lock for mutate", lockAlarmSQL, `'000000000001', 'owner1'`, []string{byID}, false},
+		{"idempotency key", byIdempotencyKeySQL, `'owner1', 'k1'`, []string{"alarms_owner_idempotency_key_idx"}, false},
+		{"list first page", listFirstSQL, `'owner1', '', 11`, []string{"Index Scan Backward using alarms_owner_id_idx"}, true},
+		{"list next page", listAfterSQL, `'owner1', '', 11, '000000010000'`, []string{"Index Scan Backward using alarms_owner_id_idx"}, true},
+		{"events", eventsSQL, `'000000000001', 'owner1', 1000`, []string{byID, "Index Scan using alarm_events_pkey"}, false},
+	}
+	states := []struct {
+		name string
+		load func(t *testing.T, s *Store)
+	}{
+		{"empty", func(*testing.T, *Store) {}},
+		{"never analyzed", func(t *testing.T, s *Store) { insertAlarms(t, s, 20000, 200, 20000) }},
+		{"analyzed", func(t *testing.T, s *Store) { loadAlarms(t, s, 20000, 200, 20000) }},
+	}
+	for _, st := range states {
+		t.Run(st.name, func(t *testing.T) {
+			s, _ := newTestStore(t, nil)
+			st.load(t, s)
+			for _, q := range statements {
+				plan := explainGenericWith(t, s, q.sql, "COSTS OFF", q.args)
+				for _, w := range q.want {
+					if !containsAny(plan, strings.Split(w, "|")) {
+						t.Errorf("%s: the plan has no %q:\n%s", q.name, w, plan)
+					}
+				}
+				bad := []string{"Seq Scan on alarms", "Bitmap"}
+				if q.walks {
+					// The batch of Apply and an alarm's page of events are bounded
+					// before they are sorted; a walk is not.
+					bad = append(bad, "Sort")
+				}
+				for _, b := range bad {
+					if strings.Contains(plan, b) {
+						t.Errorf("%s: the plan has a %s:\n%s", q.name, b, plan)
+					}
+				}
+			}
+		})
+	}
+}
+
+// The settings that make those plans are the store's own, and a store URL can still
+// set each of them.
+func TestSessionSettings(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, newSchema(t)+"&enable_bitmapscan=on", Options{Migrate: true})
+	for name, want := range map[string]string{"enable_seqscan": "off", "enable_bitmapscan": "on"} {
+		var got string
+		if err := s.pool.QueryRow(ctx, `SHOW `+name).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s = %s, want %s", name, got, want)
+		}
+	}
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
