@@ -59,7 +59,8 @@ type benchNode interface {
 type dispatcherNode struct {
 	store ports.Store
 	d     *app.Dispatcher
-	rec   *bench.Recorder // nil with the webhook waker
+	maint *app.Maintenance // the store's upkeep, as serve runs it
+	rec   *bench.Recorder  // nil with the webhook waker
 	wk    *webhook.Waker  // nil with the no-op waker
 
 	cancel  context.CancelFunc
@@ -108,6 +109,7 @@ func newDispatcherNode(ctx context.Context, cfg benchNodeConfig, log *zap.Logger
 		_ = s.Close()
 		return nil, err
 	}
+	n.maint = app.NewMaintenance(s, 0, log)
 	return n, nil
 }
 
@@ -118,6 +120,7 @@ func (n *dispatcherNode) start(lagFrom time.Time) {
 	ctx, cancel := context.WithCancel(context.Background())
 	n.cancel = cancel
 	go func() { n.done <- n.d.Run(ctx) }()
+	go n.maint.Run(ctx)
 	go n.track(ctx)
 }
 

@@ -75,7 +75,7 @@ var serveModule = fx.Options(
 		provideTokens,
 		app.NewWorkerID,
 	),
-	fx.Invoke(runDispatcher, runHTTP),
+	fx.Invoke(runDispatcher, runMaintenance, runHTTP),
 )
 
 func provideStore(lc fx.Lifecycle, cfg *serveConfig, log *zap.Logger) (ports.Store, error) {
@@ -177,6 +177,31 @@ func runDispatcher(lc fx.Lifecycle, s ports.Store, w ports.Waker, c *app.StoreCl
 		},
 	})
 	return nil
+}
+
+// runMaintenance runs the store's own upkeep (PostgreSQL without autovacuum: vacuuming
+// chronos's tables) for as long as the node runs.
+func runMaintenance(lc fx.Lifecycle, s ports.Store, log *zap.Logger) {
+	m := app.NewMaintenance(s, 0, log.Named("maintenance"))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			go func() {
+				defer close(done)
+				m.Run(ctx)
+			}()
+			return nil
+		},
+		OnStop: func(stop context.Context) error {
+			cancel() // a VACUUM in progress is cancelled; it resumes at the next upkeep
+			select {
+			case <-done:
+			case <-stop.Done():
+			}
+			return nil
+		},
+	})
 }
 
 // heartbeatInterval beats often enough that a worker row is fresh well within a lease.
