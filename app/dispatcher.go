@@ -13,9 +13,9 @@ import (
 
 // Dispatcher claims due alarms, delivers their wakes and applies the outcomes.
 //
-// The loop: claim up to min(Batch, free delivery slots) → hand the batch to a goroutine
-// that (at-most-once: commits the advance) delivers every wake concurrently, decides
-// each outcome and applies the whole batch of transitions in one store call. The loop
+// The loop: claim up to min(the adaptive claim size (see claimSize), free delivery
+// slots) → hand the batch to a goroutine that (at-most-once: commits the advance)
+// delivers every wake concurrently, decides each outcome and applies the whole batch of transitions in one store call. The loop
 // does not wait for that: it claims again at once while slots are free and the last
 // claim was full (pipelining), and otherwise sleeps until the next due time, a hint or
 // the tick, whichever is first.
@@ -72,8 +72,9 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	defer d.pool.close() // after the drain: no batch delivers any more
 
 	errWait := newRetryDelay(50*time.Millisecond, 5*time.Second)
+	size := newClaimSize(d.cfg.Batch)
 	for ctx.Err() == nil {
-		n, ok := d.reserve(ctx)
+		n, ok := d.reserve(ctx, size.want())
 		if !ok {
 			break
 		}
@@ -94,6 +95,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		d.clock.Observe(claimed.Now, start.Add(time.Since(start)/2))
 		got := len(claimed.Alarms)
 		d.release(n - got)
+		size.observe(n, got)
 		d.stats.claims.Add(1)
 		d.stats.claimNanos.Add(int64(time.Since(start)))
 		d.stats.claimed.Add(int64(got))
@@ -110,15 +112,15 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 }
 
 // reserve takes at least one delivery slot (waiting for one) and as many more as are
-// free, up to Batch. It returns false when ctx ends first.
-func (d *Dispatcher) reserve(ctx context.Context) (int, bool) {
+// free, up to want. It returns false when ctx ends first.
+func (d *Dispatcher) reserve(ctx context.Context, want int) (int, bool) {
 	select {
 	case d.slots <- struct{}{}:
 	case <-ctx.Done():
 		return 0, false
 	}
 	n := 1
-	for n < d.cfg.Batch {
+	for n < want {
 		select {
 		case d.slots <- struct{}{}:
 			n++
