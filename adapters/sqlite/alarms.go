@@ -44,7 +44,7 @@ func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool,
 			return nil
 		}
 		stored = a
-		return insertEvents(ctx, tx, []domain.Event{createdEvent(a)})
+		return s.insertEvents(ctx, tx, []domain.Event{createdEvent(a)})
 	})
 	if err != nil {
 		return domain.Alarm{}, false, err

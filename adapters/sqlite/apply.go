@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"slices"
-	"strings"
 
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -15,7 +14,8 @@ import (
 // events of those that applied in as few INSERTs as possible, then one commit. A
 // transition whose fence no longer matches changes nothing and is reported stale.
 //
-// One statement per chunk rather than one prepared UPDATE per transition: the writer
+// One statement per chunk (prepared once per size bucket; see statements) rather than one
+// prepared UPDATE per transition: the writer
 // is SQLite's single bottleneck, and per-statement overhead (through database/sql and
 // the driver) was most of an Apply's time in a burn-down (docs/benchmarks.md).
 func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
@@ -30,8 +30,8 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		res = ports.ApplyResult{}
 		applied := make(map[string]bool, len(stored))
-		for chunk := range slices.Chunk(stored, transitionsPerUpdate) {
-			if err := applyChunk(ctx, tx, chunk, applied); err != nil {
+		for chunk := range slices.Chunk(stored, maxBatchRows) {
+			if err := s.applyChunk(ctx, tx, chunk, applied); err != nil {
 				return err
 			}
 		}
@@ -44,7 +44,7 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 			res.Applied++
 			events = append(events, t.Events...)
 		}
-		return insertEvents(ctx, tx, events)
+		return s.insertEvents(ctx, tx, events)
 	})
 	if err != nil {
 		return ports.ApplyResult{}, err
@@ -52,28 +52,13 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 	return res, nil
 }
 
-// transitionsPerUpdate keeps one UPDATE's 12 variables a transition far below SQLite's
-// limit of 32766 bound variables.
-const transitionsPerUpdate = 500
-
-// applyChunk writes ts (ids distinct) in one statement and marks the ids it changed.
-// A zero fence is unfenced; any other must match the row's lease exactly (IS, so a
-// fence naming "no lease" compares correctly with NULL).
-func applyChunk(ctx context.Context, tx *sql.Tx, ts []domain.Transition, applied map[string]bool) error {
-	var q strings.Builder
-	q.WriteString(`WITH t(id, status, next_fire_at, scheduled_for, failure_count, last_error,
-		last_fired_at, updated_at, keep_lease, fenced, fence_worker, fence_at) AS (VALUES `)
-	args := make([]any, 0, 12*len(ts))
-	for i, t := range ts {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-		args = append(args, t.AlarmID, string(t.Status), toDB(t.NextFireAt), toDB(t.ScheduledFor), t.FailureCount,
-			t.LastError, toDB(t.LastFiredAt), toDB(t.UpdatedAt), t.KeepLease, !t.Fence.IsZero(),
-			nullString(t.Fence.Worker), toDB(t.Fence.ClaimedAt))
-	}
-	q.WriteString(`)
+// applyBatchSQL updates up to rows transitions in one statement, RETURNING the ids it
+// changed. A zero fence is unfenced; any other must match the row's lease exactly (IS,
+// so a fence naming "no lease" compares correctly with NULL). Padding rows carry a NULL
+// id, which matches no alarm.
+func applyBatchSQL(rows int) string {
+	return `WITH t(id, status, next_fire_at, scheduled_for, failure_count, last_error,
+		last_fired_at, updated_at, keep_lease, fenced, fence_worker, fence_at) AS (VALUES ` + valuesRows(rows, 12) + `)
 	UPDATE alarms SET
 		status = t.status, next_fire_at = t.next_fire_at, scheduled_for = t.scheduled_for,
 		failure_count = t.failure_count, last_error = t.last_error, last_fired_at = t.last_fired_at,
@@ -83,8 +68,20 @@ func applyChunk(ctx context.Context, tx *sql.Tx, ts []domain.Transition, applied
 	FROM t
 	WHERE alarms.id = t.id
 	  AND (NOT t.fenced OR (alarms.claimed_by IS t.fence_worker AND alarms.claimed_at IS t.fence_at))
-	RETURNING alarms.id`)
-	rows, err := tx.QueryContext(ctx, q.String(), args...)
+	RETURNING alarms.id`
+}
+
+// applyChunk writes ts (ids distinct, at most maxBatchRows) in one statement and marks
+// the ids it changed.
+func (s *Store) applyChunk(ctx context.Context, tx *sql.Tx, ts []domain.Transition, applied map[string]bool) error {
+	b := bucket(len(ts))
+	args := make([]any, 12<<b) // the padding stays nil: NULL
+	for i, t := range ts {
+		copy(args[12*i:], []any{t.AlarmID, string(t.Status), toDB(t.NextFireAt), toDB(t.ScheduledFor), t.FailureCount,
+			t.LastError, toDB(t.LastFiredAt), toDB(t.UpdatedAt), t.KeepLease, !t.Fence.IsZero(),
+			nullString(t.Fence.Worker), toDB(t.Fence.ClaimedAt)})
+	}
+	rows, err := tx.StmtContext(ctx, s.stmts.applyBatch[b]).QueryContext(ctx, args...)
 	if err != nil {
 		return mapError(err)
 	}

@@ -34,7 +34,7 @@ func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 			if err := insertAlarms(ctx, tx, chunk); err != nil {
 				return err
 			}
-			if err := insertEvents(ctx, tx, evs); err != nil {
+			if err := s.insertEvents(ctx, tx, evs); err != nil {
 				return err
 			}
 			rest = rest[n:]

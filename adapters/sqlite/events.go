@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strings"
+	"slices"
 
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -13,29 +13,26 @@ import (
 const (
 	eventColumns = `alarm_id, type, at, attempt, scheduled_for, worker, message`
 	eventParams  = 7
-	// eventsPerInsert keeps one INSERT far below SQLite's limit of 32766 bound
-	// variables while still writing a whole typical batch in one statement.
-	eventsPerInsert = 500
 )
 
-// insertEvents appends events with as few multi-row INSERTs as the variable limit allows.
-func insertEvents(ctx context.Context, tx *sql.Tx, events []domain.Event) error {
-	for len(events) > 0 {
-		n := min(len(events), eventsPerInsert)
-		chunk := events[:n]
-		events = events[n:]
+// insertEventsSQL appends up to rows events in one statement; padding rows (a NULL
+// alarm id) are left out.
+func insertEventsSQL(rows int) string {
+	return `INSERT INTO alarm_events (` + eventColumns + `)
+		SELECT column1, column2, column3, column4, column5, column6, column7
+		FROM (VALUES ` + valuesRows(rows, eventParams) + `) WHERE column1 IS NOT NULL`
+}
 
-		var q strings.Builder
-		q.WriteString(`INSERT INTO alarm_events (` + eventColumns + `) VALUES `)
-		args := make([]any, 0, n*eventParams)
+// insertEvents appends events with as few statements as the variable limit allows, each
+// prepared once (see statements).
+func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []domain.Event) error {
+	for chunk := range slices.Chunk(events, maxBatchRows) {
+		b := bucket(len(chunk))
+		args := make([]any, eventParams<<b) // the padding stays nil: NULL
 		for i, e := range chunk {
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			q.WriteString("(?, ?, ?, ?, ?, ?, ?)")
-			args = append(args, e.AlarmID, string(e.Type), toDB(e.At), e.Attempt, toDB(e.ScheduledFor), e.Worker, e.Message)
+			copy(args[eventParams*i:], []any{e.AlarmID, string(e.Type), toDB(e.At), e.Attempt, toDB(e.ScheduledFor), e.Worker, e.Message})
 		}
-		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+		if _, err := tx.StmtContext(ctx, s.stmts.insertEvents[b]).ExecContext(ctx, args...); err != nil {
 			return mapError(err)
 		}
 	}

@@ -41,7 +41,7 @@ func (s *Store) Mutate(ctx context.Context, owner, id string, fn ports.MutateFun
 		if !ok { // impossible while we hold the write lock; refuse rather than guess
 			return fmt.Errorf("sqlite: alarm %q vanished during an update under the write lock", a.ID)
 		}
-		if err := insertEvents(ctx, tx, t.Events); err != nil {
+		if err := s.insertEvents(ctx, tx, t.Events); err != nil {
 			return err
 		}
 		out = t.Apply(a)

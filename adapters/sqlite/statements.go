@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // transitionSet is the SET list of a transition: exactly the mutable columns the domain
@@ -18,33 +19,78 @@ const transitionSet = `UPDATE alarms SET
 
 // statements are prepared once on the writer and reused by every transaction (through
 // tx.StmtContext), the hot path of a dispatcher applying batches.
+//
+// The batch statements (Apply's UPDATE of many transitions, the INSERT of many events)
+// come in one text per size bucket: 1, 2, 4, ... maxBatchRows rows, a batch padded with
+// rows of NULLs that match and insert nothing up to its bucket. Before, each batch
+// built a text of its own exact size, and SQLite parsed and planned it again on every
+// call: a fifth of a steady run's CPU on SQLite was the parser (docs/benchmarks.md).
+// The statements are prepared at Open because the writer pool has one connection:
+// preparing one later, while a transaction holds it, would wait for itself.
 type statements struct {
 	// applyFenced applies a transition only while the row carries the worker's lease.
 	// IS, not =, so a fence naming "no lease" compares correctly with NULL.
 	applyFenced *sql.Stmt
 	// applyUnfenced applies an owner action, already serialized by the write lock.
 	applyUnfenced *sql.Stmt
+	// applyBatch[i] applies up to 1<<i transitions (see applyBatchSQL).
+	applyBatch [batchBuckets]*sql.Stmt
+	// insertEvents[i] appends up to 1<<i events (see insertEventsSQL).
+	insertEvents [batchBuckets]*sql.Stmt
 }
 
-func prepare(ctx context.Context, db *sql.DB) (statements, error) {
-	var st statements
-	var err error
+// batchBuckets sizes, powers of two up to maxBatchRows: ten statements each.
+const (
+	batchBuckets = 10
+	maxBatchRows = 1 << (batchBuckets - 1) // 512: 12 variables a transition, far below SQLite's 32766
+)
+
+// bucket is the index of the smallest bucket that holds n rows (1 <= n <= maxBatchRows).
+func bucket(n int) int {
+	i := 0
+	for 1<<i < n {
+		i++
+	}
+	return i
+}
+
+func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
+	defer func() {
+		if err != nil {
+			st.close()
+			st, err = statements{}, mapError(fmt.Errorf("prepare: %w", err))
+		}
+	}()
 	if st.applyFenced, err = db.PrepareContext(ctx, transitionSet+` AND claimed_by IS ?10 AND claimed_at IS ?11`); err != nil {
-		return statements{}, mapError(fmt.Errorf("prepare: %w", err))
+		return
 	}
 	if st.applyUnfenced, err = db.PrepareContext(ctx, transitionSet); err != nil {
-		st.close()
-		return statements{}, mapError(fmt.Errorf("prepare: %w", err))
+		return
+	}
+	for i := range batchBuckets {
+		if st.applyBatch[i], err = db.PrepareContext(ctx, applyBatchSQL(1<<i)); err != nil {
+			return
+		}
+		if st.insertEvents[i], err = db.PrepareContext(ctx, insertEventsSQL(1<<i)); err != nil {
+			return
+		}
 	}
 	return st, nil
 }
 
 func (st statements) close() error {
 	var errs []error
-	for _, s := range []*sql.Stmt{st.applyFenced, st.applyUnfenced} {
+	all := append([]*sql.Stmt{st.applyFenced, st.applyUnfenced}, st.applyBatch[:]...)
+	for _, s := range append(all, st.insertEvents[:]...) {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// valuesRows is "(?, ?, ...), (?, ?, ...)": rows rows of cols variables.
+func valuesRows(rows, cols int) string {
+	row := "(" + strings.Repeat("?, ", cols-1) + "?)"
+	return strings.Repeat(row+", ", rows-1) + row
 }

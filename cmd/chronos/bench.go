@@ -38,6 +38,8 @@ type benchConfig struct {
 	Timeout     time.Duration
 	Keep        bool
 	CPUProfile  string
+	FindKnee    bool
+	KneeP99     time.Duration
 }
 
 func (c *benchConfig) register(fs *flag.FlagSet) {
@@ -59,6 +61,8 @@ func (c *benchConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Timeout, "timeout", 10*time.Minute, "give up when the run has not finished by then")
 	fs.BoolVar(&c.Keep, "keep", false, "keep the bench database (or file) afterwards")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run (worker processes: FILE.nodeN)")
+	fs.BoolVar(&c.FindKnee, "find-knee", false, "steady runs at rising --rate (from --rate, default 5000) to find the highest with lag p99 under --knee-p99 and no backlog left")
+	fs.DurationVar(&c.KneeP99, "knee-p99", 50*time.Millisecond, "--find-knee: the lag p99 a rate must stay under")
 }
 
 func (c *benchConfig) validate() error {
@@ -71,6 +75,12 @@ func (c *benchConfig) validate() error {
 	}
 	if c.Rate == 0 && c.Alarms < 1 {
 		errs = append(errs, fmt.Errorf("--alarms must be at least 1, got %d", c.Alarms))
+	}
+	if c.FindKnee && c.Rate == 0 {
+		c.Rate = 5000
+	}
+	if c.FindKnee && c.KneeP99 <= 0 {
+		errs = append(errs, fmt.Errorf("--knee-p99 must be positive, got %s", c.KneeP99))
 	}
 	if c.Rate < 0 || (c.Rate > 0 && c.Duration <= 0) {
 		errs = append(errs, errors.New("--rate must be positive and --duration positive in steady mode"))
@@ -105,9 +115,22 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	db, err := newBenchDB(ctx, cfg.Store)
+	if cfg.FindKnee {
+		return findKnee(ctx, cfg, log, stdout, stderr)
+	}
+	res, err := benchOnce(ctx, cfg, log, stderr)
 	if err != nil {
 		return err
+	}
+	res.print(stdout)
+	return nil
+}
+
+// benchOnce makes the run's database, runs, and drops it (unless --keep).
+func benchOnce(ctx context.Context, cfg benchConfig, log *zap.Logger, stderr io.Writer) (*benchResult, error) {
+	db, err := newBenchDB(ctx, cfg.Store)
+	if err != nil {
+		return nil, err
 	}
 	defer db.close()
 	defer func() {
@@ -122,12 +145,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}()
 	r := &benchRun{cfg: cfg, db: db, log: log, stderr: stderr}
-	res, err := r.run(ctx)
-	if err != nil {
-		return err
-	}
-	res.print(stdout)
-	return nil
+	return r.run(ctx)
 }
 
 // benchRun is one run: load, dispatch, measure.
@@ -166,6 +184,8 @@ func (r *benchRun) run(ctx context.Context) (*benchResult, error) {
 	// not land in the run's.
 	_ = store.Close()
 
+	res.SizesStart = r.sizes(ctx)
+
 	wakeURL, secret, stopReceiver, err := r.startReceiver()
 	if err != nil {
 		return nil, err
@@ -176,7 +196,11 @@ func (r *benchRun) run(ctx context.Context) (*benchResult, error) {
 	}
 	var creator *benchCreator
 	if r.cfg.Rate > 0 {
-		if creator, err = newBenchCreator(ctx, r.db.url, r.cfg); err != nil {
+		var shared ports.Store
+		if dn, ok := r.nodes[0].(*dispatcherNode); ok {
+			shared = dn.store
+		}
+		if creator, err = newBenchCreator(ctx, r.db.url, shared, r.cfg); err != nil {
 			_, _ = r.stopNodes()
 			return nil, err
 		}
@@ -230,8 +254,12 @@ func (r *benchRun) run(ctx context.Context) (*benchResult, error) {
 	elapsed := end.Sub(start)
 	if creator != nil {
 		elapsed = r.cfg.Duration
+		// The last alarms fall due --lead after the creator's last tick; what was
+		// still unapplied then is the backlog the run ended with.
+		res.DrainMs = max(float64(end.Sub(start.Add(r.cfg.Duration+r.cfg.Lead)).Microseconds())/1000, 0)
 	}
 	res.fill(reports, r.rec, r.receiver, elapsed)
+	res.SizesEnd = r.sizes(ctx)
 	if r.db.commits != nil {
 		after, err := r.db.settledCommits(ctx)
 		if err != nil {
@@ -305,6 +333,19 @@ func (r *benchRun) load(ctx context.Context, store ports.Store, clock *app.Store
 	}
 	fmt.Fprintf(r.stderr, "bench: loaded %d alarms into %s (%.0f/s)\n", len(as), r.db.name, res.LoadPerSec)
 	return nil
+}
+
+// sizes reads the tables' sizes; a failure to is reported, not fatal: the run's other
+// figures stand without them.
+func (r *benchRun) sizes(ctx context.Context) []tableSize {
+	if r.db.sizes == nil {
+		return nil
+	}
+	s, err := r.db.sizes(ctx)
+	if err != nil {
+		fmt.Fprintf(r.stderr, "bench: reading table sizes: %v\n", err)
+	}
+	return s
 }
 
 // expectedApplied is how many transitions the dispatchers apply for n alarms: one
@@ -389,6 +430,7 @@ func (r *benchRun) watch(ctx context.Context, start time.Time, want int64, creat
 	poll := time.NewTicker(5 * time.Millisecond)
 	defer poll.Stop()
 	nextLine := start.Add(time.Second)
+	nextMinute := time.Minute
 	var prevApplied int64
 	for {
 		select {
@@ -419,6 +461,13 @@ func (r *benchRun) watch(ctx context.Context, start time.Time, want int64, creat
 			fmt.Fprintln(r.stderr, line)
 			prevApplied = applied
 			nextLine = nextLine.Add(time.Second)
+			if elapsed := now.Sub(start); elapsed >= nextMinute {
+				// Growth over a long run: sizes and this process's memory, once a
+				// minute (a node in its own process reports its peak at the end).
+				fmt.Fprintf(r.stderr, "bench: %5.0fs  tables: %s  bench process RSS %s\n",
+					elapsed.Seconds(), formatSizes(r.sizes(ctx)), mib(currentRSS()))
+				nextMinute += time.Minute
+			}
 		}
 		done := applied >= want
 		if creator != nil {

@@ -41,6 +41,10 @@ type benchNodeReport struct {
 	Keys    []string             `json:"-"`
 	Doubles int64                `json:"doubles"`
 	Early   int64                `json:"early"`
+	// PeakRSS is the node's process's peak resident set size in bytes. A node run in
+	// the bench's own process (one node, or --in-process) shares it with the bench's
+	// creator and recorder, so the figure is an upper bound there.
+	PeakRSS int64 `json:"peak_rss"`
 }
 
 // benchNode is one dispatcher under test.
@@ -61,7 +65,7 @@ type dispatcherNode struct {
 	d     *app.Dispatcher
 	maint *app.Maintenance // the store's upkeep, as serve runs it
 	rec   *bench.Recorder  // nil with the webhook waker
-	wk    *webhook.Waker  // nil with the no-op waker
+	wk    *webhook.Waker   // nil with the no-op waker
 
 	cancel  context.CancelFunc
 	done    chan error
@@ -159,7 +163,7 @@ func (n *dispatcherNode) stop() (benchNodeReport, error) {
 	n.cancel()
 	err := <-n.done
 	n.sample()
-	rep := benchNodeReport{Stats: n.d.Stats()}
+	rep := benchNodeReport{Stats: n.d.Stats(), PeakRSS: peakRSS()}
 	if n.rec != nil {
 		lag := n.rec.Lag.Data()
 		rep.Lag, rep.Keys, rep.Doubles, rep.Early = &lag, n.rec.Keys(), n.rec.Doubles(), n.rec.Early()

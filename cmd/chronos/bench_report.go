@@ -15,20 +15,23 @@ import (
 // benchResult is what a run prints: a table for people, then, as the last line, one
 // JSON object for scripts (.ci/bench, docs/benchmarks.md).
 type benchResult struct {
-	Store          string  `json:"store"`
-	Nodes          int     `json:"nodes"`
-	Waker          string  `json:"waker"`
-	Mode           string  `json:"mode"`
-	Alarms         int64   `json:"alarms"`
-	NotDue         int64   `json:"not_due,omitempty"`
-	Batch          int     `json:"batch"`
-	Concurrency    int     `json:"concurrency"`
-	ElapsedSec     float64 `json:"elapsed_s"`
-	FiresPerSec    float64 `json:"fires_per_sec"`
-	LagP50Ms       float64 `json:"lag_p50_ms"`
-	LagP99Ms       float64 `json:"lag_p99_ms"`
-	LagMaxMs       float64 `json:"lag_max_ms"`
-	ClaimMs        float64 `json:"claim_ms"` // mean ClaimDue latency
+	Store       string  `json:"store"`
+	Nodes       int     `json:"nodes"`
+	Waker       string  `json:"waker"`
+	Mode        string  `json:"mode"`
+	Alarms      int64   `json:"alarms"`
+	NotDue      int64   `json:"not_due,omitempty"`
+	Batch       int     `json:"batch"`
+	Concurrency int     `json:"concurrency"`
+	ElapsedSec  float64 `json:"elapsed_s"`
+	FiresPerSec float64 `json:"fires_per_sec"`
+	LagP50Ms    float64 `json:"lag_p50_ms"`
+	LagP99Ms    float64 `json:"lag_p99_ms"`
+	LagMaxMs    float64 `json:"lag_max_ms"`
+	ClaimMs     float64 `json:"claim_ms"` // mean ClaimDue latency
+	// DrainMs (steady mode): from the last alarm's due time until the last outcome was
+	// applied; a backlog the dispatchers did not keep up with shows here.
+	DrainMs        float64 `json:"drain_ms,omitempty"`
 	DoubleFires    int64   `json:"double_fires"`
 	EarlyFires     int64   `json:"early_fires"`
 	Delivered      int64   `json:"delivered"`
@@ -39,6 +42,12 @@ type benchResult struct {
 	CommitsSource  string  `json:"commits_source"`
 	LoadPerSec     float64 `json:"load_per_sec,omitempty"`
 	Cores          int     `json:"cores"`
+	// NodePeakRSS is the largest peak resident set size of a node process (bytes).
+	NodePeakRSS int64 `json:"node_peak_rss"`
+	// SizesStart and SizesEnd are chronos's tables before the dispatchers start and
+	// after the last outcome.
+	SizesStart []tableSize `json:"sizes_start,omitempty"`
+	SizesEnd   []tableSize `json:"sizes_end,omitempty"`
 
 	Stats app.StatsSnapshot `json:"-"`
 }
@@ -63,6 +72,7 @@ func (res *benchResult) fill(reports []benchNodeReport, rec *bench.Recorder, rec
 		res.Stats.AdvanceSkipped += st.AdvanceSkipped
 		res.Stats.ApplyCalls += st.ApplyCalls
 		res.Stats.ClaimTime += st.ClaimTime
+		res.NodePeakRSS = max(res.NodePeakRSS, rep.PeakRSS)
 		if rec != nil {
 			continue
 		}
@@ -101,6 +111,9 @@ func (res *benchResult) print(w io.Writer) {
 	row("alarms", "%d in %.2fs (and %d not due)", res.Alarms, res.ElapsedSec, res.NotDue)
 	row("fires/s", "%.0f", res.FiresPerSec)
 	row("lag p50 / p99 / max", "%.1f / %.1f / %.1f ms", res.LagP50Ms, res.LagP99Ms, res.LagMaxMs)
+	if res.Mode == "steady" {
+		row("backlog at the end", "drained %.0f ms after the last alarm fell due", res.DrainMs)
+	}
 	row("double fires", "%d", res.DoubleFires)
 	row("early fires", "%d", res.EarlyFires)
 	row("delivered / failed / stale", "%d / %d / %d", res.Delivered, res.Failed, res.Stale)
@@ -110,6 +123,9 @@ func (res *benchResult) print(w io.Writer) {
 	if res.LoadPerSec > 0 {
 		row("bulk load", "%.0f alarms/s", res.LoadPerSec)
 	}
+	row("node peak RSS", "%s", mib(res.NodePeakRSS))
+	row("tables at start", "%s", formatSizes(res.SizesStart))
+	row("tables at end", "%s", formatSizes(res.SizesEnd))
 	_ = tw.Flush()
 	line, _ := json.Marshal(res)
 	fmt.Fprintln(w, string(line))

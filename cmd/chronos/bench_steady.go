@@ -15,9 +15,15 @@ import (
 // --rate, each falling due --lead after it is created, for --duration. It writes
 // with CreateMany (one transaction per 10ms) where the store has it, so its own
 // commits stay few and are subtracted from the dispatchers' count exactly.
+//
+// With a node in the bench's own process it writes through that node's store, as the
+// API of `chronos serve` does: one process, one store. On SQLite this matters most:
+// a second store is a second writer, and the two then take turns on the file lock by
+// sleeping on SQLITE_BUSY, which no production node does.
 type benchCreator struct {
 	cfg     benchConfig
 	store   ports.Store
+	shared  bool // store is a node's; the node closes it
 	clock   *app.StoreClock
 	created atomic.Int64
 	txns    atomic.Int64
@@ -29,17 +35,24 @@ type benchCreator struct {
 	started atomic.Bool
 }
 
-func newBenchCreator(ctx context.Context, url string, cfg benchConfig) (*benchCreator, error) {
-	s, err := openStore(ctx, url, false)
-	if err != nil {
-		return nil, err
+// newBenchCreator writes through shared when it is not nil (an in-process node's
+// store), else through a store of its own on url.
+func newBenchCreator(ctx context.Context, url string, shared ports.Store, cfg benchConfig) (*benchCreator, error) {
+	s := shared
+	if s == nil {
+		var err error
+		if s, err = openStore(ctx, url, false); err != nil {
+			return nil, err
+		}
 	}
 	clock := app.NewStoreClock()
 	if err := clock.Sync(ctx, s); err != nil {
-		_ = s.Close()
+		if shared == nil {
+			_ = s.Close()
+		}
 		return nil, err
 	}
-	c := &benchCreator{cfg: cfg, store: s, clock: clock, stopped: make(chan struct{})}
+	c := &benchCreator{cfg: cfg, store: s, shared: shared != nil, clock: clock, stopped: make(chan struct{})}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	return c, nil
 }
@@ -100,5 +113,7 @@ func (c *benchCreator) stop() {
 	if c.started.Load() {
 		<-c.stopped
 	}
-	_ = c.store.Close()
+	if !c.shared {
+		_ = c.store.Close()
+	}
 }
