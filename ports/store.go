@@ -18,6 +18,8 @@ type Store interface {
 	TokenStore
 	WorkerStore
 	HintStore
+	RetentionStore
+	LeaseStore
 
 	// Capabilities declares what this store can and cannot do. It never changes for the
 	// life of the Store.

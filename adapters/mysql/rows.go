@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqltext"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -125,6 +126,4 @@ func storedAlarm(a domain.Alarm) domain.Alarm {
 }
 
 // placeholders is "?, ?, ?" with n marks.
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
-}
+func placeholders(n int) string { return sqltext.Placeholders(n) }

@@ -5,7 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
+
+	"github.com/chronoshq/chronos/adapters/internal/sqltext"
 )
 
 // transitionSet is the SET list of a transition: exactly the mutable columns the domain
@@ -90,7 +91,7 @@ func (st statements) close() error {
 }
 
 // valuesRows is "(?, ?, ...), (?, ?, ...)": rows rows of cols variables.
-func valuesRows(rows, cols int) string {
-	row := "(" + strings.Repeat("?, ", cols-1) + "?)"
-	return strings.Repeat(row+", ", rows-1) + row
-}
+func valuesRows(rows, cols int) string { return sqltext.ValuesRows(rows, cols) }
+
+// placeholders is "?, ?, ?" with n marks.
+func placeholders(n int) string { return sqltext.Placeholders(n) }

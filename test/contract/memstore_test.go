@@ -26,6 +26,7 @@ type memStore struct {
 	tokens  []domain.Token
 	workers map[string]domain.Worker
 	nextEv  int64
+	leaseOf map[string]memLease
 }
 
 var _ ports.Store = (*memStore)(nil)
@@ -403,4 +404,111 @@ func (memHarness) NewStore(t *testing.T, clock ports.Clock) ports.Store {
 // TestSuiteAgainstReference runs the suite against memStore: the suite's own test.
 func TestSuiteAgainstReference(t *testing.T) {
 	Run(t, func(*testing.T) Harness { return memHarness{} })
+}
+
+func terminal(s domain.Status) bool {
+	return s == domain.StatusFired || s == domain.StatusCancelled || s == domain.StatusFailed
+}
+
+func (s *memStore) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) (ports.Deleted, error) {
+	if err := ctx.Err(); err != nil {
+		return ports.Deleted{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var expired []domain.Alarm
+	for _, a := range s.alarms {
+		if terminal(a.Status) && a.ClaimedBy == "" && a.UpdatedAt.Before(p.Before) {
+			expired = append(expired, a)
+		}
+	}
+	slices.SortFunc(expired, func(a, b domain.Alarm) int { return a.UpdatedAt.Compare(b.UpdatedAt) })
+	gone := map[string]bool{}
+	for _, a := range expired[:min(len(expired), p.Limit)] {
+		gone[a.ID] = true
+		delete(s.alarms, a.ID)
+	}
+	before := len(s.events)
+	s.events = slices.DeleteFunc(s.events, func(ev domain.Event) bool { return gone[ev.AlarmID] })
+	return ports.Deleted{Alarms: len(gone), Events: before - len(s.events)}, nil
+}
+
+func (s *memStore) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimmed, error) {
+	if err := ctx.Err(); err != nil {
+		return ports.Trimmed{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []string
+	for id := range s.alarms {
+		if id > p.After {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	var out ports.Trimmed
+	if len(ids) > p.Alarms {
+		ids = ids[:p.Alarms]
+		out.Next = ids[len(ids)-1]
+	} else if len(ids) == p.Alarms && len(ids) > 0 {
+		out.Next = ids[len(ids)-1]
+	}
+	drop := map[int64]bool{}
+	for _, id := range ids {
+		var evs []domain.Event // in id order: appended so
+		for _, ev := range s.events {
+			if ev.AlarmID == id {
+				evs = append(evs, ev)
+			}
+		}
+		for i, ev := range evs {
+			if ev.At.Before(p.Before) || (p.Keep > 0 && i < len(evs)-p.Keep) {
+				drop[ev.ID] = true
+			}
+		}
+	}
+	before := len(s.events)
+	s.events = slices.DeleteFunc(s.events, func(ev domain.Event) bool { return drop[ev.ID] })
+	out.Events = before - len(s.events)
+	return out, nil
+}
+
+type memLease struct {
+	holder  string
+	expires time.Time
+}
+
+// leases is the store's lease table; callers hold mu.
+func (s *memStore) leases() map[string]memLease {
+	if s.leaseOf == nil {
+		s.leaseOf = map[string]memLease{}
+	}
+	return s.leaseOf
+}
+
+func (s *memStore) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	l, ok := s.leases()[name]
+	if ok && l.holder != holder && l.expires.After(now) {
+		return false, nil
+	}
+	s.leases()[name] = memLease{holder: holder, expires: now.Add(ttl)}
+	return true, nil
+}
+
+func (s *memStore) ReleaseLease(ctx context.Context, name, holder string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l, ok := s.leases()[name]; ok && l.holder == holder {
+		delete(s.leases(), name)
+	}
+	return nil
 }

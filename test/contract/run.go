@@ -27,6 +27,9 @@ package contract
 //   Tokens        tokens.go        API token storage
 //   Workers       workers.go       worker registration and heartbeats
 //   Hints         hints.go         wake hints, for stores that declare WakeHints
+//   Retention     retention.go     expired terminal alarms deleted with their events and
+//                                  nothing else; events by age and per-alarm cap; the
+//                                  sweep cursor; cluster leases
 //   BulkCreate    bulk.go          the optional ports.BulkCreator: round trip, created
 //                                  events, claimable, all-or-nothing conflicts (each
 //                                  case skipped, saying so, on a store without it)
@@ -62,6 +65,7 @@ func areas() []area {
 		{"Workers", workerCases},
 		{"Hints", hintCases},
 		{"BulkCreate", bulkCases},
+		{"Retention", retentionCases},
 	}
 }
 

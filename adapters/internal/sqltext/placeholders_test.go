@@ -1,0 +1,18 @@
+package sqltext
+
+import "testing"
+
+func TestPlaceholders(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{
+		{Placeholders(1), "?"},
+		{Placeholders(3), "?, ?, ?"},
+		{ValuesRows(1, 2), "(?, ?)"},
+		{ValuesRows(2, 3), "(?, ?, ?), (?, ?, ?)"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/chronoshq/chronos/ports"
+)
+
+// expiredAlarmsSQL deletes a batch of expired terminal alarms and returns their ids. It
+// is shaped like the claim (claim.go): the inner SELECT walks alarms_terminal_idx from
+// the oldest change and stops after the batch, locking each row it takes and skipping
+// rows someone else holds (an admin retry, an owner's action); the DELETE takes those
+// rows by ctid. The WHERE is repeated outside for the row version the lock reached. A
+// row still leased (claimed_by set) is never deleted: its worker may yet apply.
+const expiredAlarmsSQL = `
+DELETE FROM alarms
+WHERE ctid = ANY(ARRAY(
+	SELECT ctid FROM alarms
+	WHERE status IN ('fired', 'cancelled', 'failed') AND updated_at < $1 AND claimed_by IS NULL
+	ORDER BY updated_at
+	LIMIT $2
+	FOR UPDATE SKIP LOCKED
+))
+  AND status IN ('fired', 'cancelled', 'failed') AND updated_at < $1 AND claimed_by IS NULL
+RETURNING id`
+
+// eventsOfSQL deletes the history of alarms just deleted (alarm_events_pkey prefix).
+const eventsOfSQL = `DELETE FROM alarm_events WHERE alarm_id = ANY($1::text[])`
+
+// DeleteExpiredAlarms deletes a batch of expired terminal alarms and their events.
+func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) (ports.Deleted, error) {
+	if p.Limit < 1 {
+		return ports.Deleted{}, errors.New("postgres: delete expired alarms: limit must be at least 1")
+	}
+	var d ports.Deleted
+	err := withRetry(ctx, func() error {
+		d = ports.Deleted{}
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			rows, err := tx.Query(ctx, expiredAlarmsSQL, p.Before, p.Limit)
+			if err != nil {
+				return err
+			}
+			ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil || len(ids) == 0 {
+				return err
+			}
+			// A later statement, not a CTE of the first: its snapshot is taken after
+			// the DELETE's row locks were granted, so it sees every event an Apply
+			// committed to these alarms meanwhile (the migration explains).
+			tag, err := tx.Exec(ctx, eventsOfSQL, ids)
+			if err != nil {
+				return err
+			}
+			d = ports.Deleted{Alarms: len(ids), Events: int(tag.RowsAffected())}
+			return nil
+		})
+	})
+	if err != nil {
+		return ports.Deleted{}, mapError(err)
+	}
+	return d, nil
+}
+
+// trimEventsSQL is one step of the events sweep. It walks alarms_pkey after the cursor
+// for $2 alarms; for each, the id of its ($4+1)-th newest event (alarm_events_pkey,
+// backwards, at most $4+1 entries) bounds what the cap keeps; then it deletes, through
+// the same index, the events older than $3 or below that bound. It returns what it
+// deleted, the last alarm id it covered and how many alarms it covered.
+const trimEventsSQL = `
+WITH a AS (
+	SELECT id FROM alarms WHERE id > $1 ORDER BY id LIMIT $2
+), cut AS (
+	SELECT a.id,
+	       CASE WHEN $4::int > 0 THEN
+	           (SELECT e.id FROM alarm_events e WHERE e.alarm_id = a.id ORDER BY e.id DESC OFFSET $4 LIMIT 1)
+	       END AS below
+	FROM a
+), gone AS (
+	DELETE FROM alarm_events e USING cut
+	WHERE e.alarm_id = cut.id AND (e.at < $3 OR e.id <= cut.below)
+	RETURNING 1
+)
+SELECT (SELECT count(*) FROM gone), coalesce((SELECT max(id) FROM a), ''), (SELECT count(*) FROM a)`
+
+// TrimEvents is one step of the sweep that deletes old events and caps each alarm's.
+func (s *Store) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimmed, error) {
+	if p.Alarms < 1 || p.Keep < 0 {
+		return ports.Trimmed{}, errors.New("postgres: trim events: alarms must be at least 1 and keep not negative")
+	}
+	var deleted, covered int64
+	var last string
+	err := withRetry(ctx, func() error {
+		return s.pool.QueryRow(ctx, trimEventsSQL, p.After, p.Alarms, p.Before, p.Keep).Scan(&deleted, &last, &covered)
+	})
+	if err != nil {
+		return ports.Trimmed{}, mapError(err)
+	}
+	t := ports.Trimmed{Events: int(deleted)}
+	if covered == int64(p.Alarms) {
+		t.Next = last
+	}
+	return t, nil
+}
+
+// acquireLeaseSQL takes a free or expired lease, or renews the holder's own, in one
+// statement: ON CONFLICT serialises racing callers on the row, and the DO UPDATE's WHERE
+// decides. A row comes back only when holder holds the lease afterwards. $4 is the
+// injected clock's time or NULL for the database clock; $3 the ttl in microseconds.
+const acquireLeaseSQL = `
+INSERT INTO chronos_leases AS l (name, holder, expires_at)
+VALUES ($1, $2, coalesce($4::timestamptz, now()) + $3::bigint * interval '1 microsecond')
+ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+WHERE l.holder = excluded.holder OR l.expires_at <= coalesce($4::timestamptz, now())
+RETURNING holder`
+
+// AcquireLease takes or renews the named lease for holder.
+func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
+	if name == "" || holder == "" || ttl <= 0 {
+		return false, errors.New("postgres: acquire lease: name, holder and a positive ttl are required")
+	}
+	var got string
+	err := s.pool.QueryRow(ctx, acquireLeaseSQL, name, holder, ttl.Microseconds(), s.nowArg()).Scan(&got)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, mapError(err)
+	}
+	return true, nil
+}
+
+// ReleaseLease gives the lease up if holder holds it.
+func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
+	_, err := s.pool.Exec(ctx, `DELETE FROM chronos_leases WHERE name = $1 AND holder = $2`, name, holder)
+	return mapError(err)
+}
