@@ -40,6 +40,8 @@ type benchConfig struct {
 	CPUProfile  string
 	FindKnee    bool
 	KneeP99     time.Duration
+	Retention   time.Duration
+	EventsCap   int
 }
 
 func (c *benchConfig) register(fs *flag.FlagSet) {
@@ -61,6 +63,8 @@ func (c *benchConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Timeout, "timeout", 10*time.Minute, "give up when the run has not finished by then")
 	fs.BoolVar(&c.Keep, "keep", false, "keep the bench database (or file) afterwards")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run (worker processes: FILE.nodeN)")
+	fs.DurationVar(&c.Retention, "retention", 0, "run retention in the nodes as serve does, with this --retention (0: off; at least 1m)")
+	fs.IntVar(&c.EventsCap, "events-per-alarm", 1000, "serve's --events-per-alarm, with --retention")
 	fs.BoolVar(&c.FindKnee, "find-knee", false, "steady runs at rising --rate (from --rate, default 5000) to find the highest with lag p99 under --knee-p99 and no backlog left")
 	fs.DurationVar(&c.KneeP99, "knee-p99", 50*time.Millisecond, "--find-knee: the lag p99 a rate must stay under")
 }
@@ -376,7 +380,7 @@ func (r *benchRun) startReceiver() (url, secret string, stop func(), err error) 
 
 func (r *benchRun) startNodes(ctx context.Context, wakeURL, secret string) error {
 	cfg := benchNodeConfig{Store: r.db.url, Waker: r.cfg.Waker, WakeURL: wakeURL, WakeSecret: secret,
-		Batch: r.cfg.Batch, Concurrency: r.cfg.Concurrency, Tick: r.cfg.Tick}
+		Batch: r.cfg.Batch, Concurrency: r.cfg.Concurrency, Tick: r.cfg.Tick, Retention: r.cfg.Retention, EventsCap: r.cfg.EventsCap}
 	dir, err := os.MkdirTemp("", "chronos-bench-nodes-")
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)

@@ -24,6 +24,8 @@ type benchNodeConfig struct {
 	Batch       int
 	Concurrency int
 	Tick        time.Duration
+	Retention   time.Duration // 0: no retention, as the burn-down figures were measured
+	EventsCap   int           // --events-per-alarm with retention
 }
 
 // benchProgress is what a node has done so far.
@@ -64,6 +66,7 @@ type dispatcherNode struct {
 	store ports.Store
 	d     *app.Dispatcher
 	maint *app.Maintenance // the store's upkeep, as serve runs it
+	ret   *app.Retention   // retention, as serve runs it
 	rec   *bench.Recorder  // nil with the webhook waker
 	wk    *webhook.Waker   // nil with the no-op waker
 
@@ -114,6 +117,11 @@ func newDispatcherNode(ctx context.Context, cfg benchNodeConfig, log *zap.Logger
 		return nil, err
 	}
 	n.maint = app.NewMaintenance(s, 0, log)
+	n.ret, err = app.NewRetention(s, app.RetentionConfig{Retention: cfg.Retention, EventsPerAlarm: cfg.EventsCap, Holder: dc.Worker}, log)
+	if err != nil {
+		_ = s.Close()
+		return nil, err
+	}
 	return n, nil
 }
 
@@ -125,6 +133,7 @@ func (n *dispatcherNode) start(lagFrom time.Time) {
 	n.cancel = cancel
 	go func() { n.done <- n.d.Run(ctx) }()
 	go n.maint.Run(ctx)
+	go n.ret.Run(ctx)
 	go n.track(ctx)
 }
 

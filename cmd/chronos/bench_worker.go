@@ -41,6 +41,8 @@ func benchWorkerMain(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.IntVar(&cfg.Batch, "batch", 0, "dispatcher batch")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 0, "dispatcher concurrency")
 	fs.DurationVar(&cfg.Tick, "tick", time.Second, "dispatcher tick")
+	fs.DurationVar(&cfg.Retention, "retention", 0, "retention (0: off)")
+	fs.IntVar(&cfg.EventsCap, "events-per-alarm", 0, "events kept per alarm with retention")
 	keys := fs.String("keys", "", "file to write delivered occurrence keys to (noop)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run here")
 	if err := fs.Parse(args); err != nil {
@@ -141,7 +143,7 @@ func startProcessNode(ctx context.Context, i int, cfg benchNodeConfig, dir, cpup
 	p := &processNode{keysPath: fmt.Sprintf("%s/keys-%d.txt", dir, i), messages: make(chan workerMessage, 1), exited: make(chan struct{})}
 	args := []string{benchWorkerCommand, "--store", cfg.Store, "--waker", cfg.Waker, "--wake-url", cfg.WakeURL,
 		"--batch", strconv.Itoa(cfg.Batch), "--concurrency", strconv.Itoa(cfg.Concurrency), "--tick", cfg.Tick.String(),
-		"--keys", p.keysPath}
+		"--retention", cfg.Retention.String(), "--events-per-alarm", strconv.Itoa(cfg.EventsCap), "--keys", p.keysPath}
 	if cpuprofile != "" {
 		args = append(args, "--cpuprofile", fmt.Sprintf("%s.node%d", cpuprofile, i))
 	}

@@ -75,7 +75,7 @@ var serveModule = fx.Options(
 		provideTokens,
 		app.NewWorkerID,
 	),
-	fx.Invoke(runDispatcher, runMaintenance, runHTTP),
+	fx.Invoke(runDispatcher, runMaintenance, runRetention, runHTTP),
 )
 
 func provideStore(lc fx.Lifecycle, cfg *serveConfig, log *zap.Logger) (ports.Store, error) {
@@ -202,6 +202,42 @@ func runMaintenance(lc fx.Lifecycle, s ports.Store, log *zap.Logger) {
 			return nil
 		},
 	})
+}
+
+// runRetention deletes what --retention and --events-per-alarm no longer keep, on one
+// node of the cluster at a time.
+func runRetention(lc fx.Lifecycle, s ports.Store, worker string, cfg *serveConfig, log *zap.Logger) error {
+	r, err := app.NewRetention(s, cfg.retention(worker), log.Named("retention"))
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			go func() {
+				defer close(done)
+				r.Run(ctx)
+			}()
+			if cfg.Retention == 0 {
+				log.Info("retention off: nothing is ever deleted (--retention 0)")
+			} else {
+				log.Info("retention on", zap.Duration("retention", cfg.Retention), zap.Int("events_per_alarm", cfg.EventsPerAlarm))
+			}
+			return nil
+		},
+		OnStop: func(stop context.Context) error {
+			cancel()
+			select {
+			case <-done:
+				alarms, events := r.Deleted()
+				log.Info("retention stopped", zap.Int64("deleted_alarms", alarms), zap.Int64("deleted_events", events))
+			case <-stop.Done():
+			}
+			return nil
+		},
+	})
+	return nil
 }
 
 // heartbeatInterval beats often enough that a worker row is fresh well within a lease.

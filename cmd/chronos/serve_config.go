@@ -30,6 +30,8 @@ type serveConfig struct {
 	BackoffCap      time.Duration
 	DeliveryTimeout time.Duration
 	DrainTimeout    time.Duration
+	Retention       time.Duration
+	EventsPerAlarm  int
 	LogFormat       string
 	LogLevel        string
 }
@@ -51,6 +53,8 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.BackoffCap, "backoff-cap", d.Policy.Backoff.Cap, "longest retry delay")
 	fs.DurationVar(&c.DeliveryTimeout, "delivery-timeout", d.DeliveryTimeout, "how long a receiver has to answer a wake")
 	fs.DurationVar(&c.DrainTimeout, "drain-timeout", d.DrainTimeout, "on shutdown, how long in-flight wakes may finish")
+	fs.DurationVar(&c.Retention, "retention", 720*time.Hour, "delete fired, cancelled and failed alarms, and events, older than this (0 keeps everything; at least 1m)")
+	fs.IntVar(&c.EventsPerAlarm, "events-per-alarm", 1000, "keep at most this many events per alarm, newest first (0: no cap)")
 	fs.StringVar(&c.LogFormat, "log-format", "console", "log format: console or json")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 }
@@ -67,6 +71,11 @@ func (c *serveConfig) dispatcher(worker string) app.DispatcherConfig {
 		DrainTimeout:    c.DrainTimeout,
 		Policy:          domain.Policy{Backoff: domain.Backoff{Base: c.BackoffBase, Cap: c.BackoffCap}},
 	}
+}
+
+// retention returns the retention policy for worker id.
+func (c *serveConfig) retention(worker string) app.RetentionConfig {
+	return app.RetentionConfig{Retention: c.Retention, EventsPerAlarm: c.EventsPerAlarm, Holder: worker}
 }
 
 // validate refuses, with every reason at once, a configuration chronos must not run with.
@@ -90,6 +99,9 @@ func (c *serveConfig) validate() error {
 	}
 	if err := c.dispatcher("check").Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if err := c.retention("check").Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("--retention / --events-per-alarm: %w", err))
 	}
 	return errors.Join(errs...)
 }
