@@ -30,7 +30,7 @@ func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 	return mapError(ctx, s.inTx(ctx, func(tx *sql.Tx) error {
 		for rest := as; len(rest) > 0; {
 			n := insertChunk(rest)
-			if err := insertAlarms(ctx, tx, rest[:n]); err != nil {
+			if err := insertAlarms(ctx, tx, rest[:n], false); err != nil {
 				return err
 			}
 			evs := make([]domain.Event, n)
@@ -59,8 +59,10 @@ func insertChunk(as []domain.Alarm) int {
 	return len(as)
 }
 
-// insertAlarms writes as in one multi-row INSERT.
-func insertAlarms(ctx context.Context, tx *sql.Tx, as []domain.Alarm) error {
+// insertAlarms writes as in one multi-row INSERT. With skipDuplicates a row that hits a
+// unique key is left out (ON DUPLICATE KEY UPDATE that changes nothing) instead of
+// failing the statement.
+func insertAlarms(ctx context.Context, tx *sql.Tx, as []domain.Alarm, skipDuplicates bool) error {
 	var q strings.Builder
 	q.WriteString(`INSERT INTO alarms (` + alarmColumns + `) VALUES `)
 	row := "(" + placeholders(23) + ")"
@@ -71,6 +73,9 @@ func insertAlarms(ctx context.Context, tx *sql.Tx, as []domain.Alarm) error {
 		}
 		q.WriteString(row)
 		args = append(args, alarmArgs(a)...)
+	}
+	if skipDuplicates {
+		q.WriteString(` ON DUPLICATE KEY UPDATE id = id`)
 	}
 	_, err := tx.ExecContext(ctx, q.String(), args...)
 	return err

@@ -14,42 +14,82 @@ import (
 // same idempotency key (deduped). The write lock makes check and insert one step, so
 // concurrent creates with one key, from any process, make one row.
 func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool, error) {
-	a = storedAlarm(a)
-	var (
-		stored  domain.Alarm
-		deduped bool
-	)
+	var r ports.CreateResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		// The conflict target is the partial unique index of idempotency keys: a clash
-		// there is a dedupe, while a clash on the primary key still fails (ErrConflict).
-		res, err := tx.ExecContext(ctx, `INSERT INTO alarms (`+alarmColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (owner, idempotency_key) WHERE idempotency_key <> '' DO NOTHING`,
-			a.ID, a.Owner, a.Label, string(a.Kind), toDB(a.FireAt), a.CronExpr, a.Timezone, toDB(a.NextFireAt),
-			toDB(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadBytes(a.Payload), string(a.Status),
-			string(a.Delivery), a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError,
-			nullString(a.ClaimedBy), toDB(a.ClaimedAt), toDB(a.CreatedAt), toDB(a.UpdatedAt), toDB(a.LastFiredAt))
-		if err != nil {
-			return mapError(err)
+		if r = s.createIn(ctx, tx, storedAlarm(a)); r.Err != nil {
+			return r.Err
 		}
-		if n, err := res.RowsAffected(); err != nil {
-			return mapError(err)
-		} else if n == 0 {
-			row := tx.QueryRowContext(ctx, `SELECT `+alarmColumns+` FROM alarms
-				WHERE owner = ? AND idempotency_key = ?`, a.Owner, a.IdempotencyKey)
-			if stored, err = scanAlarm(row); err != nil {
-				return mapError(err)
-			}
-			deduped = true
+		if r.Deduped {
 			return nil
 		}
-		stored = a
-		return s.insertEvents(ctx, tx, []domain.Event{createdEvent(a)})
+		return s.insertEvents(ctx, tx, []domain.Event{createdEvent(r.Alarm)})
 	})
 	if err != nil {
 		return domain.Alarm{}, false, err
 	}
-	return stored, deduped, nil
+	return r.Alarm, r.Deduped, nil
+}
+
+// CreateBatch creates many alarms in one write transaction, each as Create would. One
+// INSERT per alarm: in-process statements cost no round trip, and a failed one (an id
+// that exists) rolls back only itself, so it fails its item and not the batch. The
+// created events go in one multi-row INSERT at the end.
+func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.CreateResult, error) {
+	out := make([]ports.CreateResult, len(as))
+	if len(as) == 0 {
+		return out, nil
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		events := make([]domain.Event, 0, len(as))
+		for i, a := range as {
+			out[i] = s.createIn(ctx, tx, storedAlarm(a))
+			if errors.Is(out[i].Err, ports.ErrConflict) {
+				continue // this item's failure, not the batch's
+			}
+			if out[i].Err != nil {
+				return out[i].Err
+			}
+			if !out[i].Deduped {
+				events = append(events, createdEvent(out[i].Alarm))
+			}
+		}
+		return s.insertEvents(ctx, tx, events)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// createIn inserts a (already as stored) inside the write transaction tx, or finds the
+// owner's alarm with its idempotency key. The conflict target is the partial unique
+// index of idempotency keys: a clash there is a dedupe, while a clash on the primary
+// key is ErrConflict. It writes no event.
+func (s *Store) createIn(ctx context.Context, tx *sql.Tx, a domain.Alarm) ports.CreateResult {
+	res, err := tx.ExecContext(ctx, `INSERT INTO alarms (`+alarmColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (owner, idempotency_key) WHERE idempotency_key <> '' DO NOTHING`,
+		a.ID, a.Owner, a.Label, string(a.Kind), toDB(a.FireAt), a.CronExpr, a.Timezone, toDB(a.NextFireAt),
+		toDB(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadBytes(a.Payload), string(a.Status),
+		string(a.Delivery), a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError,
+		nullString(a.ClaimedBy), toDB(a.ClaimedAt), toDB(a.CreatedAt), toDB(a.UpdatedAt), toDB(a.LastFiredAt))
+	if err != nil {
+		return ports.CreateResult{Err: mapError(err)}
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return ports.CreateResult{Err: mapError(err)}
+	}
+	if n == 1 {
+		return ports.CreateResult{Alarm: a}
+	}
+	row := tx.QueryRowContext(ctx, `SELECT `+alarmColumns+` FROM alarms
+		WHERE owner = ? AND idempotency_key = ?`, a.Owner, a.IdempotencyKey)
+	stored, err := scanAlarm(row)
+	if err != nil {
+		return ports.CreateResult{Err: mapError(err)}
+	}
+	return ports.CreateResult{Alarm: stored, Deduped: true}
 }
 
 // createdEvent opens an alarm's history: it concerns the first occurrence, before any

@@ -73,20 +73,38 @@ func (s *memStore) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bo
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	r := s.createLocked(a)
+	return r.Alarm, r.Deduped, r.Err
+}
+
+func (s *memStore) createLocked(a domain.Alarm) ports.CreateResult {
 	if a.IdempotencyKey != "" {
 		for _, b := range s.alarms {
 			if b.Owner == a.Owner && b.IdempotencyKey == a.IdempotencyKey {
-				return b, true, nil
+				return ports.CreateResult{Alarm: b, Deduped: true}
 			}
 		}
 	}
 	if _, ok := s.alarms[a.ID]; ok {
-		return domain.Alarm{}, false, ports.ErrConflict
+		return ports.CreateResult{Err: ports.ErrConflict}
 	}
 	a = memAlarm(a)
 	s.alarms[a.ID] = a
 	s.appendEvents([]domain.Event{{AlarmID: a.ID, Type: domain.EventCreated, At: a.CreatedAt}})
-	return a, false, nil
+	return ports.CreateResult{Alarm: a}
+}
+
+func (s *memStore) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.CreateResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]ports.CreateResult, len(as))
+	for i, a := range as {
+		out[i] = s.createLocked(a)
+	}
+	return out, nil
 }
 
 // CreateMany is all or nothing: every id and key is checked before anything is written.

@@ -27,6 +27,8 @@ package contract
 //   Tokens        tokens.go        API token storage
 //   Workers       workers.go       worker registration and heartbeats
 //   Hints         hints.go         wake hints, for stores that declare WakeHints
+//   BatchCreate   batch_create.go  CreateBatch: order, per-item idempotency (in the batch,
+//                                  stored, concurrent), an id conflict fails its item only
 //   Retention     retention.go     expired terminal alarms deleted with their events and
 //                                  nothing else; events by age and per-alarm cap; the
 //                                  sweep cursor; cluster leases
@@ -66,6 +68,7 @@ func areas() []area {
 		{"Hints", hintCases},
 		{"BulkCreate", bulkCases},
 		{"Retention", retentionCases},
+		{"BatchCreate", batchCreateCases},
 	}
 }
 
