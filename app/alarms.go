@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"go.uber.org/zap"
@@ -22,11 +23,12 @@ type AlarmsConfig struct {
 
 // Alarms is the set of owner-facing use cases. Every call is scoped by owner.
 type Alarms struct {
-	store ports.Store
-	clock ports.Clock
-	hints *Hints
-	cfg   AlarmsConfig
-	log   *zap.Logger
+	store   ports.Store
+	clock   ports.Clock
+	hints   *Hints
+	cfg     AlarmsConfig
+	log     *zap.Logger
+	creates *createBatcher
 }
 
 // NewAlarms builds the use cases. hints may be nil (no local dispatcher to wake).
@@ -34,7 +36,7 @@ func NewAlarms(store ports.Store, clock ports.Clock, hints *Hints, cfg AlarmsCon
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Alarms{store: store, clock: clock, hints: hints, cfg: cfg, log: log}
+	return &Alarms{store: store, clock: clock, hints: hints, cfg: cfg, log: log, creates: newCreateBatcher(store)}
 }
 
 // Create validates spec and stores a new alarm, or returns the owner's existing alarm
@@ -45,7 +47,8 @@ func (s *Alarms) Create(ctx context.Context, spec domain.Spec) (domain.Alarm, bo
 	if err != nil {
 		return domain.Alarm{}, false, err
 	}
-	stored, deduped, err := s.store.Create(ctx, a)
+	// Concurrent creates share a transaction (createBatcher).
+	stored, deduped, err := s.creates.create(ctx, a)
 	if err != nil {
 		return domain.Alarm{}, false, err
 	}
@@ -53,6 +56,55 @@ func (s *Alarms) Create(ctx context.Context, spec domain.Spec) (domain.Alarm, bo
 		s.hintIfDueSoon(ctx, stored.NextFireAt, now)
 	}
 	return stored, deduped, nil
+}
+
+// MaxBatchCreate is the most alarms one CreateBatch call takes.
+const MaxBatchCreate = 1000
+
+// CreateResult is one item's answer of CreateBatch: the alarm and whether it was
+// deduped, or the error that refused it (a *domain.ValidationError naming the field, or
+// a store error such as ports.ErrConflict).
+type CreateResult = ports.CreateResult
+
+// CreateBatch validates every spec on its own and stores the valid ones in one
+// transaction, each idempotent on its own key. It returns one result per spec, in
+// order; an error of the call itself (no specs, too many, the store failing) means
+// nothing was stored.
+func (s *Alarms) CreateBatch(ctx context.Context, specs []domain.Spec) ([]CreateResult, error) {
+	if len(specs) == 0 || len(specs) > MaxBatchCreate {
+		return nil, &domain.ValidationError{Field: "alarms",
+			Message: fmt.Sprintf("must hold between 1 and %d alarms, got %d", MaxBatchCreate, len(specs))}
+	}
+	now := s.clock.Now()
+	out := make([]CreateResult, len(specs))
+	valid := make([]domain.Alarm, 0, len(specs))
+	at := make([]int, 0, len(specs)) // valid[j] is specs[at[j]]
+	for i, spec := range specs {
+		a, err := domain.NewAlarm(NewAlarmID(), spec, now, s.cfg.Defaults)
+		if err != nil {
+			out[i] = CreateResult{Err: err}
+			continue
+		}
+		valid, at = append(valid, a), append(at, i)
+	}
+	if len(valid) == 0 {
+		return out, nil
+	}
+	rs, err := s.store.CreateBatch(ctx, valid)
+	if err != nil {
+		return nil, err
+	}
+	var soonest time.Time
+	for j, r := range rs {
+		out[at[j]] = r
+		if r.Err == nil && !r.Deduped && (soonest.IsZero() || r.Alarm.NextFireAt.Before(soonest)) {
+			soonest = r.Alarm.NextFireAt
+		}
+	}
+	if !soonest.IsZero() {
+		s.hintIfDueSoon(ctx, soonest, now)
+	}
+	return out, nil
 }
 
 func (s *Alarms) hintIfDueSoon(ctx context.Context, at, now time.Time) {

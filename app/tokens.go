@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -20,14 +21,25 @@ const TokenPrefix = "chr_"
 
 // Tokens creates, checks and revokes API tokens. Only SHA-256 hashes are stored: a
 // token has 256 random bits, so a fast hash is enough (no password stretching needed).
+//
+// Authenticate remembers a token it found valid for at most TokenCacheTTL, so a busy
+// client's requests do not each cost a store query; a token revoked (on any node)
+// therefore stops working within TokenCacheTTL. Unknown and revoked tokens are never
+// remembered: a token created a moment ago works at once, and a revoked one is checked
+// against the store every time after its entry expires.
 type Tokens struct {
 	store ports.Store
 	clock ports.Clock
+	cache *tokenCache
 }
+
+// TokenCacheTTL is how long a valid token is trusted without asking the store: the
+// longest a revoked token keeps working.
+const TokenCacheTTL = time.Second
 
 // NewTokens builds the token use cases.
 func NewTokens(store ports.Store, clock ports.Clock) *Tokens {
-	return &Tokens{store: store, clock: clock}
+	return &Tokens{store: store, clock: clock, cache: newTokenCache(TokenCacheTTL, 10_000)}
 }
 
 // HashToken is the stored form of a token.
@@ -65,7 +77,12 @@ func (s *Tokens) Authenticate(ctx context.Context, plain string) (domain.Token, 
 	if plain == "" {
 		return domain.Token{}, ErrUnauthenticated
 	}
-	t, err := s.store.TokenByHash(ctx, HashToken(plain))
+	hash := HashToken(plain)
+	now := s.clock.Now()
+	if t, ok := s.cache.get(hash, now); ok {
+		return t, nil
+	}
+	t, err := s.store.TokenByHash(ctx, hash)
 	if errors.Is(err, ports.ErrNotFound) {
 		return domain.Token{}, ErrUnauthenticated
 	}
@@ -75,6 +92,7 @@ func (s *Tokens) Authenticate(ctx context.Context, plain string) (domain.Token, 
 	if t.Revoked() {
 		return domain.Token{}, ErrUnauthenticated
 	}
+	s.cache.put(hash, t, now)
 	return t, nil
 }
 

@@ -15,6 +15,11 @@ import (
 // readBody returns the request body, refusing a declared Content-Type other than JSON
 // (415) and a body over the limit (413).
 func (a *api) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	return a.readBodyLimit(w, r, a.maxBody)
+}
+
+// readBodyLimit is readBody with a limit of its own (the batch endpoint's).
+func (a *api) readBodyLimit(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || mt != "application/json" {
@@ -22,7 +27,7 @@ func (a *api) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 				Message: fmt.Sprintf("Content-Type %q is not supported; send application/json", ct)}
 		}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.maxBody))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {

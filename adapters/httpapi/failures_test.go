@@ -38,6 +38,9 @@ func (f failingAlarms) fail() error {
 func (f failingAlarms) Create(context.Context, domain.Spec) (domain.Alarm, bool, error) {
 	return domain.Alarm{}, false, f.fail()
 }
+func (f failingAlarms) CreateBatch(context.Context, []domain.Spec) ([]ports.CreateResult, error) {
+	return nil, f.fail()
+}
 func (f failingAlarms) Get(context.Context, string, string) (domain.Alarm, error) {
 	return domain.Alarm{}, f.fail()
 }

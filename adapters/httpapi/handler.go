@@ -16,6 +16,9 @@ import (
 // but Create is scoped by owner; Create takes it in the Spec.
 type Alarms interface {
 	Create(ctx context.Context, spec domain.Spec) (domain.Alarm, bool, error)
+	// CreateBatch validates and creates many alarms in one transaction; one result per
+	// spec, in order (app.Alarms.CreateBatch).
+	CreateBatch(ctx context.Context, specs []domain.Spec) ([]ports.CreateResult, error)
 	Get(ctx context.Context, owner, id string) (domain.Alarm, error)
 	List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error)
 	Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error)
@@ -46,6 +49,9 @@ const DefaultMaxBodyBytes = 2 * domain.MaxPayloadBytes
 type Options struct {
 	// MaxBodyBytes bounds request bodies; 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// MaxBatchBodyBytes bounds the body of POST /v1/alarms/batch; 0 means
+	// DefaultMaxBatchBodyBytes.
+	MaxBatchBodyBytes int64
 	// Logger receives access logs (debug), store failures (warn) and internal errors
 	// and panics (error). nil means no logging.
 	Logger *zap.Logger
@@ -53,11 +59,12 @@ type Options struct {
 
 // api holds what the handlers share.
 type api struct {
-	alarms  Alarms
-	auth    Authenticator
-	ready   Pinger
-	maxBody int64
-	log     *zap.Logger
+	alarms       Alarms
+	auth         Authenticator
+	ready        Pinger
+	maxBody      int64
+	maxBatchBody int64
+	log          *zap.Logger
 }
 
 // New returns the API's handler, middlewares included. ready may be nil, in which case
@@ -66,6 +73,9 @@ func New(alarms Alarms, auth Authenticator, ready Pinger, opts Options) http.Han
 	a := &api{alarms: alarms, auth: auth, ready: ready, maxBody: opts.MaxBodyBytes, log: opts.Logger}
 	if a.maxBody <= 0 {
 		a.maxBody = DefaultMaxBodyBytes
+	}
+	if a.maxBatchBody = opts.MaxBatchBodyBytes; a.maxBatchBody <= 0 {
+		a.maxBatchBody = DefaultMaxBatchBodyBytes
 	}
 	if a.log == nil {
 		a.log = zap.NewNop()
@@ -87,6 +97,7 @@ func (a *api) routes() *mux.Router {
 
 	r.Handle("/v1/alarms", a.owned(a.createAlarm)).Methods(http.MethodPost)
 	r.Handle("/v1/alarms", a.owned(a.listAlarms)).Methods(http.MethodGet)
+	r.Handle("/v1/alarms/batch", a.owned(a.createAlarmBatch)).Methods(http.MethodPost)
 	r.Handle("/v1/alarms/{id}", a.owned(a.action(Alarms.Get))).Methods(http.MethodGet)
 	r.Handle("/v1/alarms/{id}", a.owned(a.action(Alarms.Cancel))).Methods(http.MethodDelete)
 	r.Handle("/v1/alarms/{id}/pause", a.owned(a.action(Alarms.Pause))).Methods(http.MethodPost)

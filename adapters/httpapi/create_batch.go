@@ -1,0 +1,122 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"go.uber.org/zap"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+// MaxBatchItems is the most alarms one POST /v1/alarms/batch takes.
+const MaxBatchItems = 1000
+
+// DefaultMaxBatchBodyBytes bounds the body of a batch: a thousand alarms of a few
+// kilobytes each. Alarms with large payloads go in smaller batches; a body over it is a
+// 413 saying the limit.
+const DefaultMaxBatchBodyBytes = 16 << 20
+
+// batchRequest is the body of POST /v1/alarms/batch. Items stay raw until each is
+// decoded on its own, so one malformed item fails only itself.
+type batchRequest struct {
+	Alarms []json.RawMessage `json:"alarms"`
+}
+
+// createAlarmBatch serves POST /v1/alarms/batch: up to MaxBatchItems alarms, each
+// validated and idempotent on its own, the valid ones written in one transaction. The
+// answer is 200 whenever the call was understood, with one result per item in request
+// order: {"alarm": ..., "deduped": ...} or {"error": {...}} with the codes and fields of
+// POST /v1/alarms.
+func (a *api) createAlarmBatch(w http.ResponseWriter, r *http.Request, owner string) {
+	body, err := a.readBodyLimit(w, r, a.maxBatchBody)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	var req batchRequest
+	if err := decodeObject(body, &req); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	if len(req.Alarms) == 0 || len(req.Alarms) > MaxBatchItems {
+		a.writeError(w, r, invalidArgument("alarms", fmt.Sprintf("must hold between 1 and %d alarms, got %d", MaxBatchItems, len(req.Alarms))))
+		return
+	}
+	itemErrs := make([]error, len(req.Alarms))
+	specs := make([]domain.Spec, 0, len(req.Alarms))
+	at := make([]int, 0, len(req.Alarms)) // specs[j] is item at[j]
+	for i, raw := range req.Alarms {
+		var item createRequest
+		if err := decodeObject(raw, &item); err != nil {
+			itemErrs[i] = err
+			continue
+		}
+		spec, err := item.spec(owner)
+		if err != nil {
+			itemErrs[i] = err
+			continue
+		}
+		specs, at = append(specs, spec), append(at, i)
+	}
+	var buf bytes.Buffer
+	buf.WriteString(`{"results":[`)
+	results := make([]func(*bytes.Buffer) error, len(req.Alarms))
+	for i, err := range itemErrs {
+		if err != nil {
+			results[i] = a.itemError(r, err)
+		}
+	}
+	if len(specs) > 0 {
+		rs, err := a.alarms.CreateBatch(r.Context(), specs)
+		if err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		for j, res := range rs {
+			if res.Err != nil {
+				results[at[j]] = a.itemError(r, res.Err)
+				continue
+			}
+			alarm, deduped := res.Alarm, res.Deduped
+			results[at[j]] = func(b *bytes.Buffer) error {
+				b.WriteString(`{"alarm":`)
+				if err := appendAlarm(b, alarm); err != nil {
+					return err
+				}
+				fmt.Fprintf(b, `,"deduped":%t}`, deduped)
+				return nil
+			}
+		}
+	}
+	for i, write := range results {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := write(&buf); err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+	}
+	buf.WriteString("]}\n")
+	writeBody(w, http.StatusOK, buf.Bytes())
+}
+
+// itemError is one item's {"error": {...}}, as writeError would answer it alone; what
+// the client is not told is logged.
+func (a *api) itemError(r *http.Request, err error) func(*bytes.Buffer) error {
+	ae := toAPIError(err)
+	if ae.Status >= 500 {
+		a.log.Error("batch item failed", requestFields(r, zap.Error(err))...)
+	}
+	return func(b *bytes.Buffer) error {
+		b.WriteString(`{"error":`)
+		if err := appendJSON(b, ae); err != nil {
+			return err
+		}
+		b.WriteByte('}')
+		return nil
+	}
+}

@@ -1,0 +1,66 @@
+package api_test
+
+import (
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chronoshq/chronos/adapters/sqlite"
+	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/ports"
+)
+
+type manualClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *manualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *manualClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// A token revoked on another node keeps working on this one for at most
+// app.TokenCacheTTL after this node last checked it, and not a moment longer.
+func TestRevokedTokenStopsWithinTheCacheTTL(t *testing.T) {
+	ctx := t.Context()
+	store, err := sqlite.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "chronos.db"), sqlite.Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	clock := &manualClock{now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	node := app.NewTokens(store, clock)
+	other := app.NewTokens(store, clock) // another node, sharing the store
+
+	plain, tok, err := other.Create(ctx, "alice", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := node.Authenticate(ctx, plain); err != nil {
+		t.Fatalf("a new token: %v", err)
+	}
+	if err := other.Revoke(ctx, tok.ID); err != nil {
+		t.Fatal(err)
+	}
+	clock.advance(app.TokenCacheTTL - time.Millisecond)
+	if _, err := node.Authenticate(ctx, plain); err != nil {
+		t.Fatalf("within the cache TTL the checked token was refused: %v (want it still trusted)", err)
+	}
+	clock.advance(time.Millisecond)
+	if _, err := node.Authenticate(ctx, plain); !errors.Is(err, ports.ErrUnauthenticated) {
+		t.Fatalf("a token revoked %s ago still works: %v", app.TokenCacheTTL, err)
+	}
+	if _, err := other.Authenticate(ctx, plain); !errors.Is(err, ports.ErrUnauthenticated) {
+		t.Fatalf("the revoking node accepts the revoked token: %v", err)
+	}
+}
