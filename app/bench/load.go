@@ -88,3 +88,44 @@ func Build(n int, m Mix, now, from, to time.Time) ([]domain.Alarm, error) {
 func picked(i int, f float64) bool {
 	return int(float64(i+1)*f) > int(float64(i)*f)
 }
+
+// BuildSpecs makes n specs of once alarms of the mix (its cron fraction does not apply:
+// a cron series created through the API falls due at its schedule, not within a run),
+// due evenly over [from, to): what a client sends to create them. Steady mode creates
+// its alarms from these through the real create path (validation, ids, the store's
+// CreateBatch), or over HTTP.
+func BuildSpecs(n int, m Mix, from, to time.Time) ([]domain.Spec, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	payload := json.RawMessage(`"` + strings.Repeat("x", m.PayloadBytes-2) + `"`)
+	specs := make([]domain.Spec, n)
+	step := to.Sub(from) / time.Duration(max(n, 1))
+	for i := range specs {
+		due := from.Add(time.Duration(i) * step)
+		specs[i] = domain.Spec{Owner: Owner, Label: "bench", Payload: payload, MaxFailures: 5, Kind: domain.KindOnce, FireAt: &due}
+		if picked(i, m.AtMostOnceFraction) {
+			specs[i].Delivery = domain.AtMostOnce
+		}
+	}
+	return specs, nil
+}
+
+// SpecsJSON is the body of POST /v1/alarms/batch for specs made by BuildSpecs.
+func SpecsJSON(specs []domain.Spec) []byte {
+	var b strings.Builder
+	b.WriteString(`{"alarms":[`)
+	for i, s := range specs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"kind":"once","label":%q,"fire_at":%q,"payload":%s,"max_failures":%d`,
+			s.Label, s.FireAt.UTC().Format(time.RFC3339Nano), s.Payload, s.MaxFailures)
+		if s.Delivery != "" {
+			fmt.Fprintf(&b, `,"delivery":%q`, s.Delivery)
+		}
+		b.WriteByte('}')
+	}
+	b.WriteString(`]}`)
+	return []byte(b.String())
+}

@@ -42,6 +42,7 @@ type benchConfig struct {
 	KneeP99     time.Duration
 	Retention   time.Duration
 	EventsCap   int
+	Via         string
 }
 
 func (c *benchConfig) register(fs *flag.FlagSet) {
@@ -54,7 +55,7 @@ func (c *benchConfig) register(fs *flag.FlagSet) {
 	fs.Float64Var(&c.Mix.CronFraction, "cron", 0.1, "fraction of cron series among the alarms")
 	fs.Float64Var(&c.Mix.AtMostOnceFraction, "at-most-once", 0, "fraction of at-most-once alarms")
 	fs.IntVar(&c.Mix.PayloadBytes, "payload", 100, "payload size in bytes")
-	fs.IntVar(&c.Rate, "rate", 0, "steady mode: alarms created per second, each due --lead after its creation (0: burn-down)")
+	fs.IntVar(&c.Rate, "rate", 0, "steady mode: once alarms created per second (--cron applies to burn-down only), each due --lead after its creation (0: burn-down)")
 	fs.DurationVar(&c.Duration, "duration", 30*time.Second, "steady mode: how long alarms are created")
 	fs.DurationVar(&c.Lead, "lead", 2*time.Second, "steady mode: how far ahead of its creation an alarm falls due")
 	fs.IntVar(&c.Batch, "batch", 1000, "dispatcher --batch")
@@ -63,6 +64,7 @@ func (c *benchConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Timeout, "timeout", 10*time.Minute, "give up when the run has not finished by then")
 	fs.BoolVar(&c.Keep, "keep", false, "keep the bench database (or file) afterwards")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run (worker processes: FILE.nodeN)")
+	fs.StringVar(&c.Via, "via", "store", "steady mode: how alarms are created: store (app.Alarms.CreateBatch, the API's own path, one transaction per 10 ms) or api (POST /v1/alarms/batch to an HTTP API the bench runs next to the node)")
 	fs.DurationVar(&c.Retention, "retention", 0, "run retention in the nodes as serve does, with this --retention (0: off; at least 1m)")
 	fs.IntVar(&c.EventsCap, "events-per-alarm", 1000, "serve's --events-per-alarm, with --retention")
 	fs.BoolVar(&c.FindKnee, "find-knee", false, "steady runs at rising --rate (from --rate, default 5000) to find the highest with lag p99 under --knee-p99 and no backlog left")
@@ -79,6 +81,9 @@ func (c *benchConfig) validate() error {
 	}
 	if c.Rate == 0 && c.Alarms < 1 {
 		errs = append(errs, fmt.Errorf("--alarms must be at least 1, got %d", c.Alarms))
+	}
+	if c.Via != "store" && c.Via != "api" {
+		errs = append(errs, fmt.Errorf("--via must be store or api, got %q", c.Via))
 	}
 	if c.FindKnee && c.Rate == 0 {
 		c.Rate = 5000

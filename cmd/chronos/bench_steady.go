@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -12,9 +14,11 @@ import (
 )
 
 // benchCreator is the steady mode's client: every 10ms it creates the alarms due at
-// --rate, each falling due --lead after it is created, for --duration. It writes
-// with CreateMany (one transaction per 10ms) where the store has it, so its own
-// commits stay few and are subtracted from the dispatchers' count exactly.
+// --rate, each falling due --lead after it is created, for --duration. It creates them
+// the way a client would: through the real create path (app.Alarms.CreateBatch:
+// validation, ids, one store transaction per tick), or, with --via api, as one POST
+// /v1/alarms/batch per tick (of up to 1,000 alarms) to an HTTP server the bench runs on
+// the node's store. Its transactions are counted and subtracted from the dispatchers'.
 //
 // With a node in the bench's own process it writes through that node's store, as the
 // API of `chronos serve` does: one process, one store. On SQLite this matters most:
@@ -24,6 +28,8 @@ type benchCreator struct {
 	cfg     benchConfig
 	store   ports.Store
 	shared  bool // store is a node's; the node closes it
+	alarms  *app.Alarms
+	api     *benchAPI // --via api
 	clock   *app.StoreClock
 	created atomic.Int64
 	txns    atomic.Int64
@@ -40,6 +46,9 @@ type benchCreator struct {
 func newBenchCreator(ctx context.Context, url string, shared ports.Store, cfg benchConfig) (*benchCreator, error) {
 	s := shared
 	if s == nil {
+		if cfg.Via == "api" {
+			return nil, errors.New("bench: --via api needs the node in the bench's process (one node, or --in-process)")
+		}
 		var err error
 		if s, err = openStore(ctx, url, false); err != nil {
 			return nil, err
@@ -53,6 +62,14 @@ func newBenchCreator(ctx context.Context, url string, shared ports.Store, cfg be
 		return nil, err
 	}
 	c := &benchCreator{cfg: cfg, store: s, shared: shared != nil, clock: clock, stopped: make(chan struct{})}
+	c.alarms = app.NewAlarms(s, clock, nil, app.AlarmsConfig{Defaults: domain.Defaults{MaxFailures: 5}}, nil)
+	if cfg.Via == "api" {
+		api, err := startBenchAPI(ctx, s, c.alarms, clock)
+		if err != nil {
+			return nil, err
+		}
+		c.api = api
+	}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	return c, nil
 }
@@ -75,9 +92,9 @@ func (c *benchCreator) run() {
 		due := int64(elapsed.Seconds() * float64(c.cfg.Rate))
 		if n := due - c.created.Load(); n > 0 {
 			now := c.clock.Now()
-			as, err := bench.Build(int(n), c.cfg.Mix, now, now.Add(c.cfg.Lead), now.Add(c.cfg.Lead+every))
+			specs, err := bench.BuildSpecs(int(n), c.cfg.Mix, now.Add(c.cfg.Lead), now.Add(c.cfg.Lead+every))
 			if err == nil {
-				err = c.create(ctx, as)
+				err = c.create(ctx, specs)
 			}
 			if err != nil {
 				c.errors.Add(1)
@@ -91,16 +108,24 @@ func (c *benchCreator) run() {
 	}
 }
 
-// create writes one tick's alarms: one transaction with CreateMany, else one each.
-func (c *benchCreator) create(ctx context.Context, as []domain.Alarm) error {
-	if bc, ok := c.store.(ports.BulkCreator); ok {
+// create writes one tick's alarms, at most app.MaxBatchCreate per call.
+func (c *benchCreator) create(ctx context.Context, specs []domain.Spec) error {
+	for chunk := range slices.Chunk(specs, app.MaxBatchCreate) {
 		c.txns.Add(1)
-		return bc.CreateMany(ctx, as)
-	}
-	for _, a := range as {
-		c.txns.Add(1)
-		if _, _, err := c.store.Create(ctx, a); err != nil {
+		if c.api != nil {
+			if err := c.api.post(ctx, bench.SpecsJSON(chunk)); err != nil {
+				return err
+			}
+			continue
+		}
+		rs, err := c.alarms.CreateBatch(ctx, chunk)
+		if err != nil {
 			return err
+		}
+		for _, r := range rs {
+			if r.Err != nil {
+				return r.Err
+			}
 		}
 	}
 	return nil
@@ -112,6 +137,9 @@ func (c *benchCreator) stop() {
 	c.cancel()
 	if c.started.Load() {
 		<-c.stopped
+	}
+	if c.api != nil {
+		c.api.close()
 	}
 	if !c.shared {
 		_ = c.store.Close()
