@@ -8,16 +8,16 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// eventsSQL checks ownership and reads the history in one statement and one snapshot:
-// no row means the alarm is unknown or not the owner's; one row of NULLs means an
-// alarm without (retained) history.
+// eventsSQL reads the alarm's owner and its history in one statement and one snapshot:
+// no row means the alarm is unknown; one row of NULLs means an alarm without (retained)
+// history. The alarm is found by id alone, and Events checks the owner (see getSQL).
 const eventsSQL = `
-SELECT e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
+SELECT a.owner, e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
 FROM alarms a
 LEFT JOIN LATERAL (
-	SELECT * FROM alarm_events WHERE alarm_id = a.id ORDER BY id LIMIT $3
+	SELECT * FROM alarm_events WHERE alarm_id = a.id ORDER BY id LIMIT $2
 ) e ON true
-WHERE a.id = $1 AND a.owner = $2
+WHERE a.id = $1
 ORDER BY e.id`
 
 // Events returns the owner's alarm's history, oldest first.
@@ -25,7 +25,7 @@ func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]doma
 	if limit <= 0 || limit > ports.MaxEventsLimit {
 		limit = ports.MaxEventsLimit
 	}
-	rows, err := s.pool.Query(ctx, eventsSQL, id, owner, limit)
+	rows, err := s.pool.Query(ctx, eventsSQL, id, limit)
 	if err != nil {
 		return nil, mapError(err)
 	}
@@ -35,13 +35,17 @@ func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]doma
 	for rows.Next() {
 		found = true
 		var (
+			alarmOwner           string
 			eid                  *int64
 			typ, worker, message *string
 			at, scheduledFor     *time.Time
 			attempt              *int
 		)
-		if err := rows.Scan(&eid, &typ, &at, &attempt, &scheduledFor, &worker, &message); err != nil {
+		if err := rows.Scan(&alarmOwner, &eid, &typ, &at, &attempt, &scheduledFor, &worker, &message); err != nil {
 			return nil, mapError(err)
+		}
+		if alarmOwner != owner {
+			return nil, notFound("alarm", id) // another owner's: as if unknown
 		}
 		if eid == nil {
 			continue

@@ -11,7 +11,8 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-const lockAlarmSQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE id = $1 AND owner = $2 FOR UPDATE`
+// lockAlarmSQL locks the alarm by id alone (see getSQL); Mutate checks the owner.
+const lockAlarmSQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE id = $1 FOR UPDATE`
 
 // mutateNowSQL is read after the row lock is granted: clock_timestamp(), not now(),
 // because now() is when the transaction began, possibly before it queued behind a
@@ -30,10 +31,13 @@ func (s *Store) Mutate(ctx context.Context, owner, id string, fn ports.MutateFun
 			// Lock and clock in one round trip; the batch runs them in order, so the
 			// clock is read once the lock is held.
 			batch := &pgx.Batch{}
-			batch.Queue(lockAlarmSQL, id, owner)
+			batch.Queue(lockAlarmSQL, id)
 			batch.Queue(mutateNowSQL, s.nowArg())
 			br := tx.SendBatch(ctx, batch)
 			a, err := scanAlarm(br.QueryRow())
+			if err == nil && a.Owner != owner {
+				err = pgx.ErrNoRows // another owner's: as if unknown (the rollback unlocks it)
+			}
 			if err != nil {
 				_ = br.Close()
 				if errors.Is(err, pgx.ErrNoRows) {

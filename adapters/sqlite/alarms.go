@@ -137,10 +137,8 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 	}
 	limit = min(limit, ports.MaxListLimit)
 
-	q := `SELECT ` + alarmColumns + ` FROM alarms WHERE owner = ?`
 	args := []any{owner}
 	if f.Status != "" {
-		q += ` AND status = ?`
 		args = append(args, string(f.Status))
 	}
 	if f.Cursor != "" {
@@ -148,12 +146,11 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 		if err != nil {
 			return nil, "", err
 		}
-		q += ` AND id < ?`
 		args = append(args, after)
 	}
 	// One row more than the page says whether there is a next page.
-	q += ` ORDER BY id DESC LIMIT ?`
 	args = append(args, limit+1)
+	q := listSQL(f.Status != "", f.Cursor != "")
 
 	rows, err := s.reader.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -168,4 +165,18 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 	}
 	alarms = alarms[:limit]
 	return alarms, ports.EncodeListCursor(alarms[limit-1].ID), nil
+}
+
+// listSQL is a page of the owner's alarms, newest first: a backward walk of
+// alarms_owner (owner, id), or with a status of alarms_owner_status (owner, status, id),
+// from the cursor, stopping after the page (TestListPlans).
+func listSQL(status, cursor bool) string {
+	q := `SELECT ` + alarmColumns + ` FROM alarms WHERE owner = ?`
+	if status {
+		q += ` AND status = ?`
+	}
+	if cursor {
+		q += ` AND id < ?`
+	}
+	return q + ` ORDER BY id DESC LIMIT ?`
 }
