@@ -25,6 +25,7 @@ type benchConfig struct {
 	Store       string
 	Nodes       int
 	InProcess   bool
+	Process     bool
 	Waker       string
 	Alarms      int
 	NotDue      int
@@ -49,6 +50,7 @@ func (c *benchConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.Store, "store", "sqlite", "server to run on: sqlite, postgres, mysql (the local development databases) or a URL; a new database (or file) is made for the run")
 	fs.IntVar(&c.Nodes, "nodes", 1, "dispatchers; more than one run as separate processes")
 	fs.BoolVar(&c.InProcess, "in-process", false, "run every node in this process (each with its own store connections)")
+	fs.BoolVar(&c.Process, "process", false, "run even a single node as a process of its own, so its peak RSS is its own (with --waker webhook the occurrence keys are kept by the bench, not the node)")
 	fs.StringVar(&c.Waker, "waker", "noop", "noop (acknowledge at once, in the node) or webhook (signed POSTs to a receiver the bench runs)")
 	fs.IntVar(&c.Alarms, "alarms", 200_000, "burn-down: alarms due at the start")
 	fs.IntVar(&c.NotDue, "not-due", 0, "also load this many alarms due a day later, which no claim may pay for")
@@ -85,6 +87,9 @@ func (c *benchConfig) validate() error {
 	if c.Via != "store" && c.Via != "api" {
 		errs = append(errs, fmt.Errorf("--via must be store or api, got %q", c.Via))
 	}
+	if c.Process && c.InProcess {
+		errs = append(errs, errors.New("--process and --in-process contradict each other"))
+	}
 	if c.FindKnee && c.Rate == 0 {
 		c.Rate = 5000
 	}
@@ -98,6 +103,11 @@ func (c *benchConfig) validate() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// inProcess says whether the nodes run in the bench's own process.
+func (c *benchConfig) inProcess() bool {
+	return c.InProcess || (c.Nodes == 1 && !c.Process)
 }
 
 func (c *benchConfig) mode() string {
@@ -222,7 +232,7 @@ func (r *benchRun) run(ctx context.Context) (*benchResult, error) {
 		}
 	}
 	var stopProfile func()
-	if r.cfg.CPUProfile != "" && (r.cfg.Nodes == 1 || r.cfg.InProcess) {
+	if r.cfg.CPUProfile != "" && r.cfg.inProcess() {
 		if stopProfile, err = startCPUProfile(r.cfg.CPUProfile); err != nil {
 			_, _ = r.stopNodes()
 			return nil, err
@@ -393,7 +403,7 @@ func (r *benchRun) startNodes(ctx context.Context, wakeURL, secret string) error
 	r.nodesDir = dir
 	for i := range r.cfg.Nodes {
 		var n benchNode
-		if r.cfg.Nodes == 1 || r.cfg.InProcess {
+		if r.cfg.inProcess() {
 			n, err = newDispatcherNode(ctx, cfg, r.log)
 		} else {
 			n, err = startProcessNode(ctx, i, cfg, dir, r.cfg.CPUProfile)
