@@ -61,14 +61,18 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 	return out, nil
 }
 
+// insertAlarmSQL inserts one alarm; a clash on the owner's idempotency key inserts
+// nothing (see createIn).
+const insertAlarmSQL = `INSERT INTO alarms (` + alarmColumns + `)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (owner, idempotency_key) WHERE idempotency_key <> '' DO NOTHING`
+
 // createIn inserts a (already as stored) inside the write transaction tx, or finds the
 // owner's alarm with its idempotency key. The conflict target is the partial unique
 // index of idempotency keys: a clash there is a dedupe, while a clash on the primary
 // key is ErrConflict. It writes no event.
 func (s *Store) createIn(ctx context.Context, tx *sql.Tx, a domain.Alarm) ports.CreateResult {
-	res, err := tx.ExecContext(ctx, `INSERT INTO alarms (`+alarmColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (owner, idempotency_key) WHERE idempotency_key <> '' DO NOTHING`,
+	res, err := tx.StmtContext(ctx, s.stmts.insertAlarm).ExecContext(ctx,
 		a.ID, a.Owner, a.Label, string(a.Kind), toDB(a.FireAt), a.CronExpr, a.Timezone, toDB(a.NextFireAt),
 		toDB(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadBytes(a.Payload), string(a.Status),
 		string(a.Delivery), a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError,

@@ -41,7 +41,7 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 		}
 		// A lease taken at or before now-lease has run its full length: expired.
 		expired := trunc(now.Add(-p.Lease))
-		rows, err := tx.QueryContext(ctx, claimSQL, p.Worker, toDB(now), toDB(expired), p.Batch)
+		rows, err := tx.StmtContext(ctx, s.stmts.claim).QueryContext(ctx, p.Worker, toDB(now), toDB(expired), p.Batch)
 		if err != nil {
 			return mapError(err)
 		}

@@ -34,6 +34,11 @@ type statements struct {
 	applyFenced *sql.Stmt
 	// applyUnfenced applies an owner action, already serialized by the write lock.
 	applyUnfenced *sql.Stmt
+	// insertAlarm is createIn's INSERT: one per alarm of a Create or CreateBatch, so
+	// parsing it each time was most of a batch's cost.
+	insertAlarm *sql.Stmt
+	// claim is ClaimDue's statement, run hundreds of times a second at a steady rate.
+	claim *sql.Stmt
 	// applyBatch[i] applies up to 1<<i transitions (see applyBatchSQL).
 	applyBatch [batchBuckets]*sql.Stmt
 	// insertEvents[i] appends up to 1<<i events (see insertEventsSQL).
@@ -68,6 +73,12 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 	if st.applyUnfenced, err = db.PrepareContext(ctx, transitionSet); err != nil {
 		return
 	}
+	if st.insertAlarm, err = db.PrepareContext(ctx, insertAlarmSQL); err != nil {
+		return
+	}
+	if st.claim, err = db.PrepareContext(ctx, claimSQL); err != nil {
+		return
+	}
 	for i := range batchBuckets {
 		if st.applyBatch[i], err = db.PrepareContext(ctx, applyBatchSQL(1<<i)); err != nil {
 			return
@@ -81,7 +92,7 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 
 func (st statements) close() error {
 	var errs []error
-	all := append([]*sql.Stmt{st.applyFenced, st.applyUnfenced}, st.applyBatch[:]...)
+	all := append([]*sql.Stmt{st.applyFenced, st.applyUnfenced, st.insertAlarm, st.claim}, st.applyBatch[:]...)
 	for _, s := range append(all, st.insertEvents[:]...) {
 		if s != nil {
 			errs = append(errs, s.Close())
