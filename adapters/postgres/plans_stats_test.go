@@ -36,6 +36,9 @@ func TestPlansWithoutStatistics(t *testing.T) {
 		{"list next page", listAfterSQL, `'owner1', 11, '000000010000'`, []string{"Index Scan Backward using alarms_owner_id_idx"}, true},
 		{"list of a status", listStatusFirstSQL, `'owner1', 11, 'active'`, []string{"Index Scan Backward using alarms_owner_status_id_idx"}, true},
 		{"list of a status, next page", listStatusAfterSQL, `'owner1', 11, 'active', '000000010000'`, []string{"Index Scan Backward using alarms_owner_status_id_idx"}, true},
+		{"retention: expired alarms", expiredAlarmsSQL, `'2031-01-01T00:00:00Z', 1000`, []string{"Index Scan using alarms_terminal_idx", "Tid Scan on alarms"}, true},
+		{"retention: events of deleted alarms", eventsOfSQL, `'{000000000001}'`, []string{"alarm_events_pkey"}, false},
+		{"retention: events sweep", trimEventsSQL, `'', 500, '2031-01-01T00:00:00Z', 1000`, []string{"Index Only Scan using alarms_pkey", "alarm_events_pkey"}, false},
 		{"events", eventsSQL, `'000000000001', 1000`, []string{byID, "Index Scan using alarm_events_pkey"}, false},
 	}
 	states := []struct {

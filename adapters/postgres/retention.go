@@ -14,8 +14,13 @@ import (
 // is shaped like the claim (claim.go): the inner SELECT walks alarms_terminal_idx from
 // the oldest change and stops after the batch, locking each row it takes and skipping
 // rows someone else holds (an admin retry, an owner's action); the DELETE takes those
-// rows by ctid. The WHERE is repeated outside for the row version the lock reached. A
-// row still leased (claimed_by set) is never deleted: its worker may yet apply.
+// rows by ctid (a Tid Scan) and nothing else: repeating the WHERE outside gave a generic
+// plan made on an empty table an index path for the DELETE too, which walked every expired
+// row to find the batch's ctids (TestPlansWithoutStatistics). The locking read has
+// already re-checked the WHERE on the row version it locked (a row changed meanwhile and
+// no longer expired is not locked, so not returned), and a locked version cannot change
+// before this statement ends. A row still leased (claimed_by set) is never deleted: its
+// worker may yet apply.
 const expiredAlarmsSQL = `
 DELETE FROM alarms
 WHERE ctid = ANY(ARRAY(
@@ -25,7 +30,6 @@ WHERE ctid = ANY(ARRAY(
 	LIMIT $2
 	FOR UPDATE SKIP LOCKED
 ))
-  AND status IN ('fired', 'cancelled', 'failed') AND updated_at < $1 AND claimed_by IS NULL
 RETURNING id`
 
 // eventsOfSQL deletes the history of alarms just deleted (alarm_events_pkey prefix).
