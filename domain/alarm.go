@@ -24,6 +24,10 @@ const (
 	StatusFailed    Status = "failed"    // once only, deliveries exhausted; terminal
 )
 
+// Statuses is every status, in lifecycle order. A store that lists an owner's alarms
+// status by status (one index walk each) covers exactly these.
+var Statuses = []Status{StatusActive, StatusPaused, StatusFired, StatusCancelled, StatusFailed}
+
 // Terminal reports whether no further transition can leave this status.
 func (s Status) Terminal() bool {
 	return s == StatusFired || s == StatusCancelled || s == StatusFailed

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/chronoshq/chronos/domain"
@@ -171,16 +172,27 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 	return alarms, ports.EncodeListCursor(alarms[limit-1].ID), nil
 }
 
-// listSQL is a page of the owner's alarms, newest first: a backward walk of
-// alarms_owner (owner, id), or with a status of alarms_owner_status (owner, status, id),
-// from the cursor, stopping after the page (TestListPlans).
+// listSQL is a page of the owner's alarms, newest first, from alarms_owner_status
+// (owner, status, id): with a status one backward walk from the cursor, stopping after
+// the page; without, five such walks, one per status, merged (TestListAndRetentionPlans).
+// Its parameters are the owner, the status (if any), the cursor (if any) and the limit,
+// in that order; without a status each walk takes the cursor and limit again.
 func listSQL(status, cursor bool) string {
-	q := `SELECT ` + alarmColumns + ` FROM alarms WHERE owner = ?`
 	if status {
-		q += ` AND status = ?`
+		q := `SELECT ` + alarmColumns + ` FROM alarms WHERE owner = ?1 AND status = ?2`
+		if cursor {
+			return q + ` AND id < ?3 ORDER BY id DESC LIMIT ?4`
+		}
+		return q + ` ORDER BY id DESC LIMIT ?3`
 	}
+	after, limit := "", "?2"
 	if cursor {
-		q += ` AND id < ?`
+		after, limit = " AND id < ?2", "?3"
 	}
-	return q + ` ORDER BY id DESC LIMIT ?`
+	branches := make([]string, len(domain.Statuses))
+	for i, st := range domain.Statuses {
+		branches[i] = `SELECT * FROM (SELECT ` + alarmColumns + ` FROM alarms WHERE owner = ?1 AND status = '` +
+			string(st) + `'` + after + ` ORDER BY id DESC LIMIT ` + limit + `)`
+	}
+	return `SELECT * FROM (` + strings.Join(branches, ` UNION ALL `) + `) ORDER BY id DESC LIMIT ` + limit
 }

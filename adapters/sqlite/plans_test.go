@@ -41,15 +41,29 @@ func TestListAndRetentionPlans(t *testing.T) {
 		args  []any
 		index string
 	}{
-		{"list", listSQL(false, false), []any{"o", 11}, "alarms_owner "},
-		{"list after", listSQL(false, true), []any{"o", "x", 11}, "alarms_owner "},
+		{"list", listSQL(false, false), []any{"o", 11}, "alarms_owner_status"},
+		{"list after", listSQL(false, true), []any{"o", "x", 11}, "alarms_owner_status"},
 		{"list of a status", listSQL(true, false), []any{"o", "active", 11}, "alarms_owner_status"},
 		{"list of a status after", listSQL(true, true), []any{"o", "active", "x", 11}, "alarms_owner_status"},
 		{"expired alarms", expiredAlarmsSQL, []any{0, 100}, "alarms_terminal"},
 	} {
 		p := queryPlan(t, s, c.q, c.args...)
-		if !strings.Contains(p+" ", c.index) || strings.Contains(p, "TEMP B-TREE") {
+		if !strings.Contains(p+" ", c.index) || strings.Contains(p, "SCAN alarms") || sortsAWalk(p) {
 			t.Errorf("%s: plan %q does not walk %s in order", c.name, p, c.index)
 		}
 	}
+}
+
+// sortsAWalk reports whether the plan sorts what it read from a table: a temp b-tree
+// right after a SEARCH or SCAN of alarms. (An unfiltered list sorts each status's page,
+// a subquery of at most a page, to merge them: bounded, and not this.)
+func sortsAWalk(plan string) bool {
+	steps := strings.Split(plan, "; ")
+	for i := 1; i < len(steps); i++ {
+		if strings.HasPrefix(steps[i], "USE TEMP B-TREE") &&
+			(strings.HasPrefix(steps[i-1], "SEARCH alarms") || strings.HasPrefix(steps[i-1], "SCAN alarms")) {
+			return true
+		}
+	}
+	return false
 }
