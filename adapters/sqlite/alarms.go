@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,28 +33,82 @@ func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool,
 	return r.Alarm, r.Deduped, nil
 }
 
-// CreateBatch creates many alarms in one write transaction, each as Create would. One
-// INSERT per alarm: in-process statements cost no round trip, and a failed one (an id
-// that exists) rolls back only itself, so it fails its item and not the batch. The
-// created events go in one multi-row INSERT at the end.
+// createBatchSQL inserts up to rows alarms in one statement (padding rows, all NULL,
+// are left out) and returns the ids it inserted. ON CONFLICT DO NOTHING without a target
+// skips a row that hits any unique index: an owner's idempotency key already stored or
+// taken by an earlier row, or an id that exists. (The WHERE also tells SQLite's parser
+// that ON CONFLICT belongs to the INSERT, not to the SELECT.)
+func createBatchSQL(rows int) string {
+	cols := make([]string, 23)
+	for i := range cols {
+		cols[i] = fmt.Sprintf("column%d", i+1)
+	}
+	return `INSERT INTO alarms (` + alarmColumns + `)
+		SELECT ` + strings.Join(cols, ", ") + ` FROM (VALUES ` + valuesRows(rows, 23) + `) WHERE column1 IS NOT NULL
+		ON CONFLICT DO NOTHING
+		RETURNING id`
+}
+
+// byKeySQL reads the owner's alarm with an idempotency key.
+const byKeySQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE owner = ? AND idempotency_key = ?`
+
+// CreateBatch creates many alarms in one write transaction, each as Create would: one
+// prepared multi-row INSERT per chunk of the batch (createBatchSQL), then, for the items
+// it skipped, their owner's alarm with the same key (deduped) or ErrConflict (the id
+// exists). The created events go in one multi-row INSERT at the end.
 func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.CreateResult, error) {
 	out := make([]ports.CreateResult, len(as))
 	if len(as) == 0 {
 		return out, nil
 	}
+	stored := make([]domain.Alarm, len(as))
+	for i, a := range as {
+		stored[i] = storedAlarm(a)
+	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		events := make([]domain.Event, 0, len(as))
-		for i, a := range as {
-			out[i] = s.createIn(ctx, tx, storedAlarm(a))
-			if errors.Is(out[i].Err, ports.ErrConflict) {
-				continue // this item's failure, not the batch's
+		inserted := make(map[string]bool, len(stored))
+		for chunk := range slices.Chunk(stored, maxBatchRows) {
+			b := bucket(len(chunk))
+			args := make([]any, 23<<b) // the padding stays nil: NULL
+			for i, a := range chunk {
+				copy(args[23*i:], alarmArgs(a))
 			}
-			if out[i].Err != nil {
-				return out[i].Err
+			rows, err := tx.StmtContext(ctx, s.stmts.createBatch[b]).QueryContext(ctx, args...)
+			if err != nil {
+				return mapError(err)
 			}
-			if !out[i].Deduped {
-				events = append(events, createdEvent(out[i].Alarm))
+			for rows.Next() {
+				var id string
+				if err := rows.Scan(&id); err != nil {
+					rows.Close()
+					return mapError(err)
+				}
+				inserted[id] = true
 			}
+			if err := rows.Err(); err != nil {
+				return mapError(err)
+			}
+		}
+		events := make([]domain.Event, 0, len(stored))
+		byKey := tx.StmtContext(ctx, s.stmts.byKey)
+		for i, a := range stored {
+			if inserted[a.ID] {
+				inserted[a.ID] = false // a later item with the same id is not this one
+				out[i] = ports.CreateResult{Alarm: a}
+				events = append(events, createdEvent(a))
+				continue
+			}
+			if a.IdempotencyKey != "" {
+				twin, err := scanAlarm(byKey.QueryRowContext(ctx, a.Owner, a.IdempotencyKey))
+				if err == nil {
+					out[i] = ports.CreateResult{Alarm: twin, Deduped: true}
+					continue
+				}
+				if !errors.Is(err, sql.ErrNoRows) {
+					return mapError(err)
+				}
+			}
+			out[i] = ports.CreateResult{Err: fmt.Errorf("sqlite: alarm id %q exists: %w", a.ID, ports.ErrConflict)}
 		}
 		return s.insertEvents(ctx, tx, events)
 	})
@@ -60,6 +116,14 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 		return nil, err
 	}
 	return out, nil
+}
+
+// alarmArgs are a's values in alarmColumns order (a already as stored).
+func alarmArgs(a domain.Alarm) []any {
+	return []any{a.ID, a.Owner, a.Label, string(a.Kind), toDB(a.FireAt), a.CronExpr, a.Timezone, toDB(a.NextFireAt),
+		toDB(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadBytes(a.Payload), string(a.Status),
+		string(a.Delivery), a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError,
+		nullString(a.ClaimedBy), toDB(a.ClaimedAt), toDB(a.CreatedAt), toDB(a.UpdatedAt), toDB(a.LastFiredAt)}
 }
 
 // insertAlarmSQL inserts one alarm; a clash on the owner's idempotency key inserts
@@ -73,11 +137,7 @@ const insertAlarmSQL = `INSERT INTO alarms (` + alarmColumns + `)
 // index of idempotency keys: a clash there is a dedupe, while a clash on the primary
 // key is ErrConflict. It writes no event.
 func (s *Store) createIn(ctx context.Context, tx *sql.Tx, a domain.Alarm) ports.CreateResult {
-	res, err := tx.StmtContext(ctx, s.stmts.insertAlarm).ExecContext(ctx,
-		a.ID, a.Owner, a.Label, string(a.Kind), toDB(a.FireAt), a.CronExpr, a.Timezone, toDB(a.NextFireAt),
-		toDB(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadBytes(a.Payload), string(a.Status),
-		string(a.Delivery), a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError,
-		nullString(a.ClaimedBy), toDB(a.ClaimedAt), toDB(a.CreatedAt), toDB(a.UpdatedAt), toDB(a.LastFiredAt))
+	res, err := tx.StmtContext(ctx, s.stmts.insertAlarm).ExecContext(ctx, alarmArgs(a)...)
 	if err != nil {
 		return ports.CreateResult{Err: mapError(err)}
 	}
@@ -88,9 +148,7 @@ func (s *Store) createIn(ctx context.Context, tx *sql.Tx, a domain.Alarm) ports.
 	if n == 1 {
 		return ports.CreateResult{Alarm: a}
 	}
-	row := tx.QueryRowContext(ctx, `SELECT `+alarmColumns+` FROM alarms
-		WHERE owner = ? AND idempotency_key = ?`, a.Owner, a.IdempotencyKey)
-	stored, err := scanAlarm(row)
+	stored, err := scanAlarm(tx.StmtContext(ctx, s.stmts.byKey).QueryRowContext(ctx, a.Owner, a.IdempotencyKey))
 	if err != nil {
 		return ports.CreateResult{Err: mapError(err)}
 	}

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"strings"
 
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -45,19 +44,10 @@ func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 
 // insertAlarms writes as (already at the store's precision) in one INSERT.
 func insertAlarms(ctx context.Context, tx *sql.Tx, as []domain.Alarm) error {
-	var q strings.Builder
-	q.WriteString(`INSERT INTO alarms (` + alarmColumns + `) VALUES `)
 	args := make([]any, 0, 23*len(as))
-	for i, a := range as {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-		args = append(args, a.ID, a.Owner, a.Label, string(a.Kind), toDB(a.FireAt), a.CronExpr, a.Timezone, toDB(a.NextFireAt),
-			toDB(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadBytes(a.Payload), string(a.Status),
-			string(a.Delivery), a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError,
-			nullString(a.ClaimedBy), toDB(a.ClaimedAt), toDB(a.CreatedAt), toDB(a.UpdatedAt), toDB(a.LastFiredAt))
+	for _, a := range as {
+		args = append(args, alarmArgs(a)...)
 	}
-	_, err := tx.ExecContext(ctx, q.String(), args...)
+	_, err := tx.ExecContext(ctx, `INSERT INTO alarms (`+alarmColumns+`) VALUES `+valuesRows(len(as), 23), args...)
 	return mapError(err)
 }

@@ -43,6 +43,10 @@ type statements struct {
 	applyBatch [batchBuckets]*sql.Stmt
 	// insertEvents[i] appends up to 1<<i events (see insertEventsSQL).
 	insertEvents [batchBuckets]*sql.Stmt
+	// createBatch[i] inserts up to 1<<i alarms, skipping conflicts (see createBatchSQL).
+	createBatch [batchBuckets]*sql.Stmt
+	// byKey reads the owner's alarm with an idempotency key.
+	byKey *sql.Stmt
 }
 
 // batchBuckets sizes, powers of two up to maxBatchRows: ten statements each.
@@ -79,11 +83,17 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 	if st.claim, err = db.PrepareContext(ctx, claimSQL); err != nil {
 		return
 	}
+	if st.byKey, err = db.PrepareContext(ctx, byKeySQL); err != nil {
+		return
+	}
 	for i := range batchBuckets {
 		if st.applyBatch[i], err = db.PrepareContext(ctx, applyBatchSQL(1<<i)); err != nil {
 			return
 		}
 		if st.insertEvents[i], err = db.PrepareContext(ctx, insertEventsSQL(1<<i)); err != nil {
+			return
+		}
+		if st.createBatch[i], err = db.PrepareContext(ctx, createBatchSQL(1<<i)); err != nil {
 			return
 		}
 	}
@@ -92,7 +102,8 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 
 func (st statements) close() error {
 	var errs []error
-	all := append([]*sql.Stmt{st.applyFenced, st.applyUnfenced, st.insertAlarm, st.claim}, st.applyBatch[:]...)
+	all := append([]*sql.Stmt{st.applyFenced, st.applyUnfenced, st.insertAlarm, st.claim, st.byKey}, st.applyBatch[:]...)
+	all = append(all, st.createBatch[:]...)
 	for _, s := range append(all, st.insertEvents[:]...) {
 		if s != nil {
 			errs = append(errs, s.Close())
