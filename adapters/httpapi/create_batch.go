@@ -50,7 +50,12 @@ func (a *api) createAlarmBatch(w http.ResponseWriter, r *http.Request, owner str
 	at := make([]int, 0, len(req.Alarms)) // specs[j] is item at[j]
 	for i, raw := range req.Alarms {
 		var item createRequest
-		if err := decodeObject(raw, &item); err != nil {
+		if len(raw) == 0 || raw[0] != '{' {
+			itemErrs[i] = badRequest("", "each item must be a JSON object")
+			continue
+		}
+		// The whole body was decoded once already: each item is valid JSON.
+		if err := decodeValidObject(raw, &item); err != nil {
 			itemErrs[i] = err
 			continue
 		}
@@ -62,6 +67,9 @@ func (a *api) createAlarmBatch(w http.ResponseWriter, r *http.Request, owner str
 		specs, at = append(specs, spec), append(at, i)
 	}
 	var buf bytes.Buffer
+	// An answer is about the size of the request plus the fields the server adds;
+	// growing the buffer step by step was an eighth of the endpoint's own time.
+	buf.Grow(len(body) + 512*len(req.Alarms))
 	buf.WriteString(`{"results":[`)
 	results := make([]func(*bytes.Buffer) error, len(req.Alarms))
 	for i, err := range itemErrs {

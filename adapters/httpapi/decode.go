@@ -58,6 +58,14 @@ func decodeObject(body []byte, dst any) error {
 	if whole[0] != '{' {
 		return badRequest("", "the request body must be a JSON object")
 	}
+	return decodeValidObject(whole, dst)
+}
+
+// decodeValidObject is decodeObject for obj already known to be one valid JSON object
+// (an item of a batch, cut from a body decodeObject accepted): it skips the pass that
+// checks the syntax, a third of the decoding of a batch's items.
+func decodeValidObject(obj json.RawMessage, dst any) error {
+	whole := obj
 	if name, ok := unknownField(whole, dst); !ok {
 		return badRequest(name, fmt.Sprintf("unknown field %q", name))
 	}
