@@ -11,13 +11,12 @@ import (
 )
 
 // expiredAlarmsSQL chooses and locks a batch of expired terminal alarms: one range of
-// alarms_terminal (status, updated_at) per terminal status, bounded by the cutoff, so
-// it steps only on expired entries. No ORDER BY: three ranges cannot be read in one
-// order without a sort, and retention deletes every expired alarm in the end, so which
-// come first does not matter. A leased row is never taken; a row another transaction
-// holds is skipped.
+// alarms_terminal (terminal_at, a generated column set only on terminal rows; see
+// migration 00002), oldest first, so it steps only on expired entries. A leased row is
+// never taken; a row another transaction holds is skipped.
 const expiredAlarmsSQL = `SELECT id FROM alarms FORCE INDEX (alarms_terminal)
-	WHERE status IN ('fired', 'cancelled', 'failed') AND updated_at < ? AND claimed_by IS NULL
+	WHERE terminal_at < ? AND claimed_by IS NULL
+	ORDER BY terminal_at
 	LIMIT ?
 	FOR UPDATE SKIP LOCKED`
 

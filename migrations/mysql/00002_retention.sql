@@ -2,12 +2,17 @@
 
 -- +goose Up
 
--- Terminal alarms by their last change: retention deletes those older than the cutoff
--- with one range per terminal status, so a pass costs what it deletes, not the table.
--- MySQL has no partial index, so status leads, as in alarms_due; active rows are in it
--- too, and a fire's outcome (which changes updated_at) moves their entry: one more
--- secondary index entry rewritten per fire, like alarms_due's.
-CREATE INDEX alarms_terminal ON alarms (status, updated_at);
+-- When a terminal alarm (fired, cancelled, failed) last changed; NULL while it is live.
+-- Retention deletes those older than the cutoff by one range of its index, so a pass
+-- costs what it deletes, not the table. A generated column rather than an index on
+-- (status, updated_at): every fire's outcome changes updated_at, and InnoDB rewrites a
+-- secondary index entry only when its value changes, so an index on updated_at would be
+-- one more write per fire; terminal_at changes once per alarm, when it ends. (MySQL has
+-- no partial index, which is how PostgreSQL and SQLite get the same effect.)
+ALTER TABLE alarms
+    ADD COLUMN terminal_at DATETIME(6)
+        AS (CASE WHEN status IN ('fired', 'cancelled', 'failed') THEN updated_at END) STORED,
+    ADD INDEX alarms_terminal (terminal_at);
 
 -- Named leases: which node does a cluster-wide chore (retention) until when.
 CREATE TABLE chronos_leases (
@@ -19,4 +24,4 @@ CREATE TABLE chronos_leases (
 
 -- +goose Down
 DROP TABLE chronos_leases;
-DROP INDEX alarms_terminal ON alarms;
+ALTER TABLE alarms DROP INDEX alarms_terminal, DROP COLUMN terminal_at;
