@@ -213,9 +213,9 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 	}
 	// One row more than the page says whether there is a next page.
 	args = append(args, limit+1)
-	q := listSQL(f.Status != "", f.Cursor != "")
+	st := s.lists[b2i(f.Status != "")][b2i(f.Cursor != "")]
 
-	rows, err := s.reader.QueryContext(ctx, q, args...)
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, "", mapError(err)
 	}
@@ -253,4 +253,11 @@ func listSQL(status, cursor bool) string {
 			string(st) + `'` + after + ` ORDER BY id DESC LIMIT ` + limit + `)`
 	}
 	return `SELECT * FROM (` + strings.Join(branches, ` UNION ALL `) + `) ORDER BY id DESC LIMIT ` + limit
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -28,6 +28,7 @@ type Store struct {
 	reader *sql.DB
 	clock  ports.Clock
 	stmts  statements
+	lists  listStatements // on the reader pool
 	closed atomic.Bool
 }
 
@@ -92,6 +93,10 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		}
 	}
 	if s.stmts, err = prepare(ctx, s.writer); err != nil {
+		s.closeAll()
+		return nil, err
+	}
+	if s.lists, err = prepareLists(ctx, s.reader); err != nil {
 		s.closeAll()
 		return nil, err
 	}
@@ -194,6 +199,7 @@ func (s *Store) Close() error {
 func (s *Store) closeAll() error {
 	var errs []error
 	s.stmts.close()
+	s.lists.close()
 	if s.reader != nil {
 		errs = append(errs, s.reader.Close())
 	}

@@ -22,28 +22,30 @@ import (
 // benchConfig is every setting of `chronos bench`. The bench reads no CHRONOS_*
 // environment: a figure must be reproducible from the command line quoted beside it.
 type benchConfig struct {
-	Store       string
-	Nodes       int
-	InProcess   bool
-	Process     bool
-	Waker       string
-	Alarms      int
-	NotDue      int
-	Mix         bench.Mix
-	Rate        int
-	Duration    time.Duration
-	Lead        time.Duration
-	Batch       int
-	Concurrency int
-	Tick        time.Duration
-	Timeout     time.Duration
-	Keep        bool
-	CPUProfile  string
-	FindKnee    bool
-	KneeP99     time.Duration
-	Retention   time.Duration
-	EventsCap   int
-	Via         string
+	Store        string
+	Nodes        int
+	InProcess    bool
+	Process      bool
+	Waker        string
+	Alarms       int
+	NotDue       int
+	Mix          bench.Mix
+	Rate         int
+	Duration     time.Duration
+	Lead         time.Duration
+	Batch        int
+	Concurrency  int
+	Tick         time.Duration
+	Timeout      time.Duration
+	Keep         bool
+	CPUProfile   string
+	FindKnee     bool
+	KneeP99      time.Duration
+	Retention    time.Duration
+	EventsCap    int
+	Via          string
+	ListClients  int
+	ListDuration time.Duration
 }
 
 func (c *benchConfig) register(fs *flag.FlagSet) {
@@ -66,6 +68,8 @@ func (c *benchConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Timeout, "timeout", 10*time.Minute, "give up when the run has not finished by then")
 	fs.BoolVar(&c.Keep, "keep", false, "keep the bench database (or file) afterwards")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run (worker processes: FILE.nodeN)")
+	fs.IntVar(&c.ListClients, "list-clients", 0, "after the run, this many clients page through the bench owner's alarms with store.List (first page, deep page, two status filters); 0: no list benchmark")
+	fs.DurationVar(&c.ListDuration, "list-duration", 10*time.Second, "--list-clients: how long each variant runs")
 	fs.StringVar(&c.Via, "via", "store", "steady mode: how alarms are created: store (app.Alarms.CreateBatch, the API's own path, one transaction per 10 ms) or api (POST /v1/alarms/batch to an HTTP API the bench runs next to the node)")
 	fs.DurationVar(&c.Retention, "retention", 0, "run retention in the nodes as serve does, with this --retention (0: off; at least 1m)")
 	fs.IntVar(&c.EventsCap, "events-per-alarm", 1000, "serve's --events-per-alarm, with --retention")
@@ -298,6 +302,12 @@ func (r *benchRun) run(ctx context.Context) (*benchResult, error) {
 		res.CommitsSource += "; UNKNOWN: the counter went backwards (server restarted during the run)"
 	case res.Alarms > 0:
 		res.CommitsPerFire = float64(res.Commits) / float64(res.Alarms)
+	}
+	// Last, so its reads count in none of the run's figures.
+	if r.cfg.ListClients > 0 {
+		if res.List, err = r.listBench(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }

@@ -48,6 +48,8 @@ type benchResult struct {
 	// after the last outcome.
 	SizesStart []tableSize `json:"sizes_start,omitempty"`
 	SizesEnd   []tableSize `json:"sizes_end,omitempty"`
+	// List is --list-clients: store.List latency per variant after the run.
+	List []listResult `json:"list,omitempty"`
 
 	Stats app.StatsSnapshot `json:"-"`
 }
@@ -126,6 +128,9 @@ func (res *benchResult) print(w io.Writer) {
 	row("node peak RSS", "%s", mib(res.NodePeakRSS))
 	row("tables at start", "%s", formatSizes(res.SizesStart))
 	row("tables at end", "%s", formatSizes(res.SizesEnd))
+	for _, l := range res.List {
+		row("list: "+l.Variant, "%.0f calls/s, p50 %.2f ms, p99 %.2f ms", l.PerSec, l.P50Ms, l.P99Ms)
+	}
 	_ = tw.Flush()
 	line, _ := json.Marshal(res)
 	fmt.Fprintln(w, string(line))

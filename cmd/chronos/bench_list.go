@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/chronoshq/chronos/app/bench"
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// listResult is one variant of --list-clients: store.List called by C clients at once.
+type listResult struct {
+	Variant string  `json:"variant"`
+	Calls   int64   `json:"calls"`
+	PerSec  float64 `json:"per_sec"`
+	P50Ms   float64 `json:"p50_ms"`
+	P99Ms   float64 `json:"p99_ms"`
+}
+
+// listBench runs, once the dispatchers are done, pages of the bench owner's alarms
+// through the store itself (no HTTP): the first page, a page 100,000 alarms deep, a
+// status that matches the cron series (10% by default), and one that matches nothing;
+// --list-clients at once, --list-duration each. The tables are as the run left them:
+// never analyzed.
+func (r *benchRun) listBench(ctx context.Context) ([]listResult, error) {
+	s, err := openStore(ctx, r.db.url, false)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	cursor := ""
+	for range 200 {
+		page, next, err := s.List(ctx, bench.Owner, ports.ListFilter{Limit: 500, Cursor: cursor})
+		if err != nil {
+			return nil, err
+		}
+		if next == "" || len(page) == 0 {
+			break
+		}
+		cursor = next
+	}
+	variants := []struct {
+		name string
+		f    ports.ListFilter
+	}{
+		{"first page", ports.ListFilter{Limit: 10}},
+		{"deep page", ports.ListFilter{Limit: 10, Cursor: cursor}},
+		{"status=active", ports.ListFilter{Limit: 10, Status: domain.StatusActive}},
+		{"status=failed", ports.ListFilter{Limit: 10, Status: domain.StatusFailed}},
+	}
+	var out []listResult
+	for _, v := range variants {
+		var h bench.Histogram
+		var mu sync.Mutex
+		var firstErr error
+		deadline := time.Now().Add(r.cfg.ListDuration)
+		var wg sync.WaitGroup
+		for range r.cfg.ListClients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for time.Now().Before(deadline) {
+					t0 := time.Now()
+					if _, _, err := s.List(ctx, bench.Owner, v.f); err != nil {
+						mu.Lock()
+						firstErr = err
+						mu.Unlock()
+						return
+					}
+					h.Record(time.Since(t0))
+				}
+			}()
+		}
+		wg.Wait()
+		if firstErr != nil {
+			return nil, fmt.Errorf("bench: list %s: %w", v.name, firstErr)
+		}
+		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+		out = append(out, listResult{Variant: v.name, Calls: int64(h.Count()),
+			PerSec: float64(h.Count()) / r.cfg.ListDuration.Seconds(), P50Ms: ms(h.Quantile(0.5)), P99Ms: ms(h.Quantile(0.99))})
+	}
+	return out, nil
+}
