@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -100,6 +101,11 @@ func (b *createBatcher) flush(group []*pendingCreate) {
 	ctx, cancel := context.WithTimeout(context.Background(), createFlushTimeout)
 	defer cancel()
 	rs, err := b.store.CreateBatch(ctx, as)
+	if err == nil && len(rs) != len(group) {
+		// A store that broke the port's promise must not take the process down with an
+		// index out of range in this goroutine: every create of the group fails instead.
+		err = fmt.Errorf("app: the store answered %d results for a group of %d creates", len(rs), len(group))
+	}
 	for i, p := range group {
 		if err != nil {
 			p.done <- ports.CreateResult{Err: err}
