@@ -17,6 +17,7 @@ const (
 	EventPaused           EventType = "paused"
 	EventResumed          EventType = "resumed"
 	EventTriggered        EventType = "triggered"
+	EventRetried          EventType = "retried" // an admin made a failed alarm due again
 )
 
 // Event is one row of an alarm's history. ID is assigned by the store, increasing in

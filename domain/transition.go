@@ -27,6 +27,7 @@ const (
 	TransitionPaused      TransitionKind = "paused"
 	TransitionResumed     TransitionKind = "resumed"
 	TransitionTriggered   TransitionKind = "triggered"
+	TransitionRetried     TransitionKind = "retried"
 )
 
 // Transition is the complete new value of an alarm's mutable columns plus the events

@@ -20,6 +20,8 @@ type Store interface {
 	HintStore
 	RetentionStore
 	LeaseStore
+	AdminStore
+	StateStore
 
 	// Capabilities declares what this store can and cannot do. It never changes for the
 	// life of the Store.
@@ -185,14 +187,15 @@ type TokenStore interface {
 
 // WorkerStore registers dispatcher processes and their heartbeats.
 type WorkerStore interface {
-	// RegisterWorker inserts or replaces the worker row, stamping started_at and
-	// heartbeat_at with the store's now.
+	// RegisterWorker inserts or replaces the worker row (w's id, host, pid, version
+	// and stats), stamping started_at and heartbeat_at with the store's now.
 	RegisterWorker(ctx context.Context, w domain.Worker) error
-	// Heartbeat sets heartbeat_at to the store's now. ErrNotFound when not registered.
-	Heartbeat(ctx context.Context, workerID string) error
+	// Heartbeat sets heartbeat_at to the store's now and replaces the worker's stats.
+	// ErrNotFound when not registered.
+	Heartbeat(ctx context.Context, workerID string, stats domain.WorkerStats) error
 	// DeregisterWorker removes the row; removing an unknown worker is not an error.
 	DeregisterWorker(ctx context.Context, workerID string) error
-	// ListWorkers returns registered workers, oldest first.
+	// ListWorkers returns registered workers with their stats, oldest first.
 	ListWorkers(ctx context.Context) ([]domain.Worker, error)
 }
 

@@ -1,0 +1,49 @@
+package ports
+
+import "time"
+
+// Metrics receives what chronos measures as it works: the dispatcher's claims and
+// wakes, retention's deletions, the pause gate, the sampled alarm counts and the API's
+// requests. adapters/metrics implements it for Prometheus; NopMetrics discards
+// everything. Every method is called on hot paths from many goroutines, so it must be
+// cheap and never block. No argument is an owner, an alarm id or any other unbounded
+// value, so implementations may use every argument as a label.
+type Metrics interface {
+	// Claimed: one successful ClaimDue that took took and returned n alarms (n may be 0).
+	Claimed(n int, took time.Duration)
+	// Woke: one wake finished. outcome is WakeDelivered or WakeFailed; lag is when it
+	// was delivered minus when it was due (the alarm's next_fire_at at the claim);
+	// took is the delivery's own duration.
+	Woke(outcome string, lag, took time.Duration)
+	// Stale: n outcomes refused by the lease fence (another worker or an admin or owner
+	// action took the alarm first).
+	Stale(n int)
+	// RetentionDeleted: retention deleted n rows of table ("alarms" or "alarm_events").
+	RetentionDeleted(table string, n int)
+	// DispatchPaused: the cluster-wide pause gate as this node last read it.
+	DispatchPaused(paused bool)
+	// AlarmCounts: a sample of CountAlarms, taken by one node of the cluster at a time.
+	// ok=false withdraws this node's sample (another node samples now), so a cluster's
+	// nodes never report the same backlog twice.
+	AlarmCounts(c AlarmCounts, ok bool)
+	// Request: the API answered one request. route is the router's path template
+	// ("/v1/alarms/{id}"), never the raw path; "unmatched" when no route matched.
+	Request(method, route string, code int, took time.Duration)
+}
+
+// Wake outcomes for Metrics.Woke; Metrics.Stale counts the third, "stale".
+const (
+	WakeDelivered = "delivered"
+	WakeFailed    = "failed"
+)
+
+// NopMetrics discards every measurement.
+type NopMetrics struct{}
+
+func (NopMetrics) Claimed(int, time.Duration)                 {}
+func (NopMetrics) Woke(string, time.Duration, time.Duration)  {}
+func (NopMetrics) Stale(int)                                  {}
+func (NopMetrics) RetentionDeleted(string, int)               {}
+func (NopMetrics) DispatchPaused(bool)                        {}
+func (NopMetrics) AlarmCounts(AlarmCounts, bool)              {}
+func (NopMetrics) Request(string, string, int, time.Duration) {}

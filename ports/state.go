@@ -1,0 +1,22 @@
+package ports
+
+import (
+	"context"
+	"time"
+)
+
+// StateStore keeps small named values shared by every node of a cluster: the dispatch
+// pause gate, the last retention run. Values are opaque to the store (the app stores
+// JSON); there are a handful of names, each written rarely and read every tick.
+type StateStore interface {
+	// GetState returns the value stored under name, and false when nothing is.
+	GetState(ctx context.Context, name string) (State, bool, error)
+	// PutState stores value under name, replacing any, with UpdatedAt = the store's now.
+	PutState(ctx context.Context, name, value string) error
+}
+
+// State is one named value.
+type State struct {
+	Value     string
+	UpdatedAt time.Time
+}
