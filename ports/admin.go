@@ -49,8 +49,11 @@ type AdminFilter struct {
 	Owner       string
 	Status      domain.Status
 	Kind        domain.Kind
-	LabelPrefix string    // alarms whose label starts with it (byte-wise)
-	FailedSince time.Time // status failed, failed (updated_at) at or after it
+	LabelPrefix string // alarms whose label starts with it (byte-wise)
+	// FailedSince: status failed, failed (updated_at) at or after it, compared at the
+	// store's TimePrecision (truncated first), so an alarm that failed at exactly this
+	// instant is included.
+	FailedSince time.Time
 	Limit       int
 	Cursor      string
 }

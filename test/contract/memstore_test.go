@@ -27,6 +27,7 @@ type memStore struct {
 	workers map[string]domain.Worker
 	nextEv  int64
 	leaseOf map[string]memLease
+	state   map[string]ports.State
 }
 
 var _ ports.Store = (*memStore)(nil)
@@ -368,7 +369,7 @@ func (s *memStore) RegisterWorker(ctx context.Context, w domain.Worker) error {
 	return nil
 }
 
-func (s *memStore) Heartbeat(ctx context.Context, id string) error {
+func (s *memStore) Heartbeat(ctx context.Context, id string, stats domain.WorkerStats) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -378,7 +379,7 @@ func (s *memStore) Heartbeat(ctx context.Context, id string) error {
 	if !ok {
 		return ports.ErrNotFound
 	}
-	w.HeartbeatAt = s.now()
+	w.HeartbeatAt, w.Stats = s.now(), stats
 	s.workers[id] = w
 	return nil
 }

@@ -32,6 +32,11 @@ package contract
 //   Retention     retention.go     expired terminal alarms deleted with their events and
 //                                  nothing else; events by age and per-alarm cap; the
 //                                  sweep cursor; cluster leases
+//   Admin         admin.go         any owner's alarm by id; the cross-owner list and its
+//                                  filters (label prefix taken literally); retry and
+//                                  cancel releasing leases; delete with events; counts
+//                                  and the due backlog
+//   State         state.go         named cluster values: absent, exact, replaced, stamped
 //   BulkCreate    bulk.go          the optional ports.BulkCreator: round trip, created
 //                                  events, claimable, all-or-nothing conflicts (each
 //                                  case skipped, saying so, on a store without it)
@@ -69,6 +74,8 @@ func areas() []area {
 		{"BulkCreate", bulkCases},
 		{"Retention", retentionCases},
 		{"BatchCreate", batchCreateCases},
+		{"Admin", adminCases},
+		{"State", stateCases},
 	}
 }
 

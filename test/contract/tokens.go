@@ -25,7 +25,7 @@ func (e *env) newToken(owner string) domain.Token {
 	secret := make([]byte, 32)
 	_, _ = rand.Read(secret)
 	sum := sha256.Sum256(secret)
-	return domain.Token{ID: newID(), Owner: owner, Hash: hex.EncodeToString(sum[:]), CreatedAt: e.now()}
+	return domain.Token{ID: newID(), Owner: owner, Scope: domain.ScopeOwner, Hash: hex.EncodeToString(sum[:]), CreatedAt: e.now()}
 }
 
 func (e *env) createToken(tok domain.Token) {
@@ -46,11 +46,11 @@ func (e *env) tokenByHash(hash string) domain.Token {
 
 func (e *env) wantToken(what string, got, want domain.Token) {
 	e.t.Helper()
-	if got.ID != want.ID || got.Owner != want.Owner || got.Admin != want.Admin || got.Hash != want.Hash ||
+	if got.ID != want.ID || got.Owner != want.Owner || got.Scope != want.Scope || got.Hash != want.Hash ||
 		!e.sameTime(got.CreatedAt, want.CreatedAt) || !e.sameTime(got.RevokedAt, want.RevokedAt) {
-		e.t.Errorf("%s = {%s %s admin=%v %s created %s revoked %s}, want {%s %s admin=%v %s created %s revoked %s}", what,
-			got.ID, got.Owner, got.Admin, got.Hash, fmtTime(got.CreatedAt), fmtTime(got.RevokedAt),
-			want.ID, want.Owner, want.Admin, want.Hash, fmtTime(want.CreatedAt), fmtTime(want.RevokedAt))
+		e.t.Errorf("%s = {%s %s scope=%s %s created %s revoked %s}, want {%s %s scope=%s %s created %s revoked %s}", what,
+			got.ID, got.Owner, got.Scope, got.Hash, fmtTime(got.CreatedAt), fmtTime(got.RevokedAt),
+			want.ID, want.Owner, want.Scope, want.Hash, fmtTime(want.CreatedAt), fmtTime(want.RevokedAt))
 	}
 }
 
@@ -58,10 +58,14 @@ func (e *env) wantToken(what string, got, want domain.Token) {
 func testTokenRoundTrip(t *testing.T, e *env) {
 	user := e.newToken(alice)
 	admin := e.newToken("ops")
-	admin.Admin = true
+	admin.Scope = domain.ScopeAdmin
+	reader := e.newToken("ops")
+	reader.Scope = domain.ScopeAdminRead
 	e.createToken(user)
 	e.createToken(admin)
+	e.createToken(reader)
 	e.wantToken("user token", e.tokenByHash(user.Hash), user)
+	e.wantToken("read-only admin token", e.tokenByHash(reader.Hash), reader)
 	got := e.tokenByHash(admin.Hash)
 	e.wantToken("admin token", got, admin)
 	if got.Revoked() {

@@ -43,28 +43,30 @@ func (e *env) wantWorkers(what string, want []domain.Worker) {
 	}
 	for i, w := range want {
 		g := got[i]
-		if g.ID != w.ID || g.Host != w.Host || g.PID != w.PID ||
+		if g.ID != w.ID || g.Host != w.Host || g.PID != w.PID || g.Version != w.Version || g.Stats != w.Stats ||
 			!e.sameTime(g.StartedAt, w.StartedAt) || !e.sameTime(g.HeartbeatAt, w.HeartbeatAt) {
-			e.t.Errorf("%s: worker %d = {%s %s %d started %s beat %s}, want {%s %s %d started %s beat %s}", what, i,
-				g.ID, g.Host, g.PID, fmtTime(g.StartedAt), fmtTime(g.HeartbeatAt),
-				w.ID, w.Host, w.PID, fmtTime(w.StartedAt), fmtTime(w.HeartbeatAt))
+			e.t.Errorf("%s: worker %d = {%s %s %d %q started %s beat %s %+v}, want {%s %s %d %q started %s beat %s %+v}", what, i,
+				g.ID, g.Host, g.PID, g.Version, fmtTime(g.StartedAt), fmtTime(g.HeartbeatAt), g.Stats,
+				w.ID, w.Host, w.PID, w.Version, fmtTime(w.StartedAt), fmtTime(w.HeartbeatAt), w.Stats)
 		}
 	}
 }
 
-// Registering stamps started_at and heartbeat_at with the store's now; a heartbeat
-// moves heartbeat_at with the clock and nothing else.
+// Registering stamps started_at and heartbeat_at with the store's now and keeps the
+// version and stats; a heartbeat moves heartbeat_at with the clock, replaces the
+// stats, and changes nothing else.
 func testWorkerRegisterHeartbeat(t *testing.T, e *env) {
-	w := domain.Worker{ID: "node-a-1", Host: "node-a", PID: 4242}
+	w := domain.Worker{ID: "node-a-1", Host: "node-a", PID: 4242, Version: "v1.2.3", Stats: domain.WorkerStats{Claimed: 1}}
 	e.register(w)
 	w.StartedAt, w.HeartbeatAt = e.now(), e.now()
 	e.wantWorkers("after register", []domain.Worker{w})
 
 	e.clock.Advance(15 * time.Second)
-	if err := e.store.Heartbeat(e.ctx, w.ID); err != nil {
+	stats := domain.WorkerStats{InFlight: 3, Claimed: 1 << 40, Delivered: 7, Failed: 2, Stale: 1, Delivered1m: 5, Failed1m: 1, Delivered1h: 7, Failed1h: 2}
+	if err := e.store.Heartbeat(e.ctx, w.ID, stats); err != nil {
 		t.Fatalf("Heartbeat: %v", err)
 	}
-	w.HeartbeatAt = e.now()
+	w.HeartbeatAt, w.Stats = e.now(), stats
 	e.wantWorkers("after heartbeat", []domain.Worker{w})
 }
 
@@ -91,12 +93,12 @@ func testWorkerDeregister(t *testing.T, e *env) {
 	}
 	stay.StartedAt, stay.HeartbeatAt = e.now(), e.now()
 	e.wantWorkers("after deregister", []domain.Worker{stay})
-	wantErr(t, "Heartbeat after deregister", e.store.Heartbeat(e.ctx, "go"), ports.ErrNotFound)
+	wantErr(t, "Heartbeat after deregister", e.store.Heartbeat(e.ctx, "go", domain.WorkerStats{}), ports.ErrNotFound)
 }
 
 // A heartbeat for a worker never registered is ErrNotFound and registers nothing.
 func testWorkerHeartbeatUnknown(t *testing.T, e *env) {
-	wantErr(t, "Heartbeat(unknown)", e.store.Heartbeat(e.ctx, "ghost"), ports.ErrNotFound)
+	wantErr(t, "Heartbeat(unknown)", e.store.Heartbeat(e.ctx, "ghost", domain.WorkerStats{}), ports.ErrNotFound)
 	e.wantWorkers("after a heartbeat for nobody", nil)
 }
 
