@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -23,9 +24,10 @@ type Dispatcher struct {
 	store ports.Store
 	waker ports.Waker
 	clock *StoreClock
-	hints *Hints
-	cfg   DispatcherConfig
-	log   *zap.Logger
+	hints   *Hints
+	cfg     DispatcherConfig
+	metrics ports.Metrics
+	log     *zap.Logger
 
 	slots    chan struct{} // one token per wake in flight
 	pool     *deliveryPool // runs the wakes; as many workers as slots at most
@@ -45,8 +47,12 @@ func NewDispatcher(store ports.Store, waker ports.Waker, clock *StoreClock, hint
 	if log == nil {
 		log = zap.NewNop()
 	}
+	metrics := cfg.Metrics
+	if metrics == nil {
+		metrics = ports.NopMetrics{}
+	}
 	return &Dispatcher{
-		store: store, waker: waker, clock: clock, hints: hints, cfg: cfg,
+		store: store, waker: waker, clock: clock, hints: hints, cfg: cfg, metrics: metrics,
 		log:   log.With(zap.String("worker", cfg.Worker)),
 		slots: make(chan struct{}, cfg.Concurrency),
 		pool:  newDeliveryPool(cfg.Concurrency),
@@ -55,6 +61,18 @@ func NewDispatcher(store ports.Store, waker ports.Waker, clock *StoreClock, hint
 
 // Stats returns the counters so far.
 func (d *Dispatcher) Stats() StatsSnapshot { return d.stats.snapshot() }
+
+// WorkerStats is what this node's heartbeat reports (StatsSource).
+func (d *Dispatcher) WorkerStats() domain.WorkerStats {
+	s := d.stats.snapshot()
+	return domain.WorkerStats{
+		InFlight:  len(d.slots),
+		Claimed:   s.Claimed,
+		Delivered: s.Delivered,
+		Failed:    s.Failed,
+		Stale:     s.Stale,
+	}
+}
 
 // Run dispatches until ctx is done, then stops claiming and drains: in-flight wakes get
 // DrainTimeout to finish and have their outcomes applied. A wake still running after
@@ -74,6 +92,9 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	errWait := newRetryDelay(50*time.Millisecond, 5*time.Second)
 	size := newClaimSize(d.cfg.Batch)
 	for ctx.Err() == nil {
+		if d.cfg.Gate != nil && !d.cfg.Gate.Wait(ctx) {
+			break // paused cluster-wide until ctx ended
+		}
 		n, ok := d.reserve(ctx, size.want())
 		if !ok {
 			break
@@ -96,8 +117,10 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		got := len(claimed.Alarms)
 		d.release(n - got)
 		size.observe(n, got)
+		took := time.Since(start)
 		d.stats.claims.Add(1)
-		d.stats.claimNanos.Add(int64(time.Since(start)))
+		d.stats.claimNanos.Add(int64(took))
+		d.metrics.Claimed(got, took)
 		d.stats.claimed.Add(int64(got))
 		if got > 0 {
 			d.inflight.Add(1)

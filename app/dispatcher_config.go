@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
 )
 
 // DispatcherConfig holds the dispatcher's tunables. Zero values take the defaults of
@@ -19,6 +20,12 @@ type DispatcherConfig struct {
 	DeliveryTimeout time.Duration // per wake
 	DrainTimeout    time.Duration // on shutdown, how long in-flight wakes may finish
 	Policy          domain.Policy
+
+	// Metrics receives claims, wakes and stale outcomes; nil: none.
+	Metrics ports.Metrics
+	// Gate is the cluster-wide pause gate, checked before every claim; nil: never paused.
+	// The dispatcher only reads it: whoever builds it runs its Run.
+	Gate *DispatchGate
 }
 
 // DefaultDispatcherConfig is the configuration of DESIGN, with Batch and Concurrency

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
 )
 
 // fire delivers one claimed batch and applies its outcomes. It owns len(alarms) slots
@@ -98,13 +99,17 @@ func (d *Dispatcher) deliverOne(work, ctx context.Context, a domain.Alarm) (out 
 	defer func() {
 		if r := recover(); r != nil {
 			d.stats.failed.Add(1)
+			d.metrics.Woke(ports.WakeFailed, d.clock.Now().Sub(a.NextFireAt), 0)
 			out, ok = domain.DeliveryFailed(fmt.Sprintf("waker panicked: %v", r)), true
 		}
 	}()
-	err := d.waker.Wake(ctx, domain.NewWake(a, d.clock.Now()))
+	start := d.clock.Now()
+	err := d.waker.Wake(ctx, domain.NewWake(a, start))
+	end := d.clock.Now()
 	switch {
 	case err == nil:
 		d.stats.delivered.Add(1)
+		d.metrics.Woke(ports.WakeDelivered, end.Sub(a.NextFireAt), end.Sub(start))
 		return domain.Delivered(), true
 	case work.Err() != nil:
 		// Shutdown cut the wake short: we do not know whether it arrived, so we record
@@ -113,6 +118,7 @@ func (d *Dispatcher) deliverOne(work, ctx context.Context, a domain.Alarm) (out 
 		return domain.Outcome{}, false
 	default:
 		d.stats.failed.Add(1)
+		d.metrics.Woke(ports.WakeFailed, end.Sub(a.NextFireAt), end.Sub(start))
 		return domain.DeliveryFailed(err.Error()), true
 	}
 }
@@ -159,6 +165,7 @@ func (d *Dispatcher) applyOnce(ctx context.Context, ts []domain.Transition) (map
 		return nil, nil
 	}
 	d.stats.stale.Add(int64(len(res.Stale)))
+	d.metrics.Stale(len(res.Stale))
 	d.log.Warn("outcomes refused by the lease fence (another worker or an owner action took the alarm); nothing written for them",
 		zap.Strings("alarm_ids", res.Stale))
 	stale := make(map[string]bool, len(res.Stale))

@@ -23,26 +23,40 @@ func NewWorkerID() string {
 }
 
 // Heartbeat registers a worker row and refreshes it until stopped, so operators (and the
-// admin surface) can see which processes hold leases.
+// admin surface) can see which processes are alive, what they run and what they do.
 type Heartbeat struct {
 	store    ports.WorkerStore
 	worker   domain.Worker
 	interval time.Duration
+	source   StatsSource // nil: no stats
+	windows  statsWindows
 	log      *zap.Logger
 }
 
-// NewHeartbeat builds the heartbeat for worker id.
-func NewHeartbeat(store ports.WorkerStore, id string, interval time.Duration, log *zap.Logger) *Heartbeat {
+// NewHeartbeat builds the heartbeat for worker id, reporting version and, at every
+// beat, the stats of source (nil for none).
+func NewHeartbeat(store ports.WorkerStore, id, version string, source StatsSource, interval time.Duration, log *zap.Logger) *Heartbeat {
 	host, _ := os.Hostname()
 	if log == nil {
 		log = zap.NewNop()
 	}
 	return &Heartbeat{
 		store:    store,
-		worker:   domain.Worker{ID: id, Host: host, PID: os.Getpid()},
+		worker:   domain.Worker{ID: id, Host: host, PID: os.Getpid(), Version: version},
 		interval: interval,
+		source:   source,
 		log:      log,
 	}
+}
+
+// stats reads the source and fills the windows.
+func (h *Heartbeat) stats() domain.WorkerStats {
+	if h.source == nil {
+		return domain.WorkerStats{}
+	}
+	s := h.source.WorkerStats()
+	h.windows.fill(&s, time.Now())
+	return s
 }
 
 // Run registers, beats every interval until ctx is done, then deregisters. Store errors
@@ -65,7 +79,7 @@ func (h *Heartbeat) Run(ctx context.Context) {
 				registered = h.register(ctx)
 				continue
 			}
-			if err := h.store.Heartbeat(ctx, h.worker.ID); err != nil && ctx.Err() == nil {
+			if err := h.store.Heartbeat(ctx, h.worker.ID, h.stats()); err != nil && ctx.Err() == nil {
 				h.log.Warn("heartbeat failed", zap.Error(err))
 				registered = false // re-register next time, in case the row was removed
 			}
@@ -74,7 +88,9 @@ func (h *Heartbeat) Run(ctx context.Context) {
 }
 
 func (h *Heartbeat) register(ctx context.Context) bool {
-	if err := h.store.RegisterWorker(ctx, h.worker); err != nil {
+	w := h.worker
+	w.Stats = h.stats()
+	if err := h.store.RegisterWorker(ctx, w); err != nil {
 		if ctx.Err() == nil {
 			h.log.Warn("registering worker failed; will retry", zap.Error(err))
 		}

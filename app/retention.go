@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,6 +32,8 @@ type RetentionConfig struct {
 	// Interval is the pause between passes once a pass has caught up; 0 is a tenth of
 	// Retention, between a second and a minute.
 	Interval time.Duration
+	// Metrics counts the deleted rows; nil: none.
+	Metrics ports.Metrics
 }
 
 // Retention defaults. A batch of 1,000 alarms and their ~3,000 events deletes in
@@ -55,6 +58,9 @@ func (c RetentionConfig) withDefaults() RetentionConfig {
 	}
 	if c.Interval <= 0 {
 		c.Interval = min(max(c.Retention/10, time.Second), time.Minute)
+	}
+	if c.Metrics == nil {
+		c.Metrics = ports.NopMetrics{}
 	}
 	return c
 }
@@ -85,7 +91,8 @@ type Retention struct {
 	cfg   RetentionConfig
 	log   *zap.Logger
 
-	sweepAfter    string // the events sweep's cursor; "" starts it over
+	pass          sync.Mutex // one pass at a time: Run's and an admin's RunOnce
+	sweepAfter    string     // the events sweep's cursor; "" starts it over; under pass
 	deletedAlarms atomic.Int64
 	deletedEvents atomic.Int64
 }
@@ -100,6 +107,9 @@ func NewRetention(store ports.Store, cfg RetentionConfig, log *zap.Logger) (*Ret
 	}
 	return &Retention{store: store, cfg: cfg.withDefaults(), log: log}, nil
 }
+
+// Config is the policy retention runs with (defaults filled in).
+func (r *Retention) Config() RetentionConfig { return r.cfg }
 
 // Deleted counts the alarms and events this node has deleted.
 func (r *Retention) Deleted() (alarms, events int64) {
@@ -138,17 +148,31 @@ type RetentionPass struct {
 }
 
 // RunOnce is one pass: take (or renew) the lease, delete expired alarms until none is
-// left, then advance the events sweep for up to half an interval of work.
+// left, then advance the events sweep for up to half an interval of work. A pass that
+// held the lease is recorded for the cluster (RetentionStateName), failed or not.
 func (r *Retention) RunOnce(ctx context.Context) (RetentionPass, error) {
 	var pass RetentionPass
+	if r.cfg.Retention == 0 {
+		return pass, nil // retention off: keep everything, whoever asks
+	}
+	r.pass.Lock()
+	defer r.pass.Unlock()
 	start := time.Now()
 	held, err := r.store.AcquireLease(ctx, RetentionLease, r.cfg.Holder, retentionLeaseTTL)
 	if err != nil || !held {
 		return pass, err
 	}
 	pass.Held = true
-	defer func() { r.report(pass, time.Since(start)) }()
+	defer func() {
+		r.report(pass, time.Since(start))
+		r.record(ctx, pass, start, err)
+	}()
+	pass, err = r.runPass(ctx, pass)
+	return pass, err
+}
 
+// runPass is RunOnce's work once the lease is held.
+func (r *Retention) runPass(ctx context.Context, pass RetentionPass) (RetentionPass, error) {
 	now, err := r.store.Now(ctx)
 	if err != nil {
 		return pass, err
@@ -219,6 +243,12 @@ func (r *Retention) count(pass *RetentionPass, alarms, events int) {
 	pass.Events += events
 	r.deletedAlarms.Add(int64(alarms))
 	r.deletedEvents.Add(int64(events))
+	if alarms > 0 {
+		r.cfg.Metrics.RetentionDeleted("alarms", alarms)
+	}
+	if events > 0 {
+		r.cfg.Metrics.RetentionDeleted("alarm_events", events)
+	}
 }
 
 func (r *Retention) report(pass RetentionPass, took time.Duration) {

@@ -48,8 +48,15 @@ func HashToken(plain string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Create makes a token for owner and returns it in plain text: the only time it exists.
-func (s *Tokens) Create(ctx context.Context, owner string, admin bool) (string, domain.Token, error) {
+// Create makes a token for owner with the given scope ("" is domain.ScopeOwner) and
+// returns it in plain text: the only time it exists.
+func (s *Tokens) Create(ctx context.Context, owner string, scope domain.Scope) (string, domain.Token, error) {
+	if scope == "" {
+		scope = domain.ScopeOwner
+	}
+	if !scope.Valid() {
+		return "", domain.Token{}, &domain.ValidationError{Field: "scope", Message: fmt.Sprintf("must be %q, %q or %q, got %q", domain.ScopeOwner, domain.ScopeAdmin, domain.ScopeAdminRead, scope)}
+	}
 	owner = strings.TrimSpace(owner)
 	if owner == "" {
 		return "", domain.Token{}, &domain.ValidationError{Field: "owner", Message: "is required"}
@@ -61,7 +68,7 @@ func (s *Tokens) Create(ctx context.Context, owner string, admin bool) (string, 
 	t := domain.Token{
 		ID:        "tok_" + randomString(9),
 		Owner:     owner,
-		Admin:     admin,
+		Scope:     scope,
 		Hash:      HashToken(plain),
 		CreatedAt: s.clock.Now(),
 	}

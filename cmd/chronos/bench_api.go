@@ -27,7 +27,7 @@ type benchAPI struct {
 
 func startBenchAPI(ctx context.Context, s ports.Store, alarms *app.Alarms, clock *app.StoreClock) (*benchAPI, error) {
 	tokens := app.NewTokens(s, clock)
-	plain, _, err := tokens.Create(ctx, bench.Owner, false)
+	plain, _, err := tokens.Create(ctx, bench.Owner, domain.ScopeOwner)
 	if err != nil {
 		return nil, fmt.Errorf("bench: creating the API token: %w", err)
 	}

@@ -286,7 +286,7 @@ func devToken(ctx context.Context, tokens *app.Tokens, log *zap.Logger) {
 	if err != nil || len(existing) > 0 {
 		return
 	}
-	plain, _, err := tokens.Create(ctx, "dev", false)
+	plain, _, err := tokens.Create(ctx, "dev", domain.ScopeOwner)
 	if err != nil {
 		log.Warn("creating the dev token failed", zap.Error(err))
 		return

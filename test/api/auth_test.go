@@ -24,7 +24,7 @@ func TestUnauthenticated(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.create(e.alice, weekdays)
-	revoked, tok, err := e.tokens.Create(e.ctx, "alice", false)
+	revoked, tok, err := e.tokens.Create(e.ctx, "alice", domain.ScopeOwner)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func newEnv(t *testing.T) *env {
 
 func (e *env) newToken(owner string) string {
 	e.t.Helper()
-	plain, _, err := e.tokens.Create(e.ctx, owner, false)
+	plain, _, err := e.tokens.Create(e.ctx, owner, domain.ScopeOwner)
 	if err != nil {
 		e.t.Fatal(err)
 	}

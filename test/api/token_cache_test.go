@@ -42,7 +42,7 @@ func TestRevokedTokenStopsWithinTheCacheTTL(t *testing.T) {
 	node := app.NewTokens(store, clock)
 	other := app.NewTokens(store, clock) // another node, sharing the store
 
-	plain, tok, err := other.Create(ctx, "alice", false)
+	plain, tok, err := other.Create(ctx, "alice", domain.ScopeOwner)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,70 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/chronoshq/chronos/ports"
+)
+
+// CountSamplerLease names the cluster lease under which one node samples the alarm
+// counts for the metrics.
+const CountSamplerLease = "alarm-counts"
+
+// CountSampler feeds ports.Metrics.AlarmCounts: one node of the cluster at a time (a
+// lease) counts the alarms by status and the due backlog every interval. Counting reads
+// every alarm's status, so one node doing it every 15 s is the budget, not every node
+// on every scrape; the other nodes withdraw their sample so the cluster reports one.
+type CountSampler struct {
+	store    ports.Store
+	metrics  ports.Metrics
+	holder   string
+	interval time.Duration
+	lease    time.Duration // the dispatcher's: a lease younger than this is live
+	log      *zap.Logger
+}
+
+// NewCountSampler builds the sampler. holder is this node's worker id; lease is the
+// dispatcher's lease (see ports.AdminStore.CountAlarms).
+func NewCountSampler(store ports.Store, metrics ports.Metrics, holder string, interval, lease time.Duration, log *zap.Logger) *CountSampler {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &CountSampler{store: store, metrics: metrics, holder: holder, interval: interval, lease: lease, log: log}
+}
+
+// Run samples every interval until ctx is done, then gives the lease up.
+func (c *CountSampler) Run(ctx context.Context) {
+	defer func() {
+		stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = c.store.ReleaseLease(stop, CountSamplerLease, c.holder)
+	}()
+	for {
+		if err := c.SampleOnce(ctx); err != nil && ctx.Err() == nil {
+			c.log.Warn("sampling the alarm counts failed", zap.Error(err))
+		}
+		if sleepCtx(ctx, c.interval) != nil {
+			return
+		}
+	}
+}
+
+// SampleOnce takes a sample if this node holds (or gets) the lease, and withdraws its
+// sample otherwise.
+func (c *CountSampler) SampleOnce(ctx context.Context) error {
+	held, err := c.store.AcquireLease(ctx, CountSamplerLease, c.holder, 3*c.interval)
+	if err != nil || !held {
+		c.metrics.AlarmCounts(ports.AlarmCounts{}, false)
+		return err
+	}
+	counts, err := c.store.CountAlarms(ctx, c.lease)
+	if err != nil {
+		c.metrics.AlarmCounts(ports.AlarmCounts{}, false)
+		return err
+	}
+	c.metrics.AlarmCounts(counts, true)
+	return nil
+}
