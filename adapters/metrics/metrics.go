@@ -1,0 +1,229 @@
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.uber.org/zap"
+
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Options configures New. The zero value works.
+type Options struct {
+	// Version is chronos_build_info's version label. Empty reads as "unknown".
+	Version string
+	// Logger, when non-nil, receives the errors of serving a scrape (a collector
+	// failing, a client gone). Serving never panics either way.
+	Logger *zap.Logger
+}
+
+// Metrics records chronos's measurements in its own Prometheus registry. Its methods
+// are safe for concurrent use and cheap: a label lookup and atomic adds, or (for
+// AlarmCounts) a short lock.
+type Metrics struct {
+	registry *prometheus.Registry
+	handler  http.Handler
+
+	delivered, failed, stale prometheus.Counter
+	wakes                    *prometheus.CounterVec
+	wakeLag                  prometheus.Histogram
+	delivery                 prometheus.Histogram
+
+	claims, claimed prometheus.Counter
+	claimDuration   prometheus.Histogram
+
+	retentionDeleted *prometheus.CounterVec
+	dispatchPaused   prometheus.Gauge
+	sample           *sampleCollector
+
+	requests        *prometheus.CounterVec
+	requestDuration *prometheus.HistogramVec
+}
+
+var _ ports.Metrics = (*Metrics)(nil)
+
+// Bucket bounds, in seconds. Wake lag spans a healthy node (milliseconds) to a
+// backlog (minutes); a delivery is bounded by the delivery timeout (10 s by default,
+// 30 s leaves room for a raised one); a claim is one indexed UPDATE, slow past a second.
+var (
+	wakeLagBuckets  = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300}
+	deliveryBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
+	claimBuckets    = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5}
+	requestBuckets  = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+)
+
+// New returns a Metrics with a fresh registry holding chronos's metrics and the Go
+// runtime and process collectors. Every fixed label value (outcomes, tables) is
+// created up front, so it reads 0 before its first event rather than being absent.
+func New(opts Options) *Metrics {
+	version := opts.Version
+	if version == "" {
+		version = "unknown"
+	}
+	m := &Metrics{
+		registry: prometheus.NewRegistry(),
+		wakes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "chronos_wakes_total",
+			Help: "Wakes finished by this node, by outcome: delivered, failed (the attempt failed), or stale (the outcome was refused by the lease fence).",
+		}, []string{"outcome"}),
+		wakeLag: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "chronos_wake_lag_seconds",
+			Help:    "Seconds from when a wake was due (its next_fire_at at the claim) to when it was delivered.",
+			Buckets: wakeLagBuckets,
+		}),
+		delivery: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "chronos_delivery_duration_seconds",
+			Help:    "Seconds one delivery attempt took, delivered or failed.",
+			Buckets: deliveryBuckets,
+		}),
+		claims: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "chronos_claims_total",
+			Help: "Successful ClaimDue calls made by this node, whether or not they claimed anything.",
+		}),
+		claimed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "chronos_claimed_total",
+			Help: "Alarms claimed by this node.",
+		}),
+		claimDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "chronos_claim_duration_seconds",
+			Help:    "Seconds one successful ClaimDue call took.",
+			Buckets: claimBuckets,
+		}),
+		retentionDeleted: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "chronos_retention_deleted_total",
+			Help: "Rows deleted by retention on this node, by table.",
+		}, []string{"table"}),
+		dispatchPaused: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "chronos_dispatch_paused",
+			Help: "1 while the cluster-wide dispatch pause is on, as this node last read it; 0 otherwise.",
+		}),
+		sample: newSampleCollector(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "chronos_api_requests_total",
+			Help: "API requests answered by this node, by method, route template and status code.",
+		}, []string{"method", "route", "code"}),
+		requestDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "chronos_api_request_duration_seconds",
+			Help:    "Seconds the API took to answer one request, by method and route template.",
+			Buckets: requestBuckets,
+		}, []string{"method", "route"}),
+	}
+	m.delivered = m.wakes.WithLabelValues(ports.WakeDelivered)
+	m.failed = m.wakes.WithLabelValues(ports.WakeFailed)
+	m.stale = m.wakes.WithLabelValues(wakeStale)
+	m.retentionDeleted.WithLabelValues("alarms")
+	m.retentionDeleted.WithLabelValues("alarm_events")
+
+	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "chronos_build_info",
+		Help:        "Always 1; the version label is the running chronos's version.",
+		ConstLabels: prometheus.Labels{"version": version},
+	})
+	buildInfo.Set(1)
+
+	m.registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		buildInfo,
+		m.wakes, m.wakeLag, m.delivery,
+		m.claims, m.claimed, m.claimDuration,
+		m.retentionDeleted, m.dispatchPaused, m.sample,
+		m.requests, m.requestDuration,
+	)
+	m.handler = newHandler(m.registry, opts.Logger)
+	return m
+}
+
+// wakeStale is the third outcome of chronos_wakes_total, counted by Stale.
+const wakeStale = "stale"
+
+// Claimed implements ports.Metrics.
+func (m *Metrics) Claimed(n int, took time.Duration) {
+	m.claims.Inc()
+	if n > 0 {
+		m.claimed.Add(float64(n))
+	}
+	m.claimDuration.Observe(took.Seconds())
+}
+
+// Woke implements ports.Metrics. A negative lag (the node's clock behind the store's)
+// is recorded as 0: a histogram's _sum is read as a counter, and a decrease would look
+// like a reset to rate().
+func (m *Metrics) Woke(outcome string, lag, took time.Duration) {
+	switch outcome {
+	case ports.WakeDelivered:
+		m.delivered.Inc()
+	case ports.WakeFailed:
+		m.failed.Inc()
+	default:
+		m.wakes.WithLabelValues(validUTF8(outcome)).Inc()
+	}
+	m.wakeLag.Observe(max(lag, 0).Seconds())
+	m.delivery.Observe(took.Seconds())
+}
+
+// Stale implements ports.Metrics.
+func (m *Metrics) Stale(n int) {
+	if n > 0 {
+		m.stale.Add(float64(n))
+	}
+}
+
+// RetentionDeleted implements ports.Metrics.
+func (m *Metrics) RetentionDeleted(table string, n int) {
+	if n > 0 {
+		m.retentionDeleted.WithLabelValues(validUTF8(table)).Add(float64(n))
+	}
+}
+
+// DispatchPaused implements ports.Metrics.
+func (m *Metrics) DispatchPaused(paused bool) {
+	if paused {
+		m.dispatchPaused.Set(1)
+	} else {
+		m.dispatchPaused.Set(0)
+	}
+}
+
+// AlarmCounts implements ports.Metrics: with ok, the sample replaces the last one;
+// without, the sampled gauges leave this node's output until the next sample.
+func (m *Metrics) AlarmCounts(c ports.AlarmCounts, ok bool) {
+	if ok {
+		m.sample.set(c)
+	} else {
+		m.sample.clear()
+	}
+}
+
+// Request implements ports.Metrics.
+func (m *Metrics) Request(method, route string, code int, took time.Duration) {
+	method, route = knownMethod(method), validUTF8(route)
+	m.requests.WithLabelValues(method, route, strconv.Itoa(code)).Inc()
+	m.requestDuration.WithLabelValues(method, route).Observe(took.Seconds())
+}
+
+// knownMethod returns method when it is one of net/http's, else "other": net/http
+// accepts any token as a method, and a client must not be able to mint label values.
+func knownMethod(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return method
+	}
+	return "other"
+}
+
+// validUTF8 returns s, with any invalid UTF-8 replaced: client_golang panics on a label
+// value that is not UTF-8, and a measurement must never take the node down.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
