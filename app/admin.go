@@ -77,15 +77,8 @@ func (s *Admin) Events(ctx context.Context, id string, limit int) ([]domain.Even
 	return s.store.AdminEvents(ctx, id, limit)
 }
 
-// WorkerView is a registered node as the admin sees it.
-type WorkerView struct {
-	domain.Worker
-	HeartbeatAge time.Duration
-	Alive        bool // heartbeat younger than WorkerTimeout
-}
-
 // Workers lists every registered node, oldest first, with its heartbeat age.
-func (s *Admin) Workers(ctx context.Context) ([]WorkerView, error) {
+func (s *Admin) Workers(ctx context.Context) ([]domain.WorkerHealth, error) {
 	ws, err := s.store.ListWorkers(ctx)
 	if err != nil {
 		return nil, err
@@ -94,21 +87,21 @@ func (s *Admin) Workers(ctx context.Context) ([]WorkerView, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]WorkerView, len(ws))
+	out := make([]domain.WorkerHealth, len(ws))
 	for i, w := range ws {
 		age := max(now.Sub(w.HeartbeatAt), 0)
-		out[i] = WorkerView{Worker: w, HeartbeatAge: age, Alive: age < s.cfg.WorkerTimeout}
+		out[i] = domain.WorkerHealth{Worker: w, HeartbeatAge: age, Alive: age < s.cfg.WorkerTimeout}
 	}
 	return out, nil
 }
 
 // Dispatch is the pause gate as the cluster has it now.
-func (s *Admin) Dispatch(ctx context.Context) (DispatchState, error) {
+func (s *Admin) Dispatch(ctx context.Context) (domain.DispatchState, error) {
 	return s.gate.Refresh(ctx)
 }
 
 // PauseDispatch stops every node from claiming (within one tick); wakes in flight finish.
-func (s *Admin) PauseDispatch(ctx context.Context, by string) (DispatchState, error) {
+func (s *Admin) PauseDispatch(ctx context.Context, by string) (domain.DispatchState, error) {
 	st, err := s.gate.Set(ctx, true, by, s.clock.Now())
 	if err == nil {
 		s.log.Warn("admin paused dispatch cluster-wide", zap.String("token", by), zap.Time("since", st.Since))
@@ -117,10 +110,14 @@ func (s *Admin) PauseDispatch(ctx context.Context, by string) (DispatchState, er
 }
 
 // ResumeDispatch lets every node claim again (within one tick).
-func (s *Admin) ResumeDispatch(ctx context.Context, by string) (DispatchState, error) {
+func (s *Admin) ResumeDispatch(ctx context.Context, by string) (domain.DispatchState, error) {
 	st, err := s.gate.Set(ctx, false, by, s.clock.Now())
 	if err == nil {
 		s.log.Warn("admin resumed dispatch cluster-wide", zap.String("token", by))
 	}
 	return st, err
 }
+
+func zapToken(by string) zap.Field { return zap.String("token", by) }
+
+func zapInt(k string, v int) zap.Field { return zap.Int(k, v) }

@@ -9,19 +9,12 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
 // DispatchStateName is the ports.StateStore name of the cluster-wide pause gate.
 const DispatchStateName = "dispatch"
-
-// DispatchState is the cluster-wide pause gate as stored: while Paused, no node claims
-// (wakes already in flight finish).
-type DispatchState struct {
-	Paused bool      `json:"paused"`
-	Since  time.Time `json:"since,omitzero"` // when the current pause began
-	By     string    `json:"by,omitempty"`   // the admin token that paused
-}
 
 // DispatchGate is this node's view of the pause gate. Run re-reads it from the store
 // every interval (the dispatcher's tick), so every node stops claiming within one tick
@@ -34,7 +27,7 @@ type DispatchGate struct {
 	log      *zap.Logger
 
 	mu     sync.Mutex
-	state  DispatchState
+	state  domain.DispatchState
 	known  bool          // read from the store at least once (or the read failed)
 	opened chan struct{} // closed while dispatching may go on
 	first  chan struct{} // closed once known
@@ -68,18 +61,18 @@ func (g *DispatchGate) Run(ctx context.Context) {
 
 // Refresh reads the gate from the store. A failed first read leaves the gate open (a
 // store that cannot be read cannot be claimed from either) and is returned.
-func (g *DispatchGate) Refresh(ctx context.Context) (DispatchState, error) {
+func (g *DispatchGate) Refresh(ctx context.Context) (domain.DispatchState, error) {
 	st, ok, err := g.store.GetState(ctx, DispatchStateName)
 	if err != nil {
 		g.learn(g.State(), false)
-		return DispatchState{}, err
+		return domain.DispatchState{}, err
 	}
-	var s DispatchState
+	var s domain.DispatchState
 	if ok {
 		if err := json.Unmarshal([]byte(st.Value), &s); err != nil {
 			err = fmt.Errorf("the stored dispatch gate is not valid: %w", err)
 			g.learn(g.State(), false)
-			return DispatchState{}, err
+			return domain.DispatchState{}, err
 		}
 	}
 	g.learn(s, true)
@@ -87,7 +80,7 @@ func (g *DispatchGate) Refresh(ctx context.Context) (DispatchState, error) {
 }
 
 // learn records s as the gate's state; set=false only marks the gate known.
-func (g *DispatchGate) learn(s DispatchState, set bool) {
+func (g *DispatchGate) learn(s domain.DispatchState, set bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.known {
@@ -111,7 +104,7 @@ func (g *DispatchGate) learn(s DispatchState, set bool) {
 }
 
 // State is the gate as this node last read or set it.
-func (g *DispatchGate) State() DispatchState {
+func (g *DispatchGate) State() domain.DispatchState {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.state
@@ -139,24 +132,24 @@ func (g *DispatchGate) Wait(ctx context.Context) bool {
 // Set pauses or resumes dispatching for the whole cluster, on behalf of by (an admin
 // token id), and returns the new state. Pausing a paused cluster keeps the original
 // pause (its start and who began it); resuming a running one changes nothing.
-func (g *DispatchGate) Set(ctx context.Context, paused bool, by string, now time.Time) (DispatchState, error) {
+func (g *DispatchGate) Set(ctx context.Context, paused bool, by string, now time.Time) (domain.DispatchState, error) {
 	cur, err := g.Refresh(ctx)
 	if err != nil {
-		return DispatchState{}, err
+		return domain.DispatchState{}, err
 	}
 	if cur.Paused == paused {
 		return cur, nil
 	}
-	next := DispatchState{}
+	next := domain.DispatchState{}
 	if paused {
-		next = DispatchState{Paused: true, Since: now.UTC(), By: by}
+		next = domain.DispatchState{Paused: true, Since: now.UTC(), By: by}
 	}
 	b, err := json.Marshal(next)
 	if err != nil {
-		return DispatchState{}, err
+		return domain.DispatchState{}, err
 	}
 	if err := g.store.PutState(ctx, DispatchStateName, string(b)); err != nil {
-		return DispatchState{}, err
+		return domain.DispatchState{}, err
 	}
 	g.learn(next, true)
 	return next, nil

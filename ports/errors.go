@@ -23,6 +23,9 @@ var (
 	// ErrUnauthenticated: a caller's credential is missing, unknown or revoked. Driving
 	// adapters (the HTTP API) map it to 401.
 	ErrUnauthenticated = errors.New("missing, unknown or revoked token")
+	// ErrBusy: a cluster-wide chore the caller asked for is being done by another node
+	// (it holds the chore's lease); the same call may succeed later. The API answers 409.
+	ErrBusy = errors.New("busy on another node")
 	// ErrSchemaVersion: the database schema is older or newer than this binary expects.
 	ErrSchemaVersion = errors.New("schema version mismatch")
 )

@@ -46,6 +46,11 @@ func invalidArgument(field, message string) *apiError {
 
 var errNoRoute = &apiError{Status: http.StatusNotFound, Code: "not_found", Message: "no such route"}
 
+// errForbidden answers a valid token whose scope does not reach the route.
+func errForbidden(message string) *apiError {
+	return &apiError{Status: http.StatusForbidden, Code: "forbidden", Message: message}
+}
+
 // sentinels maps the portable errors to statuses; the first match wins. An empty
 // message means the error's own text is fit for the client.
 var sentinels = []struct {
@@ -58,6 +63,7 @@ var sentinels = []struct {
 	{ports.ErrNotFound, http.StatusNotFound, "not_found", "no such alarm"},
 	{domain.ErrInvalidState, http.StatusConflict, "invalid_state", ""},
 	{ports.ErrConflict, http.StatusConflict, "conflict", "the request conflicts with an existing alarm"},
+	{ports.ErrBusy, http.StatusConflict, "conflict", ""},
 }
 
 // Messages for failures whose detail stays in the log: it can name hosts, tables or

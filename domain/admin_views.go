@@ -1,0 +1,69 @@
+package domain
+
+import "time"
+
+// What the operator's use cases (app.Admin) answer. Plain data, shared by the use cases
+// and the API adapter that renders them.
+
+// DispatchState is the cluster-wide pause gate: while Paused, no node claims (wakes
+// already in flight finish). Stored as this JSON.
+type DispatchState struct {
+	Paused bool      `json:"paused"`
+	Since  time.Time `json:"since,omitzero"` // when the current pause began
+	By     string    `json:"by,omitempty"`   // the admin token that paused
+}
+
+// RetentionRun is one recorded retention pass. Stored as this JSON.
+type RetentionRun struct {
+	Node          string    `json:"node"`
+	StartedAt     time.Time `json:"started_at"`
+	FinishedAt    time.Time `json:"finished_at"`
+	AlarmsDeleted int       `json:"alarms_deleted"`
+	EventsDeleted int       `json:"events_deleted"`
+	Error         string    `json:"error,omitempty"`
+}
+
+// RetentionStatus is a node's retention policy and the cluster's last pass.
+type RetentionStatus struct {
+	Retention      time.Duration // 0: off
+	EventsPerAlarm int
+	LastRun        *RetentionRun // nil when none was recorded
+}
+
+// Overview is the cluster at a glance.
+type Overview struct {
+	ByStatus     map[Status]int64
+	Due          int64         // due alarms nobody holds a live lease on
+	OldestDue    time.Time     // zero when Due is 0
+	OldestDueLag time.Duration // how late that alarm is
+	// Wakes in the last minute and hour, summed over the live workers' heartbeats (a
+	// node that died takes its counts with it).
+	Delivered1m, Failed1m, Delivered1h, Failed1h int64
+	LiveWorkers                                  int
+	Dispatch                                     DispatchState
+	PausedFor                                    time.Duration // the current pause so far; 0 when running
+	Now                                          time.Time     // the store's now
+}
+
+// WorkerHealth is a registered node with how fresh its heartbeat is.
+type WorkerHealth struct {
+	Worker
+	HeartbeatAge time.Duration
+	Alive        bool
+}
+
+// BulkAction is what a bulk admin call does to every alarm its filter selects.
+type BulkAction string
+
+const (
+	BulkRetry  BulkAction = "retry"  // the failed ones
+	BulkCancel BulkAction = "cancel" // the ones not yet terminal
+	BulkDelete BulkAction = "delete" // all of them
+)
+
+// BulkResult says what a bulk call did.
+type BulkResult struct {
+	Matched int  // alarms the filter selected (at most the limit)
+	Changed int  // of those, the ones the action changed
+	More    bool // more alarms match beyond the limit: call again
+}
