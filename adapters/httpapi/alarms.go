@@ -105,6 +105,11 @@ func (a *api) listEvents(w http.ResponseWriter, r *http.Request, owner string) {
 		a.writeError(w, r, err)
 		return
 	}
+	writeEvents(w, events)
+}
+
+// writeEvents answers {"events": [...]}.
+func writeEvents(w http.ResponseWriter, events []domain.Event) {
 	views := make([]eventView, len(events))
 	for i, e := range events {
 		views[i] = newEventView(e)

@@ -3,14 +3,22 @@ package httpapi
 import (
 	"net/http"
 	"strings"
+
+	"github.com/chronoshq/chronos/domain"
 )
 
 // ownedHandler serves a request on behalf of owner, the principal of its bearer token.
 type ownedHandler func(w http.ResponseWriter, r *http.Request, owner string)
 
-// owned authenticates the request before h sees it. A request without an acceptable
-// token is answered 401 and never reaches a use case, so it reads and writes no alarm.
+// owned serves h as the token's owner, whatever the token's scope.
 func (a *api) owned(h ownedHandler) http.Handler {
+	return a.authenticated(func(w http.ResponseWriter, r *http.Request, tok domain.Token) { h(w, r, tok.Owner) })
+}
+
+// authenticated resolves the bearer token before h sees it. A request without an
+// acceptable token is answered 401 and never reaches a use case, so it reads and
+// writes nothing.
+func (a *api) authenticated(h func(w http.ResponseWriter, r *http.Request, tok domain.Token)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		plain, err := bearerToken(r.Header.Get("Authorization"))
 		if err != nil {
@@ -22,7 +30,7 @@ func (a *api) owned(h ownedHandler) http.Handler {
 			a.writeError(w, r, err) // a 401, or a 503/500 when the store failed
 			return
 		}
-		h(w, r, tok.Owner)
+		h(w, r, tok)
 	})
 }
 

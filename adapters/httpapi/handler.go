@@ -55,6 +55,15 @@ type Options struct {
 	// Logger receives access logs (debug), store failures (warn) and internal errors
 	// and panics (error). nil means no logging.
 	Logger *zap.Logger
+	// Admin serves /admin/v1 to admin-scoped tokens; nil leaves those routes out.
+	Admin Admin
+	// ShowPayloads shows payloads and wake messages in admin views; by default they are
+	// redacted to their size and SHA-256.
+	ShowPayloads bool
+	// Metrics counts every request by route template and status; nil: none.
+	Metrics ports.Metrics
+	// MetricsHandler, when set, is served without a token at GET /metrics.
+	MetricsHandler http.Handler
 }
 
 // api holds what the handlers share.
@@ -65,12 +74,20 @@ type api struct {
 	maxBody      int64
 	maxBatchBody int64
 	log          *zap.Logger
+	adm          Admin
+	showPayloads bool
+	metrics      ports.Metrics
+	metricsPage  http.Handler
 }
 
 // New returns the API's handler, middlewares included. ready may be nil, in which case
 // /readyz reports ready whenever the process serves.
 func New(alarms Alarms, auth Authenticator, ready Pinger, opts Options) http.Handler {
-	a := &api{alarms: alarms, auth: auth, ready: ready, maxBody: opts.MaxBodyBytes, log: opts.Logger}
+	a := &api{alarms: alarms, auth: auth, ready: ready, maxBody: opts.MaxBodyBytes, log: opts.Logger,
+		adm: opts.Admin, showPayloads: opts.ShowPayloads, metrics: opts.Metrics, metricsPage: opts.MetricsHandler}
+	if a.metrics == nil {
+		a.metrics = ports.NopMetrics{}
+	}
 	if a.maxBody <= 0 {
 		a.maxBody = DefaultMaxBodyBytes
 	}
@@ -94,6 +111,9 @@ func (a *api) routes() *mux.Router {
 
 	r.HandleFunc("/healthz", a.healthz).Methods(http.MethodGet)
 	r.HandleFunc("/readyz", a.readyz).Methods(http.MethodGet)
+	if a.metricsPage != nil {
+		r.Handle("/metrics", a.metricsPage).Methods(http.MethodGet)
+	}
 
 	r.Handle("/v1/alarms", a.owned(a.createAlarm)).Methods(http.MethodPost)
 	r.Handle("/v1/alarms", a.owned(a.listAlarms)).Methods(http.MethodGet)
@@ -104,6 +124,7 @@ func (a *api) routes() *mux.Router {
 	r.Handle("/v1/alarms/{id}/resume", a.owned(a.action(Alarms.Resume))).Methods(http.MethodPost)
 	r.Handle("/v1/alarms/{id}/trigger", a.owned(a.action(Alarms.Trigger))).Methods(http.MethodPost)
 	r.Handle("/v1/alarms/{id}/events", a.owned(a.listEvents)).Methods(http.MethodGet)
+	a.adminRoutes(r)
 	return r
 }
 

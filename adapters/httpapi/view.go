@@ -13,6 +13,17 @@ import (
 // owner and the lease are left out: the owner is the caller, and the lease is the
 // dispatcher's business. The payload is copied byte for byte as stored.
 func appendAlarm(buf *bytes.Buffer, a domain.Alarm) error {
+	payload, err := storedPayload(a)
+	if err != nil {
+		return err
+	}
+	o := beginObject(buf)
+	alarmMembers(o, a, payload, a.WakeMessage)
+	return o.end()
+}
+
+// storedPayload is the alarm's payload as JSON to copy into a response.
+func storedPayload(a domain.Alarm) ([]byte, error) {
 	payload := []byte(a.Payload)
 	if len(payload) == 0 {
 		payload = []byte("null")
@@ -20,13 +31,18 @@ func appendAlarm(buf *bytes.Buffer, a domain.Alarm) error {
 	// Copying bytes unchecked into the response would let one corrupt row break the
 	// whole document for the client; refuse it instead (a 500, logged).
 	if !json.Valid(payload) {
-		return fmt.Errorf("httpapi: alarm %s: stored payload is not valid JSON", a.ID)
+		return nil, fmt.Errorf("httpapi: alarm %s: stored payload is not valid JSON", a.ID)
 	}
+	return payload, nil
+}
+
+// alarmMembers adds the members every view of an alarm has, with the payload and wake
+// message given (the admin view may redact them).
+func alarmMembers(o *object, a domain.Alarm, payload []byte, wakeMessage string) {
 	var next time.Time
 	if a.Status == domain.StatusActive {
 		next = a.NextFireAt // of a paused or finished alarm it is history, not a promise
 	}
-	o := beginObject(buf)
 	o.value("id", a.ID)
 	o.value("label", a.Label)
 	o.value("kind", a.Kind)
@@ -36,7 +52,7 @@ func appendAlarm(buf *bytes.Buffer, a domain.Alarm) error {
 	o.value("next_fire_at", jsonTime(next))
 	o.value("scheduled_for", jsonTime(a.ScheduledFor))
 	o.value("conversation_id", a.ConversationID)
-	o.value("wake_message", a.WakeMessage)
+	o.value("wake_message", wakeMessage)
 	o.raw("payload", payload)
 	o.value("status", a.Status)
 	o.value("delivery", a.Delivery)
@@ -47,7 +63,6 @@ func appendAlarm(buf *bytes.Buffer, a domain.Alarm) error {
 	o.value("created_at", jsonTime(a.CreatedAt))
 	o.value("updated_at", jsonTime(a.UpdatedAt))
 	o.value("last_fired_at", jsonTime(a.LastFiredAt))
-	return o.end()
 }
 
 // alarmBody is {"alarm": ...}, with "deduped" when the reply is to a create.

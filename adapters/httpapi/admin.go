@@ -1,0 +1,85 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Admin is the set of operator use cases the admin API drives (*app.Admin). by is the
+// id of the admin token making a change; the use case records it.
+type Admin interface {
+	Overview(ctx context.Context) (domain.Overview, error)
+	List(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, string, error)
+	Get(ctx context.Context, id string) (domain.Alarm, error)
+	Events(ctx context.Context, id string, limit int) ([]domain.Event, error)
+	Retry(ctx context.Context, id, by string) (domain.Alarm, error)
+	Cancel(ctx context.Context, id, by string) (domain.Alarm, error)
+	Delete(ctx context.Context, id, by string) (ports.Deleted, error)
+	Bulk(ctx context.Context, action domain.BulkAction, f ports.AdminFilter, limit int, by string) (domain.BulkResult, error)
+	Workers(ctx context.Context) ([]domain.WorkerHealth, error)
+	Dispatch(ctx context.Context) (domain.DispatchState, error)
+	PauseDispatch(ctx context.Context, by string) (domain.DispatchState, error)
+	ResumeDispatch(ctx context.Context, by string) (domain.DispatchState, error)
+	Retention(ctx context.Context) (domain.RetentionStatus, error)
+	RunRetention(ctx context.Context, by string) (domain.RetentionRun, error)
+}
+
+// adminHandler serves an admin request on behalf of the admin token tok.
+type adminHandler func(w http.ResponseWriter, r *http.Request, tok domain.Token)
+
+// adminRead lets through tokens of either admin scope; adminChange only "admin". A
+// valid token without the scope is a 403 (it is known, it may just not do this), and
+// the request reaches no use case.
+func (a *api) adminRead(h adminHandler) http.Handler { return a.admin(h, domain.Token.CanReadAdmin) }
+
+func (a *api) adminChange(h adminHandler) http.Handler {
+	return a.admin(h, domain.Token.CanChangeAdmin)
+}
+
+func (a *api) admin(h adminHandler, allowed func(domain.Token) bool) http.Handler {
+	return a.authenticated(func(w http.ResponseWriter, r *http.Request, tok domain.Token) {
+		if !allowed(tok) {
+			msg := "this route needs an admin token (chronos token create --admin)"
+			if tok.CanReadAdmin() {
+				msg = "this token is read-only (admin:read); this route changes things and needs an admin token"
+			}
+			a.writeError(w, r, errForbidden(msg))
+			return
+		}
+		h(w, r, tok)
+	})
+}
+
+// adminRoutes adds /admin/v1 to r. Without an Admin they are not served at all.
+func (a *api) adminRoutes(r *mux.Router) {
+	if a.adm == nil {
+		return
+	}
+	get, post, del := http.MethodGet, http.MethodPost, http.MethodDelete
+	r.Handle("/admin/v1/overview", a.adminRead(a.adminOverview)).Methods(get)
+	r.Handle("/admin/v1/alarms", a.adminRead(a.adminListAlarms)).Methods(get)
+	r.Handle("/admin/v1/alarms/retry", a.adminChange(a.adminBulk(domain.BulkRetry))).Methods(post)
+	r.Handle("/admin/v1/alarms/cancel", a.adminChange(a.adminBulk(domain.BulkCancel))).Methods(post)
+	r.Handle("/admin/v1/alarms/delete", a.adminChange(a.adminBulk(domain.BulkDelete))).Methods(post)
+	r.Handle("/admin/v1/alarms/{id}", a.adminRead(a.adminAlarm(readAlarm))).Methods(get)
+	r.Handle("/admin/v1/alarms/{id}", a.adminChange(a.adminDelete)).Methods(del)
+	r.Handle("/admin/v1/alarms/{id}/events", a.adminRead(a.adminEvents)).Methods(get)
+	r.Handle("/admin/v1/alarms/{id}/retry", a.adminChange(a.adminAlarm(Admin.Retry))).Methods(post)
+	r.Handle("/admin/v1/alarms/{id}/cancel", a.adminChange(a.adminAlarm(Admin.Cancel))).Methods(post)
+	r.Handle("/admin/v1/workers", a.adminRead(a.adminWorkers)).Methods(get)
+	r.Handle("/admin/v1/dispatch", a.adminRead(a.adminDispatch(nil))).Methods(get)
+	r.Handle("/admin/v1/dispatch/pause", a.adminChange(a.adminDispatch(Admin.PauseDispatch))).Methods(post)
+	r.Handle("/admin/v1/dispatch/resume", a.adminChange(a.adminDispatch(Admin.ResumeDispatch))).Methods(post)
+	r.Handle("/admin/v1/retention", a.adminRead(a.adminRetention)).Methods(get)
+	r.Handle("/admin/v1/retention/run", a.adminChange(a.adminRunRetention)).Methods(post)
+}
+
+// readAlarm is Get in the shape of the by-id actions (a read names no actor).
+func readAlarm(adm Admin, ctx context.Context, id, _ string) (domain.Alarm, error) {
+	return adm.Get(ctx, id)
+}
