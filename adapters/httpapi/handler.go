@@ -94,6 +94,7 @@ func (a *api) routes() *mux.Router {
 
 	r.HandleFunc("/healthz", a.healthz).Methods(http.MethodGet)
 	r.HandleFunc("/readyz", a.readyz).Methods(http.MethodGet)
+	r.HandleFunc("/openapi.json", a.openAPI).Methods(http.MethodGet)
 
 	r.Handle("/v1/alarms", a.owned(a.createAlarm)).Methods(http.MethodPost)
 	r.Handle("/v1/alarms", a.owned(a.listAlarms)).Methods(http.MethodGet)
