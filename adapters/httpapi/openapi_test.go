@@ -32,10 +32,30 @@ func TestOpenAPIDocumentValidates(t *testing.T) {
 	if !strings.HasPrefix(doc.OpenAPI, "3.1.") {
 		t.Errorf("openapi = %q, want 3.1.x", doc.OpenAPI)
 	}
+	errorSchema := doc.Components.Schemas["Error"].Value
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
 			if op.OperationID == "" || op.Summary == "" || strings.Contains(op.Summary, "\n") {
 				t.Errorf("%s %s: want an operationId and a one-line summary", method, path)
+			}
+			// What every route that takes a token can answer.
+			authenticated := op.Security == nil || len(*op.Security) > 0
+			want := map[bool][]int{true: {401, 500, 503}}[authenticated]
+			if strings.HasPrefix(path, "/admin/") {
+				want = append(want, 403)
+			}
+			for _, status := range want {
+				if op.Responses.Status(status) == nil {
+					t.Errorf("%s %s: no %d response", method, path, status)
+				}
+			}
+			for code, res := range op.Responses.Map() {
+				if code[0] != '4' && code[0] != '5' {
+					continue
+				}
+				if mt := res.Value.Content.Get("application/json"); mt == nil || mt.Schema.Value != errorSchema {
+					t.Errorf("%s %s: response %s is not the Error envelope", method, path, code)
+				}
 			}
 		}
 	}
