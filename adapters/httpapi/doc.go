@@ -7,7 +7,7 @@
 //	DELETE /v1/alarms/{id}                     200 {alarm}   cancel; idempotent
 //	POST   /v1/alarms/{id}/pause|resume|trigger 200 {alarm}
 //	GET    /v1/alarms/{id}/events?limit=       200 {events}
-//	GET    /healthz  /readyz                   no token
+//	GET    /healthz  /readyz  /openapi.json    no token (openapi.yaml, embedded, is the full contract)
 //
 // Every error is {"error": {"code", "message", "field"}}, field naming the offending
 // input when there is one; errors.go holds the one table from errors to statuses.

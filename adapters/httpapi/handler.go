@@ -114,6 +114,7 @@ func (a *api) routes() *mux.Router {
 	if a.metricsPage != nil {
 		r.Handle("/metrics", a.metricsPage).Methods(http.MethodGet)
 	}
+	r.HandleFunc("/openapi.json", a.openAPI).Methods(http.MethodGet)
 
 	r.Handle("/v1/alarms", a.owned(a.createAlarm)).Methods(http.MethodPost)
 	r.Handle("/v1/alarms", a.owned(a.listAlarms)).Methods(http.MethodGet)

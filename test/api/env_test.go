@@ -25,6 +25,7 @@ type env struct {
 	t      *testing.T
 	ctx    context.Context
 	srv    *httptest.Server
+	client *http.Client // srv's, checking every response against openapi.yaml
 	store  *sqlite.Store
 	tokens *app.Tokens
 	alice  string // alice's plain bearer token
@@ -49,7 +50,9 @@ func newEnv(t *testing.T) *env {
 	tokens := app.NewTokens(store, clock)
 	srv := httptest.NewServer(httpapi.New(alarms, tokens, store, httpapi.Options{}))
 	t.Cleanup(srv.Close)
-	e := &env{t: t, ctx: ctx, srv: srv, store: store, tokens: tokens}
+	client := *srv.Client()
+	client.Transport = validatingTransport{t: t, next: client.Transport}
+	e := &env{t: t, ctx: ctx, srv: srv, client: &client, store: store, tokens: tokens}
 	e.alice = e.newToken("alice")
 	e.bob = e.newToken("bob")
 	return e
@@ -86,7 +89,7 @@ func (e *env) request(method, path, body string, headers map[string]string) resp
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	res, err := e.srv.Client().Do(req)
+	res, err := e.client.Do(req)
 	if err != nil {
 		e.t.Fatalf("%s %s: %v", method, path, err)
 	}
