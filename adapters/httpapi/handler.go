@@ -97,11 +97,12 @@ func New(alarms Alarms, auth Authenticator, ready Pinger, opts Options) http.Han
 	if a.log == nil {
 		a.log = zap.NewNop()
 	}
-	return a.withRequestID(a.withAccessLog(a.withRecovery(a.routes())))
+	return a.withRequestID(a.withMetrics(a.withAccessLog(a.withRecovery(a.routes()))))
 }
 
 func (a *api) routes() *mux.Router {
 	r := mux.NewRouter()
+	r.Use(noteRoute)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		a.writeError(w, req, errNoRoute)
 	})

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/chronoshq/chronos/adapters/httpapi"
+	"github.com/chronoshq/chronos/adapters/metrics"
 	"github.com/chronoshq/chronos/adapters/webhook"
 	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/domain"
@@ -74,8 +75,12 @@ var serveModule = fx.Options(
 		provideAlarms,
 		provideTokens,
 		app.NewWorkerID,
+		provideMetrics,
+		provideGate,
+		provideRetention,
+		provideAdmin,
 	),
-	fx.Invoke(runDispatcher, runMaintenance, runRetention, runHTTP),
+	fx.Invoke(runDispatcher, runMaintenance, runRetention, runCountSampler, runHTTP, runMetricsListener),
 )
 
 func provideStore(lc fx.Lifecycle, cfg *serveConfig, log *zap.Logger) (ports.Store, error) {
@@ -135,12 +140,14 @@ func provideAlarms(s ports.Store, c *app.StoreClock, h *app.Hints, cfg *serveCon
 func provideTokens(s ports.Store, c *app.StoreClock) *app.Tokens { return app.NewTokens(s, c) }
 
 // runDispatcher starts the dispatcher and the worker heartbeat, and drains on stop.
-func runDispatcher(lc fx.Lifecycle, s ports.Store, w ports.Waker, c *app.StoreClock, h *app.Hints, worker string, cfg *serveConfig, log *zap.Logger) error {
-	d, err := app.NewDispatcher(s, w, c, h, cfg.dispatcher(worker), log.Named("dispatcher"))
+func runDispatcher(lc fx.Lifecycle, s ports.Store, w ports.Waker, c *app.StoreClock, h *app.Hints, m *metrics.Metrics, gate *app.DispatchGate, worker string, cfg *serveConfig, log *zap.Logger) error {
+	dc := cfg.dispatcher(worker)
+	dc.Metrics, dc.Gate = m, gate
+	d, err := app.NewDispatcher(s, w, c, h, dc, log.Named("dispatcher"))
 	if err != nil {
 		return err
 	}
-	hb := app.NewHeartbeat(s, worker, heartbeatInterval(cfg.Lease), log.Named("heartbeat"))
+	hb := app.NewHeartbeat(s, worker, Version(), d, heartbeatInterval(cfg.Lease), log.Named("heartbeat"))
 	ctx, cancel := context.WithCancel(context.Background())
 	done, hbDone := make(chan struct{}), make(chan struct{})
 	lc.Append(fx.Hook{
@@ -149,6 +156,7 @@ func runDispatcher(lc fx.Lifecycle, s ports.Store, w ports.Waker, c *app.StoreCl
 				defer close(hbDone)
 				hb.Run(ctx)
 			}()
+			go gate.Run(ctx)
 			go func() {
 				defer close(done)
 				_ = d.Run(ctx)
@@ -206,11 +214,7 @@ func runMaintenance(lc fx.Lifecycle, s ports.Store, log *zap.Logger) {
 
 // runRetention deletes what --retention and --events-per-alarm no longer keep, on one
 // node of the cluster at a time.
-func runRetention(lc fx.Lifecycle, s ports.Store, worker string, cfg *serveConfig, log *zap.Logger) error {
-	r, err := app.NewRetention(s, cfg.retention(worker), log.Named("retention"))
-	if err != nil {
-		return err
-	}
+func runRetention(lc fx.Lifecycle, r *app.Retention, cfg *serveConfig, log *zap.Logger) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	lc.Append(fx.Hook{
@@ -237,16 +241,22 @@ func runRetention(lc fx.Lifecycle, s ports.Store, worker string, cfg *serveConfi
 			return nil
 		},
 	})
-	return nil
 }
 
-// heartbeatInterval beats often enough that a worker row is fresh well within a lease.
+// heartbeatInterval beats often enough that a worker row is fresh well within a lease,
+// and that the admin overview's "last minute" is at most 10 s stale.
 func heartbeatInterval(lease time.Duration) time.Duration {
-	return min(max(lease/4, time.Second), 30*time.Second)
+	return min(max(lease/4, time.Second), 10*time.Second)
 }
 
-func runHTTP(lc fx.Lifecycle, s ports.Store, alarms *app.Alarms, tokens *app.Tokens, cfg *serveConfig, log *zap.Logger) {
-	handler := httpapi.New(alarms, tokens, s, httpapi.Options{Logger: log.Named("http")})
+func runHTTP(lc fx.Lifecycle, s ports.Store, alarms *app.Alarms, tokens *app.Tokens, adm *app.Admin, m *metrics.Metrics, cfg *serveConfig, log *zap.Logger) {
+	handler := httpapi.New(alarms, tokens, s, httpapi.Options{
+		Logger: log.Named("http"), Admin: adm, ShowPayloads: cfg.ShowPayloads,
+		Metrics: m, MetricsHandler: m.Handler(),
+	})
+	if cfg.ShowPayloads {
+		log.Warn("--admin-show-payloads: admin views show alarm payloads and wake messages in full")
+	}
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,

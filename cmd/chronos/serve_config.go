@@ -32,6 +32,8 @@ type serveConfig struct {
 	DrainTimeout    time.Duration
 	Retention       time.Duration
 	EventsPerAlarm  int
+	MetricsListen   string
+	ShowPayloads    bool
 	LogFormat       string
 	LogLevel        string
 }
@@ -55,6 +57,8 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.DrainTimeout, "drain-timeout", d.DrainTimeout, "on shutdown, how long in-flight wakes may finish")
 	fs.DurationVar(&c.Retention, "retention", 720*time.Hour, "delete fired, cancelled and failed alarms, and events, older than this (0 keeps everything; at least 1m)")
 	fs.IntVar(&c.EventsPerAlarm, "events-per-alarm", 1000, "keep at most this many events per alarm, newest first (0: no cap)")
+	fs.StringVar(&c.MetricsListen, "metrics-listen", "", "also serve /metrics (no token) on this address, e.g. 127.0.0.1:9090; it is always on --listen too")
+	fs.BoolVar(&c.ShowPayloads, "admin-show-payloads", false, "show payloads and wake messages in admin views (default: redacted to size and SHA-256)")
 	fs.StringVar(&c.LogFormat, "log-format", "console", "log format: console or json")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 }

@@ -21,11 +21,12 @@ func tokenCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	store := fs.String("store", defaultStore, "store URL")
 	noMigrate := fs.Bool("no-migrate", false, "do not migrate the store's schema first")
 	var owner, id *string
-	var admin *bool
+	admin := adminFlag("")
 	switch sub {
 	case "create":
 		owner = fs.String("owner", "", "the owner every alarm made with this token belongs to (required)")
-		admin = fs.Bool("admin", false, "also allow the admin endpoints")
+		fs.Var(&admin, "admin", "also allow the admin API: --admin (every admin route) or --admin read (the read-only ones)")
+		rest = joinAdminValue(rest)
 	case "list":
 	case "revoke":
 		id = fs.String("id", "", "the token id to revoke (from token list)")
@@ -49,11 +50,11 @@ func tokenCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return errors.New("token create: --owner is required")
 		}
 		return withTokens(func(t *app.Tokens) error {
-			plain, tok, err := t.Create(ctx, *owner, *admin)
+			plain, tok, err := t.Create(ctx, *owner, admin.scope())
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "created token %s for owner %q (admin: %t); it is shown once, store it now:\n%s\n", tok.ID, tok.Owner, tok.Admin, plain)
+			fmt.Fprintf(stdout, "created token %s for owner %q (scope: %s); it is shown once, store it now:\n%s\n", tok.ID, tok.Owner, tok.Scope, plain)
 			return nil
 		})
 	case "list":
@@ -63,13 +64,13 @@ func tokenCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 				return err
 			}
 			w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "ID\tOWNER\tADMIN\tCREATED\tREVOKED")
+			fmt.Fprintln(w, "ID\tOWNER\tSCOPE\tCREATED\tREVOKED")
 			for _, k := range toks {
 				revoked := "-"
 				if k.Revoked() {
 					revoked = k.RevokedAt.Format(time.RFC3339)
 				}
-				fmt.Fprintf(w, "%s\t%s\t%t\t%s\t%s\n", k.ID, k.Owner, k.Admin, k.CreatedAt.Format(time.RFC3339), revoked)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", k.ID, k.Owner, k.Scope, k.CreatedAt.Format(time.RFC3339), revoked)
 			}
 			return w.Flush()
 		})
