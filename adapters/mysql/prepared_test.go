@@ -113,7 +113,7 @@ func TestPreparedStatementProtocol(t *testing.T) {
 	if err := s.RegisterWorker(ctx, domain.Worker{ID: "w", Host: "h", PID: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Heartbeat(ctx, "w"); err != nil {
+	if err := s.Heartbeat(ctx, "w", domain.WorkerStats{Delivered: 1}); err != nil {
 		t.Fatal(err)
 	}
 }
