@@ -13,11 +13,11 @@ import (
 const tokenColumns = `id, owner, scope, hash, created_at, revoked_at`
 
 // CreateToken stores t. ErrConflict when the id or the hash exists. The legacy admin
-// column is written as scope <> 'owner', for binaries that predate scopes (migration
-// 00003).
+// column is written as scope <> 'owner' (either admin scope), for binaries that predate
+// scopes (migration 00003); a scope that is none of the three writes false.
 func (s *Store) CreateToken(ctx context.Context, t domain.Token) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO tokens (`+tokenColumns+`, admin) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		t.ID, t.Owner, string(t.Scope), t.Hash, timeArg(t.CreatedAt), timeArg(t.RevokedAt), t.Scope != domain.ScopeOwner)
+		t.ID, t.Owner, string(t.Scope), t.Hash, timeArg(t.CreatedAt), timeArg(t.RevokedAt), t.CanReadAdmin())
 	return mapError(ctx, err)
 }
 
