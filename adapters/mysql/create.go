@@ -91,10 +91,15 @@ func createdEvent(a domain.Alarm) domain.Event {
 
 // Get returns the owner's alarm.
 func (s *Store) Get(ctx context.Context, owner, id string) (domain.Alarm, error) {
-	a, err := scanAlarm(s.db.QueryRowContext(ctx,
-		`SELECT `+alarmColumns+` FROM alarms WHERE id = ? AND owner = ?`, id, owner))
+	return s.get(ctx, ownedBy(owner, id))
+}
+
+// get reads the alarm r names.
+func (s *Store) get(ctx context.Context, r alarmRef) (domain.Alarm, error) {
+	where, args := r.where("")
+	a, err := scanAlarm(s.db.QueryRowContext(ctx, `SELECT `+alarmColumns+` FROM alarms WHERE `+where, args...))
 	if errors.Is(err, sql.ErrNoRows) {
-		return domain.Alarm{}, notFound("alarm", id)
+		return domain.Alarm{}, notFound("alarm", r.id)
 	}
 	return a, mapError(ctx, err)
 }

@@ -36,19 +36,27 @@ func insertEvents(ctx context.Context, tx batchTx, evs []domain.Event) error {
 }
 
 // eventsSQL reads the alarm and its events in one statement: no row means the alarm is
-// unknown or not the owner's; one row with a NULL event id means it has no events left.
-const eventsSQL = `SELECT e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
+// unknown (or not the owner's); one row with a NULL event id means it has no events left.
+func eventsSQL(where string) string {
+	return `SELECT e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
 	FROM alarms a LEFT JOIN alarm_events e ON e.alarm_id = a.id
-	WHERE a.id = ? AND a.owner = ?
+	WHERE ` + where + `
 	ORDER BY e.id
 	LIMIT ?`
+}
 
 // Events returns the owner's alarm's history, oldest first.
 func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error) {
+	return s.events(ctx, ownedBy(owner, id), limit)
+}
+
+// events is Events of the alarm r names.
+func (s *Store) events(ctx context.Context, r alarmRef, limit int) ([]domain.Event, error) {
 	if limit <= 0 || limit > ports.MaxEventsLimit {
 		limit = ports.MaxEventsLimit
 	}
-	rows, err := s.db.QueryContext(ctx, eventsSQL, id, owner, limit)
+	where, args := r.where("a.")
+	rows, err := s.db.QueryContext(ctx, eventsSQL(where), append(args, limit)...)
 	if err != nil {
 		return nil, mapError(ctx, err)
 	}
@@ -71,7 +79,7 @@ func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]doma
 		}
 		out = append(out, domain.Event{
 			ID:           evID.Int64,
-			AlarmID:      id,
+			AlarmID:      r.id,
 			Type:         domain.EventType(typ.String),
 			At:           at.Time,
 			Attempt:      int(attempt.Int64),
@@ -84,7 +92,7 @@ func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]doma
 		return nil, mapError(ctx, err)
 	}
 	if !found {
-		return nil, notFound("alarm", id)
+		return nil, notFound("alarm", r.id)
 	}
 	return out, nil
 }

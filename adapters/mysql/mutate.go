@@ -15,12 +15,17 @@ import (
 // unfenced with its events, commit. A deadlock victim runs again from the start,
 // calling fn again, which the port allows because fn is pure.
 func (s *Store) Mutate(ctx context.Context, owner, id string, fn ports.MutateFunc) (domain.Alarm, error) {
+	return s.mutate(ctx, ownedBy(owner, id), fn)
+}
+
+// mutate is Mutate of the alarm r names.
+func (s *Store) mutate(ctx context.Context, r alarmRef, fn ports.MutateFunc) (domain.Alarm, error) {
+	where, args := r.where("")
 	var out domain.Alarm
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		a, err := scanAlarm(tx.QueryRowContext(ctx,
-			`SELECT `+alarmColumns+` FROM alarms WHERE id = ? AND owner = ? FOR UPDATE`, id, owner))
+		a, err := scanAlarm(tx.QueryRowContext(ctx, `SELECT `+alarmColumns+` FROM alarms WHERE `+where+` FOR UPDATE`, args...))
 		if errors.Is(err, sql.ErrNoRows) {
-			return notFound("alarm", id)
+			return notFound("alarm", r.id)
 		}
 		if err != nil {
 			return err

@@ -13,7 +13,8 @@ import (
 // (server-side prepared statements) instead of as literals. The contract suite runs on
 // the default (interpolated); this walks every statement shape once the other way, so a
 // store URL that turns interpolation off works too: the derived table of Apply's
-// UPDATE-JOIN, COALESCE(?, UTC_TIMESTAMP(6)), binary payloads, NULL times.
+// UPDATE-JOIN, COALESCE(?, UTC_TIMESTAMP(6)), binary payloads, NULL times, the admin
+// list's binary LIKE pattern.
 func TestPreparedStatementProtocol(t *testing.T) {
 	parsed, err := url.Parse(newDatabase(t))
 	if err != nil {
@@ -101,19 +102,52 @@ func TestPreparedStatementProtocol(t *testing.T) {
 		t.Fatalf("List = %d alarms, cursor %q, %v", len(page), cursor, err)
 	}
 
-	if err := s.CreateToken(ctx, domain.Token{ID: "t1", Owner: "o", Hash: "h1", CreatedAt: testNow}); err != nil {
+	// The admin side: a label prefix with an escaped wildcard, failed_since, the counts,
+	// a delete, named state.
+	mustExec(t, s.db, "UPDATE alarms SET label = '50%_off' WHERE id = ?", keyed.ID)
+	mustExec(t, s.db, "UPDATE alarms SET label = '50xoff' WHERE id <> ?", keyed.ID)
+	page, _, err = s.AdminList(ctx, ports.AdminFilter{LabelPrefix: "50%", Kind: domain.KindOnce, Limit: 5})
+	if err != nil || len(page) != 1 || page[0].ID != keyed.ID {
+		t.Fatalf("AdminList(label prefix) = %d alarms, %v; want the one labelled 50%%_off", len(page), err)
+	}
+	if page, _, err = s.AdminList(ctx, ports.AdminFilter{FailedSince: testNow, Cursor: cursor}); err != nil {
+		t.Fatalf("AdminList(failed since) = %v", err)
+	}
+	if got, err := s.AdminGet(ctx, keyed.ID); err != nil || got.ID != keyed.ID {
+		t.Fatalf("AdminGet = %v", err)
+	}
+	if evs, err := s.AdminEvents(ctx, stale.AlarmID, 1); err != nil || len(evs) != 1 {
+		t.Fatalf("AdminEvents = %d, %v", len(evs), err)
+	}
+	if c, err := s.CountAlarms(ctx, time.Minute); err != nil || c.ByStatus[domain.StatusCancelled] != 1 {
+		t.Fatalf("CountAlarms = %+v, %v", c, err)
+	}
+	if d, err := s.DeleteAlarms(ctx, []string{stale.AlarmID, "unknown"}); err != nil || d.Alarms != 1 || d.Events != 2 {
+		t.Fatalf("DeleteAlarms = %+v, %v; want 1 alarm, 2 events", d, err)
+	}
+	if err := s.PutState(ctx, "dispatch", `{"paused":true}`); err != nil {
+		t.Fatal(err)
+	}
+	if st, ok, err := s.GetState(ctx, "dispatch"); err != nil || !ok || st.Value != `{"paused":true}` {
+		t.Fatalf("GetState = %+v, %t, %v", st, ok, err)
+	}
+
+	if err := s.CreateToken(ctx, domain.Token{ID: "t1", Owner: "o", Scope: domain.ScopeAdminRead, Hash: "h1", CreatedAt: testNow}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.RevokeToken(ctx, "t1"); err != nil {
 		t.Fatal(err)
 	}
-	if tok, err := s.TokenByHash(ctx, "h1"); err != nil || !tok.RevokedAt.Equal(micro(testNow)) {
+	if tok, err := s.TokenByHash(ctx, "h1"); err != nil || !tok.RevokedAt.Equal(micro(testNow)) || tok.Scope != domain.ScopeAdminRead {
 		t.Fatalf("revoked token = %+v, %v", tok, err)
 	}
-	if err := s.RegisterWorker(ctx, domain.Worker{ID: "w", Host: "h", PID: 1}); err != nil {
+	if err := s.RegisterWorker(ctx, domain.Worker{ID: "w", Host: "h", PID: 1, Version: "v1"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Heartbeat(ctx, "w"); err != nil {
+	if err := s.Heartbeat(ctx, "w", domain.WorkerStats{Delivered: 1}); err != nil {
 		t.Fatal(err)
+	}
+	if ws, err := s.ListWorkers(ctx); err != nil || len(ws) != 1 || ws[0].Version != "v1" || ws[0].Stats.Delivered != 1 {
+		t.Fatalf("ListWorkers = %+v, %v", ws, err)
 	}
 }

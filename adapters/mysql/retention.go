@@ -32,35 +32,50 @@ func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) 
 		if err != nil {
 			return err
 		}
-		var ids []any
-		for rows.Next() {
-			var id []byte
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
-			}
-			ids = append(ids, id)
-		}
-		if err := rows.Err(); err != nil || len(ids) == 0 {
+		ids, err := scanIDs(rows)
+		if err != nil || len(ids) == 0 {
 			return err
 		}
-		in := `(` + placeholders(len(ids)) + `)`
-		if _, err := tx.ExecContext(ctx, `DELETE FROM alarms WHERE id IN `+in, ids...); err != nil {
-			return err
-		}
-		// Their events, in a later statement (no foreign key; the migration explains).
-		res, err := tx.ExecContext(ctx, `DELETE FROM alarm_events WHERE alarm_id IN `+in, ids...)
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
-		d = ports.Deleted{Alarms: len(ids), Events: int(n)}
+		d, err = deleteWithEvents(ctx, tx, ids)
 		return err
 	})
 	if err != nil {
 		return ports.Deleted{}, mapError(ctx, err)
 	}
 	return d, nil
+}
+
+// scanIDs reads a result of alarm ids, as arguments for the statements that follow.
+func scanIDs(rows *sql.Rows) ([]any, error) {
+	defer rows.Close()
+	var ids []any
+	for rows.Next() {
+		var id []byte
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// deleteWithEvents deletes the alarms ids, which tx holds locked, and then, in a later
+// statement, their events (no foreign key; migration 00001 explains the order). Retention
+// and the admin delete share it.
+func deleteWithEvents(ctx context.Context, tx *sql.Tx, ids []any) (ports.Deleted, error) {
+	in := `(` + placeholders(len(ids)) + `)`
+	if _, err := tx.ExecContext(ctx, `DELETE FROM alarms WHERE id IN `+in, ids...); err != nil {
+		return ports.Deleted{}, err
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM alarm_events WHERE alarm_id IN `+in, ids...)
+	if err != nil {
+		return ports.Deleted{}, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return ports.Deleted{}, err
+	}
+	return ports.Deleted{Alarms: len(ids), Events: int(n)}, nil
 }
 
 // trimBoundsSQL reads, for the $2 alarms after the cursor, the id of each one's

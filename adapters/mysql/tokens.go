@@ -10,12 +10,14 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-const tokenColumns = `id, owner, admin, hash, created_at, revoked_at`
+const tokenColumns = `id, owner, scope, hash, created_at, revoked_at`
 
-// CreateToken stores t. ErrConflict when the id or the hash exists.
+// CreateToken stores t. ErrConflict when the id or the hash exists. The legacy admin
+// column is written as scope <> 'owner' (either admin scope), for binaries that predate
+// scopes (migration 00003); a scope that is none of the three writes false.
 func (s *Store) CreateToken(ctx context.Context, t domain.Token) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO tokens (`+tokenColumns+`) VALUES (?, ?, ?, ?, ?, ?)`,
-		t.ID, t.Owner, t.Admin, t.Hash, timeArg(t.CreatedAt), timeArg(t.RevokedAt))
+	_, err := s.db.ExecContext(ctx, `INSERT INTO tokens (`+tokenColumns+`, admin) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.Owner, string(t.Scope), t.Hash, timeArg(t.CreatedAt), timeArg(t.RevokedAt), t.CanReadAdmin())
 	return mapError(ctx, err)
 }
 
@@ -69,11 +71,12 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 func scanToken(r scanner) (domain.Token, error) {
 	var (
 		t       domain.Token
+		scope   string
 		revoked sql.NullTime
 	)
-	if err := r.Scan(&t.ID, &t.Owner, &t.Admin, &t.Hash, &t.CreatedAt, &revoked); err != nil {
+	if err := r.Scan(&t.ID, &t.Owner, &scope, &t.Hash, &t.CreatedAt, &revoked); err != nil {
 		return domain.Token{}, err
 	}
-	t.RevokedAt = revoked.Time
+	t.Scope, t.RevokedAt = domain.Scope(scope), revoked.Time
 	return t, nil
 }

@@ -2,6 +2,8 @@ package mysql
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 
 	"github.com/chronoshq/chronos/domain"
 )
@@ -12,17 +14,25 @@ import (
 // the VALUES() form that would be needed is deprecated on MySQL while its replacement
 // (row aliases) does not exist on MariaDB.
 func (s *Store) RegisterWorker(ctx context.Context, w domain.Worker) error {
+	stats, err := statsArg(w.Stats)
+	if err != nil {
+		return err
+	}
 	now := s.injectedNow()
-	_, err := s.db.ExecContext(ctx, `REPLACE INTO workers (id, host, pid, started_at, heartbeat_at)
-		VALUES (?, ?, ?, COALESCE(?, UTC_TIMESTAMP(6)), COALESCE(?, UTC_TIMESTAMP(6)))`,
-		w.ID, w.Host, w.PID, now, now)
+	_, err = s.db.ExecContext(ctx, `REPLACE INTO workers (id, host, pid, version, stats, started_at, heartbeat_at)
+		VALUES (?, ?, ?, ?, ?, COALESCE(?, UTC_TIMESTAMP(6)), COALESCE(?, UTC_TIMESTAMP(6)))`,
+		w.ID, w.Host, w.PID, w.Version, stats, now, now)
 	return mapError(ctx, err)
 }
 
-// Heartbeat sets heartbeat_at to the store's now.
-func (s *Store) Heartbeat(ctx context.Context, workerID string) error {
+// Heartbeat sets heartbeat_at to the store's now and replaces the stats.
+func (s *Store) Heartbeat(ctx context.Context, workerID string, stats domain.WorkerStats) error {
+	js, err := statsArg(stats)
+	if err != nil {
+		return err
+	}
 	res, err := s.db.ExecContext(ctx,
-		`UPDATE workers SET heartbeat_at = COALESCE(?, UTC_TIMESTAMP(6)) WHERE id = ?`, s.injectedNow(), workerID)
+		`UPDATE workers SET heartbeat_at = COALESCE(?, UTC_TIMESTAMP(6)), stats = ? WHERE id = ?`, s.injectedNow(), js, workerID)
 	if err != nil {
 		return mapError(ctx, err)
 	}
@@ -42,9 +52,10 @@ func (s *Store) DeregisterWorker(ctx context.Context, workerID string) error {
 	return mapError(ctx, err)
 }
 
-// ListWorkers returns registered workers, oldest first.
+// ListWorkers returns registered workers with their stats, oldest first.
 func (s *Store) ListWorkers(ctx context.Context) ([]domain.Worker, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, host, pid, started_at, heartbeat_at FROM workers ORDER BY started_at, id`)
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT id, host, pid, version, stats, started_at, heartbeat_at FROM workers ORDER BY started_at, id`)
 	if err != nil {
 		return nil, mapError(ctx, err)
 	}
@@ -52,10 +63,36 @@ func (s *Store) ListWorkers(ctx context.Context) ([]domain.Worker, error) {
 	out := []domain.Worker{}
 	for rows.Next() {
 		var w domain.Worker
-		if err := rows.Scan(&w.ID, &w.Host, &w.PID, &w.StartedAt, &w.HeartbeatAt); err != nil {
+		var stats []byte
+		if err := rows.Scan(&w.ID, &w.Host, &w.PID, &w.Version, &stats, &w.StartedAt, &w.HeartbeatAt); err != nil {
 			return nil, mapError(ctx, err)
+		}
+		if w.Stats, err = scanStats(stats); err != nil {
+			return nil, mapError(ctx, fmt.Errorf("worker %q: %w", w.ID, err))
 		}
 		out = append(out, w)
 	}
 	return out, mapError(ctx, rows.Err())
+}
+
+// statsArg is the stats column: the JSON of stats.
+func statsArg(stats domain.WorkerStats) (string, error) {
+	b, err := json.Marshal(stats)
+	if err != nil {
+		return "", fmt.Errorf("mysql: worker stats: %w", err)
+	}
+	return string(b), nil
+}
+
+// scanStats reads the stats column: '{}' (a row registered before the column existed)
+// and an empty column read as zero stats.
+func scanStats(b []byte) (domain.WorkerStats, error) {
+	var stats domain.WorkerStats
+	if len(b) == 0 {
+		return stats, nil
+	}
+	if err := json.Unmarshal(b, &stats); err != nil {
+		return domain.WorkerStats{}, fmt.Errorf("stats column: %w", err)
+	}
+	return stats, nil
 }

@@ -1,0 +1,90 @@
+package mysql
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Every page of AdminList is a walk of the index it is pinned to, in id order, never a
+// sort: across owners the primary key backwards, with an owner the owner's index as
+// List walks it. Checked before the table has statistics and after, on a table where a
+// free optimizer takes a rare status through alarms_due and sorts it (MariaDB 10.11
+// did, for a status or failed_since across owners, with and without statistics). The
+// counts read alarms_due, the status counts without a temporary table.
+func TestAdminPlansWalkTheirIndex(t *testing.T) {
+	s, _ := openTestStore(t, Options{Clock: fixedClock(testNow)})
+	ctx := t.Context()
+	var as []domain.Alarm
+	for i := range 1000 {
+		a := newDueAlarm(t, []string{"alice", "bob", "carol"}[i%3], `1`)
+		a.Label = "billing:" + a.ID
+		as = append(as, a)
+	}
+	if err := s.CreateMany(ctx, as); err != nil {
+		t.Fatal(err)
+	}
+	// A rare status: ten failed alarms.
+	mustExec(t, s.db, "UPDATE alarms SET status = 'failed' WHERE id IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		as[1].ID, as[50].ID, as[100].ID, as[200].ID, as[300].ID, as[400].ID, as[500].ID, as[600].ID, as[700].ID, as[800].ID)
+	since := testNow.Add(-time.Hour)
+	cursor := as[500].ID
+
+	for _, stats := range []string{"no statistics", "analyzed"} {
+		if stats == "analyzed" {
+			mustExec(t, s.db, "ANALYZE TABLE alarms")
+		}
+		for _, c := range []struct {
+			name string
+			f    ports.AdminFilter
+			key  string
+		}{
+			{"everything", ports.AdminFilter{}, "PRIMARY"},
+			{"status", ports.AdminFilter{Status: domain.StatusFailed}, "PRIMARY"},
+			{"kind", ports.AdminFilter{Kind: domain.KindCron}, "PRIMARY"},
+			{"label prefix", ports.AdminFilter{LabelPrefix: "billing:"}, "PRIMARY"},
+			{"failed since", ports.AdminFilter{FailedSince: since}, "PRIMARY"},
+			{"status, kind, label, failed since", ports.AdminFilter{Status: domain.StatusFailed, Kind: domain.KindOnce, LabelPrefix: "b", FailedSince: since}, "PRIMARY"},
+			{"owner", ports.AdminFilter{Owner: "alice"}, "alarms_owner_list"},
+			{"owner and kind", ports.AdminFilter{Owner: "alice", Kind: domain.KindOnce}, "alarms_owner_list"},
+			{"owner and status", ports.AdminFilter{Owner: "alice", Status: domain.StatusFailed}, "alarms_owner_status_list"},
+			{"owner, failed since", ports.AdminFilter{Owner: "bob", FailedSince: since}, "alarms_owner_status_list"},
+		} {
+			for _, after := range []string{"", cursor} {
+				q, args := adminListQuery(c.f).pageSQL(after, 100)
+				plan := explainRows(t, s.db, q, args...)
+				if len(plan) != 1 || plan[0]["key"] != c.key || strings.Contains(plan[0]["Extra"], "filesort") {
+					t.Errorf("%s, %s, cursor %t: plan %v; want one walk of %s, no sort", stats, c.name, after != "", plan, c.key)
+				}
+			}
+		}
+		for name, q := range map[string]string{"by status": countByStatusSQL, "due": countDueSQL} {
+			var args []any
+			if name == "due" {
+				args = []any{micro(testNow), micro(testNow.Add(-time.Minute))}
+			}
+			plan := explainRows(t, s.db, q, args...)
+			if len(plan) != 1 || plan[0]["key"] != "alarms_due" ||
+				strings.Contains(plan[0]["Extra"], "temporary") || strings.Contains(plan[0]["Extra"], "filesort") {
+				t.Errorf("%s, count %s: plan %v; want one walk of alarms_due, no temporary table or sort", stats, name, plan)
+			}
+		}
+	}
+
+	// And the pages are what they should be.
+	got, _, err := s.AdminList(ctx, ports.AdminFilter{Status: domain.StatusFailed, Limit: 3})
+	if err != nil || len(got) != 3 || got[0].ID != as[800].ID || got[2].ID != as[600].ID {
+		t.Errorf("the newest failed alarms = %v, %v; want the 3 newest of the ten", alarmIDsOf(got), err)
+	}
+}
+
+func alarmIDsOf(as []domain.Alarm) []string {
+	var ids []string
+	for _, a := range as {
+		ids = append(ids, a.ID)
+	}
+	return ids
+}

@@ -1,0 +1,61 @@
+package mysql
+
+import (
+	"net/url"
+	"slices"
+	"testing"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// AdminList's label prefix compares bytes whatever collation the label column and the
+// connection were given: on case- and accent-insensitive ones (a table converted by
+// hand, a URL's collation=utf8mb4_general_ci), "Ca" still does not match "case" nor "É"
+// "é". The store's LIKE escape character and trailing spaces are plain characters too.
+func TestAdminLabelPrefixComparesBytes(t *testing.T) {
+	u, err := url.Parse(newDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("collation", "utf8mb4_general_ci")
+	u.RawQuery = q.Encode()
+	s, err := Open(t.Context(), u.String(), Options{Migrate: true, Clock: fixedClock(testNow)})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close()
+	mustExec(t, s.db, "ALTER TABLE alarms MODIFY label VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci NOT NULL")
+
+	byLabel := map[string]string{}
+	var as []domain.Alarm
+	for _, l := range []string{"Case", "case", "a!b", "a!!b", "ab", "a", "a b", "É", "é", "E"} {
+		a := newDueAlarm(t, "alice", `1`)
+		a.Label = l
+		as = append(as, a)
+		byLabel[l] = a.ID
+	}
+	if err := s.CreateMany(t.Context(), as); err != nil {
+		t.Fatal(err)
+	}
+	for prefix, labels := range map[string][]string{
+		"Ca":  {"Case"},
+		"É":   {"É"},
+		"a!":  {"a!b", "a!!b"},
+		"a!!": {"a!!b"},
+		"a ":  {"a b"},
+		"a":   {"a!b", "a!!b", "ab", "a", "a b"},
+	} {
+		var want []string
+		for _, l := range labels {
+			want = append(want, byLabel[l])
+		}
+		slices.Sort(want)
+		slices.Reverse(want)
+		got, _, err := s.AdminList(t.Context(), ports.AdminFilter{LabelPrefix: prefix})
+		if ids := alarmIDsOf(got); err != nil || !slices.Equal(ids, want) {
+			t.Errorf("label prefix %q = %v, %v; want %v (labels %q)", prefix, ids, err, want, labels)
+		}
+	}
+}

@@ -1,0 +1,78 @@
+package mysql
+
+import (
+	"testing"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+// Migration 00003 upgrades a database in use: a token that was admin reads as scope
+// admin and the others as owner, a registered worker reads with no version and zero
+// stats, and new tokens keep the legacy admin column sane for older binaries. Rolled
+// back and applied again, a read-only admin token does not come back as admin.
+func TestMigrationToScopes(t *testing.T) {
+	ctx := t.Context()
+	u := newDatabase(t)
+	db, _, err := connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p, err := newProvider(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 2); err != nil {
+		t.Fatalf("migrate to 2: %v", err)
+	}
+	at := micro(testNow)
+	mustExec(t, db, `INSERT INTO tokens (id, owner, admin, hash, created_at) VALUES
+		('t-admin', 'ops', TRUE, 'h-admin', ?), ('t-user', 'alice', FALSE, 'h-user', ?)`, at, at)
+	mustExec(t, db, `INSERT INTO workers (id, host, pid, started_at, heartbeat_at) VALUES ('w', 'h', 7, ?, ?)`, at, at)
+	if err := Migrate(ctx, u); err != nil {
+		t.Fatalf("Migrate: %v", err)
+	}
+
+	s, err := Open(ctx, u, Options{Clock: fixedClock(testNow)})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close()
+	wantScope := func(what, hash string, want domain.Scope) {
+		t.Helper()
+		if tok, err := s.TokenByHash(ctx, hash); err != nil || tok.Scope != want {
+			t.Errorf("%s: token %s = scope %q, %v; want %q", what, hash, tok.Scope, err, want)
+		}
+	}
+	wantScope("upgraded", "h-admin", domain.ScopeAdmin)
+	wantScope("upgraded", "h-user", domain.ScopeOwner)
+	ws, err := s.ListWorkers(ctx)
+	if err != nil || len(ws) != 1 || ws[0].PID != 7 || ws[0].Version != "" || ws[0].Stats != (domain.WorkerStats{}) {
+		t.Errorf("upgraded workers = %+v, %v; want w with no version and zero stats", ws, err)
+	}
+
+	for _, tok := range []domain.Token{
+		{ID: "t-reader", Owner: "ops", Scope: domain.ScopeAdminRead, Hash: "h-reader", CreatedAt: testNow},
+		{ID: "t-owner", Owner: "bob", Scope: domain.ScopeOwner, Hash: "h-owner", CreatedAt: testNow},
+	} {
+		if err := s.CreateToken(ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id, want := range map[string]bool{"t-admin": true, "t-user": false, "t-reader": true, "t-owner": false} {
+		var admin bool
+		if err := db.QueryRowContext(ctx, `SELECT admin FROM tokens WHERE id = ?`, id).Scan(&admin); err != nil || admin != want {
+			t.Errorf("token %s: legacy admin = %t, %v; want %t (scope <> 'owner')", id, admin, err, want)
+		}
+	}
+
+	if _, err := p.DownTo(ctx, 2); err != nil {
+		t.Fatalf("roll back to 2: %v", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatalf("migrate again: %v", err)
+	}
+	wantScope("down and up", "h-admin", domain.ScopeAdmin)
+	wantScope("down and up", "h-reader", domain.ScopeOwner)
+	wantScope("down and up", "h-owner", domain.ScopeOwner)
+}
