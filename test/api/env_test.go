@@ -30,9 +30,19 @@ type env struct {
 	tokens *app.Tokens
 	alice  string // alice's plain bearer token
 	bob    string // bob's
+	ops    string // an admin token (owner "ops")
+	opsID  string // its id, which admin changes record
+	reader string // an admin:read token
 }
 
-func newEnv(t *testing.T) *env {
+// envOptions varies the server a test gets.
+type envOptions struct {
+	showPayloads bool // --admin-show-payloads
+}
+
+func newEnv(t *testing.T) *env { return newEnvWith(t, envOptions{}) }
+
+func newEnvWith(t *testing.T, opts envOptions) *env {
 	t.Helper()
 	ctx := t.Context()
 	store, err := sqlite.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "chronos.db"), sqlite.Options{Migrate: true})
@@ -48,14 +58,31 @@ func newEnv(t *testing.T) *env {
 		Defaults: domain.Defaults{MaxFailures: defaultMaxFailures},
 	}, nil)
 	tokens := app.NewTokens(store, clock)
-	srv := httptest.NewServer(httpapi.New(alarms, tokens, store, httpapi.Options{}))
+	gate := app.NewDispatchGate(store, time.Second, nil, nil)
+	retention, err := app.NewRetention(store, app.RetentionConfig{Retention: time.Hour, Holder: "api-test-node"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := app.NewAdmin(store, clock, gate, retention, app.AdminConfig{Lease: time.Minute, WorkerTimeout: 30 * time.Second}, nil)
+	srv := httptest.NewServer(httpapi.New(alarms, tokens, store, httpapi.Options{Admin: admin, ShowPayloads: opts.showPayloads}))
 	t.Cleanup(srv.Close)
 	client := *srv.Client()
 	client.Transport = validatingTransport{t: t, next: client.Transport}
 	e := &env{t: t, ctx: ctx, srv: srv, client: &client, store: store, tokens: tokens}
 	e.alice = e.newToken("alice")
 	e.bob = e.newToken("bob")
+	e.ops, e.opsID = e.newScopedToken("ops", domain.ScopeAdmin)
+	e.reader, _ = e.newScopedToken("ops", domain.ScopeAdminRead)
 	return e
+}
+
+func (e *env) newScopedToken(owner string, scope domain.Scope) (plain, id string) {
+	e.t.Helper()
+	plain, tok, err := e.tokens.Create(e.ctx, owner, scope)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return plain, tok.ID
 }
 
 func (e *env) newToken(owner string) string {

@@ -1,0 +1,40 @@
+package app
+
+import (
+	"testing"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+// The windows are the growth of the totals since the last beat at or before the
+// window's start; a node younger than a window counts everything since it started.
+func TestStatsWindows(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var w statsWindows
+	beat := func(at time.Duration, delivered, failed int64) domain.WorkerStats {
+		s := domain.WorkerStats{Delivered: delivered, Failed: failed}
+		w.fill(&s, t0.Add(at))
+		return s
+	}
+	if s := beat(0, 5, 1); s.Delivered1m != 5 || s.Failed1m != 1 || s.Delivered1h != 5 {
+		t.Errorf("first beat: %+v, want everything since start", s)
+	}
+	beat(30*time.Second, 10, 1)
+	if s := beat(60*time.Second, 25, 3); s.Delivered1m != 20 || s.Failed1m != 2 || s.Delivered1h != 25 {
+		t.Errorf("a minute in: %+v, want 20 delivered and 2 failed since the beat a minute ago, 25 in the hour", s)
+	}
+	if s := beat(90*time.Second, 25, 3); s.Delivered1m != 15 || s.Failed1m != 2 {
+		t.Errorf("90 s in, nothing new: %+v, want the growth since the 30 s beat", s)
+	}
+	for i := 2; i <= 70; i++ { // a beat a minute, 10 wakes each, for 70 minutes
+		beat(time.Duration(i)*time.Minute, 25+int64(i-1)*10, 3)
+	}
+	s := beat(71*time.Minute, 25+70*10, 3)
+	if s.Delivered1m != 10 || s.Delivered1h != 600 || s.Failed1h != 0 {
+		t.Errorf("after 71 minutes: %+v, want 10 in the last minute and 600 in the last hour", s)
+	}
+	if len(w.samples) > 62 {
+		t.Errorf("the windows keep %d samples; they must forget what is older than an hour", len(w.samples))
+	}
+}
