@@ -9,32 +9,35 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// AdminList's statements, one per combination of owner, status and cursor (eight), for
-// the reason List has four: a generic plan can bound its index walk only by conditions
-// that are always there. Which index a page walks, and from where, is decided by those
-// three:
+// AdminList's statements, one per combination of owner, status and cursor, for the
+// reason List has four: a generic plan can bound its index walk only by conditions that
+// are always there. The walk, and what bounds it:
 //
-//   - No owner: alarms_pkey backwards from the cursor, stopping after the page. A status
-//     is a filter on the rows walked. A page then costs the alarms it skips over (the
-//     port allows it); no index is added for it (migration 00004 says why).
+//   - No owner: alarms_pkey backwards from the cursor, stopping after the page. A page
+//     then costs the alarms it skips over that do not match (the port allows it); no
+//     index is added for it (migration 00004 says why).
 //   - An owner and a status: one backward walk of alarms_owner_status_id_idx.
 //   - An owner alone: one such walk per status, merged, as List's unfiltered page.
 //
-// Kind, label prefix and failed-since are never part of an index walk, so they are
-// optional conditions ("$n IS NULL OR ..."), checked on each row walked; the walk
-// itself is bounded the same whether they are given or not. The label prefix is
-// compared with starts_with in the "C" collation: byte for byte, so LIKE's wildcards,
-// backslashes and case mean nothing special. TestPlansWithoutStatistics checks the
-// plans.
+// Every statement checks all the filters (status, kind, label prefix, failed since) on
+// the rows it walks, in the optional form "$n IS NULL OR ...", which is never an index
+// condition. That matters for the status without an owner: written "status = $n" it
+// let a generic plan made on an empty or never analyzed table scan the whole
+// (owner, status, id) index on its second column and sort every alarm of that status
+// (TestPlansWithoutStatistics). The label prefix is compared with starts_with in the
+// "C" collation: byte for byte, so LIKE's wildcards, backslashes and case mean nothing
+// special. Failed since carries its status, so it never matches another.
 //
-// Parameters: $1 the page size (plus one), $2 kind, $3 label prefix, $4 failed since
-// (each NULL when not filtering), then owner, status and cursor, those present, in
-// that order.
-const adminFiltersSQL = `($2::text IS NULL OR kind = $2)
-	AND ($3::text IS NULL OR starts_with(label COLLATE "C", $3))
-	AND ($4::timestamptz IS NULL OR (status = 'failed' AND updated_at >= $4))`
+// Parameters: $1 the page size (plus one), $2 status, $3 kind, $4 label prefix, $5
+// failed since (each NULL when not filtering), then the owner and the cursor, those
+// present, in that order.
+const adminFiltersSQL = `($2::text IS NULL OR status = $2)
+	AND ($3::text IS NULL OR kind = $3)
+	AND ($4::text IS NULL OR starts_with(label COLLATE "C", $4))
+	AND ($5::timestamptz IS NULL OR (status = 'failed' AND updated_at >= $5))`
 
-// adminListSQL[owner][status][cursor] is the statement of each shape.
+// adminListSQL[owner][status][cursor] is the statement of each shape. Without an owner
+// the status is only a filter, so both [0][status] are the same statements.
 var adminListSQL = func() (q [2][2][2]string) {
 	for _, owner := range []bool{false, true} {
 		for _, status := range []bool{false, true} {
@@ -47,28 +50,18 @@ var adminListSQL = func() (q [2][2][2]string) {
 }()
 
 func adminListStatement(owner, status, cursor bool) string {
-	n := 4
-	param := func() string { n++; return "$" + strconv.Itoa(n) }
-	var ownerP, statusP string
-	if owner {
-		ownerP = param()
-	}
-	if status {
-		statusP = param()
-	}
 	conds := []string{adminFiltersSQL}
+	if owner && status {
+		conds = append([]string{`owner = $6`, `status = $2`}, conds...)
+	}
 	if cursor {
-		conds = append(conds, `id < `+param())
+		conds = append(conds, `id < $`+strconv.Itoa(6+b2i(owner)))
 	}
-	switch {
-	case owner && !status:
-		return statusWalks(ownerP, "$1", ` AND `+strings.Join(conds, ` AND `))
-	case owner:
-		conds = append([]string{`owner = ` + ownerP, `status = ` + statusP}, conds...)
-	case status:
-		conds = append(conds, `status = `+statusP)
+	where := strings.Join(conds, ` AND `)
+	if owner && !status {
+		return statusWalks("$6", "$1", ` AND `+where)
 	}
-	return `SELECT ` + alarmColumns + ` FROM alarms WHERE ` + strings.Join(conds, ` AND `) + ` ORDER BY id DESC LIMIT $1`
+	return `SELECT ` + alarmColumns + ` FROM alarms WHERE ` + where + ` ORDER BY id DESC LIMIT $1`
 }
 
 // AdminList returns a page of every owner's alarms matching f, newest first,
@@ -99,12 +92,9 @@ func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Al
 	}
 
 	// One row more than the page says whether there is a next page.
-	args := []any{limit + 1, textArg(string(f.Kind)), textArg(f.LabelPrefix), timeArg(f.FailedSince)}
+	args := []any{limit + 1, textArg(string(status)), textArg(string(f.Kind)), textArg(f.LabelPrefix), timeArg(f.FailedSince)}
 	if f.Owner != "" {
 		args = append(args, f.Owner)
-	}
-	if status != "" {
-		args = append(args, string(status))
 	}
 	if after != "" {
 		args = append(args, after)
