@@ -9,8 +9,8 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// AdminList's statements, one per combination of owner, status and cursor, for the
-// reason List has four: a generic plan can bound its index walk only by conditions that
+// AdminList's statements, one per combination of owner, status and cursor (six: without
+// an owner the status is a filter like the others), for the reason List has four: a generic plan can bound its index walk only by conditions that
 // are always there. The walk, and what bounds it:
 //
 //   - No owner: alarms_pkey backwards from the cursor, stopping after the page. A page
