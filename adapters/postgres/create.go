@@ -83,8 +83,13 @@ const getSQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE id = $1`
 
 // Get returns the owner's alarm.
 func (s *Store) Get(ctx context.Context, owner, id string) (domain.Alarm, error) {
+	return s.get(ctx, ownedBy(owner), id)
+}
+
+// get returns the alarm with this id when sc sees it; ErrNotFound otherwise.
+func (s *Store) get(ctx context.Context, sc ownerScope, id string) (domain.Alarm, error) {
 	a, err := scanAlarm(s.pool.QueryRow(ctx, getSQL, id))
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && a.Owner != owner) {
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !sc.sees(a.Owner)) {
 		return domain.Alarm{}, notFound("alarm", id)
 	}
 	if err != nil {

@@ -10,7 +10,8 @@ import (
 
 // eventsSQL reads the alarm's owner and its history in one statement and one snapshot:
 // no row means the alarm is unknown; one row of NULLs means an alarm without (retained)
-// history. The alarm is found by id alone, and Events checks the owner (see getSQL).
+// history. The alarm is found by id alone, and the owner is checked on the row (see
+// getSQL).
 const eventsSQL = `
 SELECT a.owner, e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
 FROM alarms a
@@ -22,6 +23,11 @@ ORDER BY e.id`
 
 // Events returns the owner's alarm's history, oldest first.
 func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error) {
+	return s.events(ctx, ownedBy(owner), id, limit)
+}
+
+// events returns the history of the alarm with this id when sc sees it.
+func (s *Store) events(ctx context.Context, sc ownerScope, id string, limit int) ([]domain.Event, error) {
 	if limit <= 0 || limit > ports.MaxEventsLimit {
 		limit = ports.MaxEventsLimit
 	}
@@ -44,7 +50,7 @@ func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]doma
 		if err := rows.Scan(&alarmOwner, &eid, &typ, &at, &attempt, &scheduledFor, &worker, &message); err != nil {
 			return nil, mapError(err)
 		}
-		if alarmOwner != owner {
+		if !sc.sees(alarmOwner) {
 			return nil, notFound("alarm", id) // another owner's: as if unknown
 		}
 		if eid == nil {

@@ -33,16 +33,24 @@ var (
 // listAllStatuses is the unfiltered page: one bounded walk per status, merged. With
 // cursor, the cursor is $3.
 func listAllStatuses(cursor bool) string {
-	after := ""
+	cond := ""
 	if cursor {
-		after = ` AND id < $3`
+		cond = ` AND id < $3`
 	}
+	return statusWalks("$1", "$2", cond)
+}
+
+// statusWalks is a page of an owner's alarms of every status that meet cond (SQL
+// starting with " AND", or ""): one backward walk of alarms_owner_status_id_idx per
+// status, each stopping after limit rows that meet cond, merged newest first. List and
+// AdminList with an owner page this way.
+func statusWalks(owner, limit, cond string) string {
 	branches := make([]string, len(domain.Statuses))
 	for i, st := range domain.Statuses {
-		branches[i] = `(SELECT ` + alarmColumns + ` FROM alarms WHERE owner = $1 AND status = '` + string(st) + `'` +
-			after + ` ORDER BY id DESC LIMIT $2)`
+		branches[i] = `(SELECT ` + alarmColumns + ` FROM alarms WHERE owner = ` + owner + ` AND status = '` + string(st) + `'` +
+			cond + ` ORDER BY id DESC LIMIT ` + limit + `)`
 	}
-	return `SELECT ` + alarmColumns + ` FROM (` + strings.Join(branches, ` UNION ALL `) + `) page ORDER BY id DESC LIMIT $2`
+	return `SELECT ` + alarmColumns + ` FROM (` + strings.Join(branches, ` UNION ALL `) + `) page ORDER BY id DESC LIMIT ` + limit
 }
 
 // List returns a page of the owner's alarms, newest first, keyset-paginated on id.

@@ -11,7 +11,7 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// lockAlarmSQL locks the alarm by id alone (see getSQL); Mutate checks the owner.
+// lockAlarmSQL locks the alarm by id alone (see getSQL); the owner is checked on the row.
 const lockAlarmSQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE id = $1 FOR UPDATE`
 
 // mutateNowSQL is read after the row lock is granted: clock_timestamp(), not now(),
@@ -25,6 +25,11 @@ var errUnchanged = errors.New("unchanged")
 
 // Mutate runs an owner action on the owner's alarm under its row lock.
 func (s *Store) Mutate(ctx context.Context, owner, id string, fn ports.MutateFunc) (domain.Alarm, error) {
+	return s.mutate(ctx, ownedBy(owner), id, fn)
+}
+
+// mutate runs fn on the alarm with this id, when sc sees it, under its row lock.
+func (s *Store) mutate(ctx context.Context, sc ownerScope, id string, fn ports.MutateFunc) (domain.Alarm, error) {
 	var result domain.Alarm
 	err := withRetry(ctx, func() error {
 		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -35,7 +40,7 @@ func (s *Store) Mutate(ctx context.Context, owner, id string, fn ports.MutateFun
 			batch.Queue(mutateNowSQL, s.nowArg())
 			br := tx.SendBatch(ctx, batch)
 			a, err := scanAlarm(br.QueryRow())
-			if err == nil && a.Owner != owner {
+			if err == nil && !sc.sees(a.Owner) {
 				err = pgx.ErrNoRows // another owner's: as if unknown (the rollback unlocks it)
 			}
 			if err != nil {

@@ -41,6 +41,16 @@ func TestPlansWithoutStatistics(t *testing.T) {
 		{"retention: events of deleted alarms", eventsOfSQL, `'{000000000001}'`, []string{"alarm_events_pkey"}, false},
 		{"retention: events sweep", trimEventsSQL, `'', 500, '2031-01-01T00:00:00Z', 1000`, []string{"Index Only Scan using alarms_pkey", "alarm_events_pkey"}, false},
 		{"events", eventsSQL, `'000000000001', 1000`, []string{byID, "Index Scan using alarm_events_pkey"}, false},
+		// The admin API: every owner's alarms walk the primary key, an owner's the owner
+		// index as List does; kind, label prefix and failed-since only filter the walk.
+		{"admin list", adminListSQL[0][0][0], `11, NULL, NULL, NULL, NULL`, []string{"Index Scan Backward using alarms_pkey"}, true},
+		{"admin list, next page", adminListSQL[0][0][1], `11, NULL, NULL, NULL, NULL, '000000010000'`, []string{"Index Scan Backward using alarms_pkey"}, true},
+		{"admin list, every filter but the owner", adminListSQL[0][1][1], `11, 'failed', 'once', 'billing:', '` + at + `', '000000010000'`, []string{"Index Scan Backward using alarms_pkey"}, true},
+		{"admin list of an owner", adminListSQL[1][0][0], `11, NULL, NULL, NULL, NULL, 'owner1'`, []string{"Merge Append", "Index Scan Backward using alarms_owner_status_id_idx"}, true},
+		{"admin list of an owner, next page", adminListSQL[1][0][1], `11, NULL, 'cron', 'a', NULL, 'owner1', '000000010000'`, []string{"Merge Append", "Index Scan Backward using alarms_owner_status_id_idx"}, true},
+		{"admin list of an owner and a status", adminListSQL[1][1][1], `11, 'failed', 'once', 'a', '` + at + `', 'owner1', '000000010000'`, []string{"Index Scan Backward using alarms_owner_status_id_idx"}, true},
+		{"admin delete", deleteByIDSQL, `'{000000000001,000000000002}'`, []string{byID}, false},
+		{"admin counts", countAlarmsSQL, `NULL, 60000000`, []string{"Index Scan using alarms_due_idx"}, false},
 	}
 	states := []struct {
 		name string

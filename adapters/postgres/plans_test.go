@@ -172,3 +172,24 @@ func TestSessionsUseGenericPlans(t *testing.T) {
 		}
 	}
 }
+
+// The admin API's page of every owner's alarms walks alarms_pkey backwards and stops
+// after the page, in the generic plan, whatever the table holds: executed on 25,200
+// alarms it reads the page and the one row that says there is a next, from the top or
+// from a cursor. (TestPlansWithoutStatistics checks every shape's plan; this one runs.)
+func TestAdminListGenericPlanStopsAfterThePage(t *testing.T) {
+	s, _ := newTestStore(t, nil)
+	loadAlarms(t, s, 20000, 200, 5000)
+	for _, c := range []struct{ name, sql, args string }{
+		{"first page", adminListSQL[0][0][0], `101, NULL, NULL, NULL, NULL`},
+		{"from a cursor", adminListSQL[0][0][1], `101, NULL, NULL, NULL, NULL, '000000010000'`},
+	} {
+		plan := explainGenericWith(t, s, c.sql, "ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF", c.args)
+		if !strings.Contains(plan, "Index Scan Backward using alarms_pkey on alarms (actual rows=101 loops=1)") {
+			t.Errorf("%s: the page does not walk alarms_pkey for 101 rows and stop:\n%s", c.name, plan)
+		}
+		if sortNode.MatchString(plan) || strings.Contains(plan, "Seq Scan") {
+			t.Errorf("%s: the page reads more than it returns:\n%s", c.name, plan)
+		}
+	}
+}

@@ -40,11 +40,18 @@ func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) 
 	if p.Limit < 1 {
 		return ports.Deleted{}, errors.New("postgres: delete expired alarms: limit must be at least 1")
 	}
+	return s.deleteAlarms(ctx, expiredAlarmsSQL, p.Before, p.Limit)
+}
+
+// deleteAlarms runs deleteSQL, a DELETE of alarms returning the ids it deleted, and
+// then deletes those alarms' events, in one transaction. Retention and DeleteAlarms
+// both delete this way.
+func (s *Store) deleteAlarms(ctx context.Context, deleteSQL string, args ...any) (ports.Deleted, error) {
 	var d ports.Deleted
 	err := withRetry(ctx, func() error {
 		d = ports.Deleted{}
 		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			rows, err := tx.Query(ctx, expiredAlarmsSQL, p.Before, p.Limit)
+			rows, err := tx.Query(ctx, deleteSQL, args...)
 			if err != nil {
 				return err
 			}

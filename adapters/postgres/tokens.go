@@ -12,12 +12,17 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-const tokenColumns = `id, owner, admin, hash, created_at, revoked_at`
+const tokenColumns = `id, owner, scope, hash, created_at, revoked_at`
+
+// createTokenSQL also writes the admin flag that the scope replaced (migration 00004),
+// as scope <> 'owner', so the two columns never disagree.
+const createTokenSQL = `INSERT INTO api_tokens (` + tokenColumns + `, admin)
+	VALUES ($1, $2, $3, $4, $5, $6, $3 <> 'owner')`
 
 // CreateToken stores t. ErrConflict when the id or the hash exists.
 func (s *Store) CreateToken(ctx context.Context, t domain.Token) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO api_tokens (`+tokenColumns+`) VALUES ($1, $2, $3, $4, $5, $6)`,
-		t.ID, t.Owner, t.Admin, t.Hash, timeArg(t.CreatedAt), timeArg(t.RevokedAt))
+	_, err := s.pool.Exec(ctx, createTokenSQL,
+		t.ID, t.Owner, string(t.Scope), t.Hash, timeArg(t.CreatedAt), timeArg(t.RevokedAt))
 	return mapError(err)
 }
 
@@ -66,11 +71,13 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 func scanToken(row pgx.Row) (domain.Token, error) {
 	var (
 		t       domain.Token
+		scope   string
 		revoked *time.Time
 	)
-	if err := row.Scan(&t.ID, &t.Owner, &t.Admin, &t.Hash, &t.CreatedAt, &revoked); err != nil {
+	if err := row.Scan(&t.ID, &t.Owner, &scope, &t.Hash, &t.CreatedAt, &revoked); err != nil {
 		return domain.Token{}, err
 	}
+	t.Scope = domain.Scope(scope)
 	t.CreatedAt = t.CreatedAt.UTC()
 	t.RevokedAt = deref(revoked)
 	return t, nil

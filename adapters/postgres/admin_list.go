@@ -1,0 +1,116 @@
+package postgres
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// AdminList's statements, one per combination of owner, status and cursor (six: without
+// an owner the status is a filter like the others), for the reason List has four: a generic plan can bound its index walk only by conditions that
+// are always there. The walk, and what bounds it:
+//
+//   - No owner: alarms_pkey backwards from the cursor, stopping after the page. A page
+//     then costs the alarms it skips over that do not match (the port allows it); no
+//     index is added for it (migration 00004 says why).
+//   - An owner and a status: one backward walk of alarms_owner_status_id_idx.
+//   - An owner alone: one such walk per status, merged, as List's unfiltered page.
+//
+// Every statement checks all the filters (status, kind, label prefix, failed since) on
+// the rows it walks, in the optional form "$n IS NULL OR ...", which is never an index
+// condition. That matters for the status without an owner: written "status = $n" it
+// let a generic plan made on an empty or never analyzed table scan the whole
+// (owner, status, id) index on its second column and sort every alarm of that status
+// (TestPlansWithoutStatistics). The label prefix is compared with starts_with in the
+// "C" collation: byte for byte, so LIKE's wildcards, backslashes and case mean nothing
+// special. Failed since carries its status, so it never matches another.
+//
+// Parameters: $1 the page size (plus one), $2 status, $3 kind, $4 label prefix, $5
+// failed since (each NULL when not filtering), then the owner and the cursor, those
+// present, in that order.
+const adminFiltersSQL = `($2::text IS NULL OR status = $2)
+	AND ($3::text IS NULL OR kind = $3)
+	AND ($4::text IS NULL OR starts_with(label COLLATE "C", $4))
+	AND ($5::timestamptz IS NULL OR (status = 'failed' AND updated_at >= $5))`
+
+// adminListSQL[owner][status][cursor] is the statement of each shape. Without an owner
+// the status is only a filter, so both [0][status] are the same statements.
+var adminListSQL = func() (q [2][2][2]string) {
+	for _, owner := range []bool{false, true} {
+		for _, status := range []bool{false, true} {
+			for _, cursor := range []bool{false, true} {
+				q[b2i(owner)][b2i(status)][b2i(cursor)] = adminListStatement(owner, status, cursor)
+			}
+		}
+	}
+	return q
+}()
+
+func adminListStatement(owner, status, cursor bool) string {
+	conds := []string{adminFiltersSQL}
+	if owner && status {
+		conds = append([]string{`owner = $6`, `status = $2`}, conds...)
+	}
+	if cursor {
+		conds = append(conds, `id < $`+strconv.Itoa(6+b2i(owner)))
+	}
+	where := strings.Join(conds, ` AND `)
+	if owner && !status {
+		return statusWalks("$6", "$1", ` AND `+where)
+	}
+	return `SELECT ` + alarmColumns + ` FROM alarms WHERE ` + where + ` ORDER BY id DESC LIMIT $1`
+}
+
+// AdminList returns a page of every owner's alarms matching f, newest first,
+// keyset-paginated on id with List's cursor.
+func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, string, error) {
+	var after string
+	if f.Cursor != "" {
+		var err error
+		if after, err = ports.DecodeListCursor(f.Cursor); err != nil {
+			return nil, "", err
+		}
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = ports.DefaultListLimit
+	}
+	limit = min(limit, ports.MaxListLimit)
+
+	// Failed since implies the failed status (its condition says so too): with an
+	// owner the page is then one walk of the owner's failed alarms, not five; with
+	// another status nothing can match, and no walk is needed to find that out.
+	status := f.Status
+	if !f.FailedSince.IsZero() {
+		if status != "" && status != domain.StatusFailed {
+			return []domain.Alarm{}, "", nil
+		}
+		status = domain.StatusFailed
+	}
+
+	// One row more than the page says whether there is a next page.
+	args := []any{limit + 1, textArg(string(status)), textArg(string(f.Kind)), textArg(f.LabelPrefix), timeArg(f.FailedSince)}
+	if f.Owner != "" {
+		args = append(args, f.Owner)
+	}
+	if after != "" {
+		args = append(args, after)
+	}
+	q := adminListSQL[b2i(f.Owner != "")][b2i(status != "")][b2i(after != "")]
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, "", mapError(err)
+	}
+	alarms, err := collectAlarms(rows, limit+1)
+	if err != nil {
+		return nil, "", mapError(err)
+	}
+	if len(alarms) <= limit {
+		return alarms, "", nil
+	}
+	alarms = alarms[:limit]
+	return alarms, ports.EncodeListCursor(alarms[limit-1].ID), nil
+}
