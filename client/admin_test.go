@@ -94,8 +94,10 @@ var adminCases = []adminCase{
 		},
 	},
 	{
-		name:   "list alarms unfiltered",
-		call:   func(ctx context.Context, a *client.Admin) (any, error) { return a.Alarms(ctx, client.AdminListAlarms{}) },
+		name: "list alarms unfiltered",
+		call: func(ctx context.Context, a *client.Admin) (any, error) {
+			return a.Alarms(ctx, client.AdminListAlarms{})
+		},
 		method: "GET", path: "/admin/v1/alarms",
 		answer: `{"alarms":[],"next_cursor":""}`,
 		check: func(t *testing.T, v any) {
