@@ -195,7 +195,7 @@ func adminAlarms(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []stri
 			if err := printAdminAlarms(w, page.Alarms); err != nil {
 				return err
 			}
-			nextPage(stderr, "chronos admin alarms", page.NextCursor)
+			nextPage(stderr, page.NextCursor)
 			return nil
 		})
 	})

@@ -116,7 +116,7 @@ func alarmList(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []string
 		if err := printAlarms(w, page.Alarms); err != nil {
 			return err
 		}
-		nextPage(stderr, "chronos alarm list", page.NextCursor)
+		nextPage(stderr, page.NextCursor)
 		return nil
 	})
 }

@@ -130,8 +130,8 @@ func printEvents(w io.Writer, events []client.Event) error {
 
 // nextPage tells a person how to get the page after this one. It goes to stderr, so
 // stdout stays the table alone.
-func nextPage(w io.Writer, cmd, cursor string) {
+func nextPage(w io.Writer, cursor string) {
 	if cursor != "" {
-		fmt.Fprintf(w, "more: %s --cursor %s\n", cmd, cursor)
+		fmt.Fprintf(w, "next page: the same command with --cursor %s\n", cursor)
 	}
 }
