@@ -25,6 +25,8 @@ type Error struct {
 	Field string `json:"field,omitempty"`
 }
 
+// Error reads "chronos: 404 not_found: no such alarm", with the field before the
+// message when there is one.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("chronos: ")
