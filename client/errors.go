@@ -122,8 +122,9 @@ func IsInvalidState(err error) bool {
 	return ok && e.Code == "invalid_state"
 }
 
-// IsConflict reports any 409: invalid_state, or conflict (an idempotency key reused with
-// a different alarm, another node holding the retention lease).
+// IsConflict reports any 409: invalid_state, or conflict (the write collided with data
+// already stored, or another node holds the retention lease). A repeated idempotency
+// key is no conflict: it answers the first alarm, deduped.
 func IsConflict(err error) bool {
 	e, ok := asError(err)
 	return ok && (e.Code == "conflict" || e.Code == "invalid_state" || e.StatusCode == http.StatusConflict)
