@@ -1,5 +1,6 @@
 // Command chronos is the durable alarm scheduler: `chronos serve` runs the HTTP API and
-// the dispatcher on one store; `migrate`, `token` and `version` are the tools around it.
+// the dispatcher on one store; `migrate`, `token` and `version` are the tools around it,
+// and `alarm` and `admin` call a running server through package client.
 package main
 
 import (
@@ -25,9 +26,12 @@ Usage:
   chronos token list   [--store URL]
   chronos token revoke --id ID [--store URL]
   chronos bench   [flags]   burn-down or steady-rate benchmark on a new database
+  chronos alarm   create|get|list|cancel|pause|resume|trigger|events   the owner's alarms, over the API
+  chronos admin   overview|alarms|alarm|events|retry|cancel|delete|workers|dispatch|pause|resume|retention
   chronos version
 
-Every flag has an environment fallback: --wake-url is CHRONOS_WAKE_URL, and so on.
+Every flag has an environment fallback: --wake-url is CHRONOS_WAKE_URL, and so on; the
+alarm and admin commands read only CHRONOS_SERVER and CHRONOS_TOKEN.
 Run "chronos <command> -h" for a command's flags.
 `
 
@@ -59,6 +63,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return tokenCommand(ctx, rest, stdout, stderr)
 	case "bench":
 		return benchCommand(ctx, rest, stdout, stderr)
+	case "alarm":
+		return alarmCommand(ctx, rest, stdout, stderr)
+	case "admin":
+		return adminCommand(ctx, rest, stdout, stderr)
 	case benchWorkerCommand: // hidden: one node of `chronos bench --nodes K`
 		return benchWorkerMain(ctx, rest, stdout, stderr)
 	case "version", "--version", "-v":

@@ -1,0 +1,224 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+// The /v1 routes act as the token's owner: every alarm they see or make is the owner's,
+// and another owner's alarm is not_found.
+
+// alarmBody is {"alarm": ..., "deduped": ...}.
+type alarmBody struct {
+	Alarm   Alarm `json:"alarm"`
+	Deduped bool  `json:"deduped"`
+}
+
+// CreateAlarm creates an alarm (POST /v1/alarms). deduped is true when the request
+// repeated an earlier one's IdempotencyKey: the alarm is the one that request made.
+func (c *Client) CreateAlarm(ctx context.Context, req CreateAlarm) (alarm Alarm, deduped bool, err error) {
+	body, err := req.body()
+	if err != nil {
+		return Alarm{}, false, err
+	}
+	var out alarmBody
+	if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/alarms", body: body}, &out); err != nil {
+		return Alarm{}, false, err
+	}
+	return out.Alarm, out.Deduped, nil
+}
+
+// MaxBatch is the most alarms one CreateAlarms call takes (the server's limit).
+const MaxBatch = 1000
+
+// BatchResult is the outcome of one item of CreateAlarms.
+type BatchResult struct {
+	Alarm   Alarm
+	Deduped bool
+	// Err is the item's refusal, an *Error with StatusCode 0 (the call succeeded);
+	// nil when the alarm was created or deduped.
+	Err error
+}
+
+// CreateAlarms creates up to MaxBatch alarms in one call (POST /v1/alarms/batch). Each
+// item is validated and deduplicated on its own; the results are in request order. An
+// error is returned only when the call as a whole failed, in which case no alarm was
+// created.
+func (c *Client) CreateAlarms(ctx context.Context, reqs []CreateAlarm) ([]BatchResult, error) {
+	items := make([]json.RawMessage, len(reqs))
+	for i, r := range reqs {
+		b, err := r.body()
+		if err != nil {
+			return nil, err
+		}
+		items[i] = b
+	}
+	body := batchBody(items)
+	var out struct {
+		Results []struct {
+			Alarm   *Alarm `json:"alarm"`
+			Deduped bool   `json:"deduped"`
+			Error   *Error `json:"error"`
+		} `json:"results"`
+	}
+	if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/alarms/batch", body: body}, &out); err != nil {
+		return nil, err
+	}
+	results := make([]BatchResult, len(out.Results))
+	for i, r := range out.Results {
+		switch {
+		case r.Error != nil:
+			results[i].Err = r.Error
+		case r.Alarm != nil:
+			results[i] = BatchResult{Alarm: *r.Alarm, Deduped: r.Deduped}
+		}
+	}
+	return results, nil
+}
+
+// batchBody is {"alarms": [item, ...]} with the items copied as they are: encoding/json
+// would compact them, payloads included.
+func batchBody(items []json.RawMessage) []byte {
+	n := len(`{"alarms":[]}`)
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, `{"alarms":[`...)
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	return append(b, "]}"...)
+}
+
+// GetAlarm returns one of the owner's alarms (GET /v1/alarms/{id}).
+func (c *Client) GetAlarm(ctx context.Context, id string) (Alarm, error) {
+	return c.alarmAction(ctx, http.MethodGet, id, "")
+}
+
+// CancelAlarm cancels an alarm for good (DELETE /v1/alarms/{id}). Cancelling a
+// cancelled alarm answers it unchanged; cancelling a fired or failed one is
+// invalid_state.
+func (c *Client) CancelAlarm(ctx context.Context, id string) (Alarm, error) {
+	return c.alarmAction(ctx, http.MethodDelete, id, "")
+}
+
+// PauseAlarm pauses a cron alarm (POST /v1/alarms/{id}/pause); a paused alarm is
+// answered unchanged. A once alarm cannot be paused (invalid_state).
+func (c *Client) PauseAlarm(ctx context.Context, id string) (Alarm, error) {
+	return c.alarmAction(ctx, http.MethodPost, id, "pause")
+}
+
+// ResumeAlarm resumes a paused cron alarm at its next occurrence from now (POST
+// /v1/alarms/{id}/resume); an active alarm is answered unchanged.
+func (c *Client) ResumeAlarm(ctx context.Context, id string) (Alarm, error) {
+	return c.alarmAction(ctx, http.MethodPost, id, "resume")
+}
+
+// TriggerAlarm makes an active alarm due now (POST /v1/alarms/{id}/trigger).
+func (c *Client) TriggerAlarm(ctx context.Context, id string) (Alarm, error) {
+	return c.alarmAction(ctx, http.MethodPost, id, "trigger")
+}
+
+// alarmAction is a request on /v1/alarms/{id}[/action] answered {"alarm": ...}.
+func (c *Client) alarmAction(ctx context.Context, method, id, action string) (Alarm, error) {
+	var more []string
+	if action != "" {
+		more = append(more, action)
+	}
+	path, err := alarmPath("/v1/alarms", id, more...)
+	if err != nil {
+		return Alarm{}, err
+	}
+	var out alarmBody
+	if err := c.do(ctx, call{method: method, path: path}, &out); err != nil {
+		return Alarm{}, err
+	}
+	return out.Alarm, nil
+}
+
+// ListAlarms selects a page of the owner's alarms. Zero values are left out.
+type ListAlarms struct {
+	Status domain.Status // one status, or "" for all
+	Limit  int           // 1..500; 0 means the server's default (100)
+	Cursor string        // AlarmPage.NextCursor of the previous page; "" for the first
+}
+
+func (l ListAlarms) query() url.Values {
+	q := url.Values{}
+	if l.Status != "" {
+		q.Set("status", string(l.Status))
+	}
+	if l.Limit != 0 {
+		q.Set("limit", strconv.Itoa(l.Limit))
+	}
+	if l.Cursor != "" {
+		q.Set("cursor", l.Cursor)
+	}
+	return q
+}
+
+// ListAlarms returns one page of the owner's alarms, newest first (GET /v1/alarms).
+func (c *Client) ListAlarms(ctx context.Context, req ListAlarms) (AlarmPage, error) {
+	var out AlarmPage
+	err := c.do(ctx, call{method: http.MethodGet, path: "/v1/alarms", query: req.query()}, &out)
+	return out, err
+}
+
+// AllAlarms walks every page from req.Cursor on, yielding each alarm in turn. It stops
+// at the first error, which it yields with a zero Alarm.
+func (c *Client) AllAlarms(ctx context.Context, req ListAlarms) iter.Seq2[Alarm, error] {
+	return func(yield func(Alarm, error) bool) {
+		for {
+			page, err := c.ListAlarms(ctx, req)
+			if err != nil {
+				yield(Alarm{}, err)
+				return
+			}
+			for _, a := range page.Alarms {
+				if !yield(a, nil) {
+					return
+				}
+			}
+			if page.NextCursor == "" {
+				return
+			}
+			req.Cursor = page.NextCursor
+		}
+	}
+}
+
+// AlarmEvents returns an alarm's history, oldest first (GET /v1/alarms/{id}/events).
+// limit bounds the rows (1..1000); 0 means the server's default, the whole history up
+// to 1000 rows.
+func (c *Client) AlarmEvents(ctx context.Context, id string, limit int) ([]Event, error) {
+	return c.events(ctx, "/v1/alarms", id, limit)
+}
+
+// events is GET {prefix}/{id}/events?limit=, for owners and admins alike.
+func (c *Client) events(ctx context.Context, prefix, id string, limit int) ([]Event, error) {
+	path, err := alarmPath(prefix, id, "events")
+	if err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	if limit != 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	var out struct {
+		Events []Event `json:"events"`
+	}
+	if err := c.do(ctx, call{method: http.MethodGet, path: path, query: q}, &out); err != nil {
+		return nil, err
+	}
+	return out.Events, nil
+}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/chronoshq/chronos/client"
+	"github.com/chronoshq/chronos/domain"
+)
+
+const alarmUsage = `Usage: chronos alarm <subcommand> [flags]
+
+  create  --in 10m | --at 2030-01-02T15:04:05Z | --cron "0 9 * * 1-5" [--tz Europe/Paris]
+          [--label L] [--payload JSON | --payload-file F] [--wake-message M] [--conversation C]
+          [--idempotency-key K] [--max-failures N] [--at-most-once]
+  get     ID
+  list    [--status S] [--limit N] [--cursor C]
+  cancel  ID
+  pause   ID
+  resume  ID
+  trigger ID
+  events  ID [--limit N]
+
+Every subcommand takes --server (env CHRONOS_SERVER, default ` + defaultServer + `),
+--token (env CHRONOS_TOKEN) and --json (print the API's JSON answer).
+`
+
+// alarmCommand runs `chronos alarm ...`: the owner's /v1 routes, as the token's owner.
+func alarmCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(stderr, alarmUsage)
+		if len(args) == 0 {
+			return errors.New("alarm: give a subcommand")
+		}
+		return nil
+	}
+	sub, rest := args[0], args[1:]
+	fs := newFlagSetNoEnv("alarm "+sub, stderr)
+	var f apiFlags
+	f.register(fs)
+	switch sub {
+	case "create":
+		return alarmCreate(ctx, fs, &f, rest, stdout)
+	case "list":
+		return alarmList(ctx, fs, &f, rest, stdout, stderr)
+	case "events":
+		limit := fs.Int("limit", 0, "at most this many events, oldest first (the server's default: up to 1000)")
+		return withID(fs, &f, rest, stdout, func(s *session, id string) error {
+			events, err := s.c.AlarmEvents(ctx, id, *limit)
+			if err != nil {
+				return err
+			}
+			return s.show(func(w io.Writer) error { return printEvents(w, events) })
+		})
+	}
+	action, ok := map[string]func(*client.Client, context.Context, string) (client.Alarm, error){
+		"get":     (*client.Client).GetAlarm,
+		"cancel":  (*client.Client).CancelAlarm,
+		"pause":   (*client.Client).PauseAlarm,
+		"resume":  (*client.Client).ResumeAlarm,
+		"trigger": (*client.Client).TriggerAlarm,
+	}[sub]
+	if !ok {
+		fmt.Fprint(stderr, alarmUsage)
+		return fmt.Errorf("alarm: unknown subcommand %q", sub)
+	}
+	return withID(fs, &f, rest, stdout, func(s *session, id string) error {
+		a, err := action(s.c, ctx, id)
+		if err != nil {
+			return err
+		}
+		return s.show(func(w io.Writer) error { return printAlarm(w, a) })
+	})
+}
+
+// withID parses a command that takes exactly one alarm id and runs do with it, the
+// API's errors rewritten for the terminal.
+func withID(fs *flag.FlagSet, f *apiFlags, args []string, stdout io.Writer, do func(*session, string) error) error {
+	pos, err := parseAPIFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || pos[0] == "" {
+		return fmt.Errorf("%s: give exactly one alarm id", strings.TrimPrefix(fs.Name(), "chronos "))
+	}
+	s, err := f.session(stdout)
+	if err != nil {
+		return err
+	}
+	return apiError(do(s, pos[0]))
+}
+
+func alarmList(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []string, stdout, stderr io.Writer) error {
+	status := fs.String("status", "", "only alarms in this status: active, paused, fired, cancelled or failed")
+	limit := fs.Int("limit", 0, "at most this many alarms, 1..500 (the server's default: 100)")
+	cursor := fs.String("cursor", "", "the page after the one that printed this cursor")
+	if err := noArgs(fs, args); err != nil {
+		return err
+	}
+	s, err := f.session(stdout)
+	if err != nil {
+		return err
+	}
+	page, err := s.c.ListAlarms(ctx, client.ListAlarms{Status: domain.Status(*status), Limit: *limit, Cursor: *cursor})
+	if err != nil {
+		return apiError(err)
+	}
+	return s.show(func(w io.Writer) error {
+		if err := printAlarms(w, page.Alarms); err != nil {
+			return err
+		}
+		nextPage(stderr, page.NextCursor)
+		return nil
+	})
+}
+
+// noArgs parses a command that takes flags only.
+func noArgs(fs *flag.FlagSet, args []string) error {
+	pos, err := parseAPIFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("%s: unexpected argument %q", strings.TrimPrefix(fs.Name(), "chronos "), pos[0])
+	}
+	return nil
+}
+
+func alarmCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []string, stdout io.Writer) error {
+	in := fs.Duration("in", 0, "fire once after this long (a Go duration: 90s, 10m, 2h30m)")
+	at := fs.String("at", "", "fire once at this RFC 3339 time (2030-01-02T15:04:05Z, or with an offset)")
+	cron := fs.String("cron", "", `fire on this five-field cron expression ("0 9 * * 1-5")`)
+	tz := fs.String("tz", "", "the IANA zone --cron is read in (the server's default: UTC)")
+	label := fs.String("label", "", "a label for people")
+	payload := fs.String("payload", "", "JSON sent with every wake, stored byte for byte")
+	payloadFile := fs.String("payload-file", "", "read the payload JSON from this file (- for stdin)")
+	wake := fs.String("wake-message", "", "the message of the wake")
+	conv := fs.String("conversation", "", "conversation id the wake is for")
+	key := fs.String("idempotency-key", "", "repeat-safe key: a second create with it answers the first alarm")
+	maxFailures := fs.Int("max-failures", 0, "failed deliveries of one occurrence before giving up (the server's default when 0)")
+	atMostOnce := fs.Bool("at-most-once", false, "deliver each occurrence at most once instead of at least once")
+	if err := noArgs(fs, args); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+
+	req := client.CreateAlarm{
+		Label: *label, WakeMessage: *wake, ConversationID: *conv, IdempotencyKey: *key,
+		MaxFailures: *maxFailures, CronExpr: *cron, Timezone: *tz,
+	}
+	switch n := count(set["in"], set["at"], set["cron"]); {
+	case n == 0:
+		return errors.New("alarm create: say when: --in DURATION, --at TIME or --cron EXPR")
+	case n > 1:
+		return errors.New("alarm create: give only one of --in, --at and --cron")
+	case set["in"] && *in < 0:
+		return errors.New("alarm create: --in must not be negative")
+	case set["in"]:
+		req.Kind, req.Delay = domain.KindOnce, *in
+	case set["at"]:
+		t, err := time.Parse(time.RFC3339Nano, *at)
+		if err != nil {
+			return fmt.Errorf("alarm create: --at %q is not an RFC 3339 time such as 2030-01-02T15:04:05Z", *at)
+		}
+		req.Kind, req.FireAt = domain.KindOnce, t
+	default:
+		req.Kind = domain.KindCron
+	}
+	if set["max-failures"] && *maxFailures == 0 {
+		// The client reads 0 as "the server's default"; someone who typed 0 meant 0.
+		return errors.New("alarm create: --max-failures must be at least 1")
+	}
+	if *atMostOnce {
+		req.Delivery = domain.AtMostOnce
+	}
+	switch {
+	case set["payload"] && set["payload-file"]:
+		return errors.New("alarm create: give --payload or --payload-file, not both")
+	case set["payload"]:
+		req.Payload = json.RawMessage(*payload)
+	case set["payload-file"]:
+		b, err := readPayloadFile(*payloadFile)
+		if err != nil {
+			return fmt.Errorf("alarm create: --payload-file: %w", err)
+		}
+		req.Payload = b
+	}
+	if req.Payload != nil && !json.Valid(req.Payload) {
+		return errors.New("alarm create: the payload is not valid JSON")
+	}
+	s, err := f.session(stdout)
+	if err != nil {
+		return err
+	}
+	a, deduped, err := s.c.CreateAlarm(ctx, req)
+	if err != nil {
+		return apiError(err)
+	}
+	return s.show(func(w io.Writer) error {
+		l := newListing(w)
+		addAlarm(l, a)
+		l.add("deduped", deduped)
+		return l.flush()
+	})
+}
+
+func readPayloadFile(path string) ([]byte, error) {
+	if path == "-" {
+		return io.ReadAll(os.Stdin)
+	}
+	return os.ReadFile(path)
+}
+
+func count(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/chronoshq/chronos/client"
+)
+
+// The alarm and admin commands talk to a running server through package client. They
+// share the connection flags below; unlike serve's flags, only --server and --token
+// read the environment: a CHRONOS_OWNER or CHRONOS_STATUS left in a shell must not
+// quietly widen or narrow a bulk delete.
+
+const defaultServer = "http://127.0.0.1:8080"
+
+// apiFlags are the flags every API command takes.
+type apiFlags struct {
+	server  string
+	token   string
+	json    bool
+	timeout time.Duration
+}
+
+func (f *apiFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.server, "server", defaultServer, "the chronos server's base URL (env CHRONOS_SERVER)")
+	fs.StringVar(&f.token, "token", "", "bearer token (env CHRONOS_TOKEN)")
+	fs.BoolVar(&f.json, "json", false, "print the API's JSON answer as it came, for scripts")
+	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "give up on a request after this long")
+}
+
+// errNoToken says where a token comes from, since the API answers nothing without one.
+var errNoToken = errors.New("no token: pass --token or set CHRONOS_TOKEN; an operator makes one with " +
+	"`chronos token create --owner NAME` (add --admin for the admin commands)")
+
+// parseAPIFlags reads CHRONOS_SERVER and CHRONOS_TOKEN, then the command line, which
+// wins. Flags and arguments may come in any order ("alarm get ID --json"); "--" ends
+// the flags. It returns the arguments.
+func parseAPIFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	for _, name := range []string{"server", "token"} {
+		if v, ok := os.LookupEnv(envName(name)); ok {
+			if err := fs.Set(name, v); err != nil {
+				return nil, fmt.Errorf("environment %s: %v", envName(name), err)
+			}
+		}
+	}
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+}
+
+// capture keeps the body of the last answer, so --json can print the API's own bytes
+// rather than a re-encoding of the client's types.
+type capture struct {
+	base http.RoundTripper
+	last []byte
+}
+
+func (c *capture) RoundTrip(req *http.Request) (*http.Response, error) {
+	res, err := c.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	c.last = body
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	return res, nil
+}
+
+// session is one API command's connection and output.
+type session struct {
+	c      *client.Client
+	flags  apiFlags
+	tap    *capture
+	stdout io.Writer
+}
+
+func (f apiFlags) session(stdout io.Writer) (*session, error) {
+	if f.token == "" {
+		return nil, errNoToken
+	}
+	tap := &capture{base: http.DefaultTransport}
+	c, err := client.New(f.server, f.token,
+		client.WithHTTPClient(&http.Client{Transport: tap, Timeout: f.timeout}),
+		client.WithUserAgent("chronos-cli/"+Version()))
+	if err != nil {
+		return nil, err
+	}
+	return &session{c: c, flags: f, tap: tap, stdout: stdout}, nil
+}
+
+// show prints the answer: the API's JSON with --json, else what human draws.
+func (s *session) show(human func(io.Writer) error) error {
+	if s.flags.json {
+		out := s.tap.last
+		if len(out) == 0 || out[len(out)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		_, err := s.stdout.Write(out)
+		return err
+	}
+	return human(s.stdout)
+}
+
+// apiError rewrites an API error for the terminal: the code, the field and the message,
+// plus what to do about the usual ones.
+func apiError(err error) error {
+	var e *client.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	msg := e.Message
+	if e.Field != "" {
+		msg = e.Field + ": " + msg
+	}
+	code := e.Code
+	if code == "" {
+		code = "error"
+	}
+	out := fmt.Sprintf("%s (HTTP %d): %s", code, e.StatusCode, msg)
+	switch {
+	case client.IsUnauthenticated(err):
+		out += "\n  check --token or CHRONOS_TOKEN; an operator makes a token with `chronos token create --owner NAME`"
+	case client.IsForbidden(err):
+		out += "\n  this needs an admin token: `chronos token create --owner NAME --admin`"
+	}
+	return errors.New(out)
+}
