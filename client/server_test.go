@@ -37,7 +37,7 @@ func newRealServer(t *testing.T) realServer {
 	srv := httptest.NewServer(httpapi.New(alarms, tokens, store, httpapi.Options{}))
 	t.Cleanup(srv.Close)
 	as := func(owner string) *client.Client {
-		plain, _, err := tokens.Create(ctx, owner, false)
+		plain, _, err := tokens.Create(ctx, owner, domain.ScopeOwner)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -40,7 +40,7 @@ func newCLIServer(t *testing.T) cliServer {
 	tokens := app.NewTokens(store, clock)
 	srv := httptest.NewServer(httpapi.New(alarms, tokens, store, httpapi.Options{}))
 	t.Cleanup(srv.Close)
-	plain, _, err := tokens.Create(ctx, "alice", false)
+	plain, _, err := tokens.Create(ctx, "alice", domain.ScopeOwner)
 	if err != nil {
 		t.Fatal(err)
 	}
