@@ -215,12 +215,14 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// CreateToken runs `chronos token create` against store and returns the token.
-func CreateToken(t *testing.T, store, owner string) string {
+// CreateToken runs `chronos token create` against store, with the extra flags (such as
+// --admin), and returns the token.
+func CreateToken(t *testing.T, store, owner string, extra ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, binary, "token", "create", "--owner", owner, "--store", store).Output()
+	args := append([]string{"token", "create", "--owner", owner, "--store", store}, extra...)
+	out, err := exec.CommandContext(ctx, binary, args...).Output()
 	if err != nil {
 		t.Fatalf("token create: %v\n%s", err, out)
 	}
