@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -184,8 +185,21 @@ func payloadBytes(p []byte) []byte {
 
 // Get returns the owner's alarm.
 func (s *Store) Get(ctx context.Context, owner, id string) (domain.Alarm, error) {
-	row := s.reader.QueryRowContext(ctx, `SELECT `+alarmColumns+` FROM alarms WHERE id = ? AND owner = ?`, id, owner)
-	a, err := scanAlarm(row)
+	return s.get(ctx, id, ofOwner(owner))
+}
+
+// ofOwner is the owner argument of an owner's by-id call (get, events, mutate); anyOwner
+// is the admin calls', which see every owner's alarms.
+func ofOwner(owner string) sql.NullString { return sql.NullString{String: owner, Valid: true} }
+
+var anyOwner = sql.NullString{}
+
+// byIDSQL reads the alarm with id ?1 if its owner is ?2, or whoever owns it when ?2 is
+// NULL (owner is NOT NULL, so NULL names no owner). The primary key finds the row either way.
+const byIDSQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE id = ?1 AND (?2 IS NULL OR owner = ?2)`
+
+func (s *Store) get(ctx context.Context, id string, owner sql.NullString) (domain.Alarm, error) {
+	a, err := scanAlarm(s.reader.QueryRowContext(ctx, byIDSQL, id, owner))
 	if errors.Is(err, sql.ErrNoRows) {
 		return domain.Alarm{}, notFound("alarm", id)
 	}
@@ -194,12 +208,6 @@ func (s *Store) Get(ctx context.Context, owner, id string) (domain.Alarm, error)
 
 // List returns a page of the owner's alarms, newest first, keyset-paginated on id.
 func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
-	limit := f.Limit
-	if limit <= 0 {
-		limit = ports.DefaultListLimit
-	}
-	limit = min(limit, ports.MaxListLimit)
-
 	args := []any{owner}
 	if f.Status != "" {
 		args = append(args, string(f.Status))
@@ -211,10 +219,22 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 		}
 		args = append(args, after)
 	}
-	// One row more than the page says whether there is a next page.
-	args = append(args, limit+1)
-	st := s.lists[b2i(f.Status != "")][b2i(f.Cursor != "")]
+	limit := pageLimit(f.Limit)
+	return readPage(ctx, s.lists[b2i(f.Status != "")][b2i(f.Cursor != "")], limit, append(args, limit+1)...)
+}
 
+// pageLimit is the size of a page asked for n: the default for none, at most the maximum.
+func pageLimit(n int) int {
+	if n <= 0 {
+		return ports.DefaultListLimit
+	}
+	return min(n, ports.MaxListLimit)
+}
+
+// readPage runs a page statement whose last argument asks for limit+1 rows: the row
+// more than the page says whether there is a next page. It returns the page and the
+// cursor after it, "" on the last page.
+func readPage(ctx context.Context, st *sql.Stmt, limit int, args ...any) ([]domain.Alarm, string, error) {
 	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, "", mapError(err)
@@ -230,29 +250,52 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 	return alarms, ports.EncodeListCursor(alarms[limit-1].ID), nil
 }
 
-// listSQL is a page of the owner's alarms, newest first, from alarms_owner_status
+// listSQL is a page of the owner's alarms, newest first (see ownerPageSQL). Its
+// parameters are the owner, the status (if any), the cursor (if any) and the limit, in
+// that order.
+func listSQL(status, cursor bool) string {
+	n := 1
+	next := func() string { n++; return "?" + strconv.Itoa(n) }
+	p := pageParams{owner: "?1"}
+	if status {
+		p.status = next()
+	}
+	if cursor {
+		p.cursor = next()
+	}
+	p.limit = next()
+	return ownerPageSQL(p)
+}
+
+// pageParams name the parameters of a page statement: "" when the page has none (no
+// status: every status; no cursor: the first page). where is more conditions on each
+// row (" AND ..."), checked during the walk.
+type pageParams struct {
+	owner, status, cursor, limit string
+	where                        string
+}
+
+// ownerPageSQL is a page of one owner's alarms, newest first, from alarms_owner_status
 // (owner, status, id): with a status one backward walk from the cursor, stopping after
 // the page; without, five such walks, one per status, merged (TestListAndRetentionPlans).
-// Its parameters are the owner, the status (if any), the cursor (if any) and the limit,
-// in that order; without a status each walk takes the cursor and limit again.
-func listSQL(status, cursor bool) string {
-	if status {
-		q := `SELECT ` + alarmColumns + ` FROM alarms WHERE owner = ?1 AND status = ?2`
-		if cursor {
-			return q + ` AND id < ?3 ORDER BY id DESC LIMIT ?4`
-		}
-		return q + ` ORDER BY id DESC LIMIT ?3`
+// A walk reads past the rows that fail p.where until it has the page or runs out.
+func ownerPageSQL(p pageParams) string {
+	after := ""
+	if p.cursor != "" {
+		after = ` AND id < ` + p.cursor
 	}
-	after, limit := "", "?2"
-	if cursor {
-		after, limit = " AND id < ?2", "?3"
+	walk := func(status string) string {
+		return `SELECT ` + alarmColumns + ` FROM alarms WHERE owner = ` + p.owner + ` AND status = ` + status +
+			after + p.where + ` ORDER BY id DESC LIMIT ` + p.limit
+	}
+	if p.status != "" {
+		return walk(p.status)
 	}
 	branches := make([]string, len(domain.Statuses))
 	for i, st := range domain.Statuses {
-		branches[i] = `SELECT * FROM (SELECT ` + alarmColumns + ` FROM alarms WHERE owner = ?1 AND status = '` +
-			string(st) + `'` + after + ` ORDER BY id DESC LIMIT ` + limit + `)`
+		branches[i] = `SELECT * FROM (` + walk(`'`+string(st)+`'`) + `)`
 	}
-	return `SELECT * FROM (` + strings.Join(branches, ` UNION ALL `) + `) ORDER BY id DESC LIMIT ` + limit
+	return `SELECT * FROM (` + strings.Join(branches, ` UNION ALL `) + `) ORDER BY id DESC LIMIT ` + p.limit
 }
 
 func b2i(b bool) int {

@@ -41,6 +41,11 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []domain.Ev
 
 // Events returns the owner's alarm's history, oldest first.
 func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error) {
+	return s.events(ctx, id, ofOwner(owner), limit)
+}
+
+// events is the history of the alarm with id, if owner (NULL: any) owns it.
+func (s *Store) events(ctx context.Context, id string, owner sql.NullString, limit int) ([]domain.Event, error) {
 	if limit <= 0 || limit > ports.MaxEventsLimit {
 		limit = ports.MaxEventsLimit
 	}
@@ -51,7 +56,7 @@ func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]doma
 	}
 	defer tx.Rollback()
 	var one int
-	err = tx.QueryRowContext(ctx, `SELECT 1 FROM alarms WHERE id = ? AND owner = ?`, id, owner).Scan(&one)
+	err = tx.QueryRowContext(ctx, `SELECT 1 FROM alarms WHERE id = ?1 AND (?2 IS NULL OR owner = ?2)`, id, owner).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("alarm", id)
 	}

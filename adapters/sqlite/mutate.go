@@ -14,10 +14,14 @@ import (
 // the write lock (BEGIN IMMEDIATE), so no claim or other action interleaves. The
 // transition is applied unfenced, to the alarm read, and fn's errors come back as is.
 func (s *Store) Mutate(ctx context.Context, owner, id string, fn ports.MutateFunc) (domain.Alarm, error) {
+	return s.mutate(ctx, id, ofOwner(owner), fn)
+}
+
+// mutate is Mutate of the alarm with id, if owner (NULL: any) owns it.
+func (s *Store) mutate(ctx context.Context, id string, owner sql.NullString, fn ports.MutateFunc) (domain.Alarm, error) {
 	var out domain.Alarm
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		row := tx.QueryRowContext(ctx, `SELECT `+alarmColumns+` FROM alarms WHERE id = ? AND owner = ?`, id, owner)
-		a, err := scanAlarm(row)
+		a, err := scanAlarm(tx.QueryRowContext(ctx, byIDSQL, id, owner))
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound("alarm", id)
 		}

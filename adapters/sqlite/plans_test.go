@@ -67,3 +67,58 @@ func sortsAWalk(plan string) bool {
 	}
 	return false
 }
+
+// Every admin page walks an index in order and stops after the page, whichever walk and
+// whatever the filters' values (status 'active' must not turn the walk into a sort of
+// alarms_due); the counts and the deletes by id use their indexes.
+func TestAdminPlans(t *testing.T) {
+	s, err := Open(t.Context(), "sqlite://"+filepath.Join(t.TempDir(), "p.db"), Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	walks := map[adminWalk]string{
+		walkAll:         "USING INDEX sqlite_autoindex_alarms_1", // the primary key
+		walkOwner:       "USING INDEX alarms_owner_status",
+		walkOwnerStatus: "USING INDEX alarms_owner_status",
+	}
+	for walk, index := range walks {
+		for _, cursor := range []bool{false, true} {
+			for _, status := range []string{"", "active", "failed"} {
+				p := queryPlan(t, s, adminListSQL(walk, cursor), "o", status, "once", "billing:", 1, "x", 11)
+				if !strings.Contains(p, index) || scansTable(p) || sortsAWalk(p) {
+					t.Errorf("admin page (walk %d, cursor %t, status %q): plan %q does not walk %s in order",
+						walk, cursor, status, p, index)
+				}
+				if walk == walkAll && strings.Contains(p, "TEMP B-TREE") {
+					t.Errorf("cross-owner page (cursor %t, status %q) sorts: %q", cursor, status, p)
+				}
+			}
+		}
+	}
+	for _, c := range []struct {
+		name, q string
+		args    []any
+		index   string
+	}{
+		{"counts by status", countStatusesSQL, nil, "COVERING INDEX alarms_owner_status"},
+		{"due backlog", countDueSQL, []any{0, 0}, "INDEX alarms_due (next_fire_at<?)"},
+		{"delete events by alarm id", deleteEventsOfSQL, []any{`["a"]`}, "INDEX alarm_events_alarm (alarm_id=?)"},
+		{"delete alarms by id", deleteAlarmsSQL, []any{`["a"]`}, "INDEX sqlite_autoindex_alarms_1 (id=?)"},
+	} {
+		p := queryPlan(t, s, c.q, c.args...)
+		if !strings.Contains(p, c.index) || strings.Contains(p, "TEMP B-TREE") || scansTable(p) {
+			t.Errorf("%s: plan %q does not use %s", c.name, p, c.index)
+		}
+	}
+}
+
+// scansTable reports whether the plan reads a table without an index.
+func scansTable(plan string) bool {
+	for _, step := range strings.Split(plan, "; ") {
+		if step == "SCAN alarms" || step == "SCAN alarm_events" {
+			return true
+		}
+	}
+	return false
+}

@@ -3,8 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
-	"slices"
+	"fmt"
 	"time"
 
 	"github.com/chronoshq/chronos/ports"
@@ -18,22 +19,19 @@ const expiredAlarmsSQL = `SELECT id FROM alarms
 	WHERE status IN ('fired', 'cancelled', 'failed') AND updated_at < ?1 AND claimed_by IS NULL
 	ORDER BY updated_at LIMIT ?2`
 
-// DeleteExpiredAlarms deletes a batch of expired terminal alarms and their events. The
-// events go first, explicitly, though this schema's foreign key would cascade them: so
-// they are counted, and so the store does what the others do whether or not
-// foreign_keys is on.
+// DeleteExpiredAlarms deletes a batch of expired terminal alarms and their events
+// (deleteWithEvents).
 func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) (ports.Deleted, error) {
 	if p.Limit < 1 {
 		return ports.Deleted{}, errors.New("sqlite: delete expired alarms: limit must be at least 1")
 	}
 	var d ports.Deleted
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		d = ports.Deleted{}
 		rows, err := tx.QueryContext(ctx, expiredAlarmsSQL, toDB(trunc(p.Before)), p.Limit)
 		if err != nil {
 			return mapError(err)
 		}
-		var ids []any
+		var ids []string
 		for rows.Next() {
 			var id string
 			if err := rows.Scan(&id); err != nil {
@@ -45,22 +43,58 @@ func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) 
 		if err := rows.Err(); err != nil {
 			return mapError(err)
 		}
-		for chunk := range slices.Chunk(ids, maxBatchRows) {
-			in := `(` + placeholders(len(chunk)) + `)`
-			res, err := tx.ExecContext(ctx, `DELETE FROM alarm_events WHERE alarm_id IN `+in, chunk...)
-			if err != nil {
-				return mapError(err)
-			}
-			n, _ := res.RowsAffected()
-			d.Events += int(n)
-			if _, err := tx.ExecContext(ctx, `DELETE FROM alarms WHERE id IN `+in, chunk...); err != nil {
-				return mapError(err)
-			}
-		}
-		d.Alarms = len(ids)
-		return nil
+		d, err = s.deleteWithEvents(ctx, tx, ids)
+		return err
 	})
 	return d, err
+}
+
+// deleteEventsOfSQL and deleteAlarmsSQL take the ids as one JSON array (?1), so each is
+// one statement prepared once, whatever the number of ids, far from the variable limit.
+// Each probes its index (alarm_events_alarm, the primary key) once per id
+// (TestAdminPlans).
+const (
+	deleteEventsOfSQL = `DELETE FROM alarm_events WHERE alarm_id IN (SELECT value FROM json_each(?1))`
+	deleteAlarmsSQL   = `DELETE FROM alarms WHERE id IN (SELECT value FROM json_each(?1))`
+)
+
+// deleteWithEvents deletes the alarms with these ids (unknown ones are skipped) and all
+// their events inside the write transaction tx, and counts both.
+//
+// The events go first, explicitly, though this schema's foreign key would cascade them:
+// so they are counted, and so the store does what the others do whether or not
+// foreign_keys is on. The other stores, which have no such key, delete the alarm rows
+// first and then the events of exactly the ids deleted, so that no concurrent writer
+// adds an event in between (ports.RetentionStore). Here tx holds the write lock from its
+// first statement to its commit: no writer, in any process, runs in between, and the
+// events deleted are exactly those of the alarms deleted (the key admits no event
+// without its alarm), in either order.
+func (s *Store) deleteWithEvents(ctx context.Context, tx *sql.Tx, ids []string) (ports.Deleted, error) {
+	if len(ids) == 0 {
+		return ports.Deleted{}, nil
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return ports.Deleted{}, fmt.Errorf("sqlite: delete alarms: %w", err)
+	}
+	var d ports.Deleted
+	if d.Events, err = execCount(ctx, tx.StmtContext(ctx, s.stmts.deleteEventsOf), string(list)); err != nil {
+		return ports.Deleted{}, err
+	}
+	if d.Alarms, err = execCount(ctx, tx.StmtContext(ctx, s.stmts.deleteAlarms), string(list)); err != nil {
+		return ports.Deleted{}, err
+	}
+	return d, nil
+}
+
+// execCount runs st and returns how many rows it changed.
+func execCount(ctx context.Context, st *sql.Stmt, args ...any) (int, error) {
+	res, err := st.ExecContext(ctx, args...)
+	if err != nil {
+		return 0, mapError(err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), mapError(err)
 }
 
 // trimEventsSQL deletes, for the alarms after the cursor ($1, $2 of them), their events

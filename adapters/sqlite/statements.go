@@ -47,6 +47,11 @@ type statements struct {
 	createBatch [batchBuckets]*sql.Stmt
 	// byKey reads the owner's alarm with an idempotency key.
 	byKey *sql.Stmt
+	// deleteEventsOf and deleteAlarms delete alarms and their events by id, for
+	// retention and the admin's deletes (see deleteWithEvents).
+	deleteEventsOf, deleteAlarms *sql.Stmt
+	// putState writes a cluster value (see PutState).
+	putState *sql.Stmt
 }
 
 // batchBuckets sizes, powers of two up to maxBatchRows: ten statements each.
@@ -86,6 +91,15 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 	if st.byKey, err = db.PrepareContext(ctx, byKeySQL); err != nil {
 		return
 	}
+	if st.deleteEventsOf, err = db.PrepareContext(ctx, deleteEventsOfSQL); err != nil {
+		return
+	}
+	if st.deleteAlarms, err = db.PrepareContext(ctx, deleteAlarmsSQL); err != nil {
+		return
+	}
+	if st.putState, err = db.PrepareContext(ctx, putStateSQL); err != nil {
+		return
+	}
 	for i := range batchBuckets {
 		if st.applyBatch[i], err = db.PrepareContext(ctx, applyBatchSQL(1<<i)); err != nil {
 			return
@@ -102,7 +116,8 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 
 func (st statements) close() error {
 	var errs []error
-	all := append([]*sql.Stmt{st.applyFenced, st.applyUnfenced, st.insertAlarm, st.claim, st.byKey}, st.applyBatch[:]...)
+	all := append([]*sql.Stmt{st.applyFenced, st.applyUnfenced, st.insertAlarm, st.claim, st.byKey,
+		st.deleteEventsOf, st.deleteAlarms, st.putState}, st.applyBatch[:]...)
 	all = append(all, st.createBatch[:]...)
 	for _, s := range append(all, st.insertEvents[:]...) {
 		if s != nil {
@@ -145,6 +160,56 @@ func (l listStatements) close() {
 			if st != nil {
 				_ = st.Close()
 			}
+		}
+	}
+}
+
+// readStatements are the admin's and the cluster state's reads, prepared once on the
+// reader pool as List's are: an admin page merges walks like an unfiltered List page,
+// and every node reads its state every tick.
+type readStatements struct {
+	// adminList[walk][cursor] is a page of AdminList (see adminListSQL).
+	adminList [adminWalks][2]*sql.Stmt
+	// countStatuses and countDue are CountAlarms' two reads.
+	countStatuses, countDue *sql.Stmt
+	// getState reads a cluster value.
+	getState *sql.Stmt
+}
+
+func prepareReads(ctx context.Context, db *sql.DB) (r readStatements, err error) {
+	defer func() {
+		if err != nil {
+			r.close()
+			r, err = readStatements{}, mapError(fmt.Errorf("prepare: %w", err))
+		}
+	}()
+	for walk := range adminWalks {
+		for cursor := range 2 {
+			if r.adminList[walk][cursor], err = db.PrepareContext(ctx, adminListSQL(walk, cursor == 1)); err != nil {
+				return
+			}
+		}
+	}
+	if r.countStatuses, err = db.PrepareContext(ctx, countStatusesSQL); err != nil {
+		return
+	}
+	if r.countDue, err = db.PrepareContext(ctx, countDueSQL); err != nil {
+		return
+	}
+	if r.getState, err = db.PrepareContext(ctx, getStateSQL); err != nil {
+		return
+	}
+	return r, nil
+}
+
+func (r readStatements) close() {
+	all := []*sql.Stmt{r.countStatuses, r.countDue, r.getState}
+	for _, row := range r.adminList {
+		all = append(all, row[:]...)
+	}
+	for _, st := range all {
+		if st != nil {
+			_ = st.Close()
 		}
 	}
 }

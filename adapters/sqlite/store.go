@@ -29,6 +29,7 @@ type Store struct {
 	clock  ports.Clock
 	stmts  statements
 	lists  listStatements // on the reader pool
+	reads  readStatements // on the reader pool
 	closed atomic.Bool
 }
 
@@ -97,6 +98,10 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	if s.lists, err = prepareLists(ctx, s.reader); err != nil {
+		s.closeAll()
+		return nil, err
+	}
+	if s.reads, err = prepareReads(ctx, s.reader); err != nil {
 		s.closeAll()
 		return nil, err
 	}
@@ -200,6 +205,7 @@ func (s *Store) closeAll() error {
 	var errs []error
 	s.stmts.close()
 	s.lists.close()
+	s.reads.close()
 	if s.reader != nil {
 		errs = append(errs, s.reader.Close())
 	}

@@ -10,15 +10,19 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-const tokenColumns = `id, owner, admin, hash, created_at, revoked_at`
+// tokenColumns are what scanToken reads. The old admin column is written, never read
+// (see migration 00004).
+const tokenColumns = `id, owner, scope, hash, created_at, revoked_at`
 
-// CreateToken stores t; a zero CreatedAt is stamped with the store's now.
+// CreateToken stores t; a zero CreatedAt is stamped with the store's now. The old admin
+// column is scope <> 'owner', for a binary that predates scopes.
 func (s *Store) CreateToken(ctx context.Context, t domain.Token) error {
 	if t.CreatedAt.IsZero() {
 		t.CreatedAt = s.now()
 	}
-	_, err := s.writer.ExecContext(ctx, `INSERT INTO api_tokens (`+tokenColumns+`) VALUES (?, ?, ?, ?, ?, ?)`,
-		t.ID, t.Owner, t.Admin, t.Hash, toDB(trunc(t.CreatedAt)), toDB(trunc(t.RevokedAt)))
+	_, err := s.writer.ExecContext(ctx, `INSERT INTO api_tokens (`+tokenColumns+`, admin)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?3 <> 'owner')`,
+		t.ID, t.Owner, string(t.Scope), t.Hash, toDB(trunc(t.CreatedAt)), toDB(trunc(t.RevokedAt)))
 	return mapError(err)
 }
 
@@ -70,11 +74,12 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 func scanToken(row scanner) (domain.Token, error) {
 	var (
 		t                domain.Token
+		scope            string
 		created, revoked sql.NullInt64
 	)
-	if err := row.Scan(&t.ID, &t.Owner, &t.Admin, &t.Hash, &created, &revoked); err != nil {
+	if err := row.Scan(&t.ID, &t.Owner, &scope, &t.Hash, &created, &revoked); err != nil {
 		return domain.Token{}, err
 	}
-	t.CreatedAt, t.RevokedAt = fromDB(created), fromDB(revoked)
+	t.Scope, t.CreatedAt, t.RevokedAt = domain.Scope(scope), fromDB(created), fromDB(revoked)
 	return t, nil
 }
