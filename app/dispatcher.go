@@ -21,9 +21,9 @@ import (
 // claim was full (pipelining), and otherwise sleeps until the next due time, a hint or
 // the tick, whichever is first.
 type Dispatcher struct {
-	store ports.Store
-	waker ports.Waker
-	clock *StoreClock
+	store   ports.Store
+	waker   ports.Waker
+	clock   *StoreClock
 	hints   *Hints
 	cfg     DispatcherConfig
 	metrics ports.Metrics

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/chronoshq/chronos/domain"
 )
 
 // protectedRoutes is every /v1 route, with a body where one is expected.

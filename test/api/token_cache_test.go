@@ -9,6 +9,7 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/sqlite"
 	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
