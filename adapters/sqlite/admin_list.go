@@ -30,14 +30,16 @@ const (
 // The label prefix compares bytes: the label's first bytes, as many as ?4 has, must be
 // ?4's. LIKE would need its wildcards and escape character escaped, and is
 // case-insensitive for ASCII in SQLite ("Ca" would find "case"); a blob comparison is
-// memcmp, whatever the column's collation. An empty prefix compares zero bytes: true.
+// memcmp, whatever the column's collation. An empty prefix matches every label: it is
+// tested for first, because substr of an empty blob is text, which never equals a blob
+// (an alarm without a label vanished from every page before).
 //
 // Each optional condition holds for an empty (or NULL) parameter, so that one
 // statement, prepared once, serves every combination of filters, and none of them is
 // an index constraint: the walk is the same whatever is bound (TestAdminPlans checks,
 // among others, status 'active', which the partial alarms_due covers).
 const adminConds = `(?2 = '' OR status = ?2) AND (?3 = '' OR kind = ?3)
-	AND substr(CAST(label AS BLOB), 1, length(CAST(?4 AS BLOB))) = CAST(?4 AS BLOB)
+	AND (?4 = '' OR substr(CAST(label AS BLOB), 1, length(CAST(?4 AS BLOB))) = CAST(?4 AS BLOB))
 	AND (?5 IS NULL OR (status = 'failed' AND updated_at >= ?5))`
 
 // adminListSQL is a page of AdminList walking w, after the cursor or not.
