@@ -124,6 +124,9 @@ func TestAdminViewsRedactPayloads(t *testing.T) {
 		list := e.as(e.ops, "GET", "/admin/v1/alarms?owner=alice", "")
 		events := e.as(e.ops, "GET", "/admin/v1/alarms/"+a.ID+"/events", "")
 		for _, res := range []response{e.as(e.ops, "GET", "/admin/v1/alarms/"+a.ID, ""), list} {
+			if !strings.Contains(string(res.body), a.ID) {
+				t.Errorf("show=%t: the alarm is missing from %s", show, res.body)
+			}
 			if shown := strings.Contains(string(res.body), "SECRET"); shown != show {
 				t.Errorf("show=%t: the secret is shown=%t in %s", show, shown, res.body)
 			}
