@@ -83,16 +83,17 @@ func (c RetentionConfig) Validate() error {
 // Retention deletes what the policy no longer keeps: terminal alarms (with their
 // events) whose last change is older than the retention, events older than it, and each
 // alarm's events beyond the cap. One node at a time: it works only while it holds the
-// retention lease in the store, so N nodes never race and a node that dies hands the
-// chore over when its lease runs out. It works in bounded batches and rests as long as
+// retention lease in the store, so N nodes never race, and a node that dies mid-pass
+// hands the chore over when its lease runs out; the lease is given up after each pass,
+// and the cluster's last pass (kept in the store) says when the next is due. It works in bounded batches and rests as long as
 // each batch took, so it uses at most half of the time of one store connection.
 type Retention struct {
 	store ports.Store
 	cfg   RetentionConfig
 	log   *zap.Logger
 
-	pass          sync.Mutex // one pass at a time: Run's and an admin's RunOnce
-	sweepAfter    string     // the events sweep's cursor; "" starts it over; under pass
+	passMu        sync.Mutex // one pass at a time on this node: Run's and an admin's
+	sweepAfter    string     // the events sweep's cursor during a pass; "" starts it over
 	deletedAlarms atomic.Int64
 	deletedEvents atomic.Int64
 }
@@ -116,21 +117,14 @@ func (r *Retention) Deleted() (alarms, events int64) {
 	return r.deletedAlarms.Load(), r.deletedEvents.Load()
 }
 
-// Run does a pass every Interval until ctx is done, then gives the lease up. Store
-// failures are logged and tried again at the next pass.
+// Run looks every Interval whether the cluster is due a pass (RunDue) until ctx is
+// done. Store failures are logged and tried again at the next look.
 func (r *Retention) Run(ctx context.Context) {
 	if r.cfg.Retention == 0 {
 		return
 	}
-	defer func() {
-		release, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := r.store.ReleaseLease(release, RetentionLease, r.cfg.Holder); err != nil {
-			r.log.Warn("releasing the retention lease failed; another node takes it when it expires", zap.Error(err))
-		}
-	}()
 	for {
-		if _, err := r.RunOnce(ctx); err != nil && ctx.Err() == nil {
+		if _, err := r.RunDue(ctx); err != nil && ctx.Err() == nil {
 			r.log.Warn("retention pass failed; trying again at the next", zap.Error(err))
 		}
 		if sleepCtx(ctx, r.cfg.Interval) != nil {
@@ -147,28 +141,54 @@ type RetentionPass struct {
 	SweepComplete bool // the events sweep reached the last alarm in this pass
 }
 
-// RunOnce is one pass: take (or renew) the lease, delete expired alarms until none is
-// left, then advance the events sweep for up to half an interval of work. A pass that
-// held the lease is recorded for the cluster (RetentionStateName), failed or not.
-func (r *Retention) RunOnce(ctx context.Context) (RetentionPass, error) {
-	var pass RetentionPass
+// RunOnce is one pass now, on this node, unless another node is running one (then it
+// does nothing and says so: Held false). See pass.
+func (r *Retention) RunOnce(ctx context.Context) (RetentionPass, error) { return r.pass(ctx, true) }
+
+// RunDue is one pass when the cluster's last pass (on any node) finished at least an
+// Interval ago, and nothing otherwise: N nodes looking every Interval make about one
+// pass per Interval between them, not N.
+func (r *Retention) RunDue(ctx context.Context) (RetentionPass, error) { return r.pass(ctx, false) }
+
+// pass takes the retention lease for as long as it works and gives it up after, so the
+// lease means "a pass is running" and any node can run the next one (an admin's run
+// reaches whichever node it is sent to). Inside the lease it reads the cluster's last
+// pass: unless forced, it stops there when that pass is recent; else it deletes
+// expired alarms until none is left, then advances the events sweep from where the
+// last pass, on whatever node, left it, for up to half an interval of work. A pass is
+// recorded for the cluster (RetentionStateName), failed or not.
+func (r *Retention) pass(ctx context.Context, force bool) (pass RetentionPass, err error) {
 	if r.cfg.Retention == 0 {
 		return pass, nil // retention off: keep everything, whoever asks
 	}
-	r.pass.Lock()
-	defer r.pass.Unlock()
-	start := time.Now()
+	r.passMu.Lock()
+	defer r.passMu.Unlock()
 	held, err := r.store.AcquireLease(ctx, RetentionLease, r.cfg.Holder, retentionLeaseTTL)
 	if err != nil || !held {
 		return pass, err
 	}
+	defer func() {
+		release, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := r.store.ReleaseLease(release, RetentionLease, r.cfg.Holder); err != nil {
+			r.log.Warn("releasing the retention lease failed; another node takes it when it expires", zap.Error(err))
+		}
+	}()
+	last, ok, err := r.LastRun(ctx)
+	if err != nil {
+		return pass, err
+	}
+	if !force && ok && time.Since(last.FinishedAt) < r.cfg.Interval {
+		return pass, nil // another node's pass was recent: not due yet
+	}
+	r.sweepAfter = last.SweepNext
 	pass.Held = true
+	start := time.Now()
 	defer func() {
 		r.report(pass, time.Since(start))
 		r.record(ctx, pass, start, err)
 	}()
-	pass, err = r.runPass(ctx, pass)
-	return pass, err
+	return r.runPass(ctx, pass)
 }
 
 // runPass is RunOnce's work once the lease is held.

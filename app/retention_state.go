@@ -19,7 +19,7 @@ const RetentionStateName = "retention"
 func (r *Retention) record(ctx context.Context, pass RetentionPass, start time.Time, passErr error) {
 	run := domain.RetentionRun{
 		Node: r.cfg.Holder, StartedAt: start.UTC(), FinishedAt: time.Now().UTC(),
-		AlarmsDeleted: pass.Alarms, EventsDeleted: pass.Events,
+		AlarmsDeleted: pass.Alarms, EventsDeleted: pass.Events, SweepNext: r.sweepAfter,
 	}
 	if passErr != nil {
 		run.Error = passErr.Error()

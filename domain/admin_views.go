@@ -21,6 +21,8 @@ type RetentionRun struct {
 	AlarmsDeleted int       `json:"alarms_deleted"`
 	EventsDeleted int       `json:"events_deleted"`
 	Error         string    `json:"error,omitempty"`
+	// SweepNext is where the events sweep goes on at the next pass, on whatever node.
+	SweepNext string `json:"sweep_next,omitempty"`
 }
 
 // RetentionStatus is a node's retention policy and the cluster's last pass.

@@ -44,8 +44,26 @@ func TestRetentionPass(t *testing.T) {
 			t.Errorf("alarm %s was deleted: %v", id, err)
 		}
 	}
+	// The cluster's pass was just made: the other node's regular look finds it not due.
+	if p, err := other.RunDue(ctx); err != nil || p.Held {
+		t.Errorf("a second node's due pass right after = %+v, %v; want nothing (not due)", p, err)
+	}
+	// While a pass runs (node-a holds the lease), no other node runs one, even forced.
+	if ok, err := e.store.AcquireLease(ctx, app.RetentionLease, "node-a", time.Minute); err != nil || !ok {
+		t.Fatalf("holding the lease for node-a: %t %v", ok, err)
+	}
 	if p, err := other.RunOnce(ctx); err != nil || p.Held {
 		t.Errorf("a second node's pass = %+v, %v; want nothing while node-a holds the lease", p, err)
+	}
+	if err := e.store.ReleaseLease(ctx, app.RetentionLease, "node-a"); err != nil {
+		t.Fatal(err)
+	}
+	// Once it is free, an admin's run works on any node, and it is the cluster's last.
+	if p, err := other.RunOnce(ctx); err != nil || !p.Held {
+		t.Errorf("node-b's pass after node-a's = %+v, %v; want it run", p, err)
+	}
+	if last, ok, err := other.LastRun(ctx); err != nil || !ok || last.Node != "node-b" {
+		t.Errorf("the cluster's last pass = %+v (%t, %v), want node-b's", last, ok, err)
 	}
 }
 
