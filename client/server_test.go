@@ -4,6 +4,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/chronoshq/chronos/adapters/httpapi"
 	"github.com/chronoshq/chronos/adapters/sqlite"
@@ -15,9 +16,12 @@ import (
 // realServer is the real /v1 API (httpapi over app over SQLite in a temporary
 // directory), as test/api builds it, with a client for each of two owners.
 type realServer struct {
-	srv   *httptest.Server
-	alice *client.Client
-	bob   *client.Client
+	srv    *httptest.Server
+	store  *sqlite.Store
+	alice  *client.Client
+	bob    *client.Client
+	ops    *client.Client // scope admin
+	reader *client.Client // scope admin:read
 }
 
 func newRealServer(t *testing.T) realServer {
@@ -34,10 +38,16 @@ func newRealServer(t *testing.T) realServer {
 	}
 	alarms := app.NewAlarms(store, clock, nil, app.AlarmsConfig{Defaults: domain.Defaults{MaxFailures: 5}}, nil)
 	tokens := app.NewTokens(store, clock)
-	srv := httptest.NewServer(httpapi.New(alarms, tokens, store, httpapi.Options{}))
+	retention, err := app.NewRetention(store, app.RetentionConfig{Retention: time.Hour, Holder: "client-test"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := app.NewAdmin(store, clock, app.NewDispatchGate(store, time.Second, nil, nil), retention,
+		app.AdminConfig{Lease: time.Minute, WorkerTimeout: 30 * time.Second}, nil)
+	srv := httptest.NewServer(httpapi.New(alarms, tokens, store, httpapi.Options{Admin: admin}))
 	t.Cleanup(srv.Close)
-	as := func(owner string) *client.Client {
-		plain, _, err := tokens.Create(ctx, owner, domain.ScopeOwner)
+	as := func(owner string, scope ...domain.Scope) *client.Client {
+		plain, _, err := tokens.Create(ctx, owner, append(scope, domain.ScopeOwner)[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,5 +57,6 @@ func newRealServer(t *testing.T) realServer {
 		}
 		return c
 	}
-	return realServer{srv: srv, alice: as("alice"), bob: as("bob")}
+	return realServer{srv: srv, store: store, alice: as("alice"), bob: as("bob"),
+		ops: as("ops", domain.ScopeAdmin), reader: as("ops", domain.ScopeAdminRead)}
 }

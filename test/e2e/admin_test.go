@@ -52,6 +52,9 @@ func TestOperateAClusterThroughTheCLI(t *testing.T) {
 		t.Errorf("an owner token read the overview: %v\n%s", err, out)
 	}
 	time.Sleep(time.Second) // > one tick: both nodes have read the gate
+	if out := cliText(t, b, reader, "admin", "dispatch"); !strings.Contains(out, "true") {
+		t.Errorf("admin dispatch on the other node does not say paused:\n%s", out)
+	}
 
 	c := NewClient(t, owner)
 	due := time.Now().Add(500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
