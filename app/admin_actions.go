@@ -168,3 +168,25 @@ func (s *Admin) applyBulk(ctx context.Context, action domain.BulkAction, page []
 	}
 	return changed, errors.Join(errs...)
 }
+
+// Pause pauses any owner's cron series (the event names the token).
+func (s *Admin) Pause(ctx context.Context, id, by string) (domain.Alarm, error) {
+	return s.store.AdminMutate(ctx, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		return domain.AdminPause(a, now, by)
+	})
+}
+
+// Resume resumes any owner's paused series at its next occurrence.
+func (s *Admin) Resume(ctx context.Context, id, by string) (domain.Alarm, error) {
+	return s.store.AdminMutate(ctx, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		return domain.AdminResume(a, now, by)
+	})
+}
+
+// Trigger makes any owner's active alarm due now.
+func (s *Admin) Trigger(ctx context.Context, id, by string) (domain.Alarm, error) {
+	return s.store.AdminMutate(ctx, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		t, err := domain.AdminTrigger(a, now, by)
+		return t, err == nil, err
+	})
+}

@@ -33,6 +33,7 @@ type Dispatcher struct {
 	pool     *deliveryPool // runs the wakes; as many workers as slots at most
 	inflight sync.WaitGroup
 	stats    Stats
+	lag      lagHistogram // wake lags, for the heartbeat's percentiles
 }
 
 // NewDispatcher builds a dispatcher; cfg must pass Validate. hints may be shared with
@@ -61,6 +62,9 @@ func NewDispatcher(store ports.Store, waker ports.Waker, clock *StoreClock, hint
 
 // Stats returns the counters so far.
 func (d *Dispatcher) Stats() StatsSnapshot { return d.stats.snapshot() }
+
+// LagCounts is the cumulative wake lag histogram (StatsSource).
+func (d *Dispatcher) LagCounts() []int64 { return d.lag.snapshot() }
 
 // WorkerStats is what this node's heartbeat reports (StatsSource).
 func (d *Dispatcher) WorkerStats() domain.WorkerStats {

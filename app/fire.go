@@ -110,6 +110,7 @@ func (d *Dispatcher) deliverOne(work, ctx context.Context, a domain.Alarm) (out 
 	case err == nil:
 		d.stats.delivered.Add(1)
 		d.metrics.Woke(ports.WakeDelivered, end.Sub(a.NextFireAt), end.Sub(start))
+		d.lag.observe(end.Sub(a.NextFireAt))
 		return domain.Delivered(), true
 	case work.Err() != nil:
 		// Shutdown cut the wake short: we do not know whether it arrived, so we record
@@ -119,6 +120,7 @@ func (d *Dispatcher) deliverOne(work, ctx context.Context, a domain.Alarm) (out 
 	default:
 		d.stats.failed.Add(1)
 		d.metrics.Woke(ports.WakeFailed, end.Sub(a.NextFireAt), end.Sub(start))
+		d.lag.observe(end.Sub(a.NextFireAt))
 		return domain.DeliveryFailed(err.Error()), true
 	}
 }

@@ -55,7 +55,7 @@ func (h *Heartbeat) stats() domain.WorkerStats {
 		return domain.WorkerStats{}
 	}
 	s := h.source.WorkerStats()
-	h.windows.fill(&s, time.Now())
+	h.windows.fill(&s, h.source.LagCounts(), time.Now())
 	return s
 }
 

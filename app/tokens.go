@@ -84,7 +84,16 @@ func (s *Tokens) Authenticate(ctx context.Context, plain string) (domain.Token, 
 	if plain == "" {
 		return domain.Token{}, ErrUnauthenticated
 	}
-	hash := HashToken(plain)
+	return s.AuthenticateHash(ctx, HashToken(plain))
+}
+
+// AuthenticateHash is Authenticate for a token known by its hash: a dashboard session
+// keeps the hash of the token it was opened with, never the token, and checks it on
+// every request, so a revoked token ends its sessions within TokenCacheTTL too.
+func (s *Tokens) AuthenticateHash(ctx context.Context, hash string) (domain.Token, error) {
+	if hash == "" {
+		return domain.Token{}, ErrUnauthenticated
+	}
 	now := s.clock.Now()
 	if t, ok := s.cache.get(hash, now); ok {
 		return t, nil

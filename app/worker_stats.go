@@ -8,9 +8,10 @@ import (
 
 // StatsSource reports a node's dispatching counters since it started; the dispatcher
 // is one (Dispatcher.WorkerStats). Only the totals and InFlight are read: the windows
-// are the heartbeat's.
+// are the heartbeat's. LagCounts is the cumulative wake lag histogram (lagBounds).
 type StatsSource interface {
 	WorkerStats() domain.WorkerStats
+	LagCounts() []int64
 }
 
 // statsWindows turns running totals into "in the last minute / hour" by remembering the
@@ -24,17 +25,39 @@ type statsWindows struct {
 type statsSample struct {
 	at                time.Time
 	delivered, failed int64
+	lag               []int64 // cumulative lag histogram
 }
 
-// fill records the totals of s at now and sets s's window fields.
-func (w *statsWindows) fill(s *domain.WorkerStats, now time.Time) {
-	w.samples = append(w.samples, statsSample{at: now, delivered: s.Delivered, failed: s.Failed})
+// fill records the totals of s and the lag histogram at now and sets s's window fields.
+func (w *statsWindows) fill(s *domain.WorkerStats, lag []int64, now time.Time) {
+	w.samples = append(w.samples, statsSample{at: now, delivered: s.Delivered, failed: s.Failed, lag: lag})
 	// Keep one sample at or before an hour ago, as the hour window's base.
 	for len(w.samples) > 1 && !w.samples[1].at.After(now.Add(-time.Hour)) {
 		w.samples = w.samples[1:]
 	}
 	s.Delivered1m, s.Failed1m = w.since(now.Add(-time.Minute), s)
 	s.Delivered1h, s.Failed1h = w.since(now.Add(-time.Hour), s)
+	minute := w.lagSince(now.Add(-time.Minute), lag)
+	s.LagP50Ms = float64(lagQuantile(minute, 0.50)) / float64(time.Millisecond)
+	s.LagP99Ms = float64(lagQuantile(minute, 0.99)) / float64(time.Millisecond)
+}
+
+// lagSince is the lag histogram's growth since the base sample of since's window.
+func (w *statsWindows) lagSince(from time.Time, now []int64) []int64 {
+	var base []int64
+	for _, x := range w.samples {
+		if x.at.After(from) {
+			break
+		}
+		base = x.lag
+	}
+	out := append([]int64(nil), now...)
+	for i := range out {
+		if i < len(base) {
+			out[i] -= base[i]
+		}
+	}
+	return out
 }
 
 // since is the growth of the totals from the last sample at or before from (or the

@@ -14,7 +14,7 @@ func TestStatsWindows(t *testing.T) {
 	var w statsWindows
 	beat := func(at time.Duration, delivered, failed int64) domain.WorkerStats {
 		s := domain.WorkerStats{Delivered: delivered, Failed: failed}
-		w.fill(&s, t0.Add(at))
+		w.fill(&s, nil, t0.Add(at))
 		return s
 	}
 	if s := beat(0, 5, 1); s.Delivered1m != 5 || s.Failed1m != 1 || s.Delivered1h != 5 {
@@ -36,5 +36,36 @@ func TestStatsWindows(t *testing.T) {
 	}
 	if len(w.samples) > 62 {
 		t.Errorf("the windows keep %d samples; they must forget what is older than an hour", len(w.samples))
+	}
+}
+
+// The lag percentiles cover the last minute's wakes, to the upper bound of their bucket.
+func TestStatsWindowsLag(t *testing.T) {
+	var h lagHistogram
+	var w statsWindows
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for range 1000 {
+		h.observe(2 * time.Second) // old, slow wakes: out of the window below
+	}
+	var s domain.WorkerStats
+	w.fill(&s, h.snapshot(), t0)
+	for i := range 100 {
+		if i == 99 {
+			h.observe(300 * time.Millisecond)
+		} else {
+			h.observe(3 * time.Millisecond)
+		}
+	}
+	s = domain.WorkerStats{}
+	w.fill(&s, h.snapshot(), t0.Add(90*time.Second))
+	if s.LagP50Ms != 4 || s.LagP99Ms != 4 {
+		t.Errorf("p50 %v ms, p99 %v ms; want both in the 2-4 ms bucket (99 of 100 wakes there)", s.LagP50Ms, s.LagP99Ms)
+	}
+	h.observe(300 * time.Millisecond)
+	h.observe(300 * time.Millisecond)
+	s = domain.WorkerStats{}
+	w.fill(&s, h.snapshot(), t0.Add(100*time.Second))
+	if s.LagP99Ms != 512 {
+		t.Errorf("p99 %v ms, want the 256-512 ms bucket's bound once 3 of 102 wakes were that late", s.LagP99Ms)
 	}
 }

@@ -129,6 +129,10 @@ type WorkerStats struct {
 	Failed1m    int `json:"failed_1m"`
 	Delivered1h int `json:"delivered_1h"`
 	Failed1h    int `json:"failed_1h"`
+	// Wake lag (delivered minus due) over the last minute, in milliseconds, to within a
+	// factor of two.
+	LagP50Ms float64 `json:"lag_p50_ms"`
+	LagP99Ms float64 `json:"lag_p99_ms"`
 }
 
 // Retention is how the server prunes finished alarms and long histories.

@@ -39,3 +39,30 @@ func (t *Transition) by(actor string) {
 		t.Events[i].Message = "by " + actor
 	}
 }
+
+// AdminPause is Pause recording who paused.
+func AdminPause(a Alarm, now time.Time, by string) (Transition, bool, error) {
+	t, changed, err := Pause(a, now)
+	if changed {
+		t.by(by)
+	}
+	return t, changed, err
+}
+
+// AdminResume is Resume recording who resumed.
+func AdminResume(a Alarm, now time.Time, by string) (Transition, bool, error) {
+	t, changed, err := Resume(a, now)
+	if changed {
+		t.by(by)
+	}
+	return t, changed, err
+}
+
+// AdminTrigger is Trigger recording who triggered.
+func AdminTrigger(a Alarm, now time.Time, by string) (Transition, error) {
+	t, err := Trigger(a, now)
+	if err == nil {
+		t.by(by)
+	}
+	return t, err
+}

@@ -28,4 +28,8 @@ type WorkerStats struct {
 	Failed1m    int64 `json:"failed_1m"`
 	Delivered1h int64 `json:"delivered_1h"` // in the last hour
 	Failed1h    int64 `json:"failed_1h"`
+	// Wake lag (delivered minus due) over the last minute, to within a factor of two;
+	// 0 when nothing was woken.
+	LagP50Ms float64 `json:"lag_p50_ms"`
+	LagP99Ms float64 `json:"lag_p99_ms"`
 }

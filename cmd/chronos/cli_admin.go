@@ -345,11 +345,12 @@ func addDispatch(l listing, prefix string, d client.Dispatch) {
 
 func printWorkers(w io.Writer, ws []client.Worker) error {
 	t := newTable(w)
-	fmt.Fprintln(t, "ID\tHOST\tPID\tVERSION\tALIVE\tHEARTBEAT AGE\tIN FLIGHT\tDELIVERED 1M/1H\tFAILED 1M/1H\tSTALE\tSTARTED")
+	fmt.Fprintln(t, "ID\tHOST\tPID\tVERSION\tALIVE\tHEARTBEAT AGE\tIN FLIGHT\tDELIVERED 1M/1H\tFAILED 1M/1H\tSTALE\tLAG P50/P99 MS\tSTARTED")
 	for _, k := range ws {
 		st := k.Stats
-		fmt.Fprintf(t, "%s\t%s\t%d\t%s\t%t\t%s\t%d\t%d/%d\t%d/%d\t%d\t%s\n", k.ID, k.Host, k.PID, k.Version, k.Alive,
-			seconds(k.HeartbeatAge), st.InFlight, st.Delivered1m, st.Delivered1h, st.Failed1m, st.Failed1h, st.Stale, when(k.StartedAt))
+		fmt.Fprintf(t, "%s\t%s\t%d\t%s\t%t\t%s\t%d\t%d/%d\t%d/%d\t%d\t%g/%g\t%s\n", k.ID, k.Host, k.PID, k.Version, k.Alive,
+			seconds(k.HeartbeatAge), st.InFlight, st.Delivered1m, st.Delivered1h, st.Failed1m, st.Failed1h, st.Stale,
+			st.LagP50Ms, st.LagP99Ms, when(k.StartedAt))
 	}
 	return t.Flush()
 }
