@@ -249,11 +249,15 @@ func heartbeatInterval(lease time.Duration) time.Duration {
 	return min(max(lease/4, time.Second), 10*time.Second)
 }
 
-func runHTTP(lc fx.Lifecycle, s ports.Store, alarms *app.Alarms, tokens *app.Tokens, adm *app.Admin, m *metrics.Metrics, cfg *serveConfig, log *zap.Logger) {
-	handler := httpapi.New(alarms, tokens, s, httpapi.Options{
+func runHTTP(lc fx.Lifecycle, s ports.Store, alarms *app.Alarms, tokens *app.Tokens, adm *app.Admin, m *metrics.Metrics, cfg *serveConfig, log *zap.Logger) error {
+	api := httpapi.New(alarms, tokens, s, httpapi.Options{
 		Logger: log.Named("http"), Admin: adm, ShowPayloads: cfg.ShowPayloads,
 		Metrics: m, MetricsHandler: m.Handler(),
 	})
+	handler, err := withDashboard(lc, api, s, adm, tokens, cfg, log)
+	if err != nil {
+		return err
+	}
 	if cfg.ShowPayloads {
 		log.Warn("--admin-show-payloads: admin views show alarm payloads and wake messages in full")
 	}
@@ -287,6 +291,7 @@ func runHTTP(lc fx.Lifecycle, s ports.Store, alarms *app.Alarms, tokens *app.Tok
 			return srv.Shutdown(ctx)
 		},
 	})
+	return nil
 }
 
 // devToken makes `make run` usable at once: on a store with no tokens at all, it creates

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/chronoshq/chronos/adapters/metrics"
+	"github.com/chronoshq/chronos/adapters/webui"
 	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -97,4 +98,22 @@ func runBackground(lc fx.Lifecycle, fn func(context.Context)) {
 			return nil
 		},
 	})
+}
+
+// withDashboard mounts the web dashboard at /ui/ in front of the API, and runs the
+// sampler of its charts, unless --ui=false (then /ui/ is the API's 404 like any
+// unknown path).
+func withDashboard(lc fx.Lifecycle, api http.Handler, s ports.Store, adm *app.Admin, tokens *app.Tokens, cfg *serveConfig, log *zap.Logger) (http.Handler, error) {
+	if !cfg.UI {
+		return api, nil
+	}
+	ui, err := webui.New(adm, tokens, s, webui.Options{ShowPayloads: cfg.ShowPayloads, Logger: log.Named("ui")})
+	if err != nil {
+		return nil, err
+	}
+	runBackground(lc, ui.Series().Run)
+	mux := http.NewServeMux()
+	mux.Handle(webui.Prefix, ui)
+	mux.Handle("/", api)
+	return mux, nil
 }

@@ -34,6 +34,7 @@ type serveConfig struct {
 	EventsPerAlarm  int
 	MetricsListen   string
 	ShowPayloads    bool
+	UI              bool
 	LogFormat       string
 	LogLevel        string
 }
@@ -59,6 +60,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.EventsPerAlarm, "events-per-alarm", 1000, "keep at most this many events per alarm, newest first (0: no cap)")
 	fs.StringVar(&c.MetricsListen, "metrics-listen", "", "also serve /metrics (no token) on this address, e.g. 127.0.0.1:9090; it is always on --listen too")
 	fs.BoolVar(&c.ShowPayloads, "admin-show-payloads", false, "show payloads and wake messages in admin views (default: redacted to size and SHA-256)")
+	fs.BoolVar(&c.UI, "ui", true, "serve the web dashboard at /ui/ (sign in with an admin token); --ui=false answers 404 there")
 	fs.StringVar(&c.LogFormat, "log-format", "console", "log format: console or json")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 }

@@ -1,0 +1,162 @@
+package webui
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+type alarmData struct {
+	A                 domain.Alarm
+	Redacted          bool
+	Payload           string // shown only when not redacted
+	PayloadSize       int
+	PayloadSHA256     string
+	WakeMessageSize   int
+	WakeMessageSHA256 string
+	Upcoming          []time.Time // a cron alarm's next occurrences
+	UpcomingNote      string
+	Events            []domain.Event
+	Actions           []string // the buttons that apply to it now
+}
+
+// upcomingCount is how many future occurrences the alarm page lists.
+const upcomingCount = 10
+
+// alarmPage serves one alarm: every field, its next occurrences and its history.
+func (u *UI) alarmPage(w http.ResponseWriter, r *http.Request, v viewer) {
+	id := mux.Vars(r)["id"]
+	a, err := u.adm.Get(r.Context(), id)
+	if errors.Is(err, ports.ErrNotFound) {
+		u.fail(w, r, http.StatusNotFound, "No alarm has the id "+id+".")
+		return
+	}
+	if err != nil {
+		u.storeFailed(w, r, err)
+		return
+	}
+	events, err := u.adm.Events(r.Context(), id, ports.MaxEventsLimit)
+	if err != nil {
+		u.storeFailed(w, r, err)
+		return
+	}
+	payload := []byte(a.Payload)
+	if len(payload) == 0 {
+		payload = []byte("null")
+	}
+	d := alarmData{
+		A: a, Redacted: !u.opts.ShowPayloads, Events: events,
+		PayloadSize: len(payload), PayloadSHA256: sum(payload),
+		WakeMessageSize: len(a.WakeMessage), WakeMessageSHA256: sum([]byte(a.WakeMessage)),
+		Actions: actionsFor(a),
+	}
+	if u.opts.ShowPayloads {
+		d.Payload = string(payload)
+	}
+	d.Upcoming, d.UpcomingNote = upcoming(a, time.Now())
+	u.render(w, r, http.StatusOK, "alarm", page{Title: "Alarm " + a.ID, Nav: "alarms", Viewer: &v, Data: d})
+}
+
+func sum(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// actionsFor lists the actions that apply to the alarm as it is.
+func actionsFor(a domain.Alarm) []string {
+	var out []string
+	switch a.Status {
+	case domain.StatusFailed:
+		out = append(out, "retry")
+	case domain.StatusActive:
+		out = append(out, "trigger")
+		if a.Kind == domain.KindCron {
+			out = append(out, "pause")
+		}
+	case domain.StatusPaused:
+		out = append(out, "resume")
+	}
+	if !a.Status.Terminal() {
+		out = append(out, "cancel")
+	}
+	return append(out, "delete")
+}
+
+// upcoming is a cron alarm's next occurrences from its next due time (or from now for a
+// paused series, which resumes at its next occurrence after the resume).
+func upcoming(a domain.Alarm, now time.Time) ([]time.Time, string) {
+	if a.Kind != domain.KindCron {
+		return nil, ""
+	}
+	switch a.Status {
+	case domain.StatusActive, domain.StatusPaused:
+	default:
+		return nil, "The series is " + string(a.Status) + ": nothing is coming."
+	}
+	s, err := domain.ParseSchedule(a.CronExpr, a.Timezone)
+	if err != nil {
+		return nil, "The schedule does not parse: " + err.Error()
+	}
+	var out []time.Time
+	from := now
+	if a.Status == domain.StatusActive && !a.NextFireAt.IsZero() {
+		out = append(out, a.NextFireAt)
+		from = a.NextFireAt
+	}
+	for len(out) < upcomingCount {
+		next, ok := s.Next(from)
+		if !ok {
+			break
+		}
+		out = append(out, next)
+		from = next
+	}
+	note := ""
+	if a.Status == domain.StatusPaused {
+		note = "Paused: these are the occurrences it would have if resumed now."
+	}
+	return out, note
+}
+
+// alarmAction serves the alarm page's buttons.
+func (u *UI) alarmAction(w http.ResponseWriter, r *http.Request, v viewer) {
+	vars := mux.Vars(r)
+	id, action := vars["id"], vars["action"]
+	back := Prefix + "alarms/" + url.PathEscape(id)
+	var err error
+	switch action {
+	case "retry":
+		_, err = u.adm.Retry(r.Context(), id, v.Token.ID)
+	case "cancel":
+		_, err = u.adm.Cancel(r.Context(), id, v.Token.ID)
+	case "pause":
+		_, err = u.adm.Pause(r.Context(), id, v.Token.ID)
+	case "resume":
+		_, err = u.adm.Resume(r.Context(), id, v.Token.ID)
+	case "trigger":
+		_, err = u.adm.Trigger(r.Context(), id, v.Token.ID)
+	case "delete":
+		if _, err = u.adm.Delete(r.Context(), id, v.Token.ID); err == nil {
+			redirectWithFlash(w, r, Prefix+"alarms", "Alarm "+id+" deleted, with its history.")
+			return
+		}
+	}
+	switch {
+	case err == nil:
+		redirectWithFlash(w, r, back, "Done: "+action+".")
+	case errors.Is(err, ports.ErrNotFound):
+		u.fail(w, r, http.StatusNotFound, "No alarm has the id "+id+".")
+	case errors.Is(err, domain.ErrInvalidState):
+		redirectWithFlash(w, r, back, "Not done: "+err.Error())
+	default:
+		u.storeFailed(w, r, err)
+	}
+}

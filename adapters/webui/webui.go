@@ -1,0 +1,146 @@
+package webui
+
+import (
+	"context"
+	"embed"
+	"io/fs"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+	"go.uber.org/zap"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Admin is the set of operator use cases the dashboard drives (*app.Admin). by is the
+// id of the session's admin token; the use case records it.
+type Admin interface {
+	Overview(ctx context.Context) (domain.Overview, error)
+	List(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, string, error)
+	Get(ctx context.Context, id string) (domain.Alarm, error)
+	Events(ctx context.Context, id string, limit int) ([]domain.Event, error)
+	Retry(ctx context.Context, id, by string) (domain.Alarm, error)
+	Cancel(ctx context.Context, id, by string) (domain.Alarm, error)
+	Pause(ctx context.Context, id, by string) (domain.Alarm, error)
+	Resume(ctx context.Context, id, by string) (domain.Alarm, error)
+	Trigger(ctx context.Context, id, by string) (domain.Alarm, error)
+	Delete(ctx context.Context, id, by string) (ports.Deleted, error)
+	Bulk(ctx context.Context, action domain.BulkAction, f ports.AdminFilter, limit int, by string) (domain.BulkResult, error)
+	Workers(ctx context.Context) ([]domain.WorkerHealth, error)
+	Dispatch(ctx context.Context) (domain.DispatchState, error)
+	PauseDispatch(ctx context.Context, by string) (domain.DispatchState, error)
+	ResumeDispatch(ctx context.Context, by string) (domain.DispatchState, error)
+	Retention(ctx context.Context) (domain.RetentionStatus, error)
+	RunRetention(ctx context.Context, by string) (domain.RetentionRun, error)
+}
+
+// Authenticator checks tokens (*app.Tokens): a plain one at sign-in, its hash on every
+// request of the session after.
+type Authenticator interface {
+	Authenticate(ctx context.Context, plain string) (domain.Token, error)
+	AuthenticateHash(ctx context.Context, hash string) (domain.Token, error)
+}
+
+// Options tune New. The zero value is usable.
+type Options struct {
+	// SessionTTL is how long a sign-in lasts; 0 means DefaultSessionTTL.
+	SessionTTL time.Duration
+	// ShowPayloads shows payloads and wake messages; by default only their size and
+	// SHA-256, as in the admin API.
+	ShowPayloads bool
+	// Logger receives failures the pages answer with a generic message. nil: none.
+	Logger *zap.Logger
+	// Now is the clock of sessions; nil means time.Now.
+	Now func() time.Time
+}
+
+// DefaultSessionTTL is how long a dashboard sign-in lasts by default: a working day.
+const DefaultSessionTTL = 12 * time.Hour
+
+// Prefix is where the dashboard is mounted.
+const Prefix = "/ui/"
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed static
+var staticFiles embed.FS
+
+// UI is the dashboard: an http.Handler for Prefix, and the sampler of its charts.
+type UI struct {
+	adm      Admin
+	auth     Authenticator
+	sessions *sessions
+	pages    *pages
+	series   *Series
+	opts     Options
+	log      *zap.Logger
+	handler  http.Handler
+}
+
+// New builds the dashboard. state keeps the session key and the signed-out sessions,
+// shared by every node of the cluster.
+func New(adm Admin, auth Authenticator, state ports.StateStore, opts Options) (*UI, error) {
+	if opts.SessionTTL <= 0 {
+		opts.SessionTTL = DefaultSessionTTL
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	log := opts.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	pages, err := loadPages()
+	if err != nil {
+		return nil, err
+	}
+	u := &UI{
+		adm: adm, auth: auth, pages: pages, opts: opts, log: log,
+		sessions: newSessions(state, opts.SessionTTL, opts.Now),
+		series:   NewSeries(adm, SeriesInterval, SeriesPoints),
+	}
+	u.handler = withSecurityHeaders(u.routes())
+	return u, nil
+}
+
+// ServeHTTP serves everything under Prefix.
+func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) { u.handler.ServeHTTP(w, r) }
+
+// Series is the sampler behind the charts; run it (Series.Run) for as long as the
+// dashboard is served.
+func (u *UI) Series() *Series { return u.series }
+
+func (u *UI) routes() http.Handler {
+	r := mux.NewRouter()
+	r.NotFoundHandler = http.HandlerFunc(u.notFound)
+	static, _ := fs.Sub(staticFiles, "static")
+	r.PathPrefix(Prefix + "static/").Handler(http.StripPrefix(Prefix+"static/", cacheStatic(http.FileServerFS(static)))).Methods(http.MethodGet)
+	r.HandleFunc(Prefix+"login", u.loginPage).Methods(http.MethodGet)
+	r.HandleFunc(Prefix+"login", u.login).Methods(http.MethodPost)
+	r.Handle(Prefix+"logout", u.posting(u.logout)).Methods(http.MethodPost)
+
+	r.Handle(Prefix, u.reading(u.overviewPage)).Methods(http.MethodGet)
+	r.Handle(Prefix+"fragments/overview", u.reading(u.overviewFragment)).Methods(http.MethodGet)
+	r.Handle(Prefix+"alarms", u.reading(u.alarmsPage)).Methods(http.MethodGet)
+	r.Handle(Prefix+"alarms/bulk", u.changing(u.bulk)).Methods(http.MethodPost)
+	r.Handle(Prefix+"alarms/{id}", u.reading(u.alarmPage)).Methods(http.MethodGet)
+	r.Handle(Prefix+"alarms/{id}/{action:retry|cancel|pause|resume|trigger|delete}", u.changing(u.alarmAction)).Methods(http.MethodPost)
+	r.Handle(Prefix+"failed", u.reading(u.failedPage)).Methods(http.MethodGet)
+	r.Handle(Prefix+"nodes", u.reading(u.nodesPage)).Methods(http.MethodGet)
+	r.Handle(Prefix+"settings", u.reading(u.settingsPage)).Methods(http.MethodGet)
+	r.Handle(Prefix+"settings/dispatch/{action:pause|resume}", u.changing(u.dispatchAction)).Methods(http.MethodPost)
+	r.Handle(Prefix+"settings/retention/run", u.changing(u.runRetention)).Methods(http.MethodPost)
+	return r
+}
+
+// cacheStatic lets browsers keep the embedded files for an hour: they change only with
+// the binary.
+func cacheStatic(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		next.ServeHTTP(w, r)
+	})
+}
