@@ -11,8 +11,8 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/httpapi"
 	"github.com/chronoshq/chronos/app"
-	"github.com/chronoshq/chronos/app/bench"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/bench"
 	"github.com/chronoshq/chronos/ports"
 )
 

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chronoshq/chronos/app/bench"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/bench"
 	"github.com/chronoshq/chronos/ports"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/webhook"
 	"github.com/chronoshq/chronos/app"
-	"github.com/chronoshq/chronos/app/bench"
+	"github.com/chronoshq/chronos/internal/bench"
 	"github.com/chronoshq/chronos/ports"
 )
 

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/app"
-	"github.com/chronoshq/chronos/app/bench"
+	"github.com/chronoshq/chronos/internal/bench"
 )
 
 // benchResult is what a run prints: a table for people, then, as the last line, one

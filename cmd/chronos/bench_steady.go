@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/app"
-	"github.com/chronoshq/chronos/app/bench"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/bench"
 	"github.com/chronoshq/chronos/ports"
 )
 
