@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -7,16 +7,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/chronoshq/chronos/adapters/webhook"
 	"github.com/chronoshq/chronos/app"
-	"github.com/chronoshq/chronos/internal/bench"
 	"github.com/chronoshq/chronos/ports"
 )
 
-// benchNodeConfig is what every bench node, in-process or a worker process, runs with.
-type benchNodeConfig struct {
+// nodeConfig is what every bench node, in-process or a worker process, runs with.
+type nodeConfig struct {
 	Store       string
 	Waker       string // noop or webhook
 	WakeURL     string
@@ -28,35 +25,35 @@ type benchNodeConfig struct {
 	EventsCap   int           // --events-per-alarm with retention
 }
 
-// benchProgress is what a node has done so far.
-type benchProgress struct {
+// nodeProgress is what a node has done so far.
+type nodeProgress struct {
 	Delivered   int64     `json:"delivered"`
 	Applied     int64     `json:"applied"`
 	LastApplied time.Time `json:"last_applied"` // when Applied last grew
 }
 
-// benchNodeReport is what a node hands back when it has stopped.
-type benchNodeReport struct {
+// nodeReport is what a node hands back when it has stopped.
+type nodeReport struct {
 	Stats app.StatsSnapshot `json:"stats"`
 	// Set by nodes with the no-op waker, which record deliveries themselves.
-	Lag     *bench.HistogramData `json:"lag,omitempty"`
-	Keys    []string             `json:"-"`
-	Doubles int64                `json:"doubles"`
-	Early   int64                `json:"early"`
+	Lag     *HistogramData `json:"lag,omitempty"`
+	Keys    []string       `json:"-"`
+	Doubles int64          `json:"doubles"`
+	Early   int64          `json:"early"`
 	// PeakRSS is the node's process's peak resident set size in bytes. A node run in
 	// the bench's own process (one node, or --in-process) shares it with the bench's
 	// creator and recorder, so the figure is an upper bound there.
 	PeakRSS int64 `json:"peak_rss"`
 }
 
-// benchNode is one dispatcher under test.
-type benchNode interface {
+// node is one dispatcher under test.
+type node interface {
 	// start begins dispatching; the node is ready (store open) before it is called.
 	// Lag of wakes scheduled before lagFrom counts from lagFrom (zero: no floor).
 	start(lagFrom time.Time)
-	progress() benchProgress
+	progress() nodeProgress
 	// stop stops claiming, drains, closes the node's store and reports.
-	stop() (benchNodeReport, error)
+	stop() (nodeReport, error)
 }
 
 // dispatcherNode runs a real app.Dispatcher on its own store (its own connections,
@@ -67,19 +64,20 @@ type dispatcherNode struct {
 	d     *app.Dispatcher
 	maint *app.Maintenance // the store's upkeep, as serve runs it
 	ret   *app.Retention   // retention, as serve runs it
-	rec   *bench.Recorder  // nil with the webhook waker
+	rec   *Recorder        // nil with the webhook waker
 	wk    *webhook.Waker   // nil with the no-op waker
 
 	cancel  context.CancelFunc
 	done    chan error
 	mu      sync.Mutex
-	last    benchProgress
+	last    nodeProgress
 	tracked atomic.Bool
 }
 
 // newDispatcherNode opens the store and builds the dispatcher, ready to start.
-func newDispatcherNode(ctx context.Context, cfg benchNodeConfig, log *zap.Logger) (*dispatcherNode, error) {
-	s, err := openStore(ctx, cfg.Store, false)
+func newDispatcherNode(ctx context.Context, cfg nodeConfig, wr Wiring) (*dispatcherNode, error) {
+	log := wr.log()
+	s, err := wr.Open(ctx, cfg.Store, false)
 	if err != nil {
 		return nil, err
 	}
@@ -87,12 +85,12 @@ func newDispatcherNode(ctx context.Context, cfg benchNodeConfig, log *zap.Logger
 	var w ports.Waker
 	switch cfg.Waker {
 	case "noop":
-		n.rec = bench.NewRecorder()
-		w = bench.NewNoopWaker(n.rec)
+		n.rec = NewRecorder()
+		w = NewNoopWaker(n.rec)
 	case "webhook":
 		n.wk, err = webhook.New(webhook.Options{
 			URL: cfg.WakeURL, Secret: cfg.WakeSecret, Timeout: 10 * time.Second,
-			MaxConns: cfg.Concurrency, UserAgent: "chronos-bench/" + Version(),
+			MaxConns: cfg.Concurrency, UserAgent: "chronos-bench/" + wr.Version,
 		})
 		if err != nil {
 			_ = s.Close()
@@ -162,17 +160,17 @@ func (n *dispatcherNode) sample() {
 	n.last.Applied, n.last.Delivered = st.Applied, st.Delivered
 }
 
-func (n *dispatcherNode) progress() benchProgress {
+func (n *dispatcherNode) progress() nodeProgress {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.last
 }
 
-func (n *dispatcherNode) stop() (benchNodeReport, error) {
+func (n *dispatcherNode) stop() (nodeReport, error) {
 	n.cancel()
 	err := <-n.done
 	n.sample()
-	rep := benchNodeReport{Stats: n.d.Stats(), PeakRSS: peakRSS()}
+	rep := nodeReport{Stats: n.d.Stats(), PeakRSS: peakRSS()}
 	if n.rec != nil {
 		lag := n.rec.Lag.Data()
 		rep.Lag, rep.Keys, rep.Doubles, rep.Early = &lag, n.rec.Keys(), n.rec.Doubles(), n.rec.Early()
