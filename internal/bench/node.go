@@ -62,6 +62,7 @@ type node interface {
 type dispatcherNode struct {
 	store ports.Store
 	d     *app.Dispatcher
+	hb    *app.Heartbeat   // the worker row, as serve keeps it
 	maint *app.Maintenance // the store's upkeep, as serve runs it
 	ret   *app.Retention   // retention, as serve runs it
 	rec   *Recorder        // nil with the webhook waker
@@ -69,6 +70,7 @@ type dispatcherNode struct {
 
 	cancel  context.CancelFunc
 	done    chan error
+	hbDone  chan struct{}
 	mu      sync.Mutex
 	last    nodeProgress
 	tracked atomic.Bool
@@ -81,7 +83,7 @@ func newDispatcherNode(ctx context.Context, cfg nodeConfig, wr Wiring) (*dispatc
 	if err != nil {
 		return nil, err
 	}
-	n := &dispatcherNode{store: s, done: make(chan error, 1)}
+	n := &dispatcherNode{store: s, done: make(chan error, 1), hbDone: make(chan struct{})}
 	var w ports.Waker
 	switch cfg.Waker {
 	case "noop":
@@ -114,6 +116,9 @@ func newDispatcherNode(ctx context.Context, cfg nodeConfig, wr Wiring) (*dispatc
 		_ = s.Close()
 		return nil, err
 	}
+	// Its writes (a register, a beat every 10 s, a deregister) count in the run's
+	// commits, as they cost a serve node.
+	n.hb = app.NewHeartbeat(s, dc.Worker, wr.Version, n.d, app.HeartbeatInterval(dc.Lease), log)
 	n.maint = app.NewMaintenance(s, 0, log)
 	n.ret, err = app.NewRetention(s, app.RetentionConfig{Retention: cfg.Retention, EventsPerAlarm: cfg.EventsCap, Holder: dc.Worker}, log)
 	if err != nil {
@@ -130,6 +135,10 @@ func (n *dispatcherNode) start(lagFrom time.Time) {
 	ctx, cancel := context.WithCancel(context.Background())
 	n.cancel = cancel
 	go func() { n.done <- n.d.Run(ctx) }()
+	go func() {
+		defer close(n.hbDone)
+		n.hb.Run(ctx)
+	}()
 	go n.maint.Run(ctx)
 	go n.ret.Run(ctx)
 	go n.track(ctx)
@@ -167,8 +176,13 @@ func (n *dispatcherNode) progress() nodeProgress {
 }
 
 func (n *dispatcherNode) stop() (nodeReport, error) {
-	n.cancel()
-	err := <-n.done
+	var err error
+	if n.cancel != nil { // started
+		n.cancel()
+		err = <-n.done
+		// The heartbeat deregisters the worker on its way out: before the store closes.
+		<-n.hbDone
+	}
 	n.sample()
 	rep := nodeReport{Stats: n.d.Stats(), PeakRSS: peakRSS()}
 	if n.rec != nil {
