@@ -116,7 +116,7 @@ func newDispatcherNode(ctx context.Context, cfg nodeConfig, wr Wiring) (*dispatc
 		_ = s.Close()
 		return nil, err
 	}
-	// Its writes (a register, a beat every 10 s, a deregister) count in the run's
+	// Its writes (a register, a beat per interval, a deregister) count in the run's
 	// commits, as they cost a serve node.
 	n.hb = app.NewHeartbeat(s, dc.Worker, wr.Version, n.d, app.HeartbeatInterval(dc.Lease), log)
 	n.maint = app.NewMaintenance(s, 0, log)
