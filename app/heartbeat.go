@@ -59,6 +59,13 @@ func (h *Heartbeat) stats() domain.WorkerStats {
 	return s
 }
 
+// HeartbeatInterval is how often a worker whose claims hold leases of lease beats: often
+// enough that its row is fresh well within a lease, and that the admin overview's "last
+// minute" is at most 10 s stale. (chronos serve's heartbeatInterval is the same rule.)
+func HeartbeatInterval(lease time.Duration) time.Duration {
+	return min(max(lease/4, time.Second), 10*time.Second)
+}
+
 // Run registers, beats every interval until ctx is done, then deregisters. Store errors
 // are logged and retried on the next beat: a missed heartbeat must not stop dispatching.
 func (h *Heartbeat) Run(ctx context.Context) {

@@ -2,66 +2,27 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
+	"flag"
 	"strings"
 	"testing"
 )
 
-// runBench runs `chronos bench` on SQLite and returns its last line, decoded.
-func runBench(t *testing.T, args ...string) map[string]any {
-	t.Helper()
+// The shell hands `chronos bench` to package bench: its options are listed, and bad ones
+// are refused with bench's reasons before any database is made. (The runs themselves
+// are tested in internal/bench.)
+func TestBenchCommandIsWired(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if err := run(t.Context(), append([]string{"bench", "--store", "sqlite"}, args...), &out, &errOut); err != nil {
-		t.Fatalf("bench %v: %v\nstderr:\n%s", args, err, errOut.String())
+	if err := run(t.Context(), []string{"bench", "-h"}, &out, &errOut); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("bench -h: %v", err)
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	var res map[string]any
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
-		t.Fatalf("last line of bench output is not one JSON object: %q (%v)", lines[len(lines)-1], err)
-	}
-	for _, k := range []string{"store", "nodes", "waker", "alarms", "fires_per_sec", "lag_p50_ms", "lag_p99_ms",
-		"lag_max_ms", "double_fires", "commits_per_fire"} {
-		if _, ok := res[k]; !ok {
-			t.Errorf("bench summary lacks %q: %s", k, lines[len(lines)-1])
+	for _, want := range []string{"--store", "--find-knee", "--list-clients", "--via"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("bench -h does not list %s:\n%s", want, errOut.String())
 		}
 	}
-	return res
-}
-
-// A burn-down fires every alarm exactly once, with either waker and with several
-// nodes, and says so in its summary. (Figures are never asserted: docs/benchmarks.md.)
-func TestBenchBurnDownFiresEveryAlarmOnce(t *testing.T) {
-	for _, args := range [][]string{
-		{"--waker", "noop", "--at-most-once", "0.2", "--cron", "0.3"},
-		{"--waker", "webhook"},
-		{"--nodes", "2", "--in-process"},
-	} {
-		res := runBench(t, append([]string{"--alarms", "500", "--batch", "50", "--concurrency", "100"}, args...)...)
-		if res["double_fires"] != 0.0 || res["alarms"] != 500.0 || res["delivered"] != 500.0 || res["failed"] != 0.0 {
-			t.Errorf("bench %v: alarms %v, delivered %v, failed %v, double fires %v; want 500 delivered once each",
-				args, res["alarms"], res["delivered"], res["failed"], res["double_fires"])
-		}
-	}
-}
-
-// The steady mode creates alarms at the rate asked and fires each of them.
-func TestBenchSteadyRate(t *testing.T) {
-	res := runBench(t, "--rate", "200", "--duration", "500ms", "--lead", "100ms")
-	if res["mode"] != "steady" || res["alarms"] != 100.0 || res["delivered"] != 100.0 || res["double_fires"] != 0.0 {
-		t.Errorf("steady run: %v", res)
-	}
-}
-
-// Bad options are refused with every reason, before any database is made.
-func TestBenchRefusesBadOptions(t *testing.T) {
-	var out, errOut bytes.Buffer
-	err := run(t.Context(), []string{"bench", "--store", "sqlite", "--nodes", "0", "--waker", "smoke", "--cron", "2"}, &out, &errOut)
-	if err == nil {
-		t.Fatal("bench accepted --nodes 0 --waker smoke --cron 2")
-	}
-	for _, want := range []string{"--nodes must be at least 1", "--waker must be noop or webhook", "cron fraction"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not say %q", err, want)
-		}
+	err := run(t.Context(), []string{"bench", "--store", "sqlite", "--nodes", "0"}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "--nodes must be at least 1") {
+		t.Errorf("bench --nodes 0: %v", err)
 	}
 }

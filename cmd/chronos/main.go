@@ -13,6 +13,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/chronoshq/chronos/internal/bench"
+
 	// Embedded zone data: cron timezones resolve even on hosts without /usr/share/zoneinfo.
 	_ "time/tzdata"
 )
@@ -67,8 +69,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return alarmCommand(ctx, rest, stdout, stderr)
 	case "admin":
 		return adminCommand(ctx, rest, stdout, stderr)
-	case benchWorkerCommand: // hidden: one node of `chronos bench --nodes K`
-		return benchWorkerMain(ctx, rest, stdout, stderr)
+	case bench.WorkerCommand: // hidden: one node of `chronos bench --nodes K`
+		return benchWorkerCommand(ctx, rest, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "chronos", Version())
 		return nil

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -7,16 +7,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/chronoshq/chronos/adapters/webhook"
 	"github.com/chronoshq/chronos/app"
-	"github.com/chronoshq/chronos/app/bench"
 	"github.com/chronoshq/chronos/ports"
 )
 
-// benchNodeConfig is what every bench node, in-process or a worker process, runs with.
-type benchNodeConfig struct {
+// nodeConfig is what every bench node, in-process or a worker process, runs with.
+type nodeConfig struct {
 	Store       string
 	Waker       string // noop or webhook
 	WakeURL     string
@@ -28,35 +25,35 @@ type benchNodeConfig struct {
 	EventsCap   int           // --events-per-alarm with retention
 }
 
-// benchProgress is what a node has done so far.
-type benchProgress struct {
+// nodeProgress is what a node has done so far.
+type nodeProgress struct {
 	Delivered   int64     `json:"delivered"`
 	Applied     int64     `json:"applied"`
 	LastApplied time.Time `json:"last_applied"` // when Applied last grew
 }
 
-// benchNodeReport is what a node hands back when it has stopped.
-type benchNodeReport struct {
+// nodeReport is what a node hands back when it has stopped.
+type nodeReport struct {
 	Stats app.StatsSnapshot `json:"stats"`
 	// Set by nodes with the no-op waker, which record deliveries themselves.
-	Lag     *bench.HistogramData `json:"lag,omitempty"`
-	Keys    []string             `json:"-"`
-	Doubles int64                `json:"doubles"`
-	Early   int64                `json:"early"`
+	Lag     *HistogramData `json:"lag,omitempty"`
+	Keys    []string       `json:"-"`
+	Doubles int64          `json:"doubles"`
+	Early   int64          `json:"early"`
 	// PeakRSS is the node's process's peak resident set size in bytes. A node run in
 	// the bench's own process (one node, or --in-process) shares it with the bench's
 	// creator and recorder, so the figure is an upper bound there.
 	PeakRSS int64 `json:"peak_rss"`
 }
 
-// benchNode is one dispatcher under test.
-type benchNode interface {
+// node is one dispatcher under test.
+type node interface {
 	// start begins dispatching; the node is ready (store open) before it is called.
 	// Lag of wakes scheduled before lagFrom counts from lagFrom (zero: no floor).
 	start(lagFrom time.Time)
-	progress() benchProgress
+	progress() nodeProgress
 	// stop stops claiming, drains, closes the node's store and reports.
-	stop() (benchNodeReport, error)
+	stop() (nodeReport, error)
 }
 
 // dispatcherNode runs a real app.Dispatcher on its own store (its own connections,
@@ -65,34 +62,37 @@ type benchNode interface {
 type dispatcherNode struct {
 	store ports.Store
 	d     *app.Dispatcher
+	hb    *app.Heartbeat   // the worker row, as serve keeps it
 	maint *app.Maintenance // the store's upkeep, as serve runs it
 	ret   *app.Retention   // retention, as serve runs it
-	rec   *bench.Recorder  // nil with the webhook waker
+	rec   *Recorder        // nil with the webhook waker
 	wk    *webhook.Waker   // nil with the no-op waker
 
 	cancel  context.CancelFunc
 	done    chan error
+	hbDone  chan struct{}
 	mu      sync.Mutex
-	last    benchProgress
+	last    nodeProgress
 	tracked atomic.Bool
 }
 
 // newDispatcherNode opens the store and builds the dispatcher, ready to start.
-func newDispatcherNode(ctx context.Context, cfg benchNodeConfig, log *zap.Logger) (*dispatcherNode, error) {
-	s, err := openStore(ctx, cfg.Store, false)
+func newDispatcherNode(ctx context.Context, cfg nodeConfig, wr Wiring) (*dispatcherNode, error) {
+	log := wr.log()
+	s, err := wr.Open(ctx, cfg.Store, false)
 	if err != nil {
 		return nil, err
 	}
-	n := &dispatcherNode{store: s, done: make(chan error, 1)}
+	n := &dispatcherNode{store: s, done: make(chan error, 1), hbDone: make(chan struct{})}
 	var w ports.Waker
 	switch cfg.Waker {
 	case "noop":
-		n.rec = bench.NewRecorder()
-		w = bench.NewNoopWaker(n.rec)
+		n.rec = NewRecorder()
+		w = NewNoopWaker(n.rec)
 	case "webhook":
 		n.wk, err = webhook.New(webhook.Options{
 			URL: cfg.WakeURL, Secret: cfg.WakeSecret, Timeout: 10 * time.Second,
-			MaxConns: cfg.Concurrency, UserAgent: "chronos-bench/" + Version(),
+			MaxConns: cfg.Concurrency, UserAgent: "chronos-bench/" + wr.Version,
 		})
 		if err != nil {
 			_ = s.Close()
@@ -116,6 +116,9 @@ func newDispatcherNode(ctx context.Context, cfg benchNodeConfig, log *zap.Logger
 		_ = s.Close()
 		return nil, err
 	}
+	// Its writes (a register, a beat per interval, a deregister) count in the run's
+	// commits, as they cost a serve node.
+	n.hb = app.NewHeartbeat(s, dc.Worker, wr.Version, n.d, app.HeartbeatInterval(dc.Lease), log)
 	n.maint = app.NewMaintenance(s, 0, log)
 	n.ret, err = app.NewRetention(s, app.RetentionConfig{Retention: cfg.Retention, EventsPerAlarm: cfg.EventsCap, Holder: dc.Worker}, log)
 	if err != nil {
@@ -132,6 +135,10 @@ func (n *dispatcherNode) start(lagFrom time.Time) {
 	ctx, cancel := context.WithCancel(context.Background())
 	n.cancel = cancel
 	go func() { n.done <- n.d.Run(ctx) }()
+	go func() {
+		defer close(n.hbDone)
+		n.hb.Run(ctx)
+	}()
 	go n.maint.Run(ctx)
 	go n.ret.Run(ctx)
 	go n.track(ctx)
@@ -162,17 +169,22 @@ func (n *dispatcherNode) sample() {
 	n.last.Applied, n.last.Delivered = st.Applied, st.Delivered
 }
 
-func (n *dispatcherNode) progress() benchProgress {
+func (n *dispatcherNode) progress() nodeProgress {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.last
 }
 
-func (n *dispatcherNode) stop() (benchNodeReport, error) {
-	n.cancel()
-	err := <-n.done
+func (n *dispatcherNode) stop() (nodeReport, error) {
+	var err error
+	if n.cancel != nil { // started
+		n.cancel()
+		err = <-n.done
+		// The heartbeat deregisters the worker on its way out: before the store closes.
+		<-n.hbDone
+	}
 	n.sample()
-	rep := benchNodeReport{Stats: n.d.Stats(), PeakRSS: peakRSS()}
+	rep := nodeReport{Stats: n.d.Stats(), PeakRSS: peakRSS()}
 	if n.rec != nil {
 		lag := n.rec.Lag.Data()
 		rep.Lag, rep.Keys, rep.Doubles, rep.Early = &lag, n.rec.Keys(), n.rec.Doubles(), n.rec.Early()

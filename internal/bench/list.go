@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chronoshq/chronos/app/bench"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -25,15 +24,15 @@ type listResult struct {
 // status that matches the cron series (10% by default), and one that matches nothing;
 // --list-clients at once, --list-duration each. The tables are as the run left them:
 // never analyzed.
-func (r *benchRun) listBench(ctx context.Context) ([]listResult, error) {
-	s, err := openStore(ctx, r.db.url, false)
+func (r *runner) listBench(ctx context.Context) ([]listResult, error) {
+	s, err := r.w.Open(ctx, r.db.url, false)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
 	cursor := ""
 	for range 200 {
-		page, next, err := s.List(ctx, bench.Owner, ports.ListFilter{Limit: 500, Cursor: cursor})
+		page, next, err := s.List(ctx, Owner, ports.ListFilter{Limit: 500, Cursor: cursor})
 		if err != nil {
 			return nil, err
 		}
@@ -53,7 +52,7 @@ func (r *benchRun) listBench(ctx context.Context) ([]listResult, error) {
 	}
 	var out []listResult
 	for _, v := range variants {
-		var h bench.Histogram
+		var h Histogram
 		var mu sync.Mutex
 		var firstErr error
 		deadline := time.Now().Add(r.cfg.ListDuration)
@@ -64,7 +63,7 @@ func (r *benchRun) listBench(ctx context.Context) ([]listResult, error) {
 				defer wg.Done()
 				for time.Now().Before(deadline) {
 					t0 := time.Now()
-					if _, _, err := s.List(ctx, bench.Owner, v.f); err != nil {
+					if _, _, err := s.List(ctx, Owner, v.f); err != nil {
 						mu.Lock()
 						firstErr = err
 						mu.Unlock()

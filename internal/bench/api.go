@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -11,24 +11,23 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/httpapi"
 	"github.com/chronoshq/chronos/app"
-	"github.com/chronoshq/chronos/app/bench"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
-// benchAPI is the HTTP API of `chronos serve` (the same handler, token and store) run
+// apiServer is the HTTP API of `chronos serve` (the same handler, token and store) run
 // by the bench on loopback next to the node, for --via api: creates then pay for HTTP,
 // JSON and authentication on the same machine as the dispatcher, as in production.
-type benchAPI struct {
+type apiServer struct {
 	srv    *http.Server
 	url    string
 	token  string
 	client *http.Client
 }
 
-func startBenchAPI(ctx context.Context, s ports.Store, alarms *app.Alarms, clock *app.StoreClock) (*benchAPI, error) {
+func startAPI(ctx context.Context, s ports.Store, alarms *app.Alarms, clock *app.StoreClock) (*apiServer, error) {
 	tokens := app.NewTokens(s, clock)
-	plain, _, err := tokens.Create(ctx, bench.Owner, domain.ScopeOwner)
+	plain, _, err := tokens.Create(ctx, Owner, domain.ScopeOwner)
 	if err != nil {
 		return nil, fmt.Errorf("bench: creating the API token: %w", err)
 	}
@@ -36,7 +35,7 @@ func startBenchAPI(ctx context.Context, s ports.Store, alarms *app.Alarms, clock
 	if err != nil {
 		return nil, fmt.Errorf("bench: API listener: %w", err)
 	}
-	a := &benchAPI{
+	a := &apiServer{
 		srv:    &http.Server{Handler: httpapi.New(alarms, tokens, s, httpapi.Options{}), ReadHeaderTimeout: 10 * time.Second},
 		url:    "http://" + ln.Addr().String() + "/v1/alarms/batch",
 		token:  plain,
@@ -47,7 +46,7 @@ func startBenchAPI(ctx context.Context, s ports.Store, alarms *app.Alarms, clock
 }
 
 // post sends one batch body; a status other than 200, or any item refused, is an error.
-func (a *benchAPI) post(ctx context.Context, body []byte) error {
+func (a *apiServer) post(ctx context.Context, body []byte) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.url, bytes.NewReader(body))
 	if err != nil {
 		return err
@@ -69,7 +68,7 @@ func (a *benchAPI) post(ctx context.Context, body []byte) error {
 	return nil
 }
 
-func (a *benchAPI) close() {
+func (a *apiServer) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = a.srv.Shutdown(ctx)

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -8,12 +8,11 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/app"
-	"github.com/chronoshq/chronos/app/bench"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
-// benchCreator is the steady mode's client: every 10ms it creates the alarms due at
+// steadyCreator is the steady mode's client: every 10ms it creates the alarms due at
 // --rate, each falling due --lead after it is created, for --duration. It creates them
 // the way a client would: through the real create path (app.Alarms.CreateBatch:
 // validation, ids, one store transaction per tick), or, with --via api, as one POST
@@ -24,12 +23,12 @@ import (
 // API of `chronos serve` does: one process, one store. On SQLite this matters most:
 // a second store is a second writer, and the two then take turns on the file lock by
 // sleeping on SQLITE_BUSY, which no production node does.
-type benchCreator struct {
-	cfg     benchConfig
+type steadyCreator struct {
+	cfg     Config
 	store   ports.Store
 	shared  bool // store is a node's; the node closes it
 	alarms  *app.Alarms
-	api     *benchAPI // --via api
+	api     *apiServer // --via api
 	clock   *app.StoreClock
 	created atomic.Int64
 	txns    atomic.Int64
@@ -41,16 +40,16 @@ type benchCreator struct {
 	started atomic.Bool
 }
 
-// newBenchCreator writes through shared when it is not nil (an in-process node's
+// newSteadyCreator writes through shared when it is not nil (an in-process node's
 // store), else through a store of its own on url.
-func newBenchCreator(ctx context.Context, url string, shared ports.Store, cfg benchConfig) (*benchCreator, error) {
+func newSteadyCreator(ctx context.Context, open func(context.Context, string, bool) (ports.Store, error), url string, shared ports.Store, cfg Config) (*steadyCreator, error) {
 	s := shared
 	if s == nil {
 		if cfg.Via == "api" {
 			return nil, errors.New("bench: --via api needs the node in the bench's process (one node, or --in-process)")
 		}
 		var err error
-		if s, err = openStore(ctx, url, false); err != nil {
+		if s, err = open(ctx, url, false); err != nil {
 			return nil, err
 		}
 	}
@@ -61,10 +60,10 @@ func newBenchCreator(ctx context.Context, url string, shared ports.Store, cfg be
 		}
 		return nil, err
 	}
-	c := &benchCreator{cfg: cfg, store: s, shared: shared != nil, clock: clock, stopped: make(chan struct{})}
+	c := &steadyCreator{cfg: cfg, store: s, shared: shared != nil, clock: clock, stopped: make(chan struct{})}
 	c.alarms = app.NewAlarms(s, clock, nil, app.AlarmsConfig{Defaults: domain.Defaults{MaxFailures: 5}}, nil)
 	if cfg.Via == "api" {
-		api, err := startBenchAPI(ctx, s, c.alarms, clock)
+		api, err := startAPI(ctx, s, c.alarms, clock)
 		if err != nil {
 			return nil, err
 		}
@@ -74,7 +73,7 @@ func newBenchCreator(ctx context.Context, url string, shared ports.Store, cfg be
 	return c, nil
 }
 
-func (c *benchCreator) run() {
+func (c *steadyCreator) run() {
 	ctx := c.ctx
 	defer close(c.stopped)
 	defer c.done.Store(true)
@@ -92,7 +91,7 @@ func (c *benchCreator) run() {
 		due := int64(elapsed.Seconds() * float64(c.cfg.Rate))
 		if n := due - c.created.Load(); n > 0 {
 			now := c.clock.Now()
-			specs, err := bench.BuildSpecs(int(n), c.cfg.Mix, now.Add(c.cfg.Lead), now.Add(c.cfg.Lead+every))
+			specs, err := BuildSpecs(int(n), c.cfg.Mix, now.Add(c.cfg.Lead), now.Add(c.cfg.Lead+every))
 			if err == nil {
 				err = c.create(ctx, specs)
 			}
@@ -109,11 +108,11 @@ func (c *benchCreator) run() {
 }
 
 // create writes one tick's alarms, at most app.MaxBatchCreate per call.
-func (c *benchCreator) create(ctx context.Context, specs []domain.Spec) error {
+func (c *steadyCreator) create(ctx context.Context, specs []domain.Spec) error {
 	for chunk := range slices.Chunk(specs, app.MaxBatchCreate) {
 		c.txns.Add(1)
 		if c.api != nil {
-			if err := c.api.post(ctx, bench.SpecsJSON(chunk)); err != nil {
+			if err := c.api.post(ctx, SpecsJSON(chunk)); err != nil {
 				return err
 			}
 			continue
@@ -131,9 +130,9 @@ func (c *benchCreator) create(ctx context.Context, specs []domain.Spec) error {
 	return nil
 }
 
-func (c *benchCreator) finished() bool { return c.done.Load() }
+func (c *steadyCreator) finished() bool { return c.done.Load() }
 
-func (c *benchCreator) stop() {
+func (c *steadyCreator) stop() {
 	c.cancel()
 	if c.started.Load() {
 		<-c.stopped

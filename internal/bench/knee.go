@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"io"
 	"text/tabwriter"
 	"time"
-
-	"go.uber.org/zap"
 )
 
 // kneeMaxDrain is the backlog a passing rate may end with: its last alarm's outcome
@@ -31,13 +29,13 @@ type kneeStep struct {
 // (lag p99 at or over --knee-p99, or a backlog left at the end), then halving the gap
 // between the highest pass and the lowest miss until it is within 10%. Each run has its
 // own new database. It prints every run and the knee: the highest rate that passed.
-func findKnee(ctx context.Context, cfg benchConfig, log *zap.Logger, stdout, stderr io.Writer) error {
+func findKnee(ctx context.Context, cfg Config, w Wiring, stdout, stderr io.Writer) error {
 	var steps []kneeStep
 	try := func(rate int) (bool, error) {
 		c := cfg
 		c.Rate = rate
 		fmt.Fprintf(stderr, "bench: --find-knee: %d/s for %s\n", rate, c.Duration)
-		res, err := benchOnce(ctx, c, log, stderr)
+		res, err := runOnce(ctx, c, w, stderr)
 		if err != nil {
 			return false, err
 		}

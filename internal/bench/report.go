@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"encoding/json"
@@ -9,12 +9,11 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/app"
-	"github.com/chronoshq/chronos/app/bench"
 )
 
-// benchResult is what a run prints: a table for people, then, as the last line, one
+// result is what a run prints: a table for people, then, as the last line, one
 // JSON object for scripts (.ci/bench, docs/benchmarks.md).
-type benchResult struct {
+type result struct {
 	Store       string  `json:"store"`
 	Nodes       int     `json:"nodes"`
 	Waker       string  `json:"waker"`
@@ -57,8 +56,8 @@ type benchResult struct {
 // fill sums the nodes' reports. Deliveries are the receiver's with the webhook waker,
 // else the nodes' own; a key delivered by two nodes is a double fire like a key
 // delivered twice by one.
-func (res *benchResult) fill(reports []benchNodeReport, rec *bench.Recorder, recv *bench.Receiver, elapsed time.Duration) {
-	var lag bench.Histogram
+func (res *result) fill(reports []nodeReport, rec *Recorder, recv *Receiver, elapsed time.Duration) {
+	var lag Histogram
 	seen := map[string]struct{}{}
 	for _, rep := range reports {
 		st := rep.Stats
@@ -106,7 +105,7 @@ func (res *benchResult) fill(reports []benchNodeReport, rec *bench.Recorder, rec
 	res.Cores = runtime.NumCPU()
 }
 
-func (res *benchResult) print(w io.Writer) {
+func (res *result) print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, format string, v ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, v...)...) }
 	row("store", "%s (%d node(s), %s waker, %s, batch %d, concurrency %d)", res.Store, res.Nodes, res.Waker, res.Mode, res.Batch, res.Concurrency)

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/jackc/pgx/v5"
+	_ "modernc.org/sqlite" // the "sqlite" driver sqliteSizes reads dbstat with
 )
 
 // tableSize is the space one of chronos's tables takes, its indexes included.
@@ -19,8 +20,8 @@ type tableSize struct {
 	IndexBytes int64  `json:"index_bytes,omitempty"` // of which indexes, where the server tells them apart
 }
 
-// benchTables are the tables whose growth a run watches.
-var benchTables = []string{"alarms", "alarm_events"}
+// watchedTables are the tables whose growth a run watches.
+var watchedTables = []string{"alarms", "alarm_events"}
 
 // postgresSizes reads the sizes from the server: pg_table_size (heap, TOAST, free
 // space and visibility maps) and pg_indexes_size.
@@ -33,7 +34,7 @@ func postgresSizes(ctx context.Context, dbURL string) ([]tableSize, error) {
 	rows, err := c.Query(ctx, `
 		SELECT relname, pg_table_size(oid) + pg_indexes_size(oid), pg_indexes_size(oid)
 		FROM pg_class WHERE relname = ANY($1) AND relkind = 'r' AND relnamespace = current_schema()::regnamespace
-		ORDER BY relname`, benchTables)
+		ORDER BY relname`, watchedTables)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +51,7 @@ func mysqlSizes(ctx context.Context, admin *sql.DB, database string) ([]tableSiz
 	var out []tableSize
 	for _, view := range []string{"INNODB_SYS_TABLESPACES", "INNODB_TABLESPACES"} {
 		rows, err := admin.QueryContext(ctx, `SELECT NAME, FILE_SIZE FROM information_schema.`+view+` WHERE NAME IN (?, ?)`,
-			database+"/"+benchTables[0], database+"/"+benchTables[1])
+			database+"/"+watchedTables[0], database+"/"+watchedTables[1])
 		if err != nil {
 			continue // the other server's view
 		}
@@ -80,7 +81,7 @@ func sqliteSizes(ctx context.Context, path string) ([]tableSize, error) {
 	rows, err := db.QueryContext(ctx, `
 		SELECT m.tbl_name, sum(d.pgsize), sum(CASE WHEN m.type = 'index' THEN d.pgsize ELSE 0 END)
 		FROM dbstat d JOIN sqlite_master m ON m.name = d.name
-		WHERE m.tbl_name IN (?, ?) GROUP BY m.tbl_name ORDER BY m.tbl_name`, benchTables[0], benchTables[1])
+		WHERE m.tbl_name IN (?, ?) GROUP BY m.tbl_name ORDER BY m.tbl_name`, watchedTables[0], watchedTables[1])
 	if err != nil {
 		return nil, err
 	}

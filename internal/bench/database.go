@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -18,10 +18,16 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// benchDB is the throwaway database one bench run works in. The run never touches any
+// database is the throwaway database one bench run works in. The run never touches any
 // database it did not create: it makes a new one on the server --store names, and
 // drops it afterwards (unless --keep).
-type benchDB struct {
+//
+// Its connections are the bench's own (pgx, database/sql), not a store's, because no
+// port does any of this: create or drop a database, read the server's commit counter,
+// refresh statistics on demand (ports.Maintainer decides for itself whether upkeep is
+// due, and does none where autovacuum runs), or report table sizes. Alarms never go
+// through them: the run opens its stores with Wiring.Open.
+type database struct {
 	dialect string // sqlite, postgres or mysql
 	url     string // store URL of the new database
 	name    string // what to show: the database or file
@@ -46,34 +52,34 @@ type benchDB struct {
 // pgx's default (sslmode=prefer) encrypts even on loopback, which cost the 2-core
 // machine ~10% of a steady run's lag budget (docs/benchmarks.md) and measures the
 // cipher, not chronos. A URL given in full keeps its own sslmode.
-var benchStoreShortcuts = map[string]string{
+var storeShortcuts = map[string]string{
 	"sqlite":   "sqlite://",
 	"postgres": "postgres://root@127.0.0.1:5432/postgres?sslmode=disable",
 	"mysql":    "mysql://root@127.0.0.1:3306/mysql",
 	"mariadb":  "mysql://root@127.0.0.1:3306/mysql",
 }
 
-// newBenchDB creates the run's database on the server of store.
-func newBenchDB(ctx context.Context, store string) (*benchDB, error) {
-	if full, ok := benchStoreShortcuts[store]; ok {
+// newDatabase creates the run's database on the server of store.
+func newDatabase(ctx context.Context, store string) (*database, error) {
+	if full, ok := storeShortcuts[store]; ok {
 		store = full
 	}
 	name := "chronos_bench_" + randomHex(4)
 	scheme, _, _ := strings.Cut(store, ":")
 	switch strings.ToLower(scheme) {
 	case "sqlite":
-		return newSQLiteBenchDB(store, name)
+		return newSQLiteDatabase(store, name)
 	case "postgres", "postgresql":
-		return newPostgresBenchDB(ctx, store, name)
+		return newPostgresDatabase(ctx, store, name)
 	case "mysql", "mariadb":
-		return newMySQLBenchDB(ctx, store, name)
+		return newMySQLDatabase(ctx, store, name)
 	}
-	return nil, fmt.Errorf("bench: --store %q: use sqlite, postgres, mysql, or a sqlite://, postgres:// or mysql:// URL", redact(store))
+	return nil, fmt.Errorf("bench: --store %q: use sqlite, postgres, mysql, or a sqlite://, postgres:// or mysql:// URL", redacted(store))
 }
 
-// newSQLiteBenchDB makes a new file: in a temporary directory, or at the path the URL
+// newSQLiteDatabase makes a new file: in a temporary directory, or at the path the URL
 // names, which must not exist yet.
-func newSQLiteBenchDB(store, name string) (*benchDB, error) {
+func newSQLiteDatabase(store, name string) (*database, error) {
 	path := strings.TrimPrefix(strings.TrimPrefix(store, "sqlite:"), "//")
 	var remove func() error
 	if path == "" {
@@ -101,7 +107,7 @@ func newSQLiteBenchDB(store, name string) (*benchDB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
-	return &benchDB{
+	return &database{
 		dialect: "sqlite", url: "sqlite://" + abs, name: abs,
 		commitsSource: "dispatcher stats: claim + apply transactions",
 		sizes:         func(ctx context.Context) ([]tableSize, error) { return sqliteSizes(ctx, abs) },
@@ -110,24 +116,24 @@ func newSQLiteBenchDB(store, name string) (*benchDB, error) {
 	}, nil
 }
 
-// newPostgresBenchDB creates a database on the server and counts commits with
+// newPostgresDatabase creates a database on the server and counts commits with
 // pg_stat_database.xact_commit of that database alone, read over a connection to the
 // database the URL names (whose own queries count elsewhere).
-func newPostgresBenchDB(ctx context.Context, store, name string) (*benchDB, error) {
+func newPostgresDatabase(ctx context.Context, store, name string) (*database, error) {
 	u, err := url.Parse(store)
 	if err != nil {
 		return nil, fmt.Errorf("bench: --store is not a URL: %w", errors.Unwrap(err))
 	}
 	admin, err := pgx.Connect(ctx, store)
 	if err != nil {
-		return nil, fmt.Errorf("bench: connecting to %s: %w", redact(store), err)
+		return nil, fmt.Errorf("bench: connecting to %s: %w", redacted(store), err)
 	}
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
 		admin.Close(ctx)
 		return nil, fmt.Errorf("bench: creating database %s: %w", name, err)
 	}
 	u.Path = "/" + name
-	return &benchDB{
+	return &database{
 		dialect: "postgres", url: u.String(), name: "database " + name,
 		commits: func(ctx context.Context) (int64, error) {
 			var n int64
@@ -158,10 +164,10 @@ func newPostgresBenchDB(ctx context.Context, store, name string) (*benchDB, erro
 	}, nil
 }
 
-// newMySQLBenchDB creates a database on the server. MySQL keeps no commit count per
+// newMySQLDatabase creates a database on the server. MySQL keeps no commit count per
 // database, so the server-wide Com_commit is used: figures taken while anything else
 // commits on the server are inflated by it (docs/benchmarks.md).
-func newMySQLBenchDB(ctx context.Context, store, name string) (*benchDB, error) {
+func newMySQLDatabase(ctx context.Context, store, name string) (*database, error) {
 	u, err := url.Parse(store)
 	if err != nil {
 		return nil, fmt.Errorf("bench: --store is not a URL: %w", errors.Unwrap(err))
@@ -184,10 +190,10 @@ func newMySQLBenchDB(ctx context.Context, store, name string) (*benchDB, error) 
 	admin.SetMaxOpenConns(1)
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name+" CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"); err != nil {
 		admin.Close()
-		return nil, fmt.Errorf("bench: creating database %s on %s: %w", name, redact(store), err)
+		return nil, fmt.Errorf("bench: creating database %s on %s: %w", name, redacted(store), err)
 	}
 	u.Path = "/" + name
-	return &benchDB{
+	return &database{
 		dialect: "mysql", url: u.String(), name: "database " + name,
 		commits: func(ctx context.Context) (int64, error) {
 			var variable string
@@ -212,7 +218,7 @@ func newMySQLBenchDB(ctx context.Context, store, name string) (*benchDB, error) 
 // settledCommits reads the commit count until two readings 200ms apart agree (at most
 // a few seconds): PostgreSQL backends publish their counts when they finish, not at
 // once.
-func (db *benchDB) settledCommits(ctx context.Context) (int64, error) {
+func (db *database) settledCommits(ctx context.Context) (int64, error) {
 	prev, err := db.commits(ctx)
 	if err != nil {
 		return 0, err
@@ -235,4 +241,14 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// redacted hides a password in a store URL for messages (net/url's Redacted: the
+// binary's redact writes the same "user:xxxxx@"); a URL that does not parse is not shown.
+func redacted(store string) string {
+	u, err := url.Parse(store)
+	if err != nil {
+		return "(a store URL that does not parse)"
+	}
+	return u.Redacted()
 }

@@ -1,10 +1,11 @@
-package main
+package bench
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,38 +23,46 @@ import (
 // {"ready":true} once its store is open, starts on "go <lag floor>", prints its progress every
 // 50ms, and on "stop" (or when its stdin closes: the parent died) drains, writes the
 // occurrence keys it delivered to --keys, and prints its report.
-const benchWorkerCommand = "bench-worker"
+const WorkerCommand = "bench-worker"
 
 type workerMessage struct {
-	Ready    bool             `json:"ready,omitempty"`
-	Progress *benchProgress   `json:"progress,omitempty"`
-	Report   *benchNodeReport `json:"report,omitempty"`
-	Error    string           `json:"error,omitempty"`
+	Ready    bool          `json:"ready,omitempty"`
+	Progress *nodeProgress `json:"progress,omitempty"`
+	Report   *nodeReport   `json:"report,omitempty"`
+	Error    string        `json:"error,omitempty"`
 }
 
-// benchWorkerMain is the worker process.
-func benchWorkerMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var cfg benchNodeConfig
-	fs := newFlagSetNoEnv(benchWorkerCommand, stderr)
-	fs.StringVar(&cfg.Store, "store", "", "store URL")
-	fs.StringVar(&cfg.Waker, "waker", "noop", "noop or webhook")
-	fs.StringVar(&cfg.WakeURL, "wake-url", "", "receiver URL (webhook)")
-	fs.IntVar(&cfg.Batch, "batch", 0, "dispatcher batch")
-	fs.IntVar(&cfg.Concurrency, "concurrency", 0, "dispatcher concurrency")
-	fs.DurationVar(&cfg.Tick, "tick", time.Second, "dispatcher tick")
-	fs.DurationVar(&cfg.Retention, "retention", 0, "retention (0: off)")
-	fs.IntVar(&cfg.EventsCap, "events-per-alarm", 0, "events kept per alarm with retention")
-	keys := fs.String("keys", "", "file to write delivered occurrence keys to (noop)")
-	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run here")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
+// WorkerConfig is what the parent passes a worker process on its command line (the
+// secret goes through the environment instead). Only the bench writes these arguments
+// and only RunWorker reads them, so its fields are the bench's own.
+type WorkerConfig struct {
+	node       nodeConfig
+	keys       string
+	cpuprofile string
+}
+
+// RegisterFlags defines the worker's options on fs: the arguments startProcessNode
+// passes.
+func (c *WorkerConfig) RegisterFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.node.Store, "store", "", "store URL")
+	fs.StringVar(&c.node.Waker, "waker", "noop", "noop or webhook")
+	fs.StringVar(&c.node.WakeURL, "wake-url", "", "receiver URL (webhook)")
+	fs.IntVar(&c.node.Batch, "batch", 0, "dispatcher batch")
+	fs.IntVar(&c.node.Concurrency, "concurrency", 0, "dispatcher concurrency")
+	fs.DurationVar(&c.node.Tick, "tick", time.Second, "dispatcher tick")
+	fs.DurationVar(&c.node.Retention, "retention", 0, "retention (0: off)")
+	fs.IntVar(&c.node.EventsCap, "events-per-alarm", 0, "events kept per alarm with retention")
+	fs.StringVar(&c.keys, "keys", "", "file to write delivered occurrence keys to (noop)")
+	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the run here")
+}
+
+// RunWorker is the worker process: one node, driven over stdin and stdout by the
+// bench that started it. A binary that runs Run with nodes in processes of their own
+// must hand its WorkerCommand subcommand to RunWorker.
+func RunWorker(ctx context.Context, wc WorkerConfig, w Wiring, stdout io.Writer) error {
+	cfg := wc.node
 	// The secret comes through the environment, not the command line (ps shows that).
 	cfg.WakeSecret = os.Getenv("CHRONOS_BENCH_WAKE_SECRET")
-	log, err := newLogger("console", "warn", stderr)
-	if err != nil {
-		return err
-	}
 	out := json.NewEncoder(stdout)
 	var outMu sync.Mutex
 	send := func(m workerMessage) {
@@ -62,7 +71,7 @@ func benchWorkerMain(ctx context.Context, args []string, stdout, stderr io.Write
 		_ = out.Encode(m)
 	}
 
-	n, err := newDispatcherNode(ctx, cfg, log)
+	n, err := newDispatcherNode(ctx, cfg, w)
 	if err != nil {
 		send(workerMessage{Error: err.Error()})
 		return err
@@ -77,8 +86,8 @@ func benchWorkerMain(ctx context.Context, args []string, stdout, stderr io.Write
 	if f := strings.Fields(in.Text()); len(f) == 2 {
 		lagFrom, _ = strconv.ParseInt(f[1], 10, 64)
 	}
-	if *cpuprofile != "" {
-		stopProfile, err := startCPUProfile(*cpuprofile)
+	if wc.cpuprofile != "" {
+		stopProfile, err := startCPUProfile(wc.cpuprofile)
 		if err != nil {
 			return err
 		}
@@ -109,8 +118,8 @@ func benchWorkerMain(ctx context.Context, args []string, stdout, stderr io.Write
 		send(workerMessage{Progress: &p})
 	}
 	rep, err := n.stop()
-	if err == nil && *keys != "" {
-		err = os.WriteFile(*keys, []byte(strings.Join(rep.Keys, "\n")), 0o600)
+	if err == nil && wc.keys != "" {
+		err = os.WriteFile(wc.keys, []byte(strings.Join(rep.Keys, "\n")), 0o600)
 	}
 	if err != nil {
 		send(workerMessage{Error: err.Error()})
@@ -127,21 +136,21 @@ type processNode struct {
 	keysPath string
 
 	mu       sync.Mutex
-	last     benchProgress
-	report   *benchNodeReport
+	last     nodeProgress
+	report   *nodeReport
 	failure  string
 	messages chan workerMessage
 	exited   chan struct{}
 }
 
 // startProcessNode launches worker i and waits until its store is open.
-func startProcessNode(ctx context.Context, i int, cfg benchNodeConfig, dir, cpuprofile string) (*processNode, error) {
+func startProcessNode(ctx context.Context, i int, cfg nodeConfig, dir, cpuprofile string) (*processNode, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("bench: finding this binary to start worker processes: %w", err)
 	}
 	p := &processNode{keysPath: fmt.Sprintf("%s/keys-%d.txt", dir, i), messages: make(chan workerMessage, 1), exited: make(chan struct{})}
-	args := []string{benchWorkerCommand, "--store", cfg.Store, "--waker", cfg.Waker, "--wake-url", cfg.WakeURL,
+	args := []string{WorkerCommand, "--store", cfg.Store, "--waker", cfg.Waker, "--wake-url", cfg.WakeURL,
 		"--batch", strconv.Itoa(cfg.Batch), "--concurrency", strconv.Itoa(cfg.Concurrency), "--tick", cfg.Tick.String(),
 		"--retention", cfg.Retention.String(), "--events-per-alarm", strconv.Itoa(cfg.EventsCap), "--keys", p.keysPath}
 	if cpuprofile != "" {
@@ -214,13 +223,13 @@ func (p *processNode) start(lagFrom time.Time) {
 	_, _ = fmt.Fprintf(p.stdin, "go %d\n", ns)
 }
 
-func (p *processNode) progress() benchProgress {
+func (p *processNode) progress() nodeProgress {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.last
 }
 
-func (p *processNode) stop() (benchNodeReport, error) {
+func (p *processNode) stop() (nodeReport, error) {
 	_, _ = io.WriteString(p.stdin, "stop\n")
 	_ = p.stdin.Close()
 	<-p.exited
@@ -228,7 +237,7 @@ func (p *processNode) stop() (benchNodeReport, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.report == nil {
-		return benchNodeReport{}, fmt.Errorf("bench: worker %d ended without a report (%s) %v", p.cmd.Process.Pid, p.failure, waitErr)
+		return nodeReport{}, fmt.Errorf("bench: worker %d ended without a report (%s) %v", p.cmd.Process.Pid, p.failure, waitErr)
 	}
 	rep := *p.report
 	if raw, err := os.ReadFile(p.keysPath); err == nil && len(raw) > 0 {

@@ -9,8 +9,8 @@ import (
 )
 
 // Receiver is the local webhook endpoint `chronos bench --waker webhook` delivers to.
-// It checks every wake's signature with Verify (webhook.Verify, injected so this
-// package needs no adapter), refuses a bad one with 401 (the dispatcher then retries
+// It checks every wake's signature with verify (a run passes webhook.Verify with the
+// run's secret), refuses a bad one with 401 (the dispatcher then retries
 // it, which the report shows as failures), and records good ones by their
 // Idempotency-Key, so a double fire across any number of nodes is counted.
 type Receiver struct {

@@ -1,0 +1,136 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Wiring is what the binary that runs the bench supplies, and the bench must not choose
+// itself.
+type Wiring struct {
+	// Open opens a store URL (sqlite://, postgres://, mysql://), migrating its schema
+	// when asked: the binary's own, so the bench measures the very stores `chronos
+	// serve` opens, and names no adapter twice.
+	Open func(ctx context.Context, url string, migrate bool) (ports.Store, error)
+	// Version is what the nodes report: the webhook User-Agent and the worker rows.
+	Version string
+	// Log gets the nodes' warnings; nil: none.
+	Log *zap.Logger
+}
+
+func (w Wiring) log() *zap.Logger {
+	if w.Log == nil {
+		return zap.NewNop()
+	}
+	return w.Log
+}
+
+// Config is every setting of `chronos bench`. The bench reads no CHRONOS_*
+// environment: a figure must be reproducible from the command line quoted beside it.
+type Config struct {
+	Store        string
+	Nodes        int
+	InProcess    bool
+	Process      bool
+	Waker        string
+	Alarms       int
+	NotDue       int
+	Mix          Mix
+	Rate         int
+	Duration     time.Duration
+	Lead         time.Duration
+	Batch        int
+	Concurrency  int
+	Tick         time.Duration
+	Timeout      time.Duration
+	Keep         bool
+	CPUProfile   string
+	FindKnee     bool
+	KneeP99      time.Duration
+	Retention    time.Duration
+	EventsCap    int
+	Via          string
+	ListClients  int
+	ListDuration time.Duration
+}
+
+// RegisterFlags defines every option of `chronos bench` on fs, with its default.
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.Store, "store", "sqlite", "server to run on: sqlite, postgres, mysql (the local development databases) or a URL; a new database (or file) is made for the run")
+	fs.IntVar(&c.Nodes, "nodes", 1, "dispatchers; more than one run as separate processes")
+	fs.BoolVar(&c.InProcess, "in-process", false, "run every node in this process (each with its own store connections)")
+	fs.BoolVar(&c.Process, "process", false, "run even a single node as a process of its own, so its peak RSS is its own (with --waker webhook the occurrence keys are kept by the bench, not the node)")
+	fs.StringVar(&c.Waker, "waker", "noop", "noop (acknowledge at once, in the node) or webhook (signed POSTs to a receiver the bench runs)")
+	fs.IntVar(&c.Alarms, "alarms", 200_000, "burn-down: alarms due at the start")
+	fs.IntVar(&c.NotDue, "not-due", 0, "also load this many alarms due a day later, which no claim may pay for")
+	fs.Float64Var(&c.Mix.CronFraction, "cron", 0.1, "fraction of cron series among the alarms")
+	fs.Float64Var(&c.Mix.AtMostOnceFraction, "at-most-once", 0, "fraction of at-most-once alarms")
+	fs.IntVar(&c.Mix.PayloadBytes, "payload", 100, "payload size in bytes")
+	fs.IntVar(&c.Rate, "rate", 0, "steady mode: once alarms created per second (--cron applies to burn-down only), each due --lead after its creation (0: burn-down)")
+	fs.DurationVar(&c.Duration, "duration", 30*time.Second, "steady mode: how long alarms are created")
+	fs.DurationVar(&c.Lead, "lead", 2*time.Second, "steady mode: how far ahead of its creation an alarm falls due")
+	fs.IntVar(&c.Batch, "batch", 1000, "dispatcher --batch")
+	fs.IntVar(&c.Concurrency, "concurrency", 4000, "dispatcher --concurrency")
+	fs.DurationVar(&c.Tick, "tick", time.Second, "dispatcher --tick")
+	fs.DurationVar(&c.Timeout, "timeout", 10*time.Minute, "give up when the run has not finished by then")
+	fs.BoolVar(&c.Keep, "keep", false, "keep the bench database (or file) afterwards")
+	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run (worker processes: FILE.nodeN)")
+	fs.IntVar(&c.ListClients, "list-clients", 0, "after the run, this many clients page through the bench owner's alarms with store.List (first page, deep page, two status filters); 0: no list benchmark")
+	fs.DurationVar(&c.ListDuration, "list-duration", 10*time.Second, "--list-clients: how long each variant runs")
+	fs.StringVar(&c.Via, "via", "store", "steady mode: how alarms are created: store (app.Alarms.CreateBatch, the API's own path, one transaction per 10 ms) or api (POST /v1/alarms/batch to an HTTP API the bench runs next to the node)")
+	fs.DurationVar(&c.Retention, "retention", 0, "run retention in the nodes as serve does, with this --retention (0: off; at least 1m)")
+	fs.IntVar(&c.EventsCap, "events-per-alarm", 1000, "serve's --events-per-alarm, with --retention")
+	fs.BoolVar(&c.FindKnee, "find-knee", false, "steady runs at rising --rate (from --rate, default 5000) to find the highest with lag p99 under --knee-p99 and no backlog left")
+	fs.DurationVar(&c.KneeP99, "knee-p99", 50*time.Millisecond, "--find-knee: the lag p99 a rate must stay under")
+}
+
+func (c *Config) validate() error {
+	var errs []error
+	if c.Nodes < 1 {
+		errs = append(errs, fmt.Errorf("--nodes must be at least 1, got %d", c.Nodes))
+	}
+	if c.Waker != "noop" && c.Waker != "webhook" {
+		errs = append(errs, fmt.Errorf("--waker must be noop or webhook, got %q", c.Waker))
+	}
+	if c.Rate == 0 && c.Alarms < 1 {
+		errs = append(errs, fmt.Errorf("--alarms must be at least 1, got %d", c.Alarms))
+	}
+	if c.Via != "store" && c.Via != "api" {
+		errs = append(errs, fmt.Errorf("--via must be store or api, got %q", c.Via))
+	}
+	if c.Process && c.InProcess {
+		errs = append(errs, errors.New("--process and --in-process contradict each other"))
+	}
+	if c.FindKnee && c.Rate == 0 {
+		c.Rate = 5000
+	}
+	if c.FindKnee && c.KneeP99 <= 0 {
+		errs = append(errs, fmt.Errorf("--knee-p99 must be positive, got %s", c.KneeP99))
+	}
+	if c.Rate < 0 || (c.Rate > 0 && c.Duration <= 0) {
+		errs = append(errs, errors.New("--rate must be positive and --duration positive in steady mode"))
+	}
+	if err := c.Mix.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// inProcess says whether the nodes run in the bench's own process.
+func (c *Config) inProcess() bool {
+	return c.InProcess || (c.Nodes == 1 && !c.Process)
+}
+
+func (c *Config) mode() string {
+	if c.Rate > 0 {
+		return "steady"
+	}
+	return "burn-down"
+}
