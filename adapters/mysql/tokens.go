@@ -16,14 +16,14 @@ const tokenColumns = `id, owner, scope, hash, created_at, revoked_at`
 // column is written as scope <> 'owner' (either admin scope), for binaries that predate
 // scopes (migration 00003); a scope that is none of the three writes false.
 func (s *Store) CreateToken(ctx context.Context, t domain.Token) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO tokens (`+tokenColumns+`, admin) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	_, err := s.db.ExecContext(ctx, `INSERT INTO api_tokens (`+tokenColumns+`, admin) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.Owner, string(t.Scope), t.Hash, timeArg(t.CreatedAt), timeArg(t.RevokedAt), t.CanReadAdmin())
 	return mapError(ctx, err)
 }
 
 // TokenByHash finds a token, revoked or not.
 func (s *Store) TokenByHash(ctx context.Context, hash string) (domain.Token, error) {
-	t, err := scanToken(s.db.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM tokens WHERE hash = ?`, hash))
+	t, err := scanToken(s.db.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE hash = ?`, hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		// The hash is a credential's fingerprint: it stays out of the message.
 		return domain.Token{}, final{fmt.Errorf("mysql: no token with this hash: %w", ports.ErrNotFound)}
@@ -33,7 +33,7 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (domain.Token, err
 
 // ListTokens returns every token, oldest first.
 func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+tokenColumns+` FROM tokens ORDER BY created_at, id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY created_at, id`)
 	if err != nil {
 		return nil, mapError(ctx, err)
 	}
@@ -54,7 +54,7 @@ func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
 // when nothing changed, so only an unknown id reads as 0.
 func (s *Store) RevokeToken(ctx context.Context, id string) error {
 	res, err := s.db.ExecContext(ctx,
-		`UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?, UTC_TIMESTAMP(6)) WHERE id = ?`, s.injectedNow(), id)
+		`UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?, UTC_TIMESTAMP(6)) WHERE id = ?`, s.injectedNow(), id)
 	if err != nil {
 		return mapError(ctx, err)
 	}
