@@ -58,7 +58,7 @@ func (s *Store) events(ctx context.Context, r alarmRef, limit int) ([]domain.Eve
 	where, args := r.where("a.")
 	rows, err := s.db.QueryContext(ctx, eventsSQL(where), append(args, limit)...)
 	if err != nil {
-		return nil, mapError(ctx, err)
+		return nil, mapError(err)
 	}
 	defer rows.Close()
 	found := false
@@ -72,7 +72,7 @@ func (s *Store) events(ctx context.Context, r alarmRef, limit int) ([]domain.Eve
 			attempt          sql.NullInt64
 		)
 		if err := rows.Scan(&evID, &typ, &at, &attempt, &scheduledFor, &worker, &msg); err != nil {
-			return nil, mapError(ctx, err)
+			return nil, mapError(err)
 		}
 		if !evID.Valid {
 			continue
@@ -89,7 +89,7 @@ func (s *Store) events(ctx context.Context, r alarmRef, limit int) ([]domain.Eve
 		})
 	}
 	if err := rows.Err(); err != nil {
-		return nil, mapError(ctx, err)
+		return nil, mapError(err)
 	}
 	if !found {
 		return nil, notFound("alarm", r.id)

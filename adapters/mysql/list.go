@@ -83,11 +83,11 @@ func (s *Store) listPage(ctx context.Context, q listQuery, cursor string, limit 
 	query, args := q.pageSQL(after, limit)
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, "", mapError(ctx, err)
+		return nil, "", mapError(err)
 	}
 	alarms, err := scanAlarms(rows)
 	if err != nil {
-		return nil, "", mapError(ctx, err)
+		return nil, "", mapError(err)
 	}
 	if alarms == nil {
 		alarms = []domain.Alarm{}

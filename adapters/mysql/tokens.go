@@ -18,7 +18,7 @@ const tokenColumns = `id, owner, scope, hash, created_at, revoked_at`
 func (s *Store) CreateToken(ctx context.Context, t domain.Token) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO api_tokens (`+tokenColumns+`, admin) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.Owner, string(t.Scope), t.Hash, timeArg(t.CreatedAt), timeArg(t.RevokedAt), t.CanReadAdmin())
-	return mapError(ctx, err)
+	return mapError(err)
 }
 
 // TokenByHash finds a token, revoked or not.
@@ -28,25 +28,25 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (domain.Token, err
 		// The hash is a credential's fingerprint: it stays out of the message.
 		return domain.Token{}, final{fmt.Errorf("mysql: no token with this hash: %w", ports.ErrNotFound)}
 	}
-	return t, mapError(ctx, err)
+	return t, mapError(err)
 }
 
 // ListTokens returns every token, oldest first.
 func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY created_at, id`)
 	if err != nil {
-		return nil, mapError(ctx, err)
+		return nil, mapError(err)
 	}
 	defer rows.Close()
 	out := []domain.Token{}
 	for rows.Next() {
 		t, err := scanToken(rows)
 		if err != nil {
-			return nil, mapError(ctx, err)
+			return nil, mapError(err)
 		}
 		out = append(out, t)
 	}
-	return out, mapError(ctx, rows.Err())
+	return out, mapError(rows.Err())
 }
 
 // RevokeToken marks the token revoked at the store's now; a revoked token keeps its
@@ -56,11 +56,11 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 	res, err := s.db.ExecContext(ctx,
 		`UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?, UTC_TIMESTAMP(6)) WHERE id = ?`, s.injectedNow(), id)
 	if err != nil {
-		return mapError(ctx, err)
+		return mapError(err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return mapError(ctx, err)
+		return mapError(err)
 	}
 	if n == 0 {
 		return notFound("token", id)

@@ -22,7 +22,7 @@ func (s *Store) RegisterWorker(ctx context.Context, w domain.Worker) error {
 	_, err = s.db.ExecContext(ctx, `REPLACE INTO workers (id, host, pid, version, stats, started_at, heartbeat_at)
 		VALUES (?, ?, ?, ?, ?, COALESCE(?, UTC_TIMESTAMP(6)), COALESCE(?, UTC_TIMESTAMP(6)))`,
 		w.ID, w.Host, w.PID, w.Version, stats, now, now)
-	return mapError(ctx, err)
+	return mapError(err)
 }
 
 // Heartbeat sets heartbeat_at to the store's now and replaces the stats.
@@ -34,11 +34,11 @@ func (s *Store) Heartbeat(ctx context.Context, workerID string, stats domain.Wor
 	res, err := s.db.ExecContext(ctx,
 		`UPDATE workers SET heartbeat_at = COALESCE(?, UTC_TIMESTAMP(6)), stats = ? WHERE id = ?`, s.injectedNow(), js, workerID)
 	if err != nil {
-		return mapError(ctx, err)
+		return mapError(err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return mapError(ctx, err)
+		return mapError(err)
 	}
 	if n == 0 {
 		return notFound("worker", workerID)
@@ -49,7 +49,7 @@ func (s *Store) Heartbeat(ctx context.Context, workerID string, stats domain.Wor
 // DeregisterWorker removes the row; an unknown worker is not an error.
 func (s *Store) DeregisterWorker(ctx context.Context, workerID string) error {
 	_, err := s.db.ExecContext(ctx, `DELETE FROM workers WHERE id = ?`, workerID)
-	return mapError(ctx, err)
+	return mapError(err)
 }
 
 // ListWorkers returns registered workers with their stats, oldest first.
@@ -57,7 +57,7 @@ func (s *Store) ListWorkers(ctx context.Context) ([]domain.Worker, error) {
 	rows, err := s.db.QueryContext(ctx,
 		`SELECT id, host, pid, version, stats, started_at, heartbeat_at FROM workers ORDER BY started_at, id`)
 	if err != nil {
-		return nil, mapError(ctx, err)
+		return nil, mapError(err)
 	}
 	defer rows.Close()
 	out := []domain.Worker{}
@@ -65,14 +65,14 @@ func (s *Store) ListWorkers(ctx context.Context) ([]domain.Worker, error) {
 		var w domain.Worker
 		var stats []byte
 		if err := rows.Scan(&w.ID, &w.Host, &w.PID, &w.Version, &stats, &w.StartedAt, &w.HeartbeatAt); err != nil {
-			return nil, mapError(ctx, err)
+			return nil, mapError(err)
 		}
 		if w.Stats, err = scanStats(stats); err != nil {
-			return nil, mapError(ctx, fmt.Errorf("worker %q: %w", w.ID, err))
+			return nil, mapError(fmt.Errorf("worker %q: %w", w.ID, err))
 		}
 		out = append(out, w)
 	}
-	return out, mapError(ctx, rows.Err())
+	return out, mapError(rows.Err())
 }
 
 // statsArg is the stats column: the JSON of stats.
