@@ -5,8 +5,8 @@ import (
 	"database/sql"
 	"strings"
 
+	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
 )
 
 // eventsPerInsert bounds one multi-row INSERT: 7 placeholders a row stays far below
@@ -52,9 +52,7 @@ func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]doma
 
 // events is Events of the alarm r names.
 func (s *Store) events(ctx context.Context, r alarmRef, limit int) ([]domain.Event, error) {
-	if limit <= 0 || limit > ports.MaxEventsLimit {
-		limit = ports.MaxEventsLimit
-	}
+	limit = page.Events(limit)
 	where, args := r.where("a.")
 	rows, err := s.db.QueryContext(ctx, eventsSQL(where), append(args, limit)...)
 	if err != nil {

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
 )
 
 const (
@@ -46,9 +46,7 @@ func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]doma
 
 // events is the history of the alarm with id, if owner (NULL: any) owns it.
 func (s *Store) events(ctx context.Context, id string, owner sql.NullString, limit int) ([]domain.Event, error) {
-	if limit <= 0 || limit > ports.MaxEventsLimit {
-		limit = ports.MaxEventsLimit
-	}
+	limit = page.Events(limit)
 	// One read transaction, so the ownership check and the history see one snapshot.
 	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
