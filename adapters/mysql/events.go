@@ -3,9 +3,11 @@ package mysql
 import (
 	"context"
 	"database/sql"
-	"strings"
+	"slices"
 
 	"github.com/chronoshq/chronos/adapters/internal/page"
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqltext"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -15,22 +17,15 @@ const eventsPerInsert = 1000
 
 // insertEvents appends evs, in order, with multi-row INSERTs (one for any real batch).
 func insertEvents(ctx context.Context, tx batchTx, evs []domain.Event) error {
-	for len(evs) > 0 {
-		n := min(len(evs), eventsPerInsert)
-		var b strings.Builder
-		b.WriteString(`INSERT INTO alarm_events (alarm_id, type, at, attempt, scheduled_for, worker, message) VALUES `)
-		args := make([]any, 0, 7*n)
-		for i, ev := range evs[:n] {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("(?, ?, ?, ?, ?, ?, ?)")
-			args = append(args, ev.AlarmID, string(ev.Type), timeArg(ev.At), ev.Attempt, timeArg(ev.ScheduledFor), ev.Worker, ev.Message)
+	for chunk := range slices.Chunk(evs, eventsPerInsert) {
+		args := make([]any, 0, sqlrow.EventParams*len(chunk))
+		for _, ev := range chunk {
+			args = sqlrow.AppendEvent(args, ev, timeArg)
 		}
-		if _, err := tx.exec(ctx, b.String(), args...); err != nil {
+		q := `INSERT INTO alarm_events (` + sqlrow.EventColumns + `) VALUES ` + sqltext.ValuesRows(len(chunk), sqlrow.EventParams)
+		if _, err := tx.exec(ctx, q, args...); err != nil {
 			return err
 		}
-		evs = evs[n:]
 	}
 	return nil
 }

@@ -82,9 +82,6 @@ func (s *Store) listPage(ctx context.Context, q listQuery, cursor string, limit 
 	if err != nil {
 		return nil, "", mapError(err)
 	}
-	if alarms == nil {
-		alarms = []domain.Alarm{}
-	}
 	alarms, next := page.Cut(alarms, limit)
 	return alarms, next, nil
 }

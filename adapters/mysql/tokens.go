@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
-const tokenColumns = `id, owner, scope, hash, created_at, revoked_at`
+const tokenColumns = sqlrow.TokenColumns
 
 // CreateToken stores t. ErrConflict when the id or the hash exists. The legacy admin
 // column is written as scope <> 'owner' (either admin scope), for binaries that predate
@@ -38,15 +39,8 @@ func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
 		return nil, mapError(err)
 	}
 	defer rows.Close()
-	out := []domain.Token{}
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			return nil, mapError(err)
-		}
-		out = append(out, t)
-	}
-	return out, mapError(rows.Err())
+	tokens, err := sqlrow.All(rows, 0, scanToken)
+	return tokens, mapError(err)
 }
 
 // RevokeToken marks the token revoked at the store's now; a revoked token keeps its
@@ -68,15 +62,6 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 	return nil
 }
 
-func scanToken(r scanner) (domain.Token, error) {
-	var (
-		t       domain.Token
-		scope   string
-		revoked sql.NullTime
-	)
-	if err := r.Scan(&t.ID, &t.Owner, &scope, &t.Hash, &t.CreatedAt, &revoked); err != nil {
-		return domain.Token{}, err
-	}
-	t.Scope, t.RevokedAt = domain.Scope(scope), revoked.Time
-	return t, nil
+func scanToken(r sqlrow.Scanner) (domain.Token, error) {
+	return sqlrow.ScanToken(r, sqlrow.NullTime)
 }
