@@ -55,7 +55,7 @@ func (s *Store) DeleteAlarms(ctx context.Context, ids []string) (ports.Deleted, 
 		return err
 	})
 	if err != nil {
-		return ports.Deleted{}, mapError(ctx, err)
+		return ports.Deleted{}, mapError(err)
 	}
 	return d, nil
 }

@@ -52,7 +52,7 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 		return ports.ApplyResult{Applied: len(ts)}, nil
 	}
 	if !errors.Is(err, errSomeStale) {
-		return ports.ApplyResult{}, mapError(ctx, err)
+		return ports.ApplyResult{}, mapError(err)
 	}
 	return s.applyLocked(ctx, ts)
 }
@@ -96,7 +96,7 @@ func (s *Store) applyLocked(ctx context.Context, ts []domain.Transition) (ports.
 		return nil
 	})
 	if err != nil {
-		return ports.ApplyResult{}, mapError(ctx, err)
+		return ports.ApplyResult{}, mapError(err)
 	}
 	return res, nil
 }

@@ -27,7 +27,7 @@ func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 		return nil
 	}
 	defer s.stmts.prepareQueued(ctx) // once no transaction is open
-	return mapError(ctx, s.inTx(ctx, func(tx *sql.Tx) error {
+	return mapError(s.inTx(ctx, func(tx *sql.Tx) error {
 		for rest := as; len(rest) > 0; {
 			n := insertChunk(rest)
 			if err := insertAlarms(ctx, tx, rest[:n], false); err != nil {

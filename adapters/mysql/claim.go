@@ -121,7 +121,7 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 		return nil
 	})
 	if err != nil {
-		return ports.Claimed{}, mapError(ctx, err)
+		return ports.Claimed{}, mapError(err)
 	}
 	s.stmts.prepareQueued(ctx)
 	return out, nil
@@ -168,7 +168,7 @@ func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
 		return time.Time{}, false, nil
 	}
 	if err != nil {
-		return time.Time{}, false, mapError(ctx, err)
+		return time.Time{}, false, mapError(err)
 	}
 	return at.UTC(), true, nil
 }

@@ -27,7 +27,7 @@ const countDueSQL = `SELECT COUNT(*), MIN(next_fire_at) FROM alarms FORCE INDEX 
 func (s *Store) CountAlarms(ctx context.Context, lease time.Duration) (ports.AlarmCounts, error) {
 	now, err := s.now(ctx, s.db)
 	if err != nil {
-		return ports.AlarmCounts{}, mapError(ctx, err)
+		return ports.AlarmCounts{}, mapError(err)
 	}
 	c := ports.AlarmCounts{ByStatus: make(map[domain.Status]int64, len(domain.Statuses)), Now: now}
 	for _, st := range domain.Statuses {
@@ -35,23 +35,23 @@ func (s *Store) CountAlarms(ctx context.Context, lease time.Duration) (ports.Ala
 	}
 	rows, err := s.db.QueryContext(ctx, countByStatusSQL)
 	if err != nil {
-		return ports.AlarmCounts{}, mapError(ctx, err)
+		return ports.AlarmCounts{}, mapError(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var st string
 		var n int64
 		if err := rows.Scan(&st, &n); err != nil {
-			return ports.AlarmCounts{}, mapError(ctx, err)
+			return ports.AlarmCounts{}, mapError(err)
 		}
 		c.ByStatus[domain.Status(st)] = n
 	}
 	if err := rows.Err(); err != nil {
-		return ports.AlarmCounts{}, mapError(ctx, err)
+		return ports.AlarmCounts{}, mapError(err)
 	}
 	var oldest sql.NullTime
 	if err := s.db.QueryRowContext(ctx, countDueSQL, now, micro(now.Add(-lease))).Scan(&c.Due, &oldest); err != nil {
-		return ports.AlarmCounts{}, mapError(ctx, err)
+		return ports.AlarmCounts{}, mapError(err)
 	}
 	if oldest.Valid {
 		c.OldestDue = oldest.Time.UTC()

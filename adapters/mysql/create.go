@@ -37,7 +37,7 @@ func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool,
 			return a, false, nil
 		}
 		if !serverErrorIs(err, erDupEntry) {
-			return domain.Alarm{}, false, mapError(ctx, err)
+			return domain.Alarm{}, false, mapError(err)
 		}
 		if a.IdempotencyKey != "" {
 			twin, err := scanAlarm(s.db.QueryRowContext(ctx,
@@ -46,7 +46,7 @@ func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool,
 				return twin, true, nil
 			}
 			if !errors.Is(err, sql.ErrNoRows) {
-				return domain.Alarm{}, false, mapError(ctx, fmt.Errorf("read the alarm with idempotency key %q: %w", a.IdempotencyKey, err))
+				return domain.Alarm{}, false, mapError(fmt.Errorf("read the alarm with idempotency key %q: %w", a.IdempotencyKey, err))
 			}
 		}
 		var one int
@@ -55,7 +55,7 @@ func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool,
 			return domain.Alarm{}, false, fmt.Errorf("mysql: alarm id %q exists: %w", a.ID, ports.ErrConflict)
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
-			return domain.Alarm{}, false, mapError(ctx, err)
+			return domain.Alarm{}, false, mapError(err)
 		}
 		if attempt == createAttempts {
 			return domain.Alarm{}, false, fmt.Errorf("mysql: alarm %q: a unique key kept colliding with rows deleted before they could be read: %w",
@@ -101,5 +101,5 @@ func (s *Store) get(ctx context.Context, r alarmRef) (domain.Alarm, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return domain.Alarm{}, notFound("alarm", r.id)
 	}
-	return a, mapError(ctx, err)
+	return a, mapError(err)
 }

@@ -78,7 +78,7 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 		return insertEvents(ctx, s.batch(tx), events)
 	})
 	if err != nil {
-		return nil, mapError(ctx, err)
+		return nil, mapError(err)
 	}
 	return out, nil
 }

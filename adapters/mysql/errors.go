@@ -1,7 +1,6 @@
 package mysql
 
 import (
-	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/chronoshq/chronos/adapters/internal/ctxerr"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -23,20 +23,18 @@ const (
 )
 
 // mapError is the one place driver errors become the portable errors of package ports.
-// Context errors are returned untouched (also when ctx ended and the driver reported
-// it as a broken connection); an error already shaped for the caller (final) passes
-// through; everything else is prefixed "mysql: ".
-func mapError(ctx context.Context, err error) error {
+// Context errors are returned untouched (ctxerr): the driver reports a statement that
+// its context ended as the context's error, not as a broken connection. An error already
+// shaped for the caller (final) passes through; everything else is prefixed "mysql: ".
+func mapError(err error) error {
 	var f final
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &f):
 		return f.err
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case ctxerr.Is(err):
 		return err
-	case ctx.Err() != nil:
-		return ctx.Err()
 	case errors.Is(err, sql.ErrNoRows):
 		return fmt.Errorf("mysql: %w", ports.ErrNotFound)
 	case serverErrorIs(err, erDupEntry):

@@ -3,10 +3,12 @@ package mysql
 import (
 	"context"
 	"database/sql"
-	"strings"
+	"slices"
 
+	"github.com/chronoshq/chronos/adapters/internal/page"
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqltext"
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
 )
 
 // eventsPerInsert bounds one multi-row INSERT: 7 placeholders a row stays far below
@@ -15,22 +17,15 @@ const eventsPerInsert = 1000
 
 // insertEvents appends evs, in order, with multi-row INSERTs (one for any real batch).
 func insertEvents(ctx context.Context, tx batchTx, evs []domain.Event) error {
-	for len(evs) > 0 {
-		n := min(len(evs), eventsPerInsert)
-		var b strings.Builder
-		b.WriteString(`INSERT INTO alarm_events (alarm_id, type, at, attempt, scheduled_for, worker, message) VALUES `)
-		args := make([]any, 0, 7*n)
-		for i, ev := range evs[:n] {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("(?, ?, ?, ?, ?, ?, ?)")
-			args = append(args, ev.AlarmID, string(ev.Type), timeArg(ev.At), ev.Attempt, timeArg(ev.ScheduledFor), ev.Worker, ev.Message)
+	for chunk := range slices.Chunk(evs, eventsPerInsert) {
+		args := make([]any, 0, sqlrow.EventParams*len(chunk))
+		for _, ev := range chunk {
+			args = sqlrow.AppendEvent(args, ev, timeArg)
 		}
-		if _, err := tx.exec(ctx, b.String(), args...); err != nil {
+		q := `INSERT INTO alarm_events (` + sqlrow.EventColumns + `) VALUES ` + sqltext.ValuesRows(len(chunk), sqlrow.EventParams)
+		if _, err := tx.exec(ctx, q, args...); err != nil {
 			return err
 		}
-		evs = evs[n:]
 	}
 	return nil
 }
@@ -52,13 +47,11 @@ func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]doma
 
 // events is Events of the alarm r names.
 func (s *Store) events(ctx context.Context, r alarmRef, limit int) ([]domain.Event, error) {
-	if limit <= 0 || limit > ports.MaxEventsLimit {
-		limit = ports.MaxEventsLimit
-	}
+	limit = page.Events(limit)
 	where, args := r.where("a.")
 	rows, err := s.db.QueryContext(ctx, eventsSQL(where), append(args, limit)...)
 	if err != nil {
-		return nil, mapError(ctx, err)
+		return nil, mapError(err)
 	}
 	defer rows.Close()
 	found := false
@@ -72,7 +65,7 @@ func (s *Store) events(ctx context.Context, r alarmRef, limit int) ([]domain.Eve
 			attempt          sql.NullInt64
 		)
 		if err := rows.Scan(&evID, &typ, &at, &attempt, &scheduledFor, &worker, &msg); err != nil {
-			return nil, mapError(ctx, err)
+			return nil, mapError(err)
 		}
 		if !evID.Valid {
 			continue
@@ -89,7 +82,7 @@ func (s *Store) events(ctx context.Context, r alarmRef, limit int) ([]domain.Eve
 		})
 	}
 	if err := rows.Err(); err != nil {
-		return nil, mapError(ctx, err)
+		return nil, mapError(err)
 	}
 	if !found {
 		return nil, notFound("alarm", r.id)

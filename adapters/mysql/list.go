@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -41,14 +42,6 @@ type listQuery struct {
 	args  []any
 }
 
-// pageLimit is the page size a list call asks for, within the port's bounds.
-func pageLimit(limit int) int {
-	if limit <= 0 {
-		limit = ports.DefaultListLimit
-	}
-	return min(limit, ports.MaxListLimit)
-}
-
 // pageSQL is q's statement for a page of limit alarms after cursor (decoded; "" for
 // the first page): the pinned index walked backwards from the cursor, one row more
 // than asked, which says whether another page follows.
@@ -72,7 +65,7 @@ func (q listQuery) pageSQL(after string, limit int) (string, []any) {
 // last page). The cursor is the port's (ports.EncodeListCursor), for List and AdminList
 // alike.
 func (s *Store) listPage(ctx context.Context, q listQuery, cursor string, limit int) ([]domain.Alarm, string, error) {
-	limit = pageLimit(limit)
+	limit = page.Size(limit)
 	after := ""
 	if cursor != "" {
 		var err error
@@ -83,18 +76,12 @@ func (s *Store) listPage(ctx context.Context, q listQuery, cursor string, limit 
 	query, args := q.pageSQL(after, limit)
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, "", mapError(ctx, err)
+		return nil, "", mapError(err)
 	}
 	alarms, err := scanAlarms(rows)
 	if err != nil {
-		return nil, "", mapError(ctx, err)
+		return nil, "", mapError(err)
 	}
-	if alarms == nil {
-		alarms = []domain.Alarm{}
-	}
-	if len(alarms) <= limit {
-		return alarms, "", nil
-	}
-	alarms = alarms[:limit]
-	return alarms, ports.EncodeListCursor(alarms[limit-1].ID), nil
+	alarms, next := page.Cut(alarms, limit)
+	return alarms, next, nil
 }

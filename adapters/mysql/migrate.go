@@ -50,7 +50,7 @@ func migrate(ctx context.Context, db *sql.DB) (err error) {
 	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
-		return mapError(ctx, fmt.Errorf("migrate: %w", err))
+		return mapError(fmt.Errorf("migrate: %w", err))
 	}
 	defer conn.Close()
 	if err := lockMigrations(ctx, conn); err != nil {
@@ -64,7 +64,7 @@ func migrate(ctx context.Context, db *sql.DB) (err error) {
 		}
 	}()
 	if _, err := p.Up(ctx); err != nil {
-		return mapError(ctx, fmt.Errorf("migrate: %w", err))
+		return mapError(fmt.Errorf("migrate: %w", err))
 	}
 	return nil
 }
@@ -81,7 +81,7 @@ func checkSchema(ctx context.Context, db *sql.DB) error {
 	var found int64
 	err = db.QueryRowContext(ctx, "SELECT COALESCE(MAX(version_id), 0) FROM "+versionTable).Scan(&found)
 	if err != nil && !serverErrorIs(err, erNoSuchTable) {
-		return mapError(ctx, fmt.Errorf("read schema version: %w", err))
+		return mapError(fmt.Errorf("read schema version: %w", err))
 	}
 	switch {
 	case found < want:
@@ -110,7 +110,7 @@ func lockMigrations(ctx context.Context, conn *sql.Conn) error {
 		err := conn.QueryRowContext(ctx, fmt.Sprintf("SELECT GET_LOCK(%s, %d)", migrateLockName, migrateLockWait)).Scan(&got)
 		switch {
 		case err != nil:
-			return mapError(ctx, fmt.Errorf("take the migration lock: %w", err))
+			return mapError(fmt.Errorf("take the migration lock: %w", err))
 		case !got.Valid:
 			return errors.New("mysql: take the migration lock: GET_LOCK returned NULL")
 		case got.Int64 == 1:
@@ -124,5 +124,5 @@ func lockMigrations(ctx context.Context, conn *sql.Conn) error {
 
 func unlockMigrations(ctx context.Context, conn *sql.Conn) error {
 	_, err := conn.ExecContext(ctx, "DO RELEASE_LOCK("+migrateLockName+")")
-	return mapError(ctx, err)
+	return mapError(err)
 }

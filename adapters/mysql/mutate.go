@@ -51,7 +51,7 @@ func (s *Store) mutate(ctx context.Context, r alarmRef, fn ports.MutateFunc) (do
 		return nil
 	})
 	if err != nil {
-		return domain.Alarm{}, mapError(ctx, err)
+		return domain.Alarm{}, mapError(err)
 	}
 	return out, nil
 }

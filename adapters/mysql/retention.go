@@ -40,7 +40,7 @@ func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) 
 		return err
 	})
 	if err != nil {
-		return ports.Deleted{}, mapError(ctx, err)
+		return ports.Deleted{}, mapError(err)
 	}
 	return d, nil
 }
@@ -140,7 +140,7 @@ func (s *Store) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimm
 		return err
 	})
 	if err != nil {
-		return ports.Trimmed{}, mapError(ctx, err)
+		return ports.Trimmed{}, mapError(err)
 	}
 	return t, nil
 }
@@ -184,7 +184,7 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.
 		return err
 	})
 	if err != nil {
-		return false, mapError(ctx, err)
+		return false, mapError(err)
 	}
 	return got, nil
 }
@@ -192,5 +192,5 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.
 // ReleaseLease gives the lease up if holder holds it.
 func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
 	_, err := s.db.ExecContext(ctx, `DELETE FROM chronos_leases WHERE name = ? AND holder = ?`, []byte(name), []byte(holder))
-	return mapError(ctx, err)
+	return mapError(err)
 }

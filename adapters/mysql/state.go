@@ -17,7 +17,7 @@ func (s *Store) GetState(ctx context.Context, name string) (ports.State, bool, e
 		return ports.State{}, false, nil
 	}
 	if err != nil {
-		return ports.State{}, false, mapError(ctx, err)
+		return ports.State{}, false, mapError(err)
 	}
 	st.UpdatedAt = st.UpdatedAt.UTC()
 	return st, true, nil
@@ -28,5 +28,5 @@ func (s *Store) GetState(ctx context.Context, name string) (ports.State, bool, e
 func (s *Store) PutState(ctx context.Context, name, value string) error {
 	_, err := s.db.ExecContext(ctx, `REPLACE INTO chronos_state (name, value, updated_at)
 		VALUES (?, ?, COALESCE(?, UTC_TIMESTAMP(6)))`, []byte(name), value, s.injectedNow())
-	return mapError(ctx, err)
+	return mapError(err)
 }

@@ -91,7 +91,7 @@ func connect(ctx context.Context, url string) (*sql.DB, serverVersion, error) {
 	var raw string
 	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&raw); err != nil {
 		db.Close()
-		return nil, serverVersion{}, mapError(ctx, fmt.Errorf("connect to %s/%s: %w", cfg.Addr, cfg.DBName, err))
+		return nil, serverVersion{}, mapError(fmt.Errorf("connect to %s/%s: %w", cfg.Addr, cfg.DBName, err))
 	}
 	server, err := parseServerVersion(raw)
 	if err == nil {
@@ -119,7 +119,7 @@ func (s *Store) Capabilities() ports.Capabilities {
 // or the injected clock cut to microseconds.
 func (s *Store) Now(ctx context.Context) (time.Time, error) {
 	now, err := s.now(ctx, s.db)
-	return now, mapError(ctx, err)
+	return now, mapError(err)
 }
 
 // querier is what *sql.DB and *sql.Tx share.
@@ -153,11 +153,11 @@ func (s *Store) injectedNow() any {
 
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error {
-	return mapError(ctx, s.db.PingContext(ctx))
+	return mapError(s.db.PingContext(ctx))
 }
 
 // Close releases the pool. Later calls fail with "sql: database is closed".
 func (s *Store) Close() error {
 	s.stmts.close()
-	return mapError(context.Background(), s.db.Close())
+	return mapError(s.db.Close())
 }

@@ -6,47 +6,41 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
-const tokenColumns = `id, owner, scope, hash, created_at, revoked_at`
+const tokenColumns = sqlrow.TokenColumns
 
 // CreateToken stores t. ErrConflict when the id or the hash exists. The legacy admin
 // column is written as scope <> 'owner' (either admin scope), for binaries that predate
 // scopes (migration 00003); a scope that is none of the three writes false.
 func (s *Store) CreateToken(ctx context.Context, t domain.Token) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO tokens (`+tokenColumns+`, admin) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	_, err := s.db.ExecContext(ctx, `INSERT INTO api_tokens (`+tokenColumns+`, admin) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.Owner, string(t.Scope), t.Hash, timeArg(t.CreatedAt), timeArg(t.RevokedAt), t.CanReadAdmin())
-	return mapError(ctx, err)
+	return mapError(err)
 }
 
 // TokenByHash finds a token, revoked or not.
 func (s *Store) TokenByHash(ctx context.Context, hash string) (domain.Token, error) {
-	t, err := scanToken(s.db.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM tokens WHERE hash = ?`, hash))
+	t, err := scanToken(s.db.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE hash = ?`, hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		// The hash is a credential's fingerprint: it stays out of the message.
 		return domain.Token{}, final{fmt.Errorf("mysql: no token with this hash: %w", ports.ErrNotFound)}
 	}
-	return t, mapError(ctx, err)
+	return t, mapError(err)
 }
 
 // ListTokens returns every token, oldest first.
 func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+tokenColumns+` FROM tokens ORDER BY created_at, id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY created_at, id`)
 	if err != nil {
-		return nil, mapError(ctx, err)
+		return nil, mapError(err)
 	}
 	defer rows.Close()
-	out := []domain.Token{}
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			return nil, mapError(ctx, err)
-		}
-		out = append(out, t)
-	}
-	return out, mapError(ctx, rows.Err())
+	tokens, err := sqlrow.All(rows, 0, scanToken)
+	return tokens, mapError(err)
 }
 
 // RevokeToken marks the token revoked at the store's now; a revoked token keeps its
@@ -54,13 +48,13 @@ func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
 // when nothing changed, so only an unknown id reads as 0.
 func (s *Store) RevokeToken(ctx context.Context, id string) error {
 	res, err := s.db.ExecContext(ctx,
-		`UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?, UTC_TIMESTAMP(6)) WHERE id = ?`, s.injectedNow(), id)
+		`UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?, UTC_TIMESTAMP(6)) WHERE id = ?`, s.injectedNow(), id)
 	if err != nil {
-		return mapError(ctx, err)
+		return mapError(err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return mapError(ctx, err)
+		return mapError(err)
 	}
 	if n == 0 {
 		return notFound("token", id)
@@ -68,15 +62,6 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 	return nil
 }
 
-func scanToken(r scanner) (domain.Token, error) {
-	var (
-		t       domain.Token
-		scope   string
-		revoked sql.NullTime
-	)
-	if err := r.Scan(&t.ID, &t.Owner, &scope, &t.Hash, &t.CreatedAt, &revoked); err != nil {
-		return domain.Token{}, err
-	}
-	t.Scope, t.RevokedAt = domain.Scope(scope), revoked.Time
-	return t, nil
+func scanToken(r sqlrow.Scanner) (domain.Token, error) {
+	return sqlrow.ScanToken(r, sqlrow.NullTime)
 }

@@ -61,7 +61,7 @@ func TestMigrationToScopes(t *testing.T) {
 	}
 	for id, want := range map[string]bool{"t-admin": true, "t-user": false, "t-reader": true, "t-owner": false} {
 		var admin bool
-		if err := db.QueryRowContext(ctx, `SELECT admin FROM tokens WHERE id = ?`, id).Scan(&admin); err != nil || admin != want {
+		if err := db.QueryRowContext(ctx, `SELECT admin FROM api_tokens WHERE id = ?`, id).Scan(&admin); err != nil || admin != want {
 			t.Errorf("token %s: legacy admin = %t, %v; want %t (scope <> 'owner')", id, admin, err, want)
 		}
 	}
@@ -75,4 +75,43 @@ func TestMigrationToScopes(t *testing.T) {
 	wantScope("down and up", "h-admin", domain.ScopeAdmin)
 	wantScope("down and up", "h-reader", domain.ScopeOwner)
 	wantScope("down and up", "h-owner", domain.ScopeOwner)
+}
+
+// Migration 00004 renames tokens to api_tokens, the name the other stores use, keeping
+// every token; rolled back, the tokens are in tokens again.
+func TestMigrationRenamesTokens(t *testing.T) {
+	ctx := t.Context()
+	u := newDatabase(t)
+	db, _, err := connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p, err := newProvider(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 3); err != nil {
+		t.Fatalf("migrate to 3: %v", err)
+	}
+	mustExec(t, db, `INSERT INTO tokens (id, owner, scope, admin, hash, created_at) VALUES ('t', 'ops', 'admin:read', TRUE, 'h', ?)`, micro(testNow))
+	if _, err := p.UpTo(ctx, 4); err != nil {
+		t.Fatalf("migrate to 4: %v", err)
+	}
+	s, err := Open(ctx, u, Options{Clock: fixedClock(testNow)})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close()
+	if tok, err := s.TokenByHash(ctx, "h"); err != nil || tok.ID != "t" || tok.Scope != domain.ScopeAdminRead {
+		t.Errorf("renamed: TokenByHash = %+v, %v; want token t, scope admin:read", tok, err)
+	}
+
+	if _, err := p.DownTo(ctx, 3); err != nil {
+		t.Fatalf("roll back to 3: %v", err)
+	}
+	var id string
+	if err := db.QueryRowContext(ctx, `SELECT id FROM tokens WHERE hash = 'h'`).Scan(&id); err != nil || id != "t" {
+		t.Errorf("rolled back: token in tokens = %q, %v; want t", id, err)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -74,11 +75,7 @@ func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Al
 			return nil, "", err
 		}
 	}
-	limit := f.Limit
-	if limit <= 0 {
-		limit = ports.DefaultListLimit
-	}
-	limit = min(limit, ports.MaxListLimit)
+	limit := page.Size(f.Limit)
 
 	// Failed since implies the failed status (its condition says so too): with an
 	// owner the page is then one walk of the owner's failed alarms, not five; with
@@ -108,9 +105,6 @@ func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Al
 	if err != nil {
 		return nil, "", mapError(err)
 	}
-	if len(alarms) <= limit {
-		return alarms, "", nil
-	}
-	alarms = alarms[:limit]
-	return alarms, ports.EncodeListCursor(alarms[limit-1].ID), nil
+	alarms, next := page.Cut(alarms, limit)
+	return alarms, next, nil
 }

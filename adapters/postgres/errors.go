@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/chronoshq/chronos/adapters/internal/ctxerr"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -23,13 +23,13 @@ const (
 )
 
 // mapError is the one place driver errors become portable ones. Context errors are
-// returned as the bare sentinels, whatever pgx wrapped around them.
+// returned as they are (ctxerr).
 func mapError(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case isContextError(err):
-		return contextError(err)
+	case ctxerr.Is(err):
+		return err
 	case errors.Is(err, pgx.ErrNoRows):
 		return fmt.Errorf("postgres: %w", ports.ErrNotFound)
 	}
@@ -59,17 +59,6 @@ func unreachable(err error) bool {
 		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P0") || pgErr.Code == "53300"
 	}
 	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
-}
-
-func isContextError(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
-}
-
-func contextError(err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return context.DeadlineExceeded
-	}
-	return context.Canceled
 }
 
 // retryable reports errors after which the whole statement or transaction can simply

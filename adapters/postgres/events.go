@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
 )
 
 // eventsSQL reads the alarm's owner and its history in one statement and one snapshot:
@@ -28,9 +28,7 @@ func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]doma
 
 // events returns the history of the alarm with this id when sc sees it.
 func (s *Store) events(ctx context.Context, sc ownerScope, id string, limit int) ([]domain.Event, error) {
-	if limit <= 0 || limit > ports.MaxEventsLimit {
-		limit = ports.MaxEventsLimit
-	}
+	limit = page.Events(limit)
 	rows, err := s.pool.Query(ctx, eventsSQL, id, limit)
 	if err != nil {
 		return nil, mapError(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -55,11 +56,7 @@ func statusWalks(owner, limit, cond string) string {
 
 // List returns a page of the owner's alarms, newest first, keyset-paginated on id.
 func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
-	limit := f.Limit
-	if limit <= 0 {
-		limit = ports.DefaultListLimit
-	}
-	limit = min(limit, ports.MaxListLimit)
+	limit := page.Size(f.Limit)
 
 	// One row more than the page says whether there is a next page.
 	args := []any{owner, limit + 1}
@@ -82,11 +79,8 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 	if err != nil {
 		return nil, "", mapError(err)
 	}
-	if len(alarms) <= limit {
-		return alarms, "", nil
-	}
-	alarms = alarms[:limit]
-	return alarms, ports.EncodeListCursor(alarms[limit-1].ID), nil
+	alarms, next := page.Cut(alarms, limit)
+	return alarms, next, nil
 }
 
 func b2i(b bool) int {

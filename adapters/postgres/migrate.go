@@ -14,6 +14,7 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 
+	"github.com/chronoshq/chronos/adapters/internal/ctxerr"
 	"github.com/chronoshq/chronos/migrations"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -72,8 +73,8 @@ func migrateConfig(ctx context.Context, cc *pgx.ConnConfig) (err error) {
 }
 
 func migrateError(err error) error {
-	if isContextError(err) {
-		return contextError(err)
+	if ctxerr.Is(err) {
+		return err
 	}
 	return fmt.Errorf("postgres: migrate: %w", err)
 }

@@ -4,15 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
-const tokenColumns = `id, owner, scope, hash, created_at, revoked_at`
+const tokenColumns = sqlrow.TokenColumns
 
 // createTokenSQL also writes the admin flag that the scope replaced (migration 00004),
 // as scope <> 'owner', so the two columns never disagree.
@@ -43,15 +43,8 @@ func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
 		return nil, mapError(err)
 	}
 	defer rows.Close()
-	tokens := []domain.Token{}
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			return nil, mapError(err)
-		}
-		tokens = append(tokens, t)
-	}
-	return tokens, mapError(rows.Err())
+	tokens, err := sqlrow.All(rows, 0, scanToken)
+	return tokens, mapError(err)
 }
 
 // RevokeToken marks a token revoked at the store's now; a revoked token keeps the time
@@ -68,17 +61,6 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 	return nil
 }
 
-func scanToken(row pgx.Row) (domain.Token, error) {
-	var (
-		t       domain.Token
-		scope   string
-		revoked *time.Time
-	)
-	if err := row.Scan(&t.ID, &t.Owner, &scope, &t.Hash, &t.CreatedAt, &revoked); err != nil {
-		return domain.Token{}, err
-	}
-	t.Scope = domain.Scope(scope)
-	t.CreatedAt = t.CreatedAt.UTC()
-	t.RevokedAt = deref(revoked)
-	return t, nil
+func scanToken(row sqlrow.Scanner) (domain.Token, error) {
+	return sqlrow.ScanToken(row, tsTime)
 }

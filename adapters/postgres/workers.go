@@ -2,20 +2,19 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 )
 
-const workerColumns = `id, host, pid, version, stats, started_at, heartbeat_at`
+const workerColumns = sqlrow.WorkerColumns
 
 // RegisterWorker inserts or replaces the worker row, started and beating at the
 // store's now.
 func (s *Store) RegisterWorker(ctx context.Context, w domain.Worker) error {
-	stats, err := statsArg(w.Stats)
+	stats, err := sqlrow.StatsJSON(w.Stats)
 	if err != nil {
-		return err
+		return mapError(err)
 	}
 	_, err = s.pool.Exec(ctx, `
 		INSERT INTO workers (`+workerColumns+`)
@@ -29,9 +28,9 @@ func (s *Store) RegisterWorker(ctx context.Context, w domain.Worker) error {
 
 // Heartbeat sets heartbeat_at to the store's now and replaces the worker's stats.
 func (s *Store) Heartbeat(ctx context.Context, workerID string, stats domain.WorkerStats) error {
-	js, err := statsArg(stats)
+	js, err := sqlrow.StatsJSON(stats)
 	if err != nil {
-		return err
+		return mapError(err)
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE workers SET heartbeat_at = coalesce($2::timestamptz, now()), stats = $3 WHERE id = $1`,
 		workerID, s.nowArg(), js)
@@ -57,42 +56,8 @@ func (s *Store) ListWorkers(ctx context.Context) ([]domain.Worker, error) {
 		return nil, mapError(err)
 	}
 	defer rows.Close()
-	workers := []domain.Worker{}
-	for rows.Next() {
-		var (
-			w     domain.Worker
-			stats string
-		)
-		if err := rows.Scan(&w.ID, &w.Host, &w.PID, &w.Version, &stats, &w.StartedAt, &w.HeartbeatAt); err != nil {
-			return nil, mapError(err)
-		}
-		if w.Stats, err = scanStats(w.ID, stats); err != nil {
-			return nil, err
-		}
-		w.StartedAt, w.HeartbeatAt = w.StartedAt.UTC(), w.HeartbeatAt.UTC()
-		workers = append(workers, w)
-	}
-	return workers, mapError(rows.Err())
-}
-
-// statsArg is the stats column's text: the JSON of domain.WorkerStats (migration 00004).
-func statsArg(st domain.WorkerStats) (string, error) {
-	b, err := json.Marshal(st)
-	if err != nil {
-		return "", fmt.Errorf("postgres: worker stats: %w", err)
-	}
-	return string(b), nil
-}
-
-// scanStats reads the stats column back. The column's default '{}' (a row from before
-// migration 00004) and an empty text are zero stats.
-func scanStats(workerID, js string) (domain.WorkerStats, error) {
-	var st domain.WorkerStats
-	if js == "" {
-		return st, nil
-	}
-	if err := json.Unmarshal([]byte(js), &st); err != nil {
-		return domain.WorkerStats{}, fmt.Errorf("postgres: worker %q: stats are not WorkerStats JSON: %w", workerID, err)
-	}
-	return st, nil
+	workers, err := sqlrow.All(rows, 0, func(r sqlrow.Scanner) (domain.Worker, error) {
+		return sqlrow.ScanWorker(r, tsTime)
+	})
+	return workers, mapError(err)
 }

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 
+	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -86,7 +87,7 @@ func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Al
 	case f.Owner != "":
 		walk = walkOwner
 	}
-	limit := pageLimit(f.Limit)
+	limit := page.Size(f.Limit)
 	return readPage(ctx, s.reads.adminList[walk][b2i(f.Cursor != "")], limit,
 		f.Owner, string(f.Status), string(f.Kind), f.LabelPrefix, toDB(trunc(f.FailedSince)), after, limit+1)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -219,16 +220,8 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 		}
 		args = append(args, after)
 	}
-	limit := pageLimit(f.Limit)
+	limit := page.Size(f.Limit)
 	return readPage(ctx, s.lists[b2i(f.Status != "")][b2i(f.Cursor != "")], limit, append(args, limit+1)...)
-}
-
-// pageLimit is the size of a page asked for n: the default for none, at most the maximum.
-func pageLimit(n int) int {
-	if n <= 0 {
-		return ports.DefaultListLimit
-	}
-	return min(n, ports.MaxListLimit)
 }
 
 // readPage runs a page statement whose last argument asks for limit+1 rows: the row
@@ -243,11 +236,8 @@ func readPage(ctx context.Context, st *sql.Stmt, limit int, args ...any) ([]doma
 	if err != nil {
 		return nil, "", mapError(err)
 	}
-	if len(alarms) <= limit {
-		return alarms, "", nil
-	}
-	alarms = alarms[:limit]
-	return alarms, ports.EncodeListCursor(alarms[limit-1].ID), nil
+	alarms, next := page.Cut(alarms, limit)
+	return alarms, next, nil
 }
 
 // listSQL is a page of the owner's alarms, newest first (see ownerPageSQL). Its

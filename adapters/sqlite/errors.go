@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/chronoshq/chronos/adapters/internal/ctxerr"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -17,13 +17,13 @@ import (
 var ErrBusy = errors.New("database is locked (SQLITE_BUSY): another connection or process held the lock past the busy timeout")
 
 // mapError is the one place driver errors become portable ones. Context errors pass
-// through untouched; everything else is prefixed "sqlite: " and wraps the portable
+// through untouched (ctxerr); everything else is prefixed "sqlite: " and wraps the portable
 // sentinel when there is one, keeping the driver's text for people.
 func mapError(err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if ctxerr.Is(err) {
 		return err
 	}
 	if errors.Is(err, sql.ErrNoRows) {

@@ -6,13 +6,14 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/chronoshq/chronos/adapters/internal/page"
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
 )
 
 const (
-	eventColumns = `alarm_id, type, at, attempt, scheduled_for, worker, message`
-	eventParams  = 7
+	eventColumns = sqlrow.EventColumns
+	eventParams  = sqlrow.EventParams
 )
 
 // insertEventsSQL appends up to rows events in one statement; padding rows (a NULL
@@ -28,10 +29,11 @@ func insertEventsSQL(rows int) string {
 func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []domain.Event) error {
 	for chunk := range slices.Chunk(events, maxBatchRows) {
 		b := bucket(len(chunk))
-		args := make([]any, eventParams<<b) // the padding stays nil: NULL
-		for i, e := range chunk {
-			copy(args[eventParams*i:], []any{e.AlarmID, string(e.Type), toDB(e.At), e.Attempt, toDB(e.ScheduledFor), e.Worker, e.Message})
+		args := make([]any, 0, eventParams<<b)
+		for _, e := range chunk {
+			args = sqlrow.AppendEvent(args, e, toDB)
 		}
+		args = args[:cap(args)] // the padding stays nil: NULL
 		if _, err := tx.StmtContext(ctx, s.stmts.insertEvents[b]).ExecContext(ctx, args...); err != nil {
 			return mapError(err)
 		}
@@ -46,9 +48,7 @@ func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]doma
 
 // events is the history of the alarm with id, if owner (NULL: any) owns it.
 func (s *Store) events(ctx context.Context, id string, owner sql.NullString, limit int) ([]domain.Event, error) {
-	if limit <= 0 || limit > ports.MaxEventsLimit {
-		limit = ports.MaxEventsLimit
-	}
+	limit = page.Events(limit)
 	// One read transaction, so the ownership check and the history see one snapshot.
 	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {

@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
 // tokenColumns are what scanToken reads. The old admin column is written, never read
 // (see migration 00004).
-const tokenColumns = `id, owner, scope, hash, created_at, revoked_at`
+const tokenColumns = sqlrow.TokenColumns
 
 // CreateToken stores t; a zero CreatedAt is stamped with the store's now. The old admin
 // column is scope <> 'owner', for a binary that predates scopes.
@@ -44,15 +45,8 @@ func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
 		return nil, mapError(err)
 	}
 	defer rows.Close()
-	tokens := []domain.Token{}
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			return nil, mapError(err)
-		}
-		tokens = append(tokens, t)
-	}
-	return tokens, mapError(rows.Err())
+	tokens, err := sqlrow.All(rows, 0, scanToken)
+	return tokens, mapError(err)
 }
 
 // RevokeToken stamps revoked_at with the store's now, keeping an earlier revocation.
@@ -71,15 +65,6 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 	return nil
 }
 
-func scanToken(row scanner) (domain.Token, error) {
-	var (
-		t                domain.Token
-		scope            string
-		created, revoked sql.NullInt64
-	)
-	if err := row.Scan(&t.ID, &t.Owner, &scope, &t.Hash, &created, &revoked); err != nil {
-		return domain.Token{}, err
-	}
-	t.Scope, t.CreatedAt, t.RevokedAt = domain.Scope(scope), fromDB(created), fromDB(revoked)
-	return t, nil
+func scanToken(row sqlrow.Scanner) (domain.Token, error) {
+	return sqlrow.ScanToken(row, fromDB)
 }

@@ -1,0 +1,37 @@
+// Package page is how every store sizes a page of alarms (List, AdminList) or of an
+// alarm's events, and cuts a page read with one row more than asked.
+package page
+
+import (
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Size is the page size a list call asks for with limit: ports.DefaultListLimit for
+// none (limit <= 0), never more than ports.MaxListLimit.
+func Size(limit int) int {
+	if limit <= 0 {
+		return ports.DefaultListLimit
+	}
+	return min(limit, ports.MaxListLimit)
+}
+
+// Events is how many events an Events call returns at most for limit:
+// ports.MaxEventsLimit for none (limit <= 0) and never more.
+func Events(limit int) int {
+	if limit <= 0 {
+		return ports.MaxEventsLimit
+	}
+	return min(limit, ports.MaxEventsLimit)
+}
+
+// Cut takes what a page statement read when it asked for size+1 rows (the row more
+// says whether another page follows) and returns the page and the cursor of the next
+// one, "" on the last page.
+func Cut(alarms []domain.Alarm, size int) ([]domain.Alarm, string) {
+	if len(alarms) <= size {
+		return alarms, ""
+	}
+	alarms = alarms[:size]
+	return alarms, ports.EncodeListCursor(alarms[size-1].ID)
+}

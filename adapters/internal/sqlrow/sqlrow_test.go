@@ -1,0 +1,90 @@
+package sqlrow
+
+import (
+	"database/sql"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+// fakeRows hands out rows of values, assigning each to its target by type as a driver
+// would.
+type fakeRows struct {
+	rows [][]any
+	next int
+}
+
+func (f *fakeRows) Next() bool { f.next++; return f.next <= len(f.rows) }
+func (f *fakeRows) Err() error { return nil }
+func (f *fakeRows) Scan(dest ...any) error {
+	row := f.rows[f.next-1]
+	if len(row) != len(dest) {
+		return errors.New("wrong number of targets")
+	}
+	for i, v := range row {
+		switch d := dest[i].(type) {
+		case *string:
+			*d = v.(string)
+		case *int:
+			*d = v.(int)
+		case *[]byte:
+			*d = []byte(v.(string))
+		case *sql.NullString:
+			*d = v.(sql.NullString)
+		case *sql.NullTime:
+			*d = v.(sql.NullTime)
+		default:
+			return errors.New("unexpected target")
+		}
+	}
+	return nil
+}
+
+var at = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func TestAlarmsScanConvertsNulls(t *testing.T) {
+	null, set := sql.NullTime{}, sql.NullTime{Time: at, Valid: true}
+	row := []any{"id1", "alice", "l", "once", set, "", "", set,
+		set, "", "wake", `{"a":1}`, "active", "at_least_once",
+		sql.NullString{}, 3, 0, "", sql.NullString{String: "w", Valid: true}, set,
+		set, set, null}
+	rs := &fakeRows{rows: [][]any{row, row}}
+	got, err := NewAlarms(NullTime, NullString).All(rs, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := got[1]
+	if len(got) != 2 || a.ID != "id1" || a.Kind != domain.KindOnce || a.ClaimedBy != "w" || a.IdempotencyKey != "" ||
+		!a.ClaimedAt.Equal(at) || !a.LastFiredAt.IsZero() || string(a.Payload) != `{"a":1}` || a.MaxFailures != 3 {
+		t.Errorf("scanned %+v", got)
+	}
+}
+
+func TestScanWorkerStats(t *testing.T) {
+	set := sql.NullTime{Time: at, Valid: true}
+	for _, c := range []struct {
+		stats   string
+		want    domain.WorkerStats
+		wantErr bool
+	}{
+		{"{}", domain.WorkerStats{}, false},
+		{"", domain.WorkerStats{}, false},
+		{"not json", domain.WorkerStats{}, true},
+	} {
+		rs := &fakeRows{rows: [][]any{{"w", "h", 7, "v1", c.stats, set, set}}, next: 1}
+		w, err := ScanWorker(rs, NullTime)
+		if (err != nil) != c.wantErr || err == nil && (w.Stats != c.want || w.PID != 7 || !w.HeartbeatAt.Equal(at)) {
+			t.Errorf("stats %q: %+v, %v", c.stats, w, err)
+		}
+	}
+}
+
+func TestAppendEvent(t *testing.T) {
+	e := domain.Event{AlarmID: "a", Type: domain.EventCreated, At: at, Worker: "w"}
+	args := AppendEvent(nil, e, func(t time.Time) any { return t.UnixMilli() })
+	if len(args) != EventParams || args[0] != "a" || args[2] != at.UnixMilli() || args[5] != "w" {
+		t.Errorf("AppendEvent = %v", args)
+	}
+}
