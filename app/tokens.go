@@ -13,9 +13,6 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// ErrUnauthenticated: the bearer token is missing, unknown or revoked.
-var ErrUnauthenticated = ports.ErrUnauthenticated
-
 // TokenPrefix starts every token, so secrets are recognisable in logs and scanners.
 const TokenPrefix = "chr_"
 
@@ -78,11 +75,11 @@ func (s *Tokens) Create(ctx context.Context, owner string, scope domain.Scope) (
 	return plain, t, nil
 }
 
-// Authenticate resolves a plain token to its record; ErrUnauthenticated when missing,
+// Authenticate resolves a plain token to its record; domain.ErrUnauthenticated when missing,
 // unknown or revoked. Store failures are returned as they are (a 503, not a 401).
 func (s *Tokens) Authenticate(ctx context.Context, plain string) (domain.Token, error) {
 	if plain == "" {
-		return domain.Token{}, ErrUnauthenticated
+		return domain.Token{}, domain.ErrUnauthenticated
 	}
 	return s.AuthenticateHash(ctx, HashToken(plain))
 }
@@ -92,7 +89,7 @@ func (s *Tokens) Authenticate(ctx context.Context, plain string) (domain.Token, 
 // every request, so a revoked token ends its sessions within TokenCacheTTL too.
 func (s *Tokens) AuthenticateHash(ctx context.Context, hash string) (domain.Token, error) {
 	if hash == "" {
-		return domain.Token{}, ErrUnauthenticated
+		return domain.Token{}, domain.ErrUnauthenticated
 	}
 	now := s.clock.Now()
 	if t, ok := s.cache.get(hash, now); ok {
@@ -100,13 +97,13 @@ func (s *Tokens) AuthenticateHash(ctx context.Context, hash string) (domain.Toke
 	}
 	t, err := s.store.TokenByHash(ctx, hash)
 	if errors.Is(err, ports.ErrNotFound) {
-		return domain.Token{}, ErrUnauthenticated
+		return domain.Token{}, domain.ErrUnauthenticated
 	}
 	if err != nil {
 		return domain.Token{}, err
 	}
 	if t.Revoked() {
-		return domain.Token{}, ErrUnauthenticated
+		return domain.Token{}, domain.ErrUnauthenticated
 	}
 	s.cache.put(hash, t, now)
 	return t, nil

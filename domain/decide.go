@@ -40,7 +40,8 @@ type Firing struct {
 func Begin(a Alarm, now time.Time) Firing {
 	f := Firing{Alarm: a}
 	if a.Delivery == AtMostOnce {
-		adv := advance(a, now, TransitionAdvanced)
+		adv := advance(a, now)
+		adv.Kind = TransitionAdvanced // the same move, committed before the wake is sent
 		adv.KeepLease = true
 		if adv.Status != StatusPaused { // a paused series keeps the reason it was paused
 			adv.LastError = inDoubt(a, now)
@@ -79,7 +80,7 @@ func Decide(f Firing, o Outcome, now time.Time, p Policy) Transition {
 	}
 	a := f.Alarm
 	if o.Delivered {
-		return advance(a, now, "")
+		return advance(a, now)
 	}
 	failures := a.FailureCount + 1
 	if failures < a.MaxFailures {
@@ -110,16 +111,13 @@ func Decide(f Firing, o Outcome, now time.Time, p Policy) Transition {
 // advance is the success path, and the at-most-once advance: a once alarm is fired, a
 // cron alarm moves to its next occurrence strictly after now (occurrences missed while
 // nothing ran collapse into this one fire).
-func advance(a Alarm, now time.Time, kind TransitionKind) Transition {
+func advance(a Alarm, now time.Time) Transition {
 	var t Transition
 	if a.Kind == KindOnce {
 		t = base(TransitionFired, a, now)
 		t.Status = StatusFired
 	} else {
 		t = moveToNextOccurrence(base(TransitionRescheduled, a, now), a, now)
-	}
-	if kind != "" {
-		t.Kind = kind
 	}
 	t.LastFiredAt = now.UTC()
 	t.event(EventFired, a, now, "")

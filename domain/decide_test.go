@@ -340,7 +340,7 @@ func TestDecideAtLeastOnce(t *testing.T) {
 				t.Error("KeepLease = true; an at-least-once outcome must release the lease")
 			}
 			assertEvents(t, tr.Events, tc.events(a))
-			assertRow(t, tr.Apply(a), tc.row(a))
+			assertRow(t, tr.ApplyTo(a), tc.row(a))
 		})
 	}
 }
@@ -368,7 +368,7 @@ func TestDecidePausesSeriesWhoseScheduleNoLongerParses(t *testing.T) {
 				t.Errorf("Kind = %q, want %q", tr.Kind, tc.kind)
 			}
 			assertFenced(t, tr, a)
-			got := tr.Apply(a)
+			got := tr.ApplyTo(a)
 			if got.Status != StatusPaused {
 				t.Errorf("Status = %q, want paused", got.Status)
 			}
@@ -465,7 +465,7 @@ func TestDecideAtMostOnce(t *testing.T) {
 				t.Error("advance releases the lease; it must hold it until the outcome is recorded")
 			}
 			assertEvents(t, adv.Events, []Event{fxEvent(a, EventFired, fxNow, "")})
-			advanced := adv.Apply(a)
+			advanced := adv.ApplyTo(a)
 			// Until the outcome is recorded, the row says the wake is in doubt: if the
 			// worker dies now, that is what the owner sees.
 			if !strings.HasPrefix(advanced.LastError, InDoubtPrefix) || !strings.Contains(advanced.LastError, fxWorker) {
@@ -485,8 +485,8 @@ func TestDecideAtMostOnce(t *testing.T) {
 				t.Error("recorded outcome keeps the lease; it must release it")
 			}
 			assertEvents(t, tr.Events, tc.events(a))
-			assertRow(t, tr.Apply(advanced), tc.recorded(a))
-			if got := tr.Apply(advanced); got.Status == StatusActive && got.NextFireAt.Before(fxNextDay) {
+			assertRow(t, tr.ApplyTo(advanced), tc.recorded(a))
+			if got := tr.ApplyTo(advanced); got.Status == StatusActive && got.NextFireAt.Before(fxNextDay) {
 				t.Errorf("at-most-once occurrence rescheduled for a retry at %s", got.NextFireAt)
 			}
 		})
@@ -529,7 +529,7 @@ func TestMaxFailuresIsTheNumberOfAttempts(t *testing.T) {
 							t.Fatalf("attempt %d: %s at %s, want retry at %s", attempts, last.Kind, last.NextFireAt, want)
 						}
 					}
-					row = last.Apply(claimed)
+					row = last.ApplyTo(claimed)
 				}
 				if attempts != maxFailures {
 					t.Errorf("%d attempts, want %d", attempts, maxFailures)
@@ -566,7 +566,7 @@ func TestAtMostOnceIsNeverRetried(t *testing.T) {
 		if f.Advance == nil {
 			t.Fatalf("%s: Begin made no advance for an at-most-once alarm", a.Kind)
 		}
-		row := Decide(f, DeliveryFailed("timeout"), fxNow, Policy{}).Apply(f.Advance.Apply(claimed))
+		row := Decide(f, DeliveryFailed("timeout"), fxNow, Policy{}).ApplyTo(f.Advance.ApplyTo(claimed))
 		if a.Kind == KindOnce && row.Status != StatusFailed {
 			t.Errorf("once: Status = %q after one failed attempt, want failed", row.Status)
 		}

@@ -30,3 +30,8 @@ var ErrInvalidState = errors.New("operation not allowed in the alarm's current s
 func invalidState(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidState, fmt.Sprintf(format, args...))
 }
+
+// ErrUnauthenticated: a caller's credential (an API token) is missing, unknown or
+// revoked. The token use cases return it; the API answers 401, the dashboard sends the
+// browser to sign in.
+var ErrUnauthenticated = errors.New("missing, unknown or revoked token")

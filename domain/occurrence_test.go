@@ -59,7 +59,7 @@ func TestOccurrenceKeyStableAcrossRetries(t *testing.T) {
 					t.Fatalf("retry %d: %s with scheduled_for %s; a retry must not move the occurrence",
 						attempt, tr.Kind, tr.ScheduledFor)
 				}
-				row = tr.Apply(claimed)
+				row = tr.ApplyTo(claimed)
 				if row.OccurrenceKey() != first {
 					t.Fatalf("key after retry %d = %q, want %q", attempt, row.OccurrenceKey(), first)
 				}
@@ -69,7 +69,7 @@ func TestOccurrenceKeyStableAcrossRetries(t *testing.T) {
 			}
 			now := row.NextFireAt.Add(time.Second)
 			claimed := fxClaim(row, fxWorker, now)
-			row = Decide(Begin(claimed, now), Delivered(), now, Policy{}).Apply(claimed)
+			row = Decide(Begin(claimed, now), Delivered(), now, Policy{}).ApplyTo(claimed)
 			if want := a.ID + "/2025-03-11T09:00:00Z"; row.OccurrenceKey() != want {
 				t.Errorf("key of the next occurrence = %q, want %q", row.OccurrenceKey(), want)
 			}
@@ -86,14 +86,14 @@ func TestOccurrenceKeyAfterTrigger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := once.Apply(fxOnce(t)).OccurrenceKey(), fxOnce(t).OccurrenceKey(); got != want {
+	if got, want := once.ApplyTo(fxOnce(t)).OccurrenceKey(), fxOnce(t).OccurrenceKey(); got != want {
 		t.Errorf("triggered once alarm key = %q, want %q", got, want)
 	}
 	cron, err := Trigger(fxCron(t), at)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := cron.Apply(fxCron(t)).OccurrenceKey(), fxCron(t).ID+"/2025-03-10T08:00:00Z"; got != want {
+	if got, want := cron.ApplyTo(fxCron(t)).OccurrenceKey(), fxCron(t).ID+"/2025-03-10T08:00:00Z"; got != want {
 		t.Errorf("triggered cron alarm key = %q, want %q", got, want)
 	}
 }

@@ -62,7 +62,7 @@ func TestCancel(t *testing.T) {
 			assertEvents(t, tr.Events, []Event{fxOwnerEvent(a, EventCancelled, a.ScheduledFor)})
 			want := a
 			want.Status = StatusCancelled
-			assertRow(t, tr.Apply(a), fxReleased(want, fxActionAt))
+			assertRow(t, tr.ApplyTo(a), fxReleased(want, fxActionAt))
 		})
 	}
 }
@@ -80,7 +80,7 @@ func TestCancelTerminalChangesNothing(t *testing.T) {
 	// Cancelling twice: the second call, on the applied row, changes nothing.
 	a := fxCron(t)
 	tr, _ := Cancel(a, fxActionAt)
-	if _, changed := Cancel(tr.Apply(a), fxActionAt.Add(time.Second)); changed {
+	if _, changed := Cancel(tr.ApplyTo(a), fxActionAt.Add(time.Second)); changed {
 		t.Error("second Cancel changed the alarm")
 	}
 }
@@ -96,7 +96,7 @@ func TestPause(t *testing.T) {
 		// The schedule, occurrence and failure count are kept: Resume recomputes them.
 		want := a
 		want.Status = StatusPaused
-		got := tr.Apply(a)
+		got := tr.ApplyTo(a)
 		assertRow(t, got, fxReleased(want, fxActionAt))
 
 		// Pausing a paused alarm is a no-op, not an error.
@@ -142,7 +142,7 @@ func TestResume(t *testing.T) {
 	assertEvents(t, tr.Events, []Event{{AlarmID: paused.ID, Type: EventResumed, At: at, ScheduledFor: next}})
 	want := paused
 	want.Status, want.NextFireAt, want.ScheduledFor, want.FailureCount = StatusActive, next, next, 0
-	got := tr.Apply(paused)
+	got := tr.ApplyTo(paused)
 	assertRow(t, got, fxReleased(want, at))
 
 	// Resuming an active alarm is a no-op, not an error.
@@ -207,7 +207,7 @@ func TestTrigger(t *testing.T) {
 		assertEvents(t, tr.Events, []Event{{AlarmID: a.ID, Type: EventTriggered, At: early, ScheduledFor: fxDue}})
 		want := a
 		want.NextFireAt = early // due now; the occurrence (and its key) is unchanged
-		assertRow(t, tr.Apply(a), fxReleased(want, early))
+		assertRow(t, tr.ApplyTo(a), fxReleased(want, early))
 	})
 	t.Run("cron gets a new occurrence now", func(t *testing.T) {
 		a := fxClaim(withFailures(2, "HTTP 500")(fxCron(t)), fxWorker, fxClaimedAt)
@@ -219,12 +219,12 @@ func TestTrigger(t *testing.T) {
 		assertEvents(t, tr.Events, []Event{{AlarmID: a.ID, Type: EventTriggered, At: early, ScheduledFor: early}})
 		want := a
 		want.NextFireAt, want.ScheduledFor, want.FailureCount = early, early, 0
-		got := tr.Apply(a)
+		got := tr.ApplyTo(a)
 		assertRow(t, got, fxReleased(want, early))
 
 		// After the triggered fire the regular schedule continues.
 		claimed := fxClaim(got, fxWorker, early)
-		got = Decide(Begin(claimed, early), Delivered(), early, Policy{}).Apply(claimed)
+		got = Decide(Begin(claimed, early), Delivered(), early, Policy{}).ApplyTo(claimed)
 		if !got.NextFireAt.Equal(fxDue) {
 			t.Errorf("after the triggered fire next_fire_at = %s, want the regular %s", got.NextFireAt, fxDue)
 		}

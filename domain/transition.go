@@ -56,8 +56,9 @@ type Transition struct {
 	Events []Event
 }
 
-// Apply returns a with the transition's values, as a store would leave the row.
-func (t Transition) Apply(a Alarm) Alarm {
+// ApplyTo returns a with the transition's values, as a store would leave the row. It
+// only computes; writing the transition is ports.ClaimStore.Apply's.
+func (t Transition) ApplyTo(a Alarm) Alarm {
 	a.Status = t.Status
 	a.NextFireAt = t.NextFireAt
 	a.ScheduledFor = t.ScheduledFor

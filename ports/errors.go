@@ -20,9 +20,6 @@ var (
 	// shutting down, or kept a lock past the store's timeout. Nothing was applied, and
 	// the same call may succeed later: callers retry (the HTTP API answers 503).
 	ErrUnavailable = errors.New("store unavailable")
-	// ErrUnauthenticated: a caller's credential is missing, unknown or revoked. Driving
-	// adapters (the HTTP API) map it to 401.
-	ErrUnauthenticated = errors.New("missing, unknown or revoked token")
 	// ErrBusy: a cluster-wide chore the caller asked for is being done by another node
 	// (it holds the chore's lease); the same call may succeed later. The API answers 409.
 	ErrBusy = errors.New("busy on another node")

@@ -59,7 +59,7 @@ var sentinels = []struct {
 	code    string
 	message string
 }{
-	{ports.ErrUnauthenticated, http.StatusUnauthorized, "unauthenticated", "unknown or revoked token"},
+	{domain.ErrUnauthenticated, http.StatusUnauthorized, "unauthenticated", "unknown or revoked token"},
 	{ports.ErrNotFound, http.StatusNotFound, "not_found", "no such alarm"},
 	{domain.ErrInvalidState, http.StatusConflict, "invalid_state", ""},
 	{ports.ErrConflict, http.StatusConflict, "conflict", "the request conflicts with an existing alarm"},
@@ -125,7 +125,7 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	switch ae.Status {
 	case http.StatusUnauthorized:
 		challenge := `Bearer realm="chronos"`
-		if errors.Is(err, ports.ErrUnauthenticated) {
+		if errors.Is(err, domain.ErrUnauthenticated) {
 			challenge += `, error="invalid_token"` // RFC 6750: a token was sent and refused
 		}
 		w.Header().Set("WWW-Authenticate", challenge)

@@ -27,7 +27,7 @@ func TestToAPIError(t *testing.T) {
 		{"validation", &domain.ValidationError{Field: "cron_expr", Message: "bad"}, 400, "invalid_argument", "cron_expr"},
 		{"wrapped validation", wrap(&domain.ValidationError{Field: "cursor", Message: "bad"}), 400, "invalid_argument", "cursor"},
 		{"body too large", &http.MaxBytesError{Limit: 10}, 413, "payload_too_large", ""},
-		{"unauthenticated", ports.ErrUnauthenticated, 401, "unauthenticated", ""},
+		{"unauthenticated", domain.ErrUnauthenticated, 401, "unauthenticated", ""},
 		{"not found", wrap(ports.ErrNotFound), 404, "not_found", ""},
 		{"invalid state", fmt.Errorf("%w: alarm is cancelled", domain.ErrInvalidState), 409, "invalid_state", ""},
 		{"conflict", wrap(ports.ErrConflict), 409, "conflict", ""},

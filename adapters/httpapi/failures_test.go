@@ -74,7 +74,7 @@ func (a tokenAuth) Authenticate(_ context.Context, plain string) (domain.Token, 
 	if a.err != nil {
 		return domain.Token{}, a.err
 	}
-	return domain.Token{}, fmt.Errorf("app: %w", ports.ErrUnauthenticated)
+	return domain.Token{}, fmt.Errorf("app: %w", domain.ErrUnauthenticated)
 }
 
 type pingFunc func(context.Context) error

@@ -29,7 +29,7 @@ type Alarms interface {
 }
 
 // Authenticator resolves a bearer token (*app.Tokens). It returns an error wrapping
-// ports.ErrUnauthenticated for an unknown or revoked token; any other error is a store
+// domain.ErrUnauthenticated for an unknown or revoked token; any other error is a store
 // failure and is answered as such, not as a 401.
 type Authenticator interface {
 	Authenticate(ctx context.Context, plainToken string) (domain.Token, error)

@@ -47,7 +47,7 @@ func (s *Store) mutate(ctx context.Context, r alarmRef, fn ports.MutateFunc) (do
 		if err := writeTransitions(ctx, s.batch(tx), []domain.Transition{t}); err != nil {
 			return err
 		}
-		out = storedAlarm(t.Apply(a))
+		out = storedAlarm(t.ApplyTo(a))
 		return nil
 	})
 	if err != nil {

@@ -72,7 +72,7 @@ func (s *Store) mutate(ctx context.Context, sc ownerScope, id string, fn ports.M
 			if _, err := tx.Exec(ctx, applySQL, applyArgs([]domain.Transition{t})...); err != nil {
 				return err
 			}
-			result = truncateAlarm(t.Apply(a))
+			result = truncateAlarm(t.ApplyTo(a))
 			return nil
 		})
 	})

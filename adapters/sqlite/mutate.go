@@ -48,7 +48,7 @@ func (s *Store) mutate(ctx context.Context, id string, owner sql.NullString, fn 
 		if err := s.insertEvents(ctx, tx, t.Events); err != nil {
 			return err
 		}
-		out = t.Apply(a)
+		out = t.ApplyTo(a)
 		return nil
 	})
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
 )
 
 // viewer is who looks at a page: the session and its admin token.
@@ -77,7 +76,7 @@ func (u *UI) viewer(w http.ResponseWriter, r *http.Request) (viewer, bool) {
 		return viewer{}, false
 	}
 	tok, err := u.auth.AuthenticateHash(r.Context(), sess.TokenHash)
-	if errors.Is(err, ports.ErrUnauthenticated) || (err == nil && !tok.CanReadAdmin()) {
+	if errors.Is(err, domain.ErrUnauthenticated) || (err == nil && !tok.CanReadAdmin()) {
 		u.toLogin(w, r) // the token was revoked: so is the session
 		return viewer{}, false
 	}
@@ -143,7 +142,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 		u.render(w, r, status, "login", page{Title: "Sign in", Data: loginData{Next: next, Error: msg}})
 	}
 	switch {
-	case errors.Is(err, ports.ErrUnauthenticated):
+	case errors.Is(err, domain.ErrUnauthenticated):
 		refuse(http.StatusUnauthorized, "Unknown or revoked token.")
 		return
 	case err != nil:

@@ -10,7 +10,6 @@ import (
 	"github.com/chronoshq/chronos/adapters/sqlite"
 	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
 )
 
 type manualClock struct {
@@ -58,10 +57,10 @@ func TestRevokedTokenStopsWithinTheCacheTTL(t *testing.T) {
 		t.Fatalf("within the cache TTL the checked token was refused: %v (want it still trusted)", err)
 	}
 	clock.advance(time.Millisecond)
-	if _, err := node.Authenticate(ctx, plain); !errors.Is(err, ports.ErrUnauthenticated) {
+	if _, err := node.Authenticate(ctx, plain); !errors.Is(err, domain.ErrUnauthenticated) {
 		t.Fatalf("a token revoked %s ago still works: %v", app.TokenCacheTTL, err)
 	}
-	if _, err := other.Authenticate(ctx, plain); !errors.Is(err, ports.ErrUnauthenticated) {
+	if _, err := other.Authenticate(ctx, plain); !errors.Is(err, domain.ErrUnauthenticated) {
 		t.Fatalf("the revoking node accepts the revoked token: %v", err)
 	}
 }

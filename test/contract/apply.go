@@ -43,7 +43,7 @@ func testApplyStaleAfterReclaim(t *testing.T, e *env) {
 
 	fired := e.fire(cur)
 	e.applyOK(fired)
-	e.wantStored("after the current holder's outcome", fired.Apply(cur))
+	e.wantStored("after the current holder's outcome", fired.ApplyTo(cur))
 }
 
 // An owner cancel releases the lease, so the worker's outcome, arriving later, is
@@ -94,7 +94,7 @@ func testApplyMixedBatch(t *testing.T, e *env) {
 			e.wantStored("the stale one", cancelledRow)
 			continue
 		}
-		e.wantStored("an applied one", batch[i].Apply(claimed[a.ID]))
+		e.wantStored("an applied one", batch[i].ApplyTo(claimed[a.ID]))
 		e.wantEvents("an applied one", e.events(alice, a.ID), a, batch[i].Events...)
 	}
 }
@@ -109,7 +109,7 @@ func testApplyReplayIsStale(t *testing.T, e *env) {
 	retry := e.fail(held, "HTTP 500")
 	e.applyOK(retry)
 	e.applyStale([]domain.Transition{retry}, a.ID)
-	e.wantStored("after the replay", retry.Apply(held))
+	e.wantStored("after the replay", retry.ApplyTo(held))
 	e.wantEvents("events", e.events(alice, a.ID), a, retry.Events...)
 }
 
@@ -122,13 +122,13 @@ func testApplyUnfenced(t *testing.T, e *env) {
 		t.Fatalf("fence of an unclaimed alarm's outcome = %+v, want zero", fired.Fence)
 	}
 	e.applyOK(fired)
-	e.wantStored("unclaimed alarm after an unfenced fire", fired.Apply(a))
+	e.wantStored("unclaimed alarm after an unfenced fire", fired.ApplyTo(a))
 
 	b := e.createDue(alice)
 	held := e.claimOnly("w1", longLease, b.ID)
 	cancel, _ := domain.Cancel(held, e.now())
 	e.applyOK(cancel)
-	e.wantStored("leased alarm after an unfenced cancel", cancel.Apply(held))
+	e.wantStored("leased alarm after an unfenced cancel", cancel.ApplyTo(held))
 }
 
 // An empty batch is no work and no error.
@@ -154,7 +154,7 @@ func testApplyUnknownAlarm(t *testing.T, e *env) {
 	}
 	fired := e.fire(held)
 	e.applyStale([]domain.Transition{ghost, fired}, ghost.AlarmID)
-	e.wantStored("the real alarm", fired.Apply(held))
+	e.wantStored("the real alarm", fired.ApplyTo(held))
 }
 
 // transitionKind is one way a claimed alarm's delivery can end.
@@ -203,7 +203,7 @@ func testApplyKind(t *testing.T, e *env, k transitionKind) {
 			t.Fatal("Begin of an at-most-once alarm made no advance")
 		}
 		e.applyOK(*f.Advance)
-		row = f.Advance.Apply(claimed)
+		row = f.Advance.ApplyTo(claimed)
 		e.wantStored("after the advance", row)
 		e.sameLease("lease after the advance", e.get(alice, a.ID), claimed)
 		applied = append(applied, *f.Advance)
@@ -215,7 +215,7 @@ func testApplyKind(t *testing.T, e *env, k transitionKind) {
 		t.Fatalf("domain.Decide made a %s transition, want %s: the case no longer tests what it names", tr.Kind, k.want)
 	}
 	e.applyOK(tr)
-	want := tr.Apply(row)
+	want := tr.ApplyTo(row)
 	e.wantStored("after "+string(tr.Kind), want)
 	if got := e.get(alice, a.ID); got.ClaimedBy != "" || !got.ClaimedAt.IsZero() {
 		t.Errorf("lease after %s = (%q, %s), want released", tr.Kind, got.ClaimedBy, fmtTime(got.ClaimedAt))

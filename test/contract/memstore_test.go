@@ -200,7 +200,7 @@ func (s *memStore) apply(t domain.Transition) bool {
 	if !t.Fence.IsZero() && (a.ClaimedBy != t.Fence.Worker || !a.ClaimedAt.Equal(t.Fence.ClaimedAt)) {
 		return false
 	}
-	s.alarms[a.ID] = memAlarm(t.Apply(a))
+	s.alarms[a.ID] = memAlarm(t.ApplyTo(a))
 	s.appendEvents(t.Events)
 	return true
 }

@@ -53,7 +53,7 @@ func (e *env) mutateApplied(owner, id string, fn ports.MutateFunc) domain.Transi
 	if r.calls == 0 {
 		e.t.Fatal("Mutate did not call fn")
 	}
-	want := r.tr.Apply(r.seen)
+	want := r.tr.ApplyTo(r.seen)
 	e.wantAlarm(fmt.Sprintf("Mutate(%s) result", r.tr.Kind), got, want)
 	e.wantStored(fmt.Sprintf("after Mutate(%s)", r.tr.Kind), want)
 	return r.tr
