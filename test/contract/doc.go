@@ -2,7 +2,10 @@
 // in package ports. An adapter is correct when Run passes against it.
 //
 // It imports only domain, ports and the standard library, so an adapter written outside
-// this repository can run it without pulling in any database driver.
+// this repository can run it without pulling in any database driver. It keeps no store
+// of its own: its self-test is adapters/memory's TestContract, the reference store that
+// must pass every case, so a failure there that no real store explains is a bug in the
+// suite. docs/writing-an-adapter.md walks through writing a store and its harness.
 //
 // # Writing a harness
 //

@@ -1,0 +1,337 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Create: key check and insert are one transaction, so N concurrent creates with one
+// key make one alarm. A database needs a unique index on (owner, idempotency_key), and
+// an insert that loses the race to it must read and return the winner, not fail.
+func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool, error) {
+	r, err := txv(s, ctx, func() (ports.CreateResult, error) { r := s.create(a); return r, r.Err })
+	return r.Alarm, r.Deduped, err
+}
+
+// create is Create inside tx: the key first (a deduped create wins whatever a says).
+func (s *Store) create(a domain.Alarm) ports.CreateResult {
+	if id, ok := s.keys[ownerKey{a.Owner, a.IdempotencyKey}]; ok && a.IdempotencyKey != "" {
+		return ports.CreateResult{Alarm: out(s.alarms[id]), Deduped: true}
+	}
+	if _, ok := s.alarms[a.ID]; ok {
+		return ports.CreateResult{Err: fmt.Errorf("memory: alarm id %q: %w", a.ID, ports.ErrConflict)}
+	}
+	a = keep(a)
+	s.put(a)
+	return ports.CreateResult{Alarm: out(a)}
+}
+
+// CreateBatch: a key repeated within the batch dedupes to the first item's alarm,
+// because create indexes each key as it goes; an id conflict fails its own item only.
+func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.CreateResult, error) {
+	return txv(s, ctx, func() ([]ports.CreateResult, error) {
+		res := make([]ports.CreateResult, len(as))
+		for i, a := range as {
+			res[i] = s.create(a)
+		}
+		return res, nil
+	})
+}
+
+// CreateMany rolls back at the first alarm Create would dedupe or refuse: all or nothing.
+func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
+	return s.tx(ctx, func() error {
+		for i, a := range as {
+			if r := s.create(a); r.Err != nil || r.Deduped {
+				for _, b := range as[:i] {
+					s.remove(b.ID)
+				}
+				return fmt.Errorf("memory: bulk create: alarm %q (key %q): %w", a.ID, a.IdempotencyKey, ports.ErrConflict)
+			}
+		}
+		return nil
+	})
+}
+
+// finder looks an alarm up inside tx: owned for the owner's calls (an unknown id and
+// another owner's are both ErrNotFound, so nothing leaks), anyOwner for the operator's.
+type finder func() (domain.Alarm, error)
+
+func (s *Store) owned(owner, id string) finder {
+	return func() (domain.Alarm, error) {
+		if a, ok := s.alarms[id]; ok && a.Owner == owner {
+			return a, nil
+		}
+		return domain.Alarm{}, fmt.Errorf("memory: alarm %q: %w", id, ports.ErrNotFound)
+	}
+}
+
+func (s *Store) Get(ctx context.Context, owner, id string) (domain.Alarm, error) {
+	return s.get(ctx, s.owned(owner, id))
+}
+func (s *Store) get(ctx context.Context, find finder) (domain.Alarm, error) {
+	return txv(s, ctx, func() (domain.Alarm, error) { a, err := find(); return out(a), err })
+}
+
+// List walks every id, skipping other owners' alarms: fine in memory, where a database
+// walks an index on (owner, id).
+func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
+	return s.page(ctx, f.Cursor, f.Limit, func(a domain.Alarm) bool {
+		return a.Owner == owner && (f.Status == "" || a.Status == f.Status)
+	})
+}
+
+// page walks the ids newest first, from just below the cursor's id, and returns at most
+// limit alarms that match, with the next page's cursor ("" on the last page), in the
+// one cursor format of ports/cursor.go.
+func (s *Store) page(ctx context.Context, cursor string, limit int, match func(domain.Alarm) bool) (as []domain.Alarm, next string, err error) {
+	after, err := ports.DecodeListCursor(cursor) // a *domain.ValidationError on "cursor"
+	if cursor != "" && err != nil {
+		return nil, "", err
+	}
+	if limit <= 0 {
+		limit = ports.DefaultListLimit
+	}
+	limit = min(limit, ports.MaxListLimit)
+	err = s.tx(ctx, func() error {
+		ids := s.ids
+		as = []domain.Alarm{}
+		if cursor != "" {
+			ids = ids[:sort.SearchStrings(ids, after)]
+		}
+		for i := len(ids) - 1; i >= 0 && next == ""; i-- {
+			if a := s.alarms[ids[i]]; !match(a) {
+				continue
+			} else if len(as) == limit { // one more matches: there is a next page
+				next = ports.EncodeListCursor(as[limit-1].ID)
+			} else {
+				as = append(as, out(a))
+			}
+		}
+		return nil
+	})
+	return as, next, err
+}
+
+// Mutate reads, decides and writes in one transaction: no claim and no other Mutate
+// comes between the read and the write. fn's error comes back as is.
+func (s *Store) Mutate(ctx context.Context, owner, id string, fn ports.MutateFunc) (domain.Alarm, error) {
+	return s.mutate(ctx, s.owned(owner, id), fn)
+}
+func (s *Store) mutate(ctx context.Context, find finder, fn ports.MutateFunc) (domain.Alarm, error) {
+	return txv(s, ctx, func() (domain.Alarm, error) {
+		a, err := find()
+		if err != nil {
+			return domain.Alarm{}, err
+		}
+		t, changed, err := fn(out(a), s.now())
+		if err != nil || !changed {
+			return out(a), err
+		}
+		t.Fence = domain.Fence{} // owner actions are unfenced: the transaction is the guard
+		s.apply(t)
+		return out(s.alarms[a.ID]), nil
+	})
+}
+
+func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error) {
+	return s.history(ctx, s.owned(owner, id), limit)
+}
+func (s *Store) history(ctx context.Context, find finder, limit int) ([]domain.Event, error) {
+	if limit <= 0 || limit > ports.MaxEventsLimit {
+		limit = ports.MaxEventsLimit
+	}
+	return txv(s, ctx, func() ([]domain.Event, error) {
+		a, err := find()
+		evs := s.events[a.ID] // none when err != nil
+		return slices.Clone(evs[:min(limit, len(evs))]), err
+	})
+}
+
+// claimable is the claim's rule, shared with CountAlarms. A lease taken at or before
+// expired (now - lease) has run its full length, as in SQL "claimed_at <= now - lease".
+func claimable(a domain.Alarm, now, expired time.Time) bool {
+	return a.Status == domain.StatusActive && !a.NextFireAt.After(now) &&
+		(a.ClaimedBy == "" || !a.ClaimedAt.After(expired))
+}
+
+// ClaimDue chooses and stamps in one transaction. It walks every alarm, where a
+// database walks an index of active rows by next_fire_at.
+func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
+	if p.Worker == "" { // claimed_by "" means unclaimed: such a lease would fence nothing
+		return ports.Claimed{}, errors.New("memory: claim: a worker id is required")
+	}
+	return txv(s, ctx, func() (ports.Claimed, error) {
+		c := ports.Claimed{Alarms: []domain.Alarm{}, Now: s.now()}
+		for _, a := range s.alarms {
+			if claimable(a, c.Now, trunc(c.Now.Add(-p.Lease))) {
+				c.Alarms = append(c.Alarms, a)
+			}
+		}
+		slices.SortFunc(c.Alarms, func(x, y domain.Alarm) int { // oldest due first, ties by id
+			return cmp.Or(x.NextFireAt.Compare(y.NextFireAt), strings.Compare(x.ID, y.ID))
+		})
+		c.Alarms = c.Alarms[:min(len(c.Alarms), max(p.Batch, 0))]
+		for i, a := range c.Alarms {
+			a.ClaimedBy, a.ClaimedAt = p.Worker, c.Now // c.Now as kept: it is the fence
+			s.alarms[a.ID], c.Alarms[i] = a, out(a)
+		}
+		return c, nil
+	})
+}
+
+// Apply writes the whole batch in one transaction; stale transitions are reported.
+func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
+	return txv(s, ctx, func() (r ports.ApplyResult, _ error) {
+		for _, t := range ts {
+			if s.apply(t) {
+				r.Applied++
+			} else {
+				r.Stale = append(r.Stale, t.AlarmID)
+			}
+		}
+		return r, nil
+	})
+}
+
+// apply is "UPDATE ... WHERE id = ? AND claimed_by = ? AND claimed_at = ?" (by id alone
+// when unfenced) and, only when the row matched, the INSERT of t's events.
+func (s *Store) apply(t domain.Transition) bool {
+	a, ok := s.alarms[t.AlarmID]
+	if !ok || (!t.Fence.IsZero() && (a.ClaimedBy != t.Fence.Worker || !a.ClaimedAt.Equal(t.Fence.ClaimedAt))) {
+		return false
+	}
+	s.alarms[a.ID] = keep(t.ApplyTo(a))
+	s.appendEvents(t.Events)
+	return true
+}
+
+// NextDue leaves leased rows out (see ports).
+func (s *Store) NextDue(ctx context.Context) (next time.Time, ok bool, err error) {
+	err = s.tx(ctx, func() error {
+		for _, a := range s.alarms {
+			if a.Status == domain.StatusActive && a.ClaimedBy == "" && (next.IsZero() || a.NextFireAt.Before(next)) {
+				next = a.NextFireAt
+			}
+		}
+		return nil
+	})
+	return next, !next.IsZero(), err
+}
+
+// The operator's side (AdminStore) and retention (RetentionStore).
+
+func (s *Store) anyOwner(id string) finder {
+	return func() (domain.Alarm, error) {
+		if a, ok := s.alarms[id]; ok {
+			return a, nil
+		}
+		return domain.Alarm{}, fmt.Errorf("memory: alarm %q: %w", id, ports.ErrNotFound)
+	}
+}
+
+func (s *Store) AdminGet(ctx context.Context, id string) (domain.Alarm, error) {
+	return s.get(ctx, s.anyOwner(id))
+}
+func (s *Store) AdminEvents(ctx context.Context, id string, limit int) ([]domain.Event, error) {
+	return s.history(ctx, s.anyOwner(id), limit)
+}
+func (s *Store) AdminMutate(ctx context.Context, id string, fn ports.MutateFunc) (domain.Alarm, error) {
+	return s.mutate(ctx, s.anyOwner(id), fn)
+}
+
+// AdminList: the label prefix is literal and byte-wise: "%" and "_" are characters (a
+// SQL store must not hand it to LIKE unescaped), and "" matches every label.
+func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, string, error) {
+	since := trunc(f.FailedSince) // compared at the store's precision
+	return s.page(ctx, f.Cursor, f.Limit, func(a domain.Alarm) bool {
+		return (f.Owner == "" || a.Owner == f.Owner) && (f.Status == "" || a.Status == f.Status) && (f.Kind == "" || a.Kind == f.Kind) &&
+			strings.HasPrefix(a.Label, f.LabelPrefix) &&
+			(since.IsZero() || (a.Status == domain.StatusFailed && !a.UpdatedAt.Before(since)))
+	})
+}
+
+// DeleteAlarms deletes leased alarms too: a worker's later outcome is then stale.
+func (s *Store) DeleteAlarms(ctx context.Context, ids []string) (ports.Deleted, error) {
+	if len(ids) > ports.MaxDeleteIDs {
+		return ports.Deleted{}, &domain.ValidationError{Field: "ids", Message: fmt.Sprintf("%d ids, at most %d may be deleted at once", len(ids), ports.MaxDeleteIDs)}
+	}
+	return txv(s, ctx, func() (d ports.Deleted, _ error) {
+		for _, id := range ids {
+			if _, ok := s.alarms[id]; ok {
+				d.Alarms, d.Events = d.Alarms+1, d.Events+s.remove(id)
+			}
+		}
+		return d, nil
+	})
+}
+
+// CountAlarms counts the due backlog by the claim's own rule, walking every alarm.
+func (s *Store) CountAlarms(ctx context.Context, lease time.Duration) (ports.AlarmCounts, error) {
+	return txv(s, ctx, func() (ports.AlarmCounts, error) {
+		c := ports.AlarmCounts{ByStatus: map[domain.Status]int64{}, Now: s.now()}
+		for _, st := range domain.Statuses {
+			c.ByStatus[st] = 0 // every status, zero included
+		}
+		for _, a := range s.alarms {
+			c.ByStatus[a.Status]++
+			if claimable(a, c.Now, trunc(c.Now.Add(-lease))) {
+				c.Due++
+				if c.OldestDue.IsZero() || a.NextFireAt.Before(c.OldestDue) {
+					c.OldestDue = a.NextFireAt
+				}
+			}
+		}
+		return c, nil
+	})
+}
+
+// DeleteExpiredAlarms walks every alarm; a database needs an index on terminal rows by
+// updated_at (the port promises a cost of the rows deleted).
+func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) (ports.Deleted, error) {
+	return txv(s, ctx, func() (d ports.Deleted, _ error) {
+		var expired []domain.Alarm
+		for _, a := range s.alarms {
+			if a.Status.Terminal() && a.ClaimedBy == "" && a.UpdatedAt.Before(trunc(p.Before)) {
+				expired = append(expired, a)
+			}
+		}
+		slices.SortFunc(expired, func(x, y domain.Alarm) int {
+			return cmp.Or(x.UpdatedAt.Compare(y.UpdatedAt), strings.Compare(x.ID, y.ID))
+		})
+		for _, a := range expired[:min(len(expired), max(p.Limit, 0))] {
+			d.Alarms, d.Events = d.Alarms+1, d.Events+s.remove(a.ID)
+		}
+		return d, nil
+	})
+}
+
+// TrimEvents: Next is the last id covered when the step was full (more may follow; the
+// next step finds out), "" when the step ran out of alarms.
+func (s *Store) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimmed, error) {
+	return txv(s, ctx, func() (t ports.Trimmed, _ error) {
+		from := sort.Search(len(s.ids), func(i int) bool { return s.ids[i] > p.After })
+		step := s.ids[from:min(from+p.Alarms, len(s.ids))]
+		if len(step) == p.Alarms && len(step) > 0 {
+			t.Next = step[len(step)-1]
+		}
+		for _, id := range step {
+			evs, n := s.events[id], len(s.events[id])
+			if p.Keep > 0 {
+				evs = evs[max(0, n-p.Keep):] // the Keep newest
+			}
+			s.events[id] = slices.DeleteFunc(evs, func(ev domain.Event) bool { return ev.At.Before(trunc(p.Before)) })
+			t.Events += n - len(s.events[id])
+		}
+		return t, nil
+	})
+}

@@ -1,0 +1,282 @@
+// Package memory is chronos's reference store, the one to read first before writing a
+// store for another database: all of ports.Store and ports.BulkCreator in memory
+// behind one mutex, each method the shortest code that keeps the promise of ports
+// (comments here say only what ports does not). Read store.go, then alarms.go, with
+// docs/writing-an-adapter.md. Capabilities: no DatabaseClock (every now is
+// Options.Clock's), not MultiProcess, no WakeHints, TimePrecision 1µs (PostgreSQL's).
+// It walks a map where a database needs an index (claims, counts, retention); fine at
+// the sizes a memory store holds.
+package memory
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Precision is the store's TimePrecision.
+const Precision = time.Microsecond
+
+// ErrClosed is returned by every call after Close.
+var ErrClosed = errors.New("memory: store is closed")
+
+// Options configure New.
+type Options struct {
+	Clock ports.Clock // the store's notion of now; nil means ports.SystemClock{} (UTC)
+}
+
+// Store is the in-memory ports.Store. Every method runs in tx, under the one mutex from
+// start to end, so each is one transaction.
+type Store struct {
+	clock     ports.Clock
+	mu        sync.Mutex
+	closed    bool
+	alarms    map[string]domain.Alarm   // by id: the table
+	ids       []string                  // every alarm id, ascending: the primary key's index
+	keys      map[ownerKey]string       // (owner, idempotency key) -> id: the unique index
+	events    map[string][]domain.Event // by alarm id, oldest (lowest event id) first
+	lastEvent int64                     // the event id sequence
+	tokens    map[string]domain.Token   // by hash
+	workers   map[string]domain.Worker  // by id
+	leases    map[string]clusterLease   // by name
+	state     map[string]ports.State    // by name
+}
+
+type ownerKey struct{ owner, key string }
+
+type clusterLease struct {
+	holder  string
+	expires time.Time
+}
+
+var _ ports.Store = (*Store)(nil)
+var _ ports.BulkCreator = (*Store)(nil)
+
+// New returns an empty store.
+func New(opts Options) *Store {
+	if opts.Clock == nil {
+		opts.Clock = ports.SystemClock{}
+	}
+	return &Store{clock: opts.Clock, alarms: map[string]domain.Alarm{},
+		keys: map[ownerKey]string{}, events: map[string][]domain.Event{}, tokens: map[string]domain.Token{},
+		workers: map[string]domain.Worker{}, leases: map[string]clusterLease{}, state: map[string]ports.State{}}
+}
+
+// Capabilities: see the package comment.
+func (s *Store) Capabilities() ports.Capabilities {
+	return ports.Capabilities{TimePrecision: Precision}
+}
+
+// tx runs fn as one transaction (as the SQL stores' s.write does): under the lock, on an
+// open store. A done context comes back untouched, never wrapped; fn's error as is.
+func (s *Store) tx(ctx context.Context, fn func() error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return fn()
+}
+
+// txv is tx for an fn with a result.
+func txv[T any](s *Store, ctx context.Context, fn func() (T, error)) (v T, err error) {
+	err = s.tx(ctx, func() error { v, err = fn(); return err })
+	return v, err
+}
+
+func (s *Store) Now(ctx context.Context) (time.Time, error) {
+	return txv(s, ctx, func() (time.Time, error) { return s.now(), nil })
+}
+
+func (s *Store) Ping(ctx context.Context) error { return s.tx(ctx, func() error { return nil }) }
+
+// Close makes later calls return ErrClosed. Closing twice is no error.
+func (s *Store) Close() error { s.mu.Lock(); defer s.mu.Unlock(); s.closed = true; return nil }
+
+func (s *Store) now() time.Time { return trunc(s.clock.Now()) }
+
+// trunc is t as kept: UTC, at Precision, the zero time kept zero.
+func trunc(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return t.UTC().Truncate(Precision)
+}
+
+// keep is a as stored: times truncated, so what a caller gets back (a lease above all)
+// equals what is kept; the payload copied in, and by out again on the way out, so a
+// caller changing its slice cannot change the store.
+func keep(a domain.Alarm) domain.Alarm {
+	for _, p := range []*time.Time{&a.FireAt, &a.NextFireAt, &a.ScheduledFor, &a.ClaimedAt, &a.CreatedAt, &a.UpdatedAt, &a.LastFiredAt} {
+		*p = trunc(*p)
+	}
+	return out(a)
+}
+
+func out(a domain.Alarm) domain.Alarm { a.Payload = slices.Clone(a.Payload); return a }
+
+// put stores a new, kept alarm in the table and every index, with its created event.
+func (s *Store) put(a domain.Alarm) {
+	s.alarms[a.ID] = a
+	s.ids = insertSorted(s.ids, a.ID)
+	if a.IdempotencyKey != "" {
+		s.keys[ownerKey{a.Owner, a.IdempotencyKey}] = a.ID
+	}
+	s.appendEvents([]domain.Event{{AlarmID: a.ID, Type: domain.EventCreated, At: a.CreatedAt}})
+}
+
+// remove deletes an alarm from the table and every index, and its events (how many).
+func (s *Store) remove(id string) (events int) {
+	a := s.alarms[id]
+	delete(s.alarms, id)
+	s.ids = removeSorted(s.ids, id)
+	delete(s.keys, ownerKey{a.Owner, a.IdempotencyKey})
+	events = len(s.events[id])
+	delete(s.events, id)
+	return events
+}
+
+func insertSorted(ids []string, id string) []string {
+	i, _ := slices.BinarySearch(ids, id)
+	return slices.Insert(ids, i, id)
+}
+func removeSorted(ids []string, id string) []string {
+	if i, ok := slices.BinarySearch(ids, id); ok {
+		return slices.Delete(ids, i, i+1)
+	}
+	return ids
+}
+
+// appendEvents numbers evs from the store's sequence and appends them to their alarms.
+func (s *Store) appendEvents(evs []domain.Event) {
+	for _, ev := range evs {
+		s.lastEvent++
+		ev.ID, ev.At, ev.ScheduledFor = s.lastEvent, trunc(ev.At), trunc(ev.ScheduledFor)
+		s.events[ev.AlarmID] = append(s.events[ev.AlarmID], ev)
+	}
+}
+
+// The small tables: tokens, workers, cluster leases, named state. Lists are oldest
+// first by their stamp, then id, as the SQL stores order them.
+
+func (s *Store) CreateToken(ctx context.Context, t domain.Token) error {
+	return s.tx(ctx, func() error {
+		for _, u := range s.tokens {
+			if u.ID == t.ID || u.Hash == t.Hash {
+				return fmt.Errorf("memory: token %q: %w", t.ID, ports.ErrConflict)
+			}
+		}
+		t.CreatedAt, t.RevokedAt = trunc(t.CreatedAt), trunc(t.RevokedAt)
+		s.tokens[t.Hash] = t
+		return nil
+	})
+}
+
+func (s *Store) TokenByHash(ctx context.Context, hash string) (domain.Token, error) {
+	return txv(s, ctx, func() (domain.Token, error) {
+		if t, ok := s.tokens[hash]; ok {
+			return t, nil
+		}
+		return domain.Token{}, fmt.Errorf("memory: token: %w", ports.ErrNotFound)
+	})
+}
+
+func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
+	return txv(s, ctx, func() ([]domain.Token, error) {
+		return slices.SortedFunc(maps.Values(s.tokens), func(x, y domain.Token) int {
+			return cmp.Or(x.CreatedAt.Compare(y.CreatedAt), strings.Compare(x.ID, y.ID))
+		}), nil
+	})
+}
+
+func (s *Store) RevokeToken(ctx context.Context, id string) error {
+	return s.tx(ctx, func() error {
+		for hash, t := range s.tokens {
+			if t.ID != id {
+				continue
+			}
+			if t.RevokedAt.IsZero() { // revoking a revoked token changes nothing
+				t.RevokedAt = s.now()
+				s.tokens[hash] = t
+			}
+			return nil
+		}
+		return fmt.Errorf("memory: token %q: %w", id, ports.ErrNotFound)
+	})
+}
+
+func (s *Store) RegisterWorker(ctx context.Context, w domain.Worker) error {
+	return s.tx(ctx, func() error { w.StartedAt, w.HeartbeatAt = s.now(), s.now(); s.workers[w.ID] = w; return nil })
+}
+
+func (s *Store) Heartbeat(ctx context.Context, id string, stats domain.WorkerStats) error {
+	return s.tx(ctx, func() error {
+		w, ok := s.workers[id]
+		if !ok {
+			return fmt.Errorf("memory: worker %q: %w", id, ports.ErrNotFound)
+		}
+		w.HeartbeatAt, w.Stats = s.now(), stats
+		s.workers[id] = w
+		return nil
+	})
+}
+func (s *Store) DeregisterWorker(ctx context.Context, id string) error {
+	return s.tx(ctx, func() error { delete(s.workers, id); return nil })
+}
+
+func (s *Store) ListWorkers(ctx context.Context) ([]domain.Worker, error) {
+	return txv(s, ctx, func() ([]domain.Worker, error) {
+		return slices.SortedFunc(maps.Values(s.workers), func(x, y domain.Worker) int {
+			return cmp.Or(x.StartedAt.Compare(y.StartedAt), strings.Compare(x.ID, y.ID))
+		}), nil
+	})
+}
+
+// AcquireLease: a lease is free once now reaches its expiry.
+func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
+	return txv(s, ctx, func() (bool, error) {
+		l, held := s.leases[name]
+		if held && l.holder != holder && l.expires.After(s.now()) {
+			return false, nil
+		}
+		s.leases[name] = clusterLease{holder: holder, expires: trunc(s.now().Add(ttl))}
+		return true, nil
+	})
+}
+
+func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
+	return s.tx(ctx, func() error {
+		if l, ok := s.leases[name]; ok && l.holder == holder {
+			delete(s.leases, name)
+		}
+		return nil
+	})
+}
+
+func (s *Store) GetState(ctx context.Context, name string) (st ports.State, ok bool, err error) {
+	err = s.tx(ctx, func() error { st, ok = s.state[name]; return nil })
+	return st, ok, err
+}
+func (s *Store) PutState(ctx context.Context, name, value string) error {
+	return s.tx(ctx, func() error { s.state[name] = ports.State{Value: value, UpdatedAt: s.now()}; return nil })
+}
+
+// PublishHint and SubscribeHints are unsupported: there is no other process to tell.
+func (s *Store) PublishHint(context.Context, time.Time) error {
+	return fmt.Errorf("memory: wake hints: %w", ports.ErrUnsupported)
+}
+func (s *Store) SubscribeHints(context.Context) (<-chan time.Time, error) {
+	return nil, fmt.Errorf("memory: wake hints: %w", ports.ErrUnsupported)
+}

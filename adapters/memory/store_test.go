@@ -1,0 +1,38 @@
+package memory_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/chronoshq/chronos/adapters/memory"
+	"github.com/chronoshq/chronos/domain"
+)
+
+// A caller changing a payload slice, the one it passed in or one it got back, does not
+// change the store; a nil clock is the process clock in UTC; calls after Close fail.
+func TestPayloadCopiesClockClose(t *testing.T) {
+	ctx := t.Context()
+	s := memory.New(memory.Options{})
+	at := time.Now().Add(time.Hour)
+	a, err := domain.NewAlarm("01900000-0000-7000-8000-000000000001",
+		domain.Spec{Owner: "o", Kind: domain.KindOnce, FireAt: &at, Payload: []byte(`{"k":1}`)}, time.Now(), domain.Defaults{MaxFailures: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := s.Create(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Payload[2], got.Payload[3] = 'X', 'Y'
+	if again, err := s.Get(ctx, "o", a.ID); err != nil || string(again.Payload) != `{"k":1}` {
+		t.Errorf("stored payload = %s, %v; want it unchanged by the caller's slices", again.Payload, err)
+	}
+	if now, err := s.Now(ctx); err != nil || now.Location() != time.UTC || time.Since(now) > time.Minute {
+		t.Errorf("Now with a nil clock = %v, %v; want the process clock in UTC", now, err)
+	}
+	_ = s.Close()
+	if _, err := s.Get(ctx, "o", a.ID); !errors.Is(err, memory.ErrClosed) {
+		t.Errorf("Get after Close: %v, want ErrClosed", err)
+	}
+}
