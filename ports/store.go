@@ -145,12 +145,31 @@ type ClaimStore interface {
 	// An error means nothing in the batch was applied.
 	Apply(ctx context.Context, ts []domain.Transition) (ApplyResult, error)
 
+	// ExtendLease keeps a claimed alarm leased for longer: it sets claimed_at so that
+	// the lease expires p.For from the store's now (claimed_at = now + For - Lease,
+	// which may lie in the future), and returns the new fence. It is fenced like Apply:
+	// when the row no longer carries p.Fence (the lease expired and another worker took
+	// it, an owner or admin action released it, or the alarm is gone) nothing changes
+	// and the error is ErrLeaseLost. From then on the caller presents the new fence;
+	// the old one is stale. The new ClaimedAt is returned exactly as stored (at the
+	// store's precision), since it is the fence. An in-process handler's
+	// chronos.ExtendLease calls it.
+	ExtendLease(ctx context.Context, p ExtendLease) (domain.Fence, error)
+
 	// NextDue returns the earliest next_fire_at among active alarms that no worker has
 	// claimed (claimed_by NULL), and false when there is none. Dispatchers use it to
 	// sleep precisely. Leased rows are left out on purpose: they are in flight, and an
 	// expired lease is found by the dispatcher's regular tick; counting them would make
 	// idle dispatchers spin while other workers deliver.
 	NextDue(ctx context.Context) (time.Time, bool, error)
+}
+
+// ExtendLease says which lease to extend, and to when.
+type ExtendLease struct {
+	AlarmID string
+	Fence   domain.Fence  // the lease held now
+	Lease   time.Duration // the dispatcher's lease length (claimable once claimed_at < now - Lease)
+	For     time.Duration // the lease runs until now + For
 }
 
 // ClaimParams says who claims, for how long, and how many.

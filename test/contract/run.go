@@ -32,6 +32,8 @@ package contract
 //   Retention     retention.go     expired terminal alarms deleted with their events and
 //                                  nothing else; events by age and per-alarm cap; the
 //                                  sweep cursor; cluster leases
+//   ExtendLease   extend_lease.go  a claimed alarm's lease kept longer, fenced: a new fence
+//                                  replaces the old; a lost lease is ErrLeaseLost
 //   Admin         admin.go         any owner's alarm by id; the cross-owner list and its
 //                                  filters (label prefix taken literally); retry and
 //                                  cancel releasing leases; delete with events; counts
@@ -74,6 +76,7 @@ func areas() []area {
 		{"BulkCreate", bulkCases},
 		{"Retention", retentionCases},
 		{"BatchCreate", batchCreateCases},
+		{"ExtendLease", extendLeaseCases},
 		{"Admin", adminCases},
 		{"State", stateCases},
 	}
