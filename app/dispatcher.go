@@ -60,6 +60,9 @@ func NewDispatcher(store ports.Store, waker ports.Waker, clock *StoreClock, hint
 	}, nil
 }
 
+// Config is the configuration the dispatcher runs with.
+func (d *Dispatcher) Config() DispatcherConfig { return d.cfg }
+
 // Stats returns the counters so far.
 func (d *Dispatcher) Stats() StatsSnapshot { return d.stats.snapshot() }
 
@@ -88,8 +91,8 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}
 	// Deliveries and applies outlive ctx (they are drained); abandon cuts deliveries
 	// short when the drain timeout passes.
-	work, abandon := context.WithCancel(context.WithoutCancel(ctx))
-	defer abandon()
+	work, abandon := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer abandon(nil)
 
 	defer d.pool.close() // after the drain: no batch delivers any more
 
@@ -200,7 +203,7 @@ func (d *Dispatcher) idle(ctx context.Context) {
 }
 
 // drain waits for in-flight batches, abandoning deliveries after DrainTimeout.
-func (d *Dispatcher) drain(abandon context.CancelFunc) error {
+func (d *Dispatcher) drain(abandon context.CancelCauseFunc) error {
 	done := make(chan struct{})
 	go func() { d.inflight.Wait(); close(done) }()
 	select {
@@ -210,7 +213,7 @@ func (d *Dispatcher) drain(abandon context.CancelFunc) error {
 	}
 	d.log.Warn("drain timeout passed; abandoning in-flight wakes (their leases will expire and they will be fired again)",
 		zap.Duration("drain_timeout", d.cfg.DrainTimeout))
-	abandon()
+	abandon(errAbandoned)
 	<-done
 	return nil
 }

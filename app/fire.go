@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,36 +12,42 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
+// delivery is one alarm of a claimed batch on its way through fire.
+type delivery struct {
+	firing  domain.Firing
+	send    bool // false: its at-most-once advance did not commit, so it is not sent
+	outcome domain.Outcome
+	decided bool // there is an outcome to record (false: not sent, or abandoned at shutdown)
+}
+
 // fire delivers one claimed batch and applies its outcomes. It owns len(alarms) slots
-// and releases them when the batch is done.
+// and releases them when the batch is done. work ends only when a drain gives up on
+// in-flight wakes (its cause is then errAbandoned).
 func (d *Dispatcher) fire(work context.Context, alarms []domain.Alarm) {
 	defer d.inflight.Done()
 	defer d.release(len(alarms))
 
 	now := d.clock.Now()
-	firings := make([]domain.Firing, len(alarms))
-	send := make([]bool, len(alarms))
+	batch := make([]delivery, len(alarms))
 	var advances []domain.Transition
 	for i, a := range alarms {
-		firings[i] = domain.Begin(a, now)
-		send[i] = true
-		if adv := firings[i].Advance; adv != nil {
+		batch[i] = delivery{firing: domain.Begin(a, now), send: true}
+		if adv := batch[i].firing.Advance; adv != nil {
 			advances = append(advances, *adv)
 		}
 	}
 	if len(advances) > 0 {
-		d.commitAdvances(work, firings, send, advances)
+		d.commitAdvances(work, batch, advances)
 	}
 
-	outcomes, done := d.deliver(work, firings, send)
+	d.deliver(work, batch)
 
 	ts := make([]domain.Transition, 0, len(alarms))
-	decided := d.clock.Now()
-	for i := range outcomes {
-		if !done[i] {
-			continue // not sent (advance not committed) or abandoned: the lease decides
-		}
-		ts = append(ts, domain.Decide(firings[i], outcomes[i], decided, d.cfg.Policy))
+	decidedAt := d.clock.Now()
+	for _, w := range batch {
+		if w.decided {
+			ts = append(ts, domain.Decide(w.firing, w.outcome, decidedAt, d.cfg.Policy))
+		} // else the lease decides: it expires and the alarm is claimed again
 	}
 	if len(ts) > 0 {
 		d.apply(ts)
@@ -51,14 +58,12 @@ func (d *Dispatcher) fire(work context.Context, alarms []domain.Alarm) {
 // advance did not commit (stale, or the store failed) is not sent: at-most-once means
 // the advance must be durable first. Those alarms keep their lease; if the store was
 // down, the lease expires and they are claimed again.
-func (d *Dispatcher) commitAdvances(work context.Context, firings []domain.Firing, send []bool, advances []domain.Transition) {
+func (d *Dispatcher) commitAdvances(work context.Context, batch []delivery, advances []domain.Transition) {
 	stale, err := d.applyOnce(work, advances)
-	for i, f := range firings {
-		if f.Advance == nil {
-			continue
-		}
-		if err != nil || stale[f.Alarm.ID] {
-			send[i] = false
+	for i := range batch {
+		w := &batch[i]
+		if w.firing.Advance != nil && (err != nil || stale[w.firing.Alarm.ID]) {
+			w.send = false
 			d.stats.advanceSkipped.Add(1)
 		}
 	}
@@ -68,39 +73,50 @@ func (d *Dispatcher) commitAdvances(work context.Context, firings []domain.Firin
 	}
 }
 
-// deliver sends every wake marked in send concurrently on the delivery pool (the slots
-// were reserved at claim time) and returns each outcome; done[i] is false for a wake
-// not sent or abandoned at shutdown.
+// Why a wake's context ended, as context.Cause reports it.
+var (
+	// errDeliveryTimeout: the wake's DeliveryTimeout passed.
+	errDeliveryTimeout = errors.New("delivery timeout")
+	// errAbandoned: shutdown's drain timeout passed with the wake still running.
+	errAbandoned = errors.New("abandoned at shutdown")
+)
+
+// deliver sends every wake marked send concurrently on the delivery pool (the slots
+// were reserved at claim time) and records each outcome in the batch.
 //
-// The whole batch shares one deadline, DeliveryTimeout from now: its wakes start
-// together (a slot, and so a worker, is free for each), so this is every wake's own
-// timeout give or take microseconds, never later, and it costs one timer per batch
-// instead of one per wake.
-func (d *Dispatcher) deliver(work context.Context, firings []domain.Firing, send []bool) ([]domain.Outcome, []bool) {
-	outcomes := make([]domain.Outcome, len(firings))
-	done := make([]bool, len(firings))
-	idx := make([]int, 0, len(firings))
-	for i := range firings {
-		if send[i] {
+// Webhook wakes share one deadline, DeliveryTimeout from now: they start together (a
+// slot, and so a worker, is free for each), so this is every wake's own timeout give or
+// take microseconds, never later, and it costs one timer per batch instead of one per
+// wake. An in-process handler (InProcessWaker) gets a deadline of its own instead, which
+// it may push back with ExtendLease.
+func (d *Dispatcher) deliver(work context.Context, batch []delivery) {
+	idx := make([]int, 0, len(batch))
+	for i, w := range batch {
+		if w.send {
 			idx = append(idx, i)
 		}
 	}
-	ctx, cancel := context.WithTimeout(work, d.cfg.DeliveryTimeout)
+	ctx, cancel := context.WithTimeoutCause(work, d.cfg.DeliveryTimeout, errDeliveryTimeout)
 	defer cancel()
+	_, inProcess := d.waker.(InProcessWaker)
 	d.pool.runAll(ctx, idx, func(ctx context.Context, i int) {
-		outcomes[i], done[i] = d.deliverOne(work, ctx, firings[i].Alarm)
+		w := &batch[i]
+		if inProcess {
+			w.outcome, w.decided = d.deliverInProcess(work, &w.firing)
+		} else {
+			w.outcome, w.decided = d.deliverOne(ctx, w.firing.Alarm)
+		}
 	})
-	return outcomes, done
 }
 
-// deliverOne sends one wake under ctx (the batch's deadline) and reports its outcome;
-// ok is false when shutdown (work ending) cut it short.
-func (d *Dispatcher) deliverOne(work, ctx context.Context, a domain.Alarm) (out domain.Outcome, ok bool) {
+// deliverOne sends one wake under ctx and reports its outcome; decided is false when
+// shutdown abandoned it (nobody knows whether it arrived: the lease decides).
+func (d *Dispatcher) deliverOne(ctx context.Context, a domain.Alarm) (out domain.Outcome, decided bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			d.stats.failed.Add(1)
 			d.metrics.Woke(ports.WakeFailed, d.clock.Now().Sub(a.NextFireAt), 0)
-			out, ok = domain.DeliveryFailed(fmt.Sprintf("waker panicked: %v", r)), true
+			out, decided = domain.DeliveryFailed(fmt.Sprintf("waker panicked: %v", r)), true
 		}
 	}()
 	start := d.clock.Now()
@@ -112,7 +128,7 @@ func (d *Dispatcher) deliverOne(work, ctx context.Context, a domain.Alarm) (out 
 		d.metrics.Woke(ports.WakeDelivered, end.Sub(a.NextFireAt), end.Sub(start))
 		d.lag.observe(end.Sub(a.NextFireAt))
 		return domain.Delivered(), true
-	case work.Err() != nil:
+	case errors.Is(context.Cause(ctx), errAbandoned):
 		// Shutdown cut the wake short: we do not know whether it arrived, so we record
 		// nothing and let the lease decide (at-least-once: fired again).
 		d.stats.abandoned.Add(1)

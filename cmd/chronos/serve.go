@@ -14,10 +14,9 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/chronoshq/chronos/adapters/httpapi"
+	"github.com/chronoshq/chronos"
 	"github.com/chronoshq/chronos/adapters/metrics"
 	"github.com/chronoshq/chronos/adapters/webhook"
-	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -64,23 +63,12 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return fxApp.Stop(stopCtx)
 }
 
-// serveModule wires `chronos serve`. fx stops components in reverse start order: the
-// HTTP server first, then the dispatcher drains, then the store closes.
+// serveModule wires `chronos serve`: flags into a chronos.Config, a chronos.Node over
+// the store the URL names, and the HTTP servers. fx stops components in reverse start
+// order: the HTTP servers first, then the node drains, then the store closes.
 var serveModule = fx.Options(
-	fx.Provide(
-		provideStore,
-		provideClock,
-		app.NewHints,
-		provideWaker,
-		provideAlarms,
-		provideTokens,
-		app.NewWorkerID,
-		provideMetrics,
-		provideGate,
-		provideRetention,
-		provideAdmin,
-	),
-	fx.Invoke(runDispatcher, runMaintenance, runRetention, runCountSampler, runHTTP, runMetricsListener),
+	fx.Provide(provideStore, provideWaker, provideMetrics, provideNode),
+	fx.Invoke(runNode, runHTTP, runMetricsListener),
 )
 
 func provideStore(lc fx.Lifecycle, cfg *serveConfig, log *zap.Logger) (ports.Store, error) {
@@ -93,23 +81,6 @@ func provideStore(lc fx.Lifecycle, cfg *serveConfig, log *zap.Logger) (ports.Sto
 	lc.Append(fx.StopHook(func() error { return s.Close() }))
 	log.Info("store open", zap.String("store", redact(cfg.Store)), zap.Bool("database_clock", s.Capabilities().DatabaseClock), zap.Bool("wake_hints", s.Capabilities().WakeHints))
 	return s, nil
-}
-
-func provideClock(s ports.Store, log *zap.Logger) (*app.StoreClock, error) {
-	opts, skew, err := storeClockOptions()
-	if err != nil {
-		return nil, err
-	}
-	if skew != 0 {
-		log.Warn("TEST-ONLY: the process clock is shifted", zap.String("env", testClockSkewEnv), zap.Duration("skew", skew))
-	}
-	c := app.NewStoreClock(opts...)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := c.Sync(ctx, s); err != nil {
-		return nil, fmt.Errorf("reading the store's clock: %w", err)
-	}
-	return c, nil
 }
 
 func provideWaker(lc fx.Lifecycle, cfg *serveConfig, stdout io.Writer) (ports.Waker, error) {
@@ -130,139 +101,58 @@ func provideWaker(lc fx.Lifecycle, cfg *serveConfig, stdout io.Writer) (ports.Wa
 	return w, nil
 }
 
-func provideAlarms(s ports.Store, c *app.StoreClock, h *app.Hints, cfg *serveConfig, log *zap.Logger) *app.Alarms {
-	return app.NewAlarms(s, c, h, app.AlarmsConfig{
-		Defaults:   domain.Defaults{MaxFailures: cfg.MaxFailures},
-		HintWindow: cfg.Tick,
-	}, log)
+func provideMetrics(log *zap.Logger) *metrics.Metrics {
+	return metrics.New(metrics.Options{Version: Version(), Logger: log.Named("metrics")})
 }
 
-func provideTokens(s ports.Store, c *app.StoreClock) *app.Tokens { return app.NewTokens(s, c) }
-
-// runDispatcher starts the dispatcher and the worker heartbeat, and drains on stop.
-func runDispatcher(lc fx.Lifecycle, s ports.Store, w ports.Waker, c *app.StoreClock, h *app.Hints, m *metrics.Metrics, gate *app.DispatchGate, worker string, cfg *serveConfig, log *zap.Logger) error {
-	dc := cfg.dispatcher(worker)
-	dc.Metrics, dc.Gate = m, gate
-	d, err := app.NewDispatcher(s, w, c, h, dc, log.Named("dispatcher"))
+func provideNode(s ports.Store, w ports.Waker, m *metrics.Metrics, cfg *serveConfig, log *zap.Logger) (*chronos.Node, error) {
+	clock, skew, err := storeClockOptions()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	hb := app.NewHeartbeat(s, worker, Version(), d, heartbeatInterval(cfg.Lease), log.Named("heartbeat"))
-	ctx, cancel := context.WithCancel(context.Background())
-	done, hbDone := make(chan struct{}), make(chan struct{})
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			go func() {
-				defer close(hbDone)
-				hb.Run(ctx)
-			}()
-			go gate.Run(ctx)
-			go func() {
-				defer close(done)
-				_ = d.Run(ctx)
-			}()
-			log.Info("dispatcher running", zap.String("worker", worker), zap.Duration("tick", cfg.Tick),
-				zap.Duration("lease", cfg.Lease), zap.Int("batch", cfg.Batch), zap.Int("concurrency", cfg.Concurrency))
-			return nil
-		},
-		OnStop: func(stop context.Context) error {
-			cancel()
-			select {
-			case <-done:
-				st := d.Stats()
-				log.Info("dispatcher stopped", zap.Int64("delivered", st.Delivered), zap.Int64("failed", st.Failed),
-					zap.Int64("abandoned", st.Abandoned), zap.Int64("stale", st.Stale))
-			case <-stop.Done():
-				return errors.New("dispatcher did not drain in time; unfinished wakes keep their lease and will be fired again")
-			}
-			// The heartbeat deregisters this worker on its way out; the store closes after
-			// this hook returns, so wait, or the worker row outlives the process.
-			select {
-			case <-hbDone:
-			case <-stop.Done():
-			}
-			return nil
-		},
-	})
-	return nil
-}
-
-// runMaintenance runs the store's own upkeep (PostgreSQL without autovacuum: vacuuming
-// chronos's tables) for as long as the node runs.
-func runMaintenance(lc fx.Lifecycle, s ports.Store, log *zap.Logger) {
-	m := app.NewMaintenance(s, 0, log.Named("maintenance"))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			go func() {
-				defer close(done)
-				m.Run(ctx)
-			}()
-			return nil
-		},
-		OnStop: func(stop context.Context) error {
-			cancel() // a VACUUM in progress is cancelled; it resumes at the next upkeep
-			select {
-			case <-done:
-			case <-stop.Done():
-			}
-			return nil
-		},
+	if skew != 0 {
+		log.Warn("TEST-ONLY: the process clock is shifted", zap.String("env", testClockSkewEnv), zap.Duration("skew", skew))
+	}
+	return chronos.New(s, chronos.Config{
+		Waker: w, Version: Version(),
+		Tick: cfg.Tick, Lease: cfg.Lease, Batch: cfg.Batch, Concurrency: cfg.Concurrency,
+		DeliveryTimeout: cfg.DeliveryTimeout, DrainTimeout: cfg.DrainTimeout,
+		Backoff: domain.Backoff{Base: cfg.BackoffBase, Cap: cfg.BackoffCap}, MaxFailures: cfg.MaxFailures,
+		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
+		Metrics: m, MetricsHandler: m.Handler(), Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads,
+		Logger: log, ClockOptions: clock,
 	})
 }
 
-// runRetention deletes what --retention and --events-per-alarm no longer keep, on one
-// node of the cluster at a time.
-func runRetention(lc fx.Lifecycle, r *app.Retention, cfg *serveConfig, log *zap.Logger) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
+// runNode starts the node (dispatching and its background work) and drains it on stop.
+func runNode(lc fx.Lifecycle, n *chronos.Node, cfg *serveConfig, log *zap.Logger) {
 	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			go func() {
-				defer close(done)
-				r.Run(ctx)
-			}()
+		OnStart: func(ctx context.Context) error {
+			if err := n.Start(ctx); err != nil {
+				return err
+			}
 			if cfg.Retention == 0 {
 				log.Info("retention off: nothing is ever deleted (--retention 0)")
 			} else {
 				log.Info("retention on", zap.Duration("retention", cfg.Retention), zap.Int("events_per_alarm", cfg.EventsPerAlarm))
 			}
-			return nil
-		},
-		OnStop: func(stop context.Context) error {
-			cancel()
-			select {
-			case <-done:
-				alarms, events := r.Deleted()
-				log.Info("retention stopped", zap.Int64("deleted_alarms", alarms), zap.Int64("deleted_events", events))
-			case <-stop.Done():
+			if cfg.ShowPayloads {
+				log.Warn("--admin-show-payloads: admin views show alarm payloads and wake messages in full")
 			}
 			return nil
 		},
+		OnStop: func(ctx context.Context) error {
+			err := n.Stop(ctx)
+			alarms, events := n.Retention().Deleted()
+			log.Info("retention stopped", zap.Int64("deleted_alarms", alarms), zap.Int64("deleted_events", events))
+			return err
+		},
 	})
 }
 
-// heartbeatInterval beats often enough that a worker row is fresh well within a lease,
-// and that the admin overview's "last minute" is at most 10 s stale.
-func heartbeatInterval(lease time.Duration) time.Duration {
-	return min(max(lease/4, time.Second), 10*time.Second)
-}
-
-func runHTTP(lc fx.Lifecycle, s ports.Store, alarms *app.Alarms, tokens *app.Tokens, adm *app.Admin, m *metrics.Metrics, cfg *serveConfig, log *zap.Logger) error {
-	api := httpapi.New(alarms, tokens, s, httpapi.Options{
-		Logger: log.Named("http"), Admin: adm, ShowPayloads: cfg.ShowPayloads,
-		Metrics: m, MetricsHandler: m.Handler(),
-	})
-	handler, err := withDashboard(lc, api, s, adm, tokens, cfg, log)
-	if err != nil {
-		return err
-	}
-	if cfg.ShowPayloads {
-		log.Warn("--admin-show-payloads: admin views show alarm payloads and wake messages in full")
-	}
+func runHTTP(lc fx.Lifecycle, n *chronos.Node, cfg *serveConfig, log *zap.Logger) {
 	srv := &http.Server{
-		Handler:           handler,
+		Handler:           n.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -275,9 +165,9 @@ func runHTTP(lc fx.Lifecycle, s ports.Store, alarms *app.Alarms, tokens *app.Tok
 				return fmt.Errorf("listening on %s: %w", cfg.Listen, err)
 			}
 			if cfg.Dev {
-				devToken(ctx, tokens, log)
+				devToken(ctx, n, log)
 			}
-			log.Info("chronos serving", zap.String("listen", ln.Addr().String()), zap.String("version", Version()), zap.Bool("dev", cfg.Dev))
+			log.Info("chronos serving", zap.String("listen", ln.Addr().String()), zap.String("version", Version()), zap.Bool("dev", cfg.Dev), zap.Bool("ui", cfg.UI))
 			go func() {
 				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 					log.Error("HTTP server stopped", zap.Error(err))
@@ -291,17 +181,43 @@ func runHTTP(lc fx.Lifecycle, s ports.Store, alarms *app.Alarms, tokens *app.Tok
 			return srv.Shutdown(ctx)
 		},
 	})
-	return nil
+}
+
+// runMetricsListener serves /metrics alone on --metrics-listen, when given, so a
+// scraper can reach it on an address the API is not on.
+func runMetricsListener(lc fx.Lifecycle, m *metrics.Metrics, cfg *serveConfig, log *zap.Logger) {
+	if cfg.MetricsListen == "" {
+		return
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			ln, err := net.Listen("tcp", cfg.MetricsListen)
+			if err != nil {
+				return fmt.Errorf("listening on --metrics-listen %s: %w", cfg.MetricsListen, err)
+			}
+			log.Info("metrics serving", zap.String("listen", ln.Addr().String()))
+			go func() {
+				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+					log.Error("metrics server stopped", zap.Error(err))
+				}
+			}()
+			return nil
+		},
+		OnStop: func(ctx context.Context) error { return srv.Shutdown(ctx) },
+	})
 }
 
 // devToken makes `make run` usable at once: on a store with no tokens at all, it creates
 // one for owner "dev" and prints it. Never in production mode.
-func devToken(ctx context.Context, tokens *app.Tokens, log *zap.Logger) {
-	existing, err := tokens.List(ctx)
+func devToken(ctx context.Context, n *chronos.Node, log *zap.Logger) {
+	existing, err := n.Tokens().List(ctx)
 	if err != nil || len(existing) > 0 {
 		return
 	}
-	plain, _, err := tokens.Create(ctx, "dev", domain.ScopeOwner)
+	plain, _, err := n.Tokens().Create(ctx, "dev", domain.ScopeOwner)
 	if err != nil {
 		log.Warn("creating the dev token failed", zap.Error(err))
 		return

@@ -1,0 +1,299 @@
+// Package chronos embeds the chronos alarm scheduler in a Go program: one Node over a
+// store you open, delivering wakes to a webhook or to a Go function in this process,
+// with the HTTP API (and the dashboard) as an http.Handler to mount where you like.
+//
+//	store := memory.New(memory.Options{})          // or sqlite.Open, postgres.Open, mysql.Open
+//	node, err := chronos.New(store, chronos.Config{
+//		Handler: chronos.HandlerFunc(func(ctx context.Context, w domain.Wake) error {
+//			log.Printf("woke %s (%s)", w.AlarmID, w.Label)
+//			return nil // nil acknowledges; an error is a failed attempt, retried with backoff
+//		}),
+//	})
+//	err = node.Start(ctx)
+//	defer node.Stop(context.Background())
+//	a, _, err := node.Alarms().Create(ctx, domain.Spec{Owner: "me", Kind: domain.KindOnce, Delay: &d})
+//
+// A Node is what `chronos serve` runs: the dispatcher (claims under a lease, delivers,
+// retries), the worker heartbeat, the cluster-wide pause gate, retention, the store's
+// own upkeep and the sampler of the metrics, started and stopped in the right order.
+// Several Nodes (in several processes) may share a store that declares MultiProcess.
+// The Node takes a store, not a URL, so a program compiles only the driver it uses.
+package chronos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/chronoshq/chronos/adapters/httpapi"
+	"github.com/chronoshq/chronos/adapters/webui"
+	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Config is a Node's configuration. Its zero value, plus a Handler or a Waker, is a
+// working node with the defaults of `chronos serve`, except that Retention is off.
+type Config struct {
+	// Handler receives every wake in this process (see HandlerFunc). Exactly one of
+	// Handler and Waker is set.
+	Handler Handler
+	// Waker delivers wakes some other way, e.g. adapters/webhook's signed POSTs.
+	Waker ports.Waker
+
+	// WorkerID names this node in leases and the workers list; "" makes one from the
+	// host, the pid and a random suffix.
+	WorkerID string
+	// Version is reported in the workers list and the metrics.
+	Version string
+
+	// The dispatcher; zero values take app.DefaultDispatcherConfig's.
+	Tick            time.Duration  // longest idle sleep between claims (1s)
+	Lease           time.Duration  // how long a claim protects an alarm (2m)
+	Batch           int            // most alarms per claim (1000)
+	Concurrency     int            // most wakes in flight (1000)
+	DeliveryTimeout time.Duration  // per wake (10s); an in-process handler may extend it
+	DrainTimeout    time.Duration  // how long Stop lets in-flight wakes finish (10s)
+	Backoff         domain.Backoff // retry delays (30s doubling to 15m)
+	MaxFailures     int            // default failed deliveries before a once alarm fails (5)
+
+	// Retention deletes finished alarms and events older than this; 0 keeps
+	// everything. EventsPerAlarm caps each alarm's history (0: no cap).
+	Retention      time.Duration
+	EventsPerAlarm int
+
+	// Metrics receives what the node measures (adapters/metrics for Prometheus); nil:
+	// none. MetricsHandler, when set, is served at GET /metrics by Handler.
+	Metrics        ports.Metrics
+	MetricsHandler http.Handler
+	// Dashboard serves the web dashboard at /ui/ in Handler. ShowPayloads shows
+	// payloads in admin views and the dashboard instead of their size and hash.
+	Dashboard    bool
+	ShowPayloads bool
+
+	// Logger receives the node's logs; nil: none.
+	Logger *zap.Logger
+	// ClockOptions tune the node's clock; tests only (app.WithProcessClockSkew).
+	ClockOptions []app.StoreClockOption
+}
+
+// dispatcher is the configuration of the dispatcher, with the defaults filled in.
+func (c Config) dispatcher(worker string) app.DispatcherConfig {
+	d := app.DefaultDispatcherConfig()
+	d.Worker = worker
+	set := func(dst *time.Duration, v time.Duration) {
+		if v != 0 {
+			*dst = v
+		}
+	}
+	set(&d.Tick, c.Tick)
+	set(&d.Lease, c.Lease)
+	set(&d.DeliveryTimeout, c.DeliveryTimeout)
+	set(&d.DrainTimeout, c.DrainTimeout)
+	if c.Batch != 0 {
+		d.Batch = c.Batch
+	}
+	if c.Concurrency != 0 {
+		d.Concurrency = c.Concurrency
+	}
+	if c.Backoff != (domain.Backoff{}) {
+		d.Policy.Backoff = c.Backoff
+	}
+	return d
+}
+
+// Node is one chronos node: its use cases, its dispatcher and its background work.
+type Node struct {
+	store   ports.Store
+	cfg     Config
+	log     *zap.Logger
+	worker  string
+	clock   *app.StoreClock
+	hints   *app.Hints
+	alarms  *app.Alarms
+	tokens  *app.Tokens
+	admin   *app.Admin
+	gate    *app.DispatchGate
+	ret     *app.Retention
+	disp    *app.Dispatcher
+	sampler *app.CountSampler
+	beat    *app.Heartbeat
+	upkeep  *app.Maintenance
+	ui      *webui.UI
+
+	mu      sync.Mutex
+	started bool
+	stop    context.CancelFunc // the background work's (not the dispatcher's)
+	bg      sync.WaitGroup     // the background goroutines
+	cancelD context.CancelFunc // the dispatcher's: it drains on cancel
+	dDone   chan struct{}
+}
+
+// New builds a node over store; it does no I/O (Start does).
+func New(store ports.Store, cfg Config) (*Node, error) {
+	if store == nil {
+		return nil, errors.New("chronos: a store is required")
+	}
+	waker := cfg.Waker
+	switch {
+	case cfg.Handler != nil && cfg.Waker != nil:
+		return nil, errors.New("chronos: set Handler or Waker, not both")
+	case cfg.Handler != nil:
+		waker = &handlerWaker{h: cfg.Handler, log: cfg.Logger}
+	case cfg.Waker == nil:
+		return nil, errors.New("chronos: a Handler (in-process) or a Waker (e.g. a webhook) is required")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	metrics := cfg.Metrics
+	if metrics == nil {
+		metrics = ports.NopMetrics{}
+	}
+	worker := cfg.WorkerID
+	if worker == "" {
+		worker = app.NewWorkerID()
+	}
+	n := &Node{store: store, cfg: cfg, log: log, worker: worker, clock: app.NewStoreClock(cfg.ClockOptions...), hints: app.NewHints()}
+	dc := cfg.dispatcher(worker)
+	maxFailures := cfg.MaxFailures
+	if maxFailures == 0 {
+		maxFailures = 5
+	}
+	n.alarms = app.NewAlarms(store, n.clock, n.hints, app.AlarmsConfig{
+		Defaults: domain.Defaults{MaxFailures: maxFailures}, HintWindow: dc.Tick,
+	}, log.Named("alarms"))
+	n.tokens = app.NewTokens(store, n.clock)
+	n.gate = app.NewDispatchGate(store, dc.Tick, metrics, log.Named("dispatch-gate"))
+	var err error
+	n.ret, err = app.NewRetention(store, app.RetentionConfig{
+		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm, Holder: worker, Metrics: metrics,
+	}, log.Named("retention"))
+	if err != nil {
+		return nil, fmt.Errorf("chronos: retention: %w", err)
+	}
+	dc.Metrics, dc.Gate = metrics, n.gate
+	if n.disp, err = app.NewDispatcher(store, waker, n.clock, n.hints, dc, log.Named("dispatcher")); err != nil {
+		return nil, fmt.Errorf("chronos: dispatcher: %w", err)
+	}
+	interval := app.HeartbeatInterval(dc.Lease)
+	n.admin = app.NewAdmin(store, n.clock, n.gate, n.ret, app.AdminConfig{Lease: dc.Lease, WorkerTimeout: 3 * interval}, log.Named("admin"))
+	n.beat = app.NewHeartbeat(store, worker, cfg.Version, n.disp, interval, log.Named("heartbeat"))
+	n.sampler = app.NewCountSampler(store, metrics, worker, countSampleInterval, dc.Lease, log.Named("count-sampler"))
+	n.upkeep = app.NewMaintenance(store, 0, log.Named("maintenance"))
+	if cfg.Dashboard {
+		if n.ui, err = webui.New(n.admin, n.tokens, store, webui.Options{ShowPayloads: cfg.ShowPayloads, Logger: log.Named("ui")}); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// countSampleInterval is how often one node of the cluster counts the alarms for the
+// metrics (a read of every alarm's status).
+const countSampleInterval = 15 * time.Second
+
+// Start syncs the node's clock with the store and starts dispatching and the background
+// work. The use cases and Handler work once it has returned.
+func (n *Node) Start(ctx context.Context) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.started {
+		return errors.New("chronos: node already started")
+	}
+	if err := n.clock.Sync(ctx, n.store); err != nil {
+		return fmt.Errorf("chronos: reading the store's clock: %w", err)
+	}
+	bg, stop := context.WithCancel(context.Background())
+	n.stop = stop
+	runs := []func(context.Context){n.beat.Run, n.gate.Run, n.ret.Run, n.sampler.Run, n.upkeep.Run}
+	if n.ui != nil {
+		runs = append(runs, n.ui.Series().Run)
+	}
+	for _, run := range runs {
+		n.bg.Go(func() { run(bg) })
+	}
+	dctx, cancelD := context.WithCancel(context.Background())
+	n.cancelD, n.dDone = cancelD, make(chan struct{})
+	go func() {
+		defer close(n.dDone)
+		_ = n.disp.Run(dctx)
+	}()
+	n.started = true
+	d := n.disp.Config()
+	n.log.Info("dispatcher running", zap.String("worker", n.worker), zap.Duration("tick", d.Tick),
+		zap.Duration("lease", d.Lease), zap.Int("batch", d.Batch), zap.Int("concurrency", d.Concurrency))
+	return nil
+}
+
+// Stop stops claiming, lets in-flight wakes finish (DrainTimeout) and record their
+// outcomes, then stops the background work and deregisters the node. It does not close
+// the store: the caller opened it. ctx bounds the wait.
+func (n *Node) Stop(ctx context.Context) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.started {
+		return nil
+	}
+	n.started = false
+	n.cancelD()
+	var err error
+	select {
+	case <-n.dDone:
+	case <-ctx.Done():
+		err = errors.New("chronos: the dispatcher did not drain in time; unfinished wakes keep their lease and will be fired again")
+	}
+	st := n.disp.Stats()
+	n.log.Info("dispatcher stopped", zap.Int64("delivered", st.Delivered), zap.Int64("failed", st.Failed),
+		zap.Int64("abandoned", st.Abandoned), zap.Int64("stale", st.Stale))
+	n.stop() // the heartbeat deregisters on its way out
+	done := make(chan struct{})
+	go func() { n.bg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	return err
+}
+
+// Alarms is the owner-facing use cases: create, read, list, cancel, pause, resume,
+// trigger, events.
+func (n *Node) Alarms() *app.Alarms { return n.alarms }
+
+// Tokens creates, checks and revokes API tokens.
+func (n *Node) Tokens() *app.Tokens { return n.tokens }
+
+// Admin is the operator's use cases across owners.
+func (n *Node) Admin() *app.Admin { return n.admin }
+
+// Stats is what the dispatcher did so far.
+func (n *Node) Stats() app.StatsSnapshot { return n.disp.Stats() }
+
+// WorkerID is the node's name in leases and the workers list.
+func (n *Node) WorkerID() string { return n.worker }
+
+// Retention is the node's retention (its counters: Deleted).
+func (n *Node) Retention() *app.Retention { return n.ret }
+
+// Handler is the HTTP API (/v1, /admin/v1, /healthz, /readyz, /openapi.json, /metrics
+// when Config.MetricsHandler is set) and the dashboard at /ui/ when Config.Dashboard.
+// Mount it on your own server; it serves once Start has returned.
+func (n *Node) Handler() http.Handler {
+	api := httpapi.New(n.alarms, n.tokens, n.store, httpapi.Options{
+		Logger: n.log.Named("http"), Admin: n.admin, ShowPayloads: n.cfg.ShowPayloads,
+		Metrics: n.cfg.Metrics, MetricsHandler: n.cfg.MetricsHandler,
+	})
+	if n.ui == nil {
+		return api
+	}
+	mux := http.NewServeMux()
+	mux.Handle(webui.Prefix, n.ui)
+	mux.Handle("/", api)
+	return mux
+}
