@@ -12,6 +12,7 @@ import (
 
 	"github.com/chronoshq/chronos/client"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/flagenv"
 )
 
 const adminUsage = `Usage: chronos admin <subcommand> [flags]     (needs a token made with --admin)
@@ -46,7 +47,7 @@ func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return nil
 	}
 	sub, rest := args[0], args[1:]
-	fs := newFlagSetNoEnv("admin "+sub, stderr)
+	fs := flagenv.NewNoEnv("admin "+sub, stderr)
 	var f apiFlags
 	f.register(fs)
 	admin := func(s *session) *client.Admin { return s.c.Admin() }

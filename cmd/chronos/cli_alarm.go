@@ -13,6 +13,7 @@ import (
 
 	"github.com/chronoshq/chronos/client"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/flagenv"
 )
 
 const alarmUsage = `Usage: chronos alarm <subcommand> [flags]
@@ -42,7 +43,7 @@ func alarmCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return nil
 	}
 	sub, rest := args[0], args[1:]
-	fs := newFlagSetNoEnv("alarm "+sub, stderr)
+	fs := flagenv.NewNoEnv("alarm "+sub, stderr)
 	var f apiFlags
 	f.register(fs)
 	switch sub {

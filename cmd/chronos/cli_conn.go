@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/client"
+	"github.com/chronoshq/chronos/internal/flagenv"
 )
 
 // The alarm and admin commands talk to a running server through package client. They
@@ -44,9 +45,9 @@ var errNoToken = errors.New("no token: pass --token or set CHRONOS_TOKEN; an ope
 // the flags. It returns the arguments.
 func parseAPIFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	for _, name := range []string{"server", "token"} {
-		if v, ok := os.LookupEnv(envName(name)); ok {
+		if v, ok := os.LookupEnv(flagenv.EnvName(name)); ok {
 			if err := fs.Set(name, v); err != nil {
-				return nil, fmt.Errorf("environment %s: %v", envName(name), err)
+				return nil, fmt.Errorf("environment %s: %v", flagenv.EnvName(name), err)
 			}
 		}
 	}

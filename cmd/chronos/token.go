@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/internal/flagenv"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -17,7 +18,7 @@ func tokenCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return errors.New("token: give a subcommand: create, list or revoke")
 	}
 	sub, rest := args[0], args[1:]
-	fs := newFlagSet("token "+sub, stderr)
+	fs := flagenv.New("token "+sub, stderr)
 	store := fs.String("store", defaultStore, "store URL")
 	noMigrate := fs.Bool("no-migrate", false, "do not migrate the store's schema first")
 	var owner, id *string
@@ -33,7 +34,7 @@ func tokenCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	default:
 		return fmt.Errorf("token: unknown subcommand %q (create, list, revoke)", sub)
 	}
-	if err := parseWithEnv(fs, rest); err != nil {
+	if err := flagenv.Parse(fs, rest); err != nil {
 		return err
 	}
 	withTokens := func(fn func(*app.Tokens) error) error {
