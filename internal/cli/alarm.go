@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -33,8 +33,8 @@ Every subcommand takes --server (env CHRONOS_SERVER, default ` + defaultServer +
 --token (env CHRONOS_TOKEN) and --json (print the API's JSON answer).
 `
 
-// alarmCommand runs `chronos alarm ...`: the owner's /v1 routes, as the token's owner.
-func alarmCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Alarm runs `chronos alarm ARGS...`: the owner's /v1 routes, as the token's owner.
+func Alarm(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(stderr, alarmUsage)
 		if len(args) == 0 {
@@ -44,7 +44,7 @@ func alarmCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	sub, rest := args[0], args[1:]
 	fs := flagenv.NewNoEnv("alarm "+sub, stderr)
-	var f apiFlags
+	f := apiFlags{version: wiring.Version}
 	f.register(fs)
 	switch sub {
 	case "create":

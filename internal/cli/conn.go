@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -21,12 +21,13 @@ import (
 
 const defaultServer = "http://127.0.0.1:8080"
 
-// apiFlags are the flags every API command takes.
+// apiFlags are the flags every API command takes, and the version the binary reports.
 type apiFlags struct {
 	server  string
 	token   string
 	json    bool
 	timeout time.Duration
+	version string // not a flag: Wiring.Version, for the User-Agent
 }
 
 func (f *apiFlags) register(fs *flag.FlagSet) {
@@ -104,7 +105,7 @@ func (f apiFlags) session(stdout io.Writer) (*session, error) {
 	tap := &capture{base: http.DefaultTransport}
 	c, err := client.New(f.server, f.token,
 		client.WithHTTPClient(&http.Client{Transport: tap, Timeout: f.timeout}),
-		client.WithUserAgent("chronos-cli/"+Version()))
+		client.WithUserAgent("chronos-cli/"+f.version))
 	if err != nil {
 		return nil, err
 	}
