@@ -63,7 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "migrate":
 		return migrateCommand(ctx, rest, stdout, stderr)
 	case "token":
-		return tokenCommand(ctx, rest, stdout, stderr)
+		return cli.Token(ctx, rest, cliWiring(), stdout, stderr)
 	case "bench":
 		return benchCommand(ctx, rest, stdout, stderr)
 	case "alarm":
@@ -86,5 +86,5 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // cliWiring is what the commands of package cli take from the binary.
 func cliWiring() cli.Wiring {
-	return cli.Wiring{Version: Version()}
+	return cli.Wiring{Version: Version(), Open: openStore, DefaultStore: defaultStore}
 }

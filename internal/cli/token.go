@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -13,13 +13,15 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-func tokenCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Token runs `chronos token create|list|revoke ...` on the store, opened with
+// wiring.Open: the operator's way to make the first token, before any API can be called.
+func Token(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return errors.New("token: give a subcommand: create, list or revoke")
 	}
 	sub, rest := args[0], args[1:]
 	fs := flagenv.New("token "+sub, stderr)
-	store := fs.String("store", defaultStore, "store URL")
+	store := fs.String("store", wiring.DefaultStore, "store URL")
 	noMigrate := fs.Bool("no-migrate", false, "do not migrate the store's schema first")
 	var owner, id *string
 	admin := adminFlag("")
@@ -38,7 +40,7 @@ func tokenCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	withTokens := func(fn func(*app.Tokens) error) error {
-		s, err := openStore(ctx, *store, !*noMigrate)
+		s, err := wiring.Open(ctx, *store, !*noMigrate)
 		if err != nil {
 			return err
 		}
