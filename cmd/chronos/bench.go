@@ -6,13 +6,14 @@ import (
 	"io"
 
 	"github.com/chronoshq/chronos/internal/bench"
+	"github.com/chronoshq/chronos/internal/flagenv"
 )
 
 // benchCommand is `chronos bench`: its options are the bench package's, parsed here
 // like every other command's; the run is bench.Run.
 func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg bench.Config
-	fs := newFlagSetNoEnv("bench", stderr)
+	fs := flagenv.NewNoEnv("bench", stderr)
 	cfg.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -31,7 +32,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // --nodes K`, started by the bench itself.
 func benchWorkerCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg bench.WorkerConfig
-	fs := newFlagSetNoEnv(bench.WorkerCommand, stderr)
+	fs := flagenv.NewNoEnv(bench.WorkerCommand, stderr)
 	cfg.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err

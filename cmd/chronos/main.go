@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/chronoshq/chronos/internal/bench"
+	"github.com/chronoshq/chronos/internal/cli"
 
 	// Embedded zone data: cron timezones resolve even on hosts without /usr/share/zoneinfo.
 	_ "time/tzdata"
@@ -62,13 +63,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "migrate":
 		return migrateCommand(ctx, rest, stdout, stderr)
 	case "token":
-		return tokenCommand(ctx, rest, stdout, stderr)
+		return cli.Token(ctx, rest, cliWiring(), stdout, stderr)
 	case "bench":
 		return benchCommand(ctx, rest, stdout, stderr)
 	case "alarm":
-		return alarmCommand(ctx, rest, stdout, stderr)
+		return cli.Alarm(ctx, rest, cliWiring(), stdout, stderr)
 	case "admin":
-		return adminCommand(ctx, rest, stdout, stderr)
+		return cli.Admin(ctx, rest, cliWiring(), stdout, stderr)
 	case bench.WorkerCommand: // hidden: one node of `chronos bench --nodes K`
 		return benchWorkerCommand(ctx, rest, stdout, stderr)
 	case "version", "--version", "-v":
@@ -81,4 +82,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
 	}
+}
+
+// cliWiring is what the commands of package cli take from the binary.
+func cliWiring() cli.Wiring {
+	return cli.Wiring{Version: Version(), Open: openStore, DefaultStore: defaultStore}
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+
+	"github.com/chronoshq/chronos/internal/flagenv"
 )
 
 func migrateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("migrate", stderr)
+	fs := flagenv.New("migrate", stderr)
 	store := fs.String("store", defaultStore, "store URL: sqlite://path.db, postgres://..., mysql://...")
-	if err := parseWithEnv(fs, args); err != nil {
+	if err := flagenv.Parse(fs, args); err != nil {
 		return err
 	}
 	if err := migrateStore(ctx, *store); err != nil {

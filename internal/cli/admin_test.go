@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -52,7 +52,7 @@ var cliAdminAnswers = map[string]string{
 type fakeAdminServer struct {
 	url string
 	mu  sync.Mutex
-	req struct{ method, path, query, auth, body string }
+	req struct{ method, path, query, auth, body, agent string }
 }
 
 func newFakeAdminServer(t *testing.T, status int, override string) *fakeAdminServer {
@@ -62,7 +62,7 @@ func newFakeAdminServer(t *testing.T, status int, override string) *fakeAdminSer
 		body, _ := io.ReadAll(r.Body)
 		f.mu.Lock()
 		f.req.method, f.req.path, f.req.query = r.Method, r.URL.EscapedPath(), r.URL.RawQuery
-		f.req.auth, f.req.body = r.Header.Get("Authorization"), string(body)
+		f.req.auth, f.req.body, f.req.agent = r.Header.Get("Authorization"), string(body), r.UserAgent()
 		f.mu.Unlock()
 		answer, ok := cliAdminAnswers[r.Method+" "+r.URL.EscapedPath()]
 		if override != "" {
@@ -83,7 +83,7 @@ func newFakeAdminServer(t *testing.T, status int, override string) *fakeAdminSer
 }
 
 // last is the last request the fake was sent; zero when none.
-func (f *fakeAdminServer) last() (r struct{ method, path, query, auth, body string }) {
+func (f *fakeAdminServer) last() (r struct{ method, path, query, auth, body, agent string }) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.req
@@ -140,6 +140,9 @@ func TestCLIAdminCommands(t *testing.T) {
 			r := f.last()
 			if r.method != tc.method || r.path != tc.path || r.query != tc.query || r.auth != "Bearer chr_admin" {
 				t.Errorf("sent %s %s?%s auth %q; want %s %s?%s", r.method, r.path, r.query, r.auth, tc.method, tc.path, tc.query)
+			}
+			if r.agent != "chronos-cli/test" {
+				t.Errorf("User-Agent %q; want chronos-cli/ and the Wiring's version", r.agent)
 			}
 			if !sameJSON(r.body, tc.body) {
 				t.Errorf("sent body %q; want %q", r.body, tc.body)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/chronoshq/chronos/client"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/flagenv"
 )
 
 const alarmUsage = `Usage: chronos alarm <subcommand> [flags]
@@ -32,8 +33,8 @@ Every subcommand takes --server (env CHRONOS_SERVER, default ` + defaultServer +
 --token (env CHRONOS_TOKEN) and --json (print the API's JSON answer).
 `
 
-// alarmCommand runs `chronos alarm ...`: the owner's /v1 routes, as the token's owner.
-func alarmCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Alarm runs `chronos alarm ARGS...`: the owner's /v1 routes, as the token's owner.
+func Alarm(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(stderr, alarmUsage)
 		if len(args) == 0 {
@@ -42,8 +43,8 @@ func alarmCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return nil
 	}
 	sub, rest := args[0], args[1:]
-	fs := newFlagSetNoEnv("alarm "+sub, stderr)
-	var f apiFlags
+	fs := flagenv.NewNoEnv("alarm "+sub, stderr)
+	f := apiFlags{version: wiring.Version}
 	f.register(fs)
 	switch sub {
 	case "create":

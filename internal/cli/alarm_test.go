@@ -1,8 +1,10 @@
-package main
+package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -53,10 +55,17 @@ func (s cliServer) cli(t *testing.T, args ...string) (stdout, stderr string, err
 	return runCLI(t, append(args, "--server", s.url, "--token", s.token)...)
 }
 
+// runCLI runs `chronos args...` as cmd/chronos dispatches it: args[0] is the command.
 func runCLI(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	err := run(t.Context(), args, &out, &errb)
+	cmd := map[string]func(context.Context, []string, Wiring, io.Writer, io.Writer) error{
+		"alarm": Alarm, "admin": Admin,
+	}[args[0]]
+	if cmd == nil {
+		t.Fatalf("runCLI: no command %q", args[0])
+	}
+	err := cmd(t.Context(), args[1:], Wiring{Version: "test"}, &out, &errb)
 	return out.String(), errb.String(), err
 }
 

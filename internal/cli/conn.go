@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/client"
+	"github.com/chronoshq/chronos/internal/flagenv"
 )
 
 // The alarm and admin commands talk to a running server through package client. They
@@ -20,12 +21,13 @@ import (
 
 const defaultServer = "http://127.0.0.1:8080"
 
-// apiFlags are the flags every API command takes.
+// apiFlags are the flags every API command takes, and the version the binary reports.
 type apiFlags struct {
 	server  string
 	token   string
 	json    bool
 	timeout time.Duration
+	version string // not a flag: Wiring.Version, for the User-Agent
 }
 
 func (f *apiFlags) register(fs *flag.FlagSet) {
@@ -44,9 +46,9 @@ var errNoToken = errors.New("no token: pass --token or set CHRONOS_TOKEN; an ope
 // the flags. It returns the arguments.
 func parseAPIFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	for _, name := range []string{"server", "token"} {
-		if v, ok := os.LookupEnv(envName(name)); ok {
+		if v, ok := os.LookupEnv(flagenv.EnvName(name)); ok {
 			if err := fs.Set(name, v); err != nil {
-				return nil, fmt.Errorf("environment %s: %v", envName(name), err)
+				return nil, fmt.Errorf("environment %s: %v", flagenv.EnvName(name), err)
 			}
 		}
 	}
@@ -103,7 +105,7 @@ func (f apiFlags) session(stdout io.Writer) (*session, error) {
 	tap := &capture{base: http.DefaultTransport}
 	c, err := client.New(f.server, f.token,
 		client.WithHTTPClient(&http.Client{Transport: tap, Timeout: f.timeout}),
-		client.WithUserAgent("chronos-cli/"+Version()))
+		client.WithUserAgent("chronos-cli/"+f.version))
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/chronoshq/chronos/client"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/flagenv"
 )
 
 const adminUsage = `Usage: chronos admin <subcommand> [flags]     (needs a token made with --admin)
@@ -36,8 +37,8 @@ Every subcommand takes --server (env CHRONOS_SERVER, default ` + defaultServer +
 --token (env CHRONOS_TOKEN) and --json (print the API's JSON answer).
 `
 
-// adminCommand runs `chronos admin ...`: the operator's /admin/v1 routes.
-func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Admin runs `chronos admin ARGS...`: the operator's /admin/v1 routes.
+func Admin(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(stderr, adminUsage)
 		if len(args) == 0 {
@@ -46,8 +47,8 @@ func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return nil
 	}
 	sub, rest := args[0], args[1:]
-	fs := newFlagSetNoEnv("admin "+sub, stderr)
-	var f apiFlags
+	fs := flagenv.NewNoEnv("admin "+sub, stderr)
+	f := apiFlags{version: wiring.Version}
 	f.register(fs)
 	admin := func(s *session) *client.Admin { return s.c.Admin() }
 	switch sub {

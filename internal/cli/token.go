@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -9,16 +9,19 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/internal/flagenv"
 	"github.com/chronoshq/chronos/ports"
 )
 
-func tokenCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Token runs `chronos token create|list|revoke ...` on the store, opened with
+// wiring.Open: the operator's way to make the first token, before any API can be called.
+func Token(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return errors.New("token: give a subcommand: create, list or revoke")
 	}
 	sub, rest := args[0], args[1:]
-	fs := newFlagSet("token "+sub, stderr)
-	store := fs.String("store", defaultStore, "store URL")
+	fs := flagenv.New("token "+sub, stderr)
+	store := fs.String("store", wiring.DefaultStore, "store URL")
 	noMigrate := fs.Bool("no-migrate", false, "do not migrate the store's schema first")
 	var owner, id *string
 	admin := adminFlag("")
@@ -33,11 +36,11 @@ func tokenCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	default:
 		return fmt.Errorf("token: unknown subcommand %q (create, list, revoke)", sub)
 	}
-	if err := parseWithEnv(fs, rest); err != nil {
+	if err := flagenv.Parse(fs, rest); err != nil {
 		return err
 	}
 	withTokens := func(fn func(*app.Tokens) error) error {
-		s, err := openStore(ctx, *store, !*noMigrate)
+		s, err := wiring.Open(ctx, *store, !*noMigrate)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,73 @@
+// Package flagenv is how every chronos command parses its flags: a flag.FlagSet named
+// "chronos <command>" whose usage lists each flag's environment variable, and a parse
+// that reads the CHRONOS_* environment first and lets the command line win. The binary
+// (cmd/chronos) and the commands that live in other packages (internal/cli,
+// internal/bench) share it, so every command's -h looks the same.
+package flagenv
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// New makes a flag set whose usage lists each flag with its environment variable, for
+// commands parsed with Parse.
+func New(name string, stderr io.Writer) *flag.FlagSet {
+	return flagSet(name, stderr, true)
+}
+
+// NewNoEnv is for commands that read no environment through Parse (bench: every figure
+// must be reproducible from its command line alone; alarm and admin: only --server and
+// --token, which they read themselves).
+func NewNoEnv(name string, stderr io.Writer) *flag.FlagSet {
+	return flagSet(name, stderr, false)
+}
+
+func flagSet(name string, stderr io.Writer, withEnv bool) *flag.FlagSet {
+	fs := flag.NewFlagSet("chronos "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage of chronos %s:\n", name)
+		fs.VisitAll(func(f *flag.Flag) {
+			env := ""
+			if withEnv {
+				env = "env " + EnvName(f.Name) + ", "
+			}
+			fmt.Fprintf(stderr, "  --%s (%sdefault %q)\n      %s\n", f.Name, env, f.DefValue, f.Usage)
+		})
+	}
+	return fs
+}
+
+// EnvName is the environment fallback of a flag: --wake-url → CHRONOS_WAKE_URL.
+func EnvName(flagName string) string {
+	return "CHRONOS_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// Parse applies CHRONOS_* environment values, then the command line, which wins. A bad
+// environment value is an error naming the variable; so is any argument left over.
+func Parse(fs *flag.FlagSet, args []string) error {
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		v, ok := os.LookupEnv(EnvName(f.Name))
+		if !ok || err != nil {
+			return
+		}
+		if e := fs.Set(f.Name, v); e != nil {
+			err = fmt.Errorf("environment %s=%q: %v", EnvName(f.Name), v, e)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
