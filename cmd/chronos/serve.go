@@ -18,14 +18,15 @@ import (
 	"github.com/chronoshq/chronos/adapters/metrics"
 	"github.com/chronoshq/chronos/adapters/webhook"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/flagenv"
 	"github.com/chronoshq/chronos/ports"
 )
 
 func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg serveConfig
-	fs := newFlagSet("serve", stderr)
+	fs := flagenv.New("serve", stderr)
 	cfg.register(fs)
-	if err := parseWithEnv(fs, args); err != nil {
+	if err := flagenv.Parse(fs, args); err != nil {
 		return err
 	}
 	if err := cfg.validate(); err != nil {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/chronoshq/chronos/internal/flagenv"
 )
 
 // serve must refuse, before touching any store, every configuration that would break a
@@ -61,9 +63,9 @@ func TestBadEnvironmentValueNamesTheVariable(t *testing.T) {
 func TestFlagWinsOverEnvironment(t *testing.T) {
 	t.Setenv("CHRONOS_LEASE", "1s")
 	var cfg serveConfig
-	fs := newFlagSet("serve", &bytes.Buffer{})
+	fs := flagenv.New("serve", &bytes.Buffer{})
 	cfg.register(fs)
-	if err := parseWithEnv(fs, []string{"--lease", "90s"}); err != nil {
+	if err := flagenv.Parse(fs, []string{"--lease", "90s"}); err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Lease.String() != "1m30s" {
