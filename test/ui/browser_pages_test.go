@@ -33,6 +33,22 @@ func (e *env) seed() seeded {
 	return s
 }
 
+// contrastJS evaluates to the WCAG contrast ratio of the text of sel on its background.
+func contrastJS(sel string) string {
+	return `(function(){
+		var el = document.querySelector("` + sel + `");
+		function lum(c) {
+			var v = c.match(/\d+(\.\d+)?/g).slice(0, 3).map(function(x){
+				x = x / 255;
+				return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4);
+			});
+			return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2];
+		}
+		var s = getComputedStyle(el), a = lum(s.color), b = lum(s.backgroundColor);
+		return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+	})()`
+}
+
 // rowIDs are the alarm ids in the alarms table of the page.
 func (b *tab) rowIDs() []string {
 	b.t.Helper()
@@ -161,6 +177,12 @@ func TestBrowserRetryAndBulkCancel(t *testing.T) {
 	if tl := b.text("ol.timeline"); !strings.Contains(tl, "retried") {
 		t.Errorf("the history does not record the retry: %s", tl)
 	}
+	colour := func(sel string) string {
+		return evalIn[string](b, `getComputedStyle(document.querySelector("`+sel+`")).color`)
+	}
+	if failure, retry := colour(".ev-failed .msg"), colour(".ev-retried .msg"); failure == retry {
+		t.Errorf("who retried is written in the colour of an error (%s)", retry)
+	}
 
 	b.open("/ui/alarms?label=batch-")
 	for _, id := range s.batch[:2] {
@@ -217,6 +239,15 @@ func TestBrowserPauseAndResume(t *testing.T) {
 			t.Errorf("the banner on %s is %s, not red", p, bg)
 		}
 	}
+	for _, dark := range []bool{false, true} {
+		b.viewport(1280, 800, dark)
+		b.open("/ui/alarms")
+		if c := evalIn[float64](b, contrastJS(".banner.paused")); c < 4.5 {
+			t.Errorf("the banner's text has a contrast of %.1f:1 (dark %v), want at least 4.5:1", c, dark)
+		}
+	}
+	b.viewport(1280, 800, false)
+
 	b.open("/ui/settings")
 	b.submit(`form[action$="/dispatch/resume"] button`)
 	if f := b.text(".flash"); f != "Dispatch resumed." {
