@@ -4,6 +4,7 @@ package ui
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -27,10 +28,41 @@ func (e *env) seed() seeded {
 		failed: e.create(`{"kind":"once","delay_seconds":0,"max_failures":1,"label":"flaky"}`),
 	}
 	e.fail(s.failed)
-	for range 3 {
-		s.batch = append(s.batch, e.create(`{"kind":"once","delay_seconds":5400,"label":"batch-x"}`))
-	}
+	s.batch = e.createBatch(3, `{"kind":"once","delay_seconds":5400,"label":"batch-x"}`)
 	return s
+}
+
+// createBatch posts n copies of one alarm through POST /v1/alarms/batch as the owner
+// and returns their ids.
+func (e *env) createBatch(n int, item string) []string {
+	e.t.Helper()
+	items := strings.TrimSuffix(strings.Repeat(item+",", n), ",")
+	req, _ := http.NewRequestWithContext(e.ctx, "POST", e.srv.URL+"/v1/alarms/batch", strings.NewReader(`{"alarms":[`+items+`]}`))
+	req.Header.Set("Authorization", "Bearer "+e.owner)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out struct {
+		Results []struct {
+			Alarm struct {
+				ID string `json:"id"`
+			} `json:"alarm"`
+		} `json:"results"`
+	}
+	if err := decodeJSON(res, &out); err != nil || res.StatusCode != http.StatusOK || len(out.Results) != n {
+		e.t.Fatalf("batch of %d: HTTP %d, %d results, %v", n, res.StatusCode, len(out.Results), err)
+	}
+	ids := make([]string, n)
+	for i, r := range out.Results {
+		if r.Alarm.ID == "" {
+			e.t.Fatalf("batch item %d was refused", i)
+		}
+		ids[i] = r.Alarm.ID
+	}
+	return ids
 }
 
 // contrastJS evaluates to the WCAG contrast ratio of the text of sel on its background.
@@ -56,7 +88,8 @@ func (b *tab) rowIDs() []string {
 }
 
 // Sign in through the form; the alarms made through the API are on the alarms page;
-// the filter form narrows by status and by label; the id search opens the alarm.
+// the filter form narrows by status and by label; pages follow with the filter; the
+// id search opens the alarm.
 func TestBrowserAlarmsFilterAndSearch(t *testing.T) {
 	e := newEnv(t)
 	s := e.seed()
@@ -88,6 +121,24 @@ func TestBrowserAlarmsFilterAndSearch(t *testing.T) {
 	}
 	if v := evalIn[string](b, `document.querySelector("input[name=label]").value`); v != "batch-" {
 		t.Errorf("the filter form forgot the label: %q", v)
+	}
+
+	e.createBatch(60, `{"kind":"once","delay_seconds":3600,"label":"bulk-load"}`)
+	b.open("/ui/alarms?label=bulk-")
+	first := b.rowIDs()
+	if len(first) != 50 || b.has(`a[rel=next]`) != true {
+		t.Fatalf("the first page of 60 alarms shows %d rows, next link %v", len(first), b.has(`a[rel=next]`))
+	}
+	b.submit(`a[rel=next]`)
+	second := b.rowIDs()
+	if len(second) != 10 || b.has(`a[rel=next]`) || !b.has(`.pager a`) {
+		t.Errorf("the second page shows %d rows (want 10), a next link %v, a first-page link %v", len(second), b.has(`a[rel=next]`), b.has(`.pager a`))
+	}
+	if len(second) > 0 && strings.Contains(strings.Join(first, " "), second[0]) {
+		t.Error("the second page repeats the first")
+	}
+	if p := b.path(); !strings.Contains(p, "label=bulk-") || !strings.Contains(p, "cursor=") {
+		t.Errorf("the next page's address lost the filter or the cursor: %s", p)
 	}
 
 	b.open("/ui/alarms")
