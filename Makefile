@@ -3,7 +3,7 @@ GO        ?= go
 FUZZTIME  ?= 10s
 BIN       ?= bin/chronos
 
-.PHONY: all build run test test-e2e lint fuzz bench race clean
+.PHONY: all build run test test-e2e test-ui screenshots lint fuzz bench race clean
 
 all: lint test
 
@@ -25,6 +25,16 @@ test:
 test-e2e:
 	CHRONOS_E2E_RESTART_DB=1 $(GO) test -count=1 -v -timeout 10m -parallel 3 -tags e2e ./test/e2e/...
 
+## test-ui: the dashboard in a real browser (build tag ui): headless chromium through
+## chromedp, at 1280×800, phone width and dark (test/ui). Without chromium the tests
+## skip, saying so; with CI=true that is a failure.
+test-ui:
+	$(GO) test -count=1 -tags ui -timeout 10m ./test/ui/...
+
+## screenshots: the dashboard's screenshots of docs/dashboard.md, into docs/img/dashboard
+screenshots:
+	CHRONOS_UI_SCREENSHOTS=$(CURDIR)/docs/img/dashboard $(GO) test -count=1 -tags ui -timeout 10m ./test/ui/...
+
 race:
 	$(GO) test -count=1 -race -timeout 20m ./domain/... ./app/... ./adapters/...
 
@@ -34,6 +44,7 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags e2e ./test/e2e/...
+	$(GO) vet -tags ui ./test/ui/...
 	bash .ci/check-layers
 
 ## fuzz: a short bounded run of every fuzz target (FUZZTIME each)

@@ -97,8 +97,10 @@ func (u *UI) toLogin(w http.ResponseWriter, r *http.Request) {
 }
 
 // sameOrigin refuses a post whose Origin (sent by every current browser on a POST)
-// names another site. SameSite=Strict already keeps the cookie off such posts; this
-// covers the sign-in form, which has no session yet.
+// names another site, or is "null" (an opaque origin: a sandboxed frame, a data: page).
+// Our own pages send their real origin because withSecurityHeaders sets
+// Referrer-Policy same-origin. SameSite=Strict already keeps the cookie off such posts;
+// this covers the sign-in form, which has no session yet.
 func sameOrigin(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" || origin == "null" {

@@ -12,7 +12,7 @@
 // the token's hash (checked on every request, so revoking the token ends the session),
 // HttpOnly, SameSite=Strict, Secure over TLS, expiring after Options.SessionTTL. Every
 // form that changes something carries a CSRF token bound to the session; responses send
-// a strict Content-Security-Policy, X-Frame-Options DENY and Referrer-Policy no-referrer.
+// a strict Content-Security-Policy, X-Frame-Options DENY and Referrer-Policy same-origin.
 // An admin:read session sees every page and no button that changes anything, and the
 // server refuses such changes from it.
 package webui

@@ -83,7 +83,7 @@ func TestSecurityHeaders(t *testing.T) {
 			!strings.Contains(csp, "frame-ancestors 'none'") || strings.Contains(csp, "unsafe") {
 			t.Errorf("%s: Content-Security-Policy %q", p, csp)
 		}
-		if h.Get("X-Frame-Options") != "DENY" || h.Get("Referrer-Policy") != "no-referrer" || h.Get("X-Content-Type-Options") != "nosniff" {
+		if h.Get("X-Frame-Options") != "DENY" || h.Get("Referrer-Policy") != "same-origin" || h.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("%s: headers %v", p, h)
 		}
 	}
