@@ -62,24 +62,27 @@ func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 	})
 }
 
-// finder looks an alarm up inside tx: owned for the owner's calls (an unknown id and
-// another owner's are both ErrNotFound, so nothing leaks), anyOwner for the operator's.
-type finder func() (domain.Alarm, error)
+// scope says whose alarms a call may see: owned by one owner for the owner's calls (an
+// unknown id and another owner's are both ErrNotFound, so nothing leaks), anyOwner for
+// the operator's. The two share the rest of the code.
+type scope func(domain.Alarm) bool
 
-func (s *Store) owned(owner, id string) finder {
-	return func() (domain.Alarm, error) {
-		if a, ok := s.alarms[id]; ok && a.Owner == owner {
-			return a, nil
-		}
-		return domain.Alarm{}, fmt.Errorf("memory: alarm %q: %w", id, ports.ErrNotFound)
+func owned(owner string) scope     { return func(a domain.Alarm) bool { return a.Owner == owner } }
+func anyOwner(a domain.Alarm) bool { return true }
+
+// find looks an alarm up inside tx.
+func (s *Store) find(id string, in scope) (domain.Alarm, error) {
+	if a, ok := s.alarms[id]; ok && in(a) {
+		return a, nil
 	}
+	return domain.Alarm{}, fmt.Errorf("memory: alarm %q: %w", id, ports.ErrNotFound)
 }
 
 func (s *Store) Get(ctx context.Context, owner, id string) (domain.Alarm, error) {
-	return s.get(ctx, s.owned(owner, id))
+	return s.get(ctx, id, owned(owner))
 }
-func (s *Store) get(ctx context.Context, find finder) (domain.Alarm, error) {
-	return txv(s, ctx, func() (domain.Alarm, error) { a, err := find(); return out(a), err })
+func (s *Store) get(ctx context.Context, id string, in scope) (domain.Alarm, error) {
+	return txv(s, ctx, func() (domain.Alarm, error) { a, err := s.find(id, in); return out(a), err })
 }
 
 // List walks every id, skipping other owners' alarms: fine in memory, where a database
@@ -125,11 +128,11 @@ func (s *Store) page(ctx context.Context, cursor string, limit int, match func(d
 // Mutate reads, decides and writes in one transaction: no claim and no other Mutate
 // comes between the read and the write. fn's error comes back as is.
 func (s *Store) Mutate(ctx context.Context, owner, id string, fn ports.MutateFunc) (domain.Alarm, error) {
-	return s.mutate(ctx, s.owned(owner, id), fn)
+	return s.mutate(ctx, id, owned(owner), fn)
 }
-func (s *Store) mutate(ctx context.Context, find finder, fn ports.MutateFunc) (domain.Alarm, error) {
+func (s *Store) mutate(ctx context.Context, id string, in scope, fn ports.MutateFunc) (domain.Alarm, error) {
 	return txv(s, ctx, func() (domain.Alarm, error) {
-		a, err := find()
+		a, err := s.find(id, in)
 		if err != nil {
 			return domain.Alarm{}, err
 		}
@@ -144,48 +147,69 @@ func (s *Store) mutate(ctx context.Context, find finder, fn ports.MutateFunc) (d
 }
 
 func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error) {
-	return s.history(ctx, s.owned(owner, id), limit)
+	return s.history(ctx, id, owned(owner), limit)
 }
-func (s *Store) history(ctx context.Context, find finder, limit int) ([]domain.Event, error) {
+func (s *Store) history(ctx context.Context, id string, in scope, limit int) ([]domain.Event, error) {
 	if limit <= 0 || limit > ports.MaxEventsLimit {
 		limit = ports.MaxEventsLimit
 	}
 	return txv(s, ctx, func() ([]domain.Event, error) {
-		a, err := find()
+		a, err := s.find(id, in)
 		evs := s.events[a.ID] // none when err != nil
 		return slices.Clone(evs[:min(limit, len(evs))]), err
 	})
 }
 
-// claimable is the claim's rule, shared with CountAlarms. A lease taken at or before
-// expired (now - lease) has run its full length, as in SQL "claimed_at <= now - lease".
-func claimable(a domain.Alarm, now, expired time.Time) bool {
-	return a.Status == domain.StatusActive && !a.NextFireAt.After(now) &&
-		(a.ClaimedBy == "" || !a.ClaimedAt.After(expired))
+// due is what a claim may take at now, oldest due first, ties by id: the claim's rule,
+// shared with CountAlarms. A lease taken at or before now - lease has run its full
+// length, as in SQL "claimed_at <= now - lease". It walks every alarm, where a database
+// walks an index of active rows by next_fire_at.
+func (s *Store) due(now time.Time, lease time.Duration) []domain.Alarm {
+	expired, due := trunc(now.Add(-lease)), []domain.Alarm{}
+	for _, a := range s.alarms {
+		if a.Status == domain.StatusActive && !a.NextFireAt.After(now) && (a.ClaimedBy == "" || !a.ClaimedAt.After(expired)) {
+			due = append(due, a)
+		}
+	}
+	slices.SortFunc(due, func(x, y domain.Alarm) int {
+		return cmp.Or(x.NextFireAt.Compare(y.NextFireAt), strings.Compare(x.ID, y.ID))
+	})
+	return due
 }
 
-// ClaimDue chooses and stamps in one transaction. It walks every alarm, where a
-// database walks an index of active rows by next_fire_at.
+// ClaimDue chooses and stamps in one transaction.
 func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
 	if p.Worker == "" { // claimed_by "" means unclaimed: such a lease would fence nothing
 		return ports.Claimed{}, errors.New("memory: claim: a worker id is required")
 	}
 	return txv(s, ctx, func() (ports.Claimed, error) {
-		c := ports.Claimed{Alarms: []domain.Alarm{}, Now: s.now()}
-		for _, a := range s.alarms {
-			if claimable(a, c.Now, trunc(c.Now.Add(-p.Lease))) {
-				c.Alarms = append(c.Alarms, a)
-			}
-		}
-		slices.SortFunc(c.Alarms, func(x, y domain.Alarm) int { // oldest due first, ties by id
-			return cmp.Or(x.NextFireAt.Compare(y.NextFireAt), strings.Compare(x.ID, y.ID))
-		})
+		c := ports.Claimed{Now: s.now()}
+		c.Alarms = s.due(c.Now, p.Lease)
 		c.Alarms = c.Alarms[:min(len(c.Alarms), max(p.Batch, 0))]
 		for i, a := range c.Alarms {
 			a.ClaimedBy, a.ClaimedAt = p.Worker, c.Now // c.Now as kept: it is the fence
 			s.alarms[a.ID], c.Alarms[i] = a, out(a)
 		}
 		return c, nil
+	})
+}
+
+// holds is the fence of "WHERE claimed_by = ? AND claimed_at = ?": an unclaimed row
+// (claimed_by NULL) holds none.
+func holds(a domain.Alarm, f domain.Fence) bool {
+	return a.ClaimedBy != "" && a.ClaimedBy == f.Worker && a.ClaimedAt.Equal(f.ClaimedAt)
+}
+
+// ExtendLease is "UPDATE alarms SET claimed_at = ? WHERE id = ?" fenced as apply is.
+func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fence, error) {
+	return txv(s, ctx, func() (domain.Fence, error) {
+		a, ok := s.alarms[p.AlarmID]
+		if !ok || !holds(a, p.Fence) {
+			return domain.Fence{}, fmt.Errorf("memory: alarm %q: %w", p.AlarmID, ports.ErrLeaseLost)
+		}
+		a.ClaimedAt = trunc(s.now().Add(p.For - p.Lease)) // as kept: it is the new fence
+		s.alarms[a.ID] = a
+		return a.Fence(), nil
 	})
 }
 
@@ -207,7 +231,7 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 // when unfenced) and, only when the row matched, the INSERT of t's events.
 func (s *Store) apply(t domain.Transition) bool {
 	a, ok := s.alarms[t.AlarmID]
-	if !ok || (!t.Fence.IsZero() && (a.ClaimedBy != t.Fence.Worker || !a.ClaimedAt.Equal(t.Fence.ClaimedAt))) {
+	if !ok || (!t.Fence.IsZero() && !holds(a, t.Fence)) {
 		return false
 	}
 	s.alarms[a.ID] = keep(t.ApplyTo(a))
@@ -230,23 +254,14 @@ func (s *Store) NextDue(ctx context.Context) (next time.Time, ok bool, err error
 
 // The operator's side (AdminStore) and retention (RetentionStore).
 
-func (s *Store) anyOwner(id string) finder {
-	return func() (domain.Alarm, error) {
-		if a, ok := s.alarms[id]; ok {
-			return a, nil
-		}
-		return domain.Alarm{}, fmt.Errorf("memory: alarm %q: %w", id, ports.ErrNotFound)
-	}
-}
-
 func (s *Store) AdminGet(ctx context.Context, id string) (domain.Alarm, error) {
-	return s.get(ctx, s.anyOwner(id))
+	return s.get(ctx, id, anyOwner)
 }
 func (s *Store) AdminEvents(ctx context.Context, id string, limit int) ([]domain.Event, error) {
-	return s.history(ctx, s.anyOwner(id), limit)
+	return s.history(ctx, id, anyOwner, limit)
 }
 func (s *Store) AdminMutate(ctx context.Context, id string, fn ports.MutateFunc) (domain.Alarm, error) {
-	return s.mutate(ctx, s.anyOwner(id), fn)
+	return s.mutate(ctx, id, anyOwner, fn)
 }
 
 // AdminList: the label prefix is literal and byte-wise: "%" and "_" are characters (a
@@ -284,12 +299,9 @@ func (s *Store) CountAlarms(ctx context.Context, lease time.Duration) (ports.Ala
 		}
 		for _, a := range s.alarms {
 			c.ByStatus[a.Status]++
-			if claimable(a, c.Now, trunc(c.Now.Add(-lease))) {
-				c.Due++
-				if c.OldestDue.IsZero() || a.NextFireAt.Before(c.OldestDue) {
-					c.OldestDue = a.NextFireAt
-				}
-			}
+		}
+		if due := s.due(c.Now, lease); len(due) > 0 {
+			c.Due, c.OldestDue = int64(len(due)), due[0].NextFireAt
 		}
 		return c, nil
 	})

@@ -2,10 +2,11 @@
 // store for another database: all of ports.Store and ports.BulkCreator in memory
 // behind one mutex, each method the shortest code that keeps the promise of ports
 // (comments here say only what ports does not). Read store.go, then alarms.go, with
-// docs/writing-an-adapter.md. Capabilities: no DatabaseClock (every now is
-// Options.Clock's), not MultiProcess, no WakeHints, TimePrecision 1µs (PostgreSQL's).
-// It walks a map where a database needs an index (claims, counts, retention); fine at
-// the sizes a memory store holds.
+// docs/writing-an-adapter.md. Capabilities: no DatabaseClock (every now is the Store's
+// Options.Clock), MultiProcess within one process (several Stores on one database, see
+// Open), no WakeHints, TimePrecision 1µs (PostgreSQL's). It walks a map where a
+// database needs an index (claims, counts, retention); fine at the sizes a memory
+// store holds.
 package memory
 
 import (
@@ -29,17 +30,23 @@ const Precision = time.Microsecond
 // ErrClosed is returned by every call after Close.
 var ErrClosed = errors.New("memory: store is closed")
 
-// Options configure New.
+// Options configure New and Open.
 type Options struct {
 	Clock ports.Clock // the store's notion of now; nil means ports.SystemClock{} (UTC)
 }
 
-// Store is the in-memory ports.Store. Every method runs in tx, under the one mutex from
-// start to end, so each is one transaction.
+// Store is a handle on an in-memory database, as a connection pool is on a real one.
+// Every method runs in tx, under the database's one mutex from start to end, so each
+// is one transaction, whichever Store on the database runs it.
 type Store struct {
-	clock     ports.Clock
+	*database
+	clock  ports.Clock
+	closed bool // this handle's, guarded by mu
+}
+
+// database is the tables and the mutex that every Store opened on them shares.
+type database struct {
 	mu        sync.Mutex
-	closed    bool
 	alarms    map[string]domain.Alarm   // by id: the table
 	ids       []string                  // every alarm id, ascending: the primary key's index
 	keys      map[ownerKey]string       // (owner, idempotency key) -> id: the unique index
@@ -61,19 +68,28 @@ type clusterLease struct {
 var _ ports.Store = (*Store)(nil)
 var _ ports.BulkCreator = (*Store)(nil)
 
-// New returns an empty store.
+// New returns a Store on a new, empty database.
 func New(opts Options) *Store {
+	s := &Store{database: &database{alarms: map[string]domain.Alarm{},
+		keys: map[ownerKey]string{}, events: map[string][]domain.Event{}, tokens: map[string]domain.Token{},
+		workers: map[string]domain.Worker{}, leases: map[string]clusterLease{}, state: map[string]ports.State{}}}
+	return s.Open(opts)
+}
+
+// Open returns another Store on s's database, the way a second process opens the
+// database the first one uses: it sees every write of the other, its claims never
+// overlap theirs, and it has a clock and a Close of its own (s may be closed).
+func (s *Store) Open(opts Options) *Store {
 	if opts.Clock == nil {
 		opts.Clock = ports.SystemClock{}
 	}
-	return &Store{clock: opts.Clock, alarms: map[string]domain.Alarm{},
-		keys: map[ownerKey]string{}, events: map[string][]domain.Event{}, tokens: map[string]domain.Token{},
-		workers: map[string]domain.Worker{}, leases: map[string]clusterLease{}, state: map[string]ports.State{}}
+	return &Store{database: s.database, clock: opts.Clock}
 }
 
-// Capabilities: see the package comment.
+// Capabilities: see the package comment. MultiProcess here means several Stores (Open)
+// on one database in one process; nothing is shared between processes.
 func (s *Store) Capabilities() ports.Capabilities {
-	return ports.Capabilities{TimePrecision: Precision}
+	return ports.Capabilities{MultiProcess: true, TimePrecision: Precision}
 }
 
 // tx runs fn as one transaction (as the SQL stores' s.write does): under the lock, on an
