@@ -22,13 +22,13 @@ type harness struct{ last *memory.Store }
 var _ contract.Reopener = (*harness)(nil)
 
 func (h *harness) NewStore(t *testing.T, clock ports.Clock) ports.Store {
-	h.last = memory.New(memory.Options{Clock: clock})
+	h.last = memory.New(clock)
 	t.Cleanup(func() { _ = h.last.Close() })
 	return h.last
 }
 
 func (h *harness) Reopen(t *testing.T, clock ports.Clock) ports.Store {
-	s := h.last.Open(memory.Options{Clock: clock})
+	s := h.last.Open(clock)
 	t.Cleanup(func() { _ = s.Close() })
 	return s
 }

@@ -13,7 +13,7 @@ import (
 // change the store; a nil clock is the process clock in UTC; calls after Close fail.
 func TestPayloadCopiesClockClose(t *testing.T) {
 	ctx := t.Context()
-	s := memory.New(memory.Options{})
+	s := memory.New(nil)
 	at := time.Now().Add(time.Hour)
 	a, err := domain.NewAlarm("01900000-0000-7000-8000-000000000001",
 		domain.Spec{Owner: "o", Kind: domain.KindOnce, FireAt: &at, Payload: []byte(`{"k":1}`)}, time.Now(), domain.Defaults{MaxFailures: 1})
@@ -42,8 +42,8 @@ func TestPayloadCopiesClockClose(t *testing.T) {
 func TestOpenSharesTheDatabase(t *testing.T) {
 	ctx := t.Context()
 	first := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	s := memory.New(memory.Options{Clock: fixedClock(first)})
-	other := s.Open(memory.Options{Clock: fixedClock(first.Add(time.Hour))})
+	s := memory.New(fixedClock(first))
+	other := s.Open(fixedClock(first.Add(time.Hour)))
 	at := first.Add(time.Minute)
 	a, err := domain.NewAlarm("01900000-0000-7000-8000-000000000001",
 		domain.Spec{Owner: "o", Kind: domain.KindOnce, FireAt: &at}, first, domain.Defaults{MaxFailures: 1})
