@@ -1,12 +1,10 @@
 package memory
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -22,7 +20,8 @@ func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool,
 	return r.Alarm, r.Deduped, err
 }
 
-// create is Create inside tx: the key first (a deduped create wins whatever a says).
+// create is Create inside tx: the key first (a deduped create wins whatever a says),
+// then the INSERT into the table and its unique index, with the created event.
 func (s *Store) create(a domain.Alarm) ports.CreateResult {
 	if id, ok := s.keys[ownerKey{a.Owner, a.IdempotencyKey}]; ok && a.IdempotencyKey != "" {
 		return ports.CreateResult{Alarm: out(s.alarms[id]), Deduped: true}
@@ -31,7 +30,11 @@ func (s *Store) create(a domain.Alarm) ports.CreateResult {
 		return ports.CreateResult{Err: fmt.Errorf("memory: alarm id %q: %w", a.ID, ports.ErrConflict)}
 	}
 	a = keep(a)
-	s.put(a)
+	s.alarms[a.ID] = a
+	if a.IdempotencyKey != "" {
+		s.keys[ownerKey{a.Owner, a.IdempotencyKey}] = a.ID
+	}
+	s.appendEvents([]domain.Event{{AlarmID: a.ID, Type: domain.EventCreated, At: a.CreatedAt}})
 	return ports.CreateResult{Alarm: out(a)}
 }
 
@@ -62,24 +65,29 @@ func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 	})
 }
 
-// finder looks an alarm up inside tx: owned for the owner's calls (an unknown id and
-// another owner's are both ErrNotFound, so nothing leaks), anyOwner for the operator's.
-type finder func() (domain.Alarm, error)
+// scope says whose alarms find, inside tx, may return: owned by one owner for the
+// owner's calls (an unknown id and another owner's are both ErrNotFound, so nothing
+// leaks), anyOwner for the operator's. The two share the rest of the code.
+type scope func(domain.Alarm) bool
 
-func (s *Store) owned(owner, id string) finder {
-	return func() (domain.Alarm, error) {
-		if a, ok := s.alarms[id]; ok && a.Owner == owner {
-			return a, nil
-		}
-		return domain.Alarm{}, fmt.Errorf("memory: alarm %q: %w", id, ports.ErrNotFound)
+func owned(owner string) scope     { return func(a domain.Alarm) bool { return a.Owner == owner } }
+func anyOwner(a domain.Alarm) bool { return true }
+
+func (s *Store) find(id string, in scope) (domain.Alarm, error) {
+	if a, ok := s.alarms[id]; ok && in(a) {
+		return a, nil
 	}
+	return domain.Alarm{}, fmt.Errorf("memory: alarm %q: %w", id, ports.ErrNotFound)
 }
 
 func (s *Store) Get(ctx context.Context, owner, id string) (domain.Alarm, error) {
-	return s.get(ctx, s.owned(owner, id))
+	return s.get(ctx, id, owned(owner))
 }
-func (s *Store) get(ctx context.Context, find finder) (domain.Alarm, error) {
-	return txv(s, ctx, func() (domain.Alarm, error) { a, err := find(); return out(a), err })
+func (s *Store) AdminGet(ctx context.Context, id string) (domain.Alarm, error) {
+	return s.get(ctx, id, anyOwner)
+}
+func (s *Store) get(ctx context.Context, id string, in scope) (domain.Alarm, error) {
+	return txv(s, ctx, func() (domain.Alarm, error) { a, err := s.find(id, in); return out(a), err })
 }
 
 // List walks every id, skipping other owners' alarms: fine in memory, where a database
@@ -90,9 +98,9 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 	})
 }
 
-// page walks the ids newest first, from just below the cursor's id, and returns at most
-// limit alarms that match, with the next page's cursor ("" on the last page), in the
-// one cursor format of ports/cursor.go.
+// page returns at most limit alarms that match, newest first from just below the
+// cursor's id, with the next page's cursor ("" on the last page), in the one cursor
+// format of ports/cursor.go.
 func (s *Store) page(ctx context.Context, cursor string, limit int, match func(domain.Alarm) bool) (as []domain.Alarm, next string, err error) {
 	after, err := ports.DecodeListCursor(cursor) // a *domain.ValidationError on "cursor"
 	if cursor != "" && err != nil {
@@ -103,19 +111,12 @@ func (s *Store) page(ctx context.Context, cursor string, limit int, match func(d
 	}
 	limit = min(limit, ports.MaxListLimit)
 	err = s.tx(ctx, func() error {
-		ids := s.ids
-		as = []domain.Alarm{}
-		if cursor != "" {
-			ids = ids[:sort.SearchStrings(ids, after)]
+		as = s.query(func(a domain.Alarm) bool { return (cursor == "" || a.ID < after) && match(a) }, newestFirst)
+		if len(as) > limit { // one more matches: there is a next page
+			as, next = as[:limit], ports.EncodeListCursor(as[limit-1].ID)
 		}
-		for i := len(ids) - 1; i >= 0 && next == ""; i-- {
-			if a := s.alarms[ids[i]]; !match(a) {
-				continue
-			} else if len(as) == limit { // one more matches: there is a next page
-				next = ports.EncodeListCursor(as[limit-1].ID)
-			} else {
-				as = append(as, out(a))
-			}
+		for i := range as {
+			as[i] = out(as[i])
 		}
 		return nil
 	})
@@ -125,11 +126,14 @@ func (s *Store) page(ctx context.Context, cursor string, limit int, match func(d
 // Mutate reads, decides and writes in one transaction: no claim and no other Mutate
 // comes between the read and the write. fn's error comes back as is.
 func (s *Store) Mutate(ctx context.Context, owner, id string, fn ports.MutateFunc) (domain.Alarm, error) {
-	return s.mutate(ctx, s.owned(owner, id), fn)
+	return s.mutate(ctx, id, owned(owner), fn)
 }
-func (s *Store) mutate(ctx context.Context, find finder, fn ports.MutateFunc) (domain.Alarm, error) {
+func (s *Store) AdminMutate(ctx context.Context, id string, fn ports.MutateFunc) (domain.Alarm, error) {
+	return s.mutate(ctx, id, anyOwner, fn)
+}
+func (s *Store) mutate(ctx context.Context, id string, in scope, fn ports.MutateFunc) (domain.Alarm, error) {
 	return txv(s, ctx, func() (domain.Alarm, error) {
-		a, err := find()
+		a, err := s.find(id, in)
 		if err != nil {
 			return domain.Alarm{}, err
 		}
@@ -144,43 +148,59 @@ func (s *Store) mutate(ctx context.Context, find finder, fn ports.MutateFunc) (d
 }
 
 func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error) {
-	return s.history(ctx, s.owned(owner, id), limit)
+	return s.history(ctx, id, owned(owner), limit)
 }
-func (s *Store) history(ctx context.Context, find finder, limit int) ([]domain.Event, error) {
+func (s *Store) AdminEvents(ctx context.Context, id string, limit int) ([]domain.Event, error) {
+	return s.history(ctx, id, anyOwner, limit)
+}
+func (s *Store) history(ctx context.Context, id string, in scope, limit int) ([]domain.Event, error) {
 	if limit <= 0 || limit > ports.MaxEventsLimit {
 		limit = ports.MaxEventsLimit
 	}
 	return txv(s, ctx, func() ([]domain.Event, error) {
-		a, err := find()
+		a, err := s.find(id, in)
 		evs := s.events[a.ID] // none when err != nil
 		return slices.Clone(evs[:min(limit, len(evs))]), err
 	})
 }
 
-// claimable is the claim's rule, shared with CountAlarms. A lease taken at or before
-// expired (now - lease) has run its full length, as in SQL "claimed_at <= now - lease".
-func claimable(a domain.Alarm, now, expired time.Time) bool {
-	return a.Status == domain.StatusActive && !a.NextFireAt.After(now) &&
-		(a.ClaimedBy == "" || !a.ClaimedAt.After(expired))
+// query is "SELECT * FROM alarms WHERE where ORDER BY order". It walks every alarm
+// where a database walks an index (the comments say which where it matters).
+func (s *Store) query(where func(domain.Alarm) bool, order func(x, y domain.Alarm) int) []domain.Alarm {
+	rows := []domain.Alarm{}
+	for _, a := range s.alarms {
+		if where(a) {
+			rows = append(rows, a)
+		}
+	}
+	slices.SortFunc(rows, order)
+	return rows
 }
 
-// ClaimDue chooses and stamps in one transaction. It walks every alarm, where a
-// database walks an index of active rows by next_fire_at.
+// The orders of query: ORDER BY next_fire_at, id; updated_at, id; id; id DESC.
+func byDue(x, y domain.Alarm) int       { return stampThenID(x.NextFireAt, y.NextFireAt, x.ID, y.ID) }
+func byUpdated(x, y domain.Alarm) int   { return stampThenID(x.UpdatedAt, y.UpdatedAt, x.ID, y.ID) }
+func byID(x, y domain.Alarm) int        { return strings.Compare(x.ID, y.ID) }
+func newestFirst(x, y domain.Alarm) int { return byID(y, x) }
+
+// due is what a claim may take at now, oldest due first: the claim's rule, shared with
+// CountAlarms; a database walks an index of active rows by next_fire_at. A lease taken
+// at or before now - lease has run its full length, as in SQL "claimed_at <= now - lease".
+func (s *Store) due(now time.Time, lease time.Duration) []domain.Alarm {
+	expired := trunc(now.Add(-lease))
+	return s.query(func(a domain.Alarm) bool {
+		return a.Status == domain.StatusActive && !a.NextFireAt.After(now) && (a.ClaimedBy == "" || !a.ClaimedAt.After(expired))
+	}, byDue)
+}
+
 func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
 	if p.Worker == "" { // claimed_by "" means unclaimed: such a lease would fence nothing
 		return ports.Claimed{}, errors.New("memory: claim: a worker id is required")
 	}
 	return txv(s, ctx, func() (ports.Claimed, error) {
-		c := ports.Claimed{Alarms: []domain.Alarm{}, Now: s.now()}
-		for _, a := range s.alarms {
-			if claimable(a, c.Now, trunc(c.Now.Add(-p.Lease))) {
-				c.Alarms = append(c.Alarms, a)
-			}
-		}
-		slices.SortFunc(c.Alarms, func(x, y domain.Alarm) int { // oldest due first, ties by id
-			return cmp.Or(x.NextFireAt.Compare(y.NextFireAt), strings.Compare(x.ID, y.ID))
-		})
-		c.Alarms = c.Alarms[:min(len(c.Alarms), max(p.Batch, 0))]
+		c := ports.Claimed{Now: s.now()}
+		due := s.due(c.Now, p.Lease)
+		c.Alarms = due[:min(len(due), max(p.Batch, 0))]
 		for i, a := range c.Alarms {
 			a.ClaimedBy, a.ClaimedAt = p.Worker, c.Now // c.Now as kept: it is the fence
 			s.alarms[a.ID], c.Alarms[i] = a, out(a)
@@ -189,16 +209,32 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 	})
 }
 
-// Apply writes the whole batch in one transaction; stale transitions are reported.
+// holds is the fence of "WHERE claimed_by = ? AND claimed_at = ?": an unclaimed row
+// (claimed_by NULL) holds none.
+func holds(a domain.Alarm, f domain.Fence) bool {
+	return a.ClaimedBy != "" && a.ClaimedBy == f.Worker && a.ClaimedAt.Equal(f.ClaimedAt)
+}
+
+// ExtendLease is "UPDATE alarms SET claimed_at = ? WHERE id = ?" fenced as apply is.
+func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fence, error) {
+	return txv(s, ctx, func() (domain.Fence, error) {
+		if a, ok := s.alarms[p.AlarmID]; ok && holds(a, p.Fence) {
+			a.ClaimedAt = trunc(s.now().Add(p.For - p.Lease)) // as kept: it is the new fence
+			s.alarms[a.ID] = a
+			return a.Fence(), nil
+		}
+		return domain.Fence{}, fmt.Errorf("memory: alarm %q: %w", p.AlarmID, ports.ErrLeaseLost)
+	})
+}
+
 func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
 	return txv(s, ctx, func() (r ports.ApplyResult, _ error) {
 		for _, t := range ts {
-			if s.apply(t) {
-				r.Applied++
-			} else {
+			if !s.apply(t) {
 				r.Stale = append(r.Stale, t.AlarmID)
 			}
 		}
+		r.Applied = len(ts) - len(r.Stale)
 		return r, nil
 	})
 }
@@ -207,7 +243,7 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 // when unfenced) and, only when the row matched, the INSERT of t's events.
 func (s *Store) apply(t domain.Transition) bool {
 	a, ok := s.alarms[t.AlarmID]
-	if !ok || (!t.Fence.IsZero() && (a.ClaimedBy != t.Fence.Worker || !a.ClaimedAt.Equal(t.Fence.ClaimedAt))) {
+	if !ok || (!t.Fence.IsZero() && !holds(a, t.Fence)) {
 		return false
 	}
 	s.alarms[a.ID] = keep(t.ApplyTo(a))
@@ -215,39 +251,17 @@ func (s *Store) apply(t domain.Transition) bool {
 	return true
 }
 
-// NextDue leaves leased rows out (see ports).
-func (s *Store) NextDue(ctx context.Context) (next time.Time, ok bool, err error) {
-	err = s.tx(ctx, func() error {
-		for _, a := range s.alarms {
-			if a.Status == domain.StatusActive && a.ClaimedBy == "" && (next.IsZero() || a.NextFireAt.Before(next)) {
-				next = a.NextFireAt
-			}
-		}
-		return nil
+func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
+	unleased, err := txv(s, ctx, func() ([]domain.Alarm, error) {
+		return s.query(func(a domain.Alarm) bool { return a.Status == domain.StatusActive && a.ClaimedBy == "" }, byDue), nil
 	})
-	return next, !next.IsZero(), err
+	if err != nil || len(unleased) == 0 {
+		return time.Time{}, false, err
+	}
+	return unleased[0].NextFireAt, true, nil
 }
 
 // The operator's side (AdminStore) and retention (RetentionStore).
-
-func (s *Store) anyOwner(id string) finder {
-	return func() (domain.Alarm, error) {
-		if a, ok := s.alarms[id]; ok {
-			return a, nil
-		}
-		return domain.Alarm{}, fmt.Errorf("memory: alarm %q: %w", id, ports.ErrNotFound)
-	}
-}
-
-func (s *Store) AdminGet(ctx context.Context, id string) (domain.Alarm, error) {
-	return s.get(ctx, s.anyOwner(id))
-}
-func (s *Store) AdminEvents(ctx context.Context, id string, limit int) ([]domain.Event, error) {
-	return s.history(ctx, s.anyOwner(id), limit)
-}
-func (s *Store) AdminMutate(ctx context.Context, id string, fn ports.MutateFunc) (domain.Alarm, error) {
-	return s.mutate(ctx, s.anyOwner(id), fn)
-}
 
 // AdminList: the label prefix is literal and byte-wise: "%" and "_" are characters (a
 // SQL store must not hand it to LIKE unescaped), and "" matches every label.
@@ -275,7 +289,6 @@ func (s *Store) DeleteAlarms(ctx context.Context, ids []string) (ports.Deleted, 
 	})
 }
 
-// CountAlarms counts the due backlog by the claim's own rule, walking every alarm.
 func (s *Store) CountAlarms(ctx context.Context, lease time.Duration) (ports.AlarmCounts, error) {
 	return txv(s, ctx, func() (ports.AlarmCounts, error) {
 		c := ports.AlarmCounts{ByStatus: map[domain.Status]int64{}, Now: s.now()}
@@ -284,12 +297,9 @@ func (s *Store) CountAlarms(ctx context.Context, lease time.Duration) (ports.Ala
 		}
 		for _, a := range s.alarms {
 			c.ByStatus[a.Status]++
-			if claimable(a, c.Now, trunc(c.Now.Add(-lease))) {
-				c.Due++
-				if c.OldestDue.IsZero() || a.NextFireAt.Before(c.OldestDue) {
-					c.OldestDue = a.NextFireAt
-				}
-			}
+		}
+		if due := s.due(c.Now, lease); len(due) > 0 {
+			c.Due, c.OldestDue = int64(len(due)), due[0].NextFireAt
 		}
 		return c, nil
 	})
@@ -299,15 +309,9 @@ func (s *Store) CountAlarms(ctx context.Context, lease time.Duration) (ports.Ala
 // updated_at (the port promises a cost of the rows deleted).
 func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) (ports.Deleted, error) {
 	return txv(s, ctx, func() (d ports.Deleted, _ error) {
-		var expired []domain.Alarm
-		for _, a := range s.alarms {
-			if a.Status.Terminal() && a.ClaimedBy == "" && a.UpdatedAt.Before(trunc(p.Before)) {
-				expired = append(expired, a)
-			}
-		}
-		slices.SortFunc(expired, func(x, y domain.Alarm) int {
-			return cmp.Or(x.UpdatedAt.Compare(y.UpdatedAt), strings.Compare(x.ID, y.ID))
-		})
+		expired := s.query(func(a domain.Alarm) bool {
+			return a.Status.Terminal() && a.ClaimedBy == "" && a.UpdatedAt.Before(trunc(p.Before))
+		}, byUpdated)
 		for _, a := range expired[:min(len(expired), max(p.Limit, 0))] {
 			d.Alarms, d.Events = d.Alarms+1, d.Events+s.remove(a.ID)
 		}
@@ -319,18 +323,18 @@ func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) 
 // next step finds out), "" when the step ran out of alarms.
 func (s *Store) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimmed, error) {
 	return txv(s, ctx, func() (t ports.Trimmed, _ error) {
-		from := sort.Search(len(s.ids), func(i int) bool { return s.ids[i] > p.After })
-		step := s.ids[from:min(from+p.Alarms, len(s.ids))]
+		step := s.query(func(a domain.Alarm) bool { return a.ID > p.After }, byID)
+		step = step[:min(p.Alarms, len(step))]
 		if len(step) == p.Alarms && len(step) > 0 {
-			t.Next = step[len(step)-1]
+			t.Next = step[len(step)-1].ID
 		}
-		for _, id := range step {
-			evs, n := s.events[id], len(s.events[id])
+		for _, a := range step {
+			evs, n := s.events[a.ID], len(s.events[a.ID])
 			if p.Keep > 0 {
 				evs = evs[max(0, n-p.Keep):] // the Keep newest
 			}
-			s.events[id] = slices.DeleteFunc(evs, func(ev domain.Event) bool { return ev.At.Before(trunc(p.Before)) })
-			t.Events += n - len(s.events[id])
+			s.events[a.ID] = slices.DeleteFunc(evs, func(ev domain.Event) bool { return ev.At.Before(trunc(p.Before)) })
+			t.Events += n - len(s.events[a.ID])
 		}
 		return t, nil
 	})

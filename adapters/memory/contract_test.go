@@ -12,14 +12,23 @@ import (
 // the suite's own self-test: the reference store must pass every case, so a failure
 // here that no real store explains is a bug in the suite.
 func TestContract(t *testing.T) {
-	contract.Run(t, func(*testing.T) contract.Harness { return harness{} })
+	contract.Run(t, func(*testing.T) contract.Harness { return &harness{} })
 }
 
-// harness gives every case a store of its own; there is nothing to clean up but Close.
-type harness struct{}
+// harness gives every case a database of its own; Reopen opens a second Store on the
+// last one, as a second process would. There is nothing to clean up but Close.
+type harness struct{ last *memory.Store }
 
-func (harness) NewStore(t *testing.T, clock ports.Clock) ports.Store {
-	s := memory.New(memory.Options{Clock: clock})
+var _ contract.Reopener = (*harness)(nil)
+
+func (h *harness) NewStore(t *testing.T, clock ports.Clock) ports.Store {
+	h.last = memory.New(clock)
+	t.Cleanup(func() { _ = h.last.Close() })
+	return h.last
+}
+
+func (h *harness) Reopen(t *testing.T, clock ports.Clock) ports.Store {
+	s := h.last.Open(clock)
 	t.Cleanup(func() { _ = s.Close() })
 	return s
 }

@@ -2,10 +2,10 @@
 // store for another database: all of ports.Store and ports.BulkCreator in memory
 // behind one mutex, each method the shortest code that keeps the promise of ports
 // (comments here say only what ports does not). Read store.go, then alarms.go, with
-// docs/writing-an-adapter.md. Capabilities: no DatabaseClock (every now is
-// Options.Clock's), not MultiProcess, no WakeHints, TimePrecision 1µs (PostgreSQL's).
-// It walks a map where a database needs an index (claims, counts, retention); fine at
-// the sizes a memory store holds.
+// docs/writing-an-adapter.md. Capabilities: no DatabaseClock (every now is the clock
+// given to New or Open), MultiProcess in one process (several Stores on one database:
+// Open), no WakeHints, TimePrecision 1µs (PostgreSQL's). It walks a map where a
+// database needs an index (claims, counts, retention): fine at a memory store's sizes.
 package memory
 
 import (
@@ -29,19 +29,19 @@ const Precision = time.Microsecond
 // ErrClosed is returned by every call after Close.
 var ErrClosed = errors.New("memory: store is closed")
 
-// Options configure New.
-type Options struct {
-	Clock ports.Clock // the store's notion of now; nil means ports.SystemClock{} (UTC)
+// Store is a handle on an in-memory database, as a connection pool is on a real one.
+// Every method runs in tx, under the database's one mutex from start to end, so each
+// is one transaction, whichever Store on the database runs it.
+type Store struct {
+	*database
+	clock  ports.Clock // the store's notion of now
+	closed bool        // this handle's, guarded by mu
 }
 
-// Store is the in-memory ports.Store. Every method runs in tx, under the one mutex from
-// start to end, so each is one transaction.
-type Store struct {
-	clock     ports.Clock
+// database is the tables and the mutex that every Store opened on them shares.
+type database struct {
 	mu        sync.Mutex
-	closed    bool
 	alarms    map[string]domain.Alarm   // by id: the table
-	ids       []string                  // every alarm id, ascending: the primary key's index
 	keys      map[ownerKey]string       // (owner, idempotency key) -> id: the unique index
 	events    map[string][]domain.Event // by alarm id, oldest (lowest event id) first
 	lastEvent int64                     // the event id sequence
@@ -61,19 +61,28 @@ type clusterLease struct {
 var _ ports.Store = (*Store)(nil)
 var _ ports.BulkCreator = (*Store)(nil)
 
-// New returns an empty store.
-func New(opts Options) *Store {
-	if opts.Clock == nil {
-		opts.Clock = ports.SystemClock{}
-	}
-	return &Store{clock: opts.Clock, alarms: map[string]domain.Alarm{},
+// New returns a Store on a new, empty database; a nil clock means ports.SystemClock{}.
+func New(clock ports.Clock) *Store {
+	s := &Store{database: &database{alarms: map[string]domain.Alarm{},
 		keys: map[ownerKey]string{}, events: map[string][]domain.Event{}, tokens: map[string]domain.Token{},
-		workers: map[string]domain.Worker{}, leases: map[string]clusterLease{}, state: map[string]ports.State{}}
+		workers: map[string]domain.Worker{}, leases: map[string]clusterLease{}, state: map[string]ports.State{}}}
+	return s.Open(clock)
 }
 
-// Capabilities: see the package comment.
+// Open returns another Store on s's database, the way a second process opens the
+// database the first one uses: it sees every write of the other, its claims never
+// overlap theirs, and it has a clock and a Close of its own (s may be closed).
+func (s *Store) Open(clock ports.Clock) *Store {
+	if clock == nil {
+		clock = ports.SystemClock{}
+	}
+	return &Store{database: s.database, clock: clock}
+}
+
+// Capabilities: see the package comment. MultiProcess here means several Stores (Open)
+// on one database in one process; nothing is shared between processes.
 func (s *Store) Capabilities() ports.Capabilities {
-	return ports.Capabilities{TimePrecision: Precision}
+	return ports.Capabilities{MultiProcess: true, TimePrecision: Precision}
 }
 
 // tx runs fn as one transaction (as the SQL stores' s.write does): under the lock, on an
@@ -107,13 +116,8 @@ func (s *Store) Close() error { s.mu.Lock(); defer s.mu.Unlock(); s.closed = tru
 
 func (s *Store) now() time.Time { return trunc(s.clock.Now()) }
 
-// trunc is t as kept: UTC, at Precision, the zero time kept zero.
-func trunc(t time.Time) time.Time {
-	if t.IsZero() {
-		return time.Time{}
-	}
-	return t.UTC().Truncate(Precision)
-}
+// trunc is t as kept: UTC, at Precision (counted from the zero time, which stays zero).
+func trunc(t time.Time) time.Time { return t.UTC().Truncate(Precision) }
 
 // keep is a as stored: times truncated, so what a caller gets back (a lease above all)
 // equals what is kept; the payload copied in, and by out again on the way out, so a
@@ -127,36 +131,13 @@ func keep(a domain.Alarm) domain.Alarm {
 
 func out(a domain.Alarm) domain.Alarm { a.Payload = slices.Clone(a.Payload); return a }
 
-// put stores a new, kept alarm in the table and every index, with its created event.
-func (s *Store) put(a domain.Alarm) {
-	s.alarms[a.ID] = a
-	s.ids = insertSorted(s.ids, a.ID)
-	if a.IdempotencyKey != "" {
-		s.keys[ownerKey{a.Owner, a.IdempotencyKey}] = a.ID
-	}
-	s.appendEvents([]domain.Event{{AlarmID: a.ID, Type: domain.EventCreated, At: a.CreatedAt}})
-}
-
-// remove deletes an alarm from the table and every index, and its events (how many).
-func (s *Store) remove(id string) (events int) {
-	a := s.alarms[id]
+// remove deletes an alarm from the table and its index, and its events (how many).
+func (s *Store) remove(id string) int {
+	a, events := s.alarms[id], len(s.events[id])
 	delete(s.alarms, id)
-	s.ids = removeSorted(s.ids, id)
 	delete(s.keys, ownerKey{a.Owner, a.IdempotencyKey})
-	events = len(s.events[id])
 	delete(s.events, id)
 	return events
-}
-
-func insertSorted(ids []string, id string) []string {
-	i, _ := slices.BinarySearch(ids, id)
-	return slices.Insert(ids, i, id)
-}
-func removeSorted(ids []string, id string) []string {
-	if i, ok := slices.BinarySearch(ids, id); ok {
-		return slices.Delete(ids, i, i+1)
-	}
-	return ids
 }
 
 // appendEvents numbers evs from the store's sequence and appends them to their alarms.
@@ -166,6 +147,11 @@ func (s *Store) appendEvents(evs []domain.Event) {
 		ev.ID, ev.At, ev.ScheduledFor = s.lastEvent, trunc(ev.At), trunc(ev.ScheduledFor)
 		s.events[ev.AlarmID] = append(s.events[ev.AlarmID], ev)
 	}
+}
+
+// stampThenID compares two rows as "ORDER BY stamp, id" does.
+func stampThenID(t1, t2 time.Time, id1, id2 string) int {
+	return cmp.Or(t1.Compare(t2), strings.Compare(id1, id2))
 }
 
 // The small tables: tokens, workers, cluster leases, named state. Lists are oldest
@@ -194,24 +180,20 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (domain.Token, err
 }
 
 func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
-	return txv(s, ctx, func() ([]domain.Token, error) {
-		return slices.SortedFunc(maps.Values(s.tokens), func(x, y domain.Token) int {
-			return cmp.Or(x.CreatedAt.Compare(y.CreatedAt), strings.Compare(x.ID, y.ID))
-		}), nil
-	})
+	return txv(s, ctx, func() ([]domain.Token, error) { return slices.SortedFunc(maps.Values(s.tokens), byCreated), nil })
 }
+func byCreated(x, y domain.Token) int { return stampThenID(x.CreatedAt, y.CreatedAt, x.ID, y.ID) }
 
 func (s *Store) RevokeToken(ctx context.Context, id string) error {
 	return s.tx(ctx, func() error {
 		for hash, t := range s.tokens {
-			if t.ID != id {
-				continue
+			if t.ID == id {
+				if t.RevokedAt.IsZero() { // revoking a revoked token changes nothing
+					t.RevokedAt = s.now()
+					s.tokens[hash] = t
+				}
+				return nil
 			}
-			if t.RevokedAt.IsZero() { // revoking a revoked token changes nothing
-				t.RevokedAt = s.now()
-				s.tokens[hash] = t
-			}
-			return nil
 		}
 		return fmt.Errorf("memory: token %q: %w", id, ports.ErrNotFound)
 	})
@@ -223,13 +205,12 @@ func (s *Store) RegisterWorker(ctx context.Context, w domain.Worker) error {
 
 func (s *Store) Heartbeat(ctx context.Context, id string, stats domain.WorkerStats) error {
 	return s.tx(ctx, func() error {
-		w, ok := s.workers[id]
-		if !ok {
-			return fmt.Errorf("memory: worker %q: %w", id, ports.ErrNotFound)
+		if w, ok := s.workers[id]; ok {
+			w.HeartbeatAt, w.Stats = s.now(), stats
+			s.workers[id] = w
+			return nil
 		}
-		w.HeartbeatAt, w.Stats = s.now(), stats
-		s.workers[id] = w
-		return nil
+		return fmt.Errorf("memory: worker %q: %w", id, ports.ErrNotFound)
 	})
 }
 func (s *Store) DeregisterWorker(ctx context.Context, id string) error {
@@ -237,18 +218,14 @@ func (s *Store) DeregisterWorker(ctx context.Context, id string) error {
 }
 
 func (s *Store) ListWorkers(ctx context.Context) ([]domain.Worker, error) {
-	return txv(s, ctx, func() ([]domain.Worker, error) {
-		return slices.SortedFunc(maps.Values(s.workers), func(x, y domain.Worker) int {
-			return cmp.Or(x.StartedAt.Compare(y.StartedAt), strings.Compare(x.ID, y.ID))
-		}), nil
-	})
+	return txv(s, ctx, func() ([]domain.Worker, error) { return slices.SortedFunc(maps.Values(s.workers), byStarted), nil })
 }
+func byStarted(x, y domain.Worker) int { return stampThenID(x.StartedAt, y.StartedAt, x.ID, y.ID) }
 
 // AcquireLease: a lease is free once now reaches its expiry.
 func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
 	return txv(s, ctx, func() (bool, error) {
-		l, held := s.leases[name]
-		if held && l.holder != holder && l.expires.After(s.now()) {
+		if l, held := s.leases[name]; held && l.holder != holder && l.expires.After(s.now()) {
 			return false, nil
 		}
 		s.leases[name] = clusterLease{holder: holder, expires: trunc(s.now().Add(ttl))}
@@ -273,10 +250,8 @@ func (s *Store) PutState(ctx context.Context, name, value string) error {
 	return s.tx(ctx, func() error { s.state[name] = ports.State{Value: value, UpdatedAt: s.now()}; return nil })
 }
 
-// PublishHint and SubscribeHints are unsupported: there is no other process to tell.
-func (s *Store) PublishHint(context.Context, time.Time) error {
-	return fmt.Errorf("memory: wake hints: %w", ports.ErrUnsupported)
-}
-func (s *Store) SubscribeHints(context.Context) (<-chan time.Time, error) {
-	return nil, fmt.Errorf("memory: wake hints: %w", ports.ErrUnsupported)
-}
+// PublishHint and SubscribeHints are unsupported: no other process can be told.
+var errNoHints = fmt.Errorf("memory: wake hints: %w", ports.ErrUnsupported)
+
+func (s *Store) PublishHint(context.Context, time.Time) error             { return errNoHints }
+func (s *Store) SubscribeHints(context.Context) (<-chan time.Time, error) { return nil, errNoHints }

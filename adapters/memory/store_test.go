@@ -13,7 +13,7 @@ import (
 // change the store; a nil clock is the process clock in UTC; calls after Close fail.
 func TestPayloadCopiesClockClose(t *testing.T) {
 	ctx := t.Context()
-	s := memory.New(memory.Options{})
+	s := memory.New(nil)
 	at := time.Now().Add(time.Hour)
 	a, err := domain.NewAlarm("01900000-0000-7000-8000-000000000001",
 		domain.Spec{Owner: "o", Kind: domain.KindOnce, FireAt: &at, Payload: []byte(`{"k":1}`)}, time.Now(), domain.Defaults{MaxFailures: 1})
@@ -36,3 +36,35 @@ func TestPayloadCopiesClockClose(t *testing.T) {
 		t.Errorf("Get after Close: %v, want ErrClosed", err)
 	}
 }
+
+// Stores opened on one database see each other's writes and keep their own clocks and
+// Close, as processes sharing a database do.
+func TestOpenSharesTheDatabase(t *testing.T) {
+	ctx := t.Context()
+	first := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	s := memory.New(fixedClock(first))
+	other := s.Open(fixedClock(first.Add(time.Hour)))
+	at := first.Add(time.Minute)
+	a, err := domain.NewAlarm("01900000-0000-7000-8000-000000000001",
+		domain.Spec{Owner: "o", Kind: domain.KindOnce, FireAt: &at}, first, domain.Defaults{MaxFailures: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Create(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if now, err := other.Now(ctx); err != nil || !now.Equal(first.Add(time.Hour)) {
+		t.Errorf("the second Store's Now = %v, %v; want its own clock's", now, err)
+	}
+	_ = s.Close()
+	if got, err := other.Get(ctx, "o", a.ID); err != nil || got.ID != a.ID {
+		t.Errorf("the second Store, after the first closed: Get = %v; want the first one's alarm", err)
+	}
+	if _, err := s.Get(ctx, "o", a.ID); !errors.Is(err, memory.ErrClosed) {
+		t.Errorf("Get on the closed Store: %v, want ErrClosed", err)
+	}
+}
+
+type fixedClock time.Time
+
+func (c fixedClock) Now() time.Time { return time.Time(c) }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
 )
 
 // The claim's locking read must reach alarms by primary key only, after the non-locking
@@ -53,6 +54,42 @@ func TestClaimLocksByPrimaryKeyOnly(t *testing.T) {
 		if walk == nil || walk["key"] != "alarms_due" {
 			t.Errorf("%s: the walk does not use alarms_due: %v", due, plan)
 		}
+	}
+}
+
+// ExtendLease finds its row by primary key, and on the database clock returns the new
+// lease exactly as stored: the server's now plus For - Lease, at microseconds.
+func TestExtendLeaseByPrimaryKeyOnDatabaseClock(t *testing.T) {
+	s, _ := openTestStore(t, Options{})
+	ctx := t.Context()
+	a := newDueAlarm(t, "o", `1`)
+	if _, _, err := s.Create(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, s.db, "UPDATE alarms SET next_fire_at = UTC_TIMESTAMP(6) - INTERVAL 1 SECOND")
+	mustExec(t, s.db, "ANALYZE TABLE alarms")
+	plan := explainRows(t, s.db, extendLeaseSQL, micro(testNow), a.ID, "w", micro(testNow))
+	if len(plan) != 1 || plan[0]["key"] != "PRIMARY" {
+		t.Errorf("ExtendLease does not find its row by primary key: %v", plan)
+	}
+
+	c, err := s.ClaimDue(ctx, ports.ClaimParams{Worker: "w1", Lease: time.Minute, Batch: 10})
+	if err != nil || len(c.Alarms) != 1 {
+		t.Fatalf("ClaimDue = %d alarms, %v; want the due one", len(c.Alarms), err)
+	}
+	f, err := s.ExtendLease(ctx, ports.ExtendLease{AlarmID: a.ID, Fence: c.Alarms[0].Fence(), Lease: time.Minute, For: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := s.Now(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lo, hi := c.Now.Add(59*time.Minute), after.Add(59*time.Minute); f.Worker != "w1" || f.ClaimedAt.Before(lo) || f.ClaimedAt.After(hi) {
+		t.Errorf("new fence %+v, want w1 at the database's now + 59m, between %s and %s", f, lo, hi)
+	}
+	if got, err := s.Get(ctx, "o", a.ID); err != nil || got.Fence() != f {
+		t.Errorf("stored lease %+v (%v) differs from the returned one %+v", got.Fence(), err, f)
 	}
 }
 

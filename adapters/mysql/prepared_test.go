@@ -14,7 +14,7 @@ import (
 // the default (interpolated); this walks every statement shape once the other way, so a
 // store URL that turns interpolation off works too: the derived table of Apply's
 // UPDATE-JOIN, COALESCE(?, UTC_TIMESTAMP(6)), binary payloads, NULL times, the admin
-// list's binary LIKE pattern.
+// list's binary LIKE pattern, ExtendLease's fenced UPDATE.
 func TestPreparedStatementProtocol(t *testing.T) {
 	parsed, err := url.Parse(newDatabase(t))
 	if err != nil {
@@ -71,6 +71,11 @@ func TestPreparedStatementProtocol(t *testing.T) {
 	if err != nil || len(claimed.Alarms) != 3 {
 		t.Fatalf("ClaimDue = %d alarms, %v", len(claimed.Alarms), err)
 	}
+	f, err := s.ExtendLease(ctx, ports.ExtendLease{AlarmID: claimed.Alarms[0].ID, Fence: claimed.Alarms[0].Fence(), Lease: time.Minute, For: 2 * time.Minute})
+	if err != nil || !f.ClaimedAt.Equal(micro(testNow).Add(time.Minute)) {
+		t.Fatalf("ExtendLease = %+v, %v; want the lease at now + 1m", f, err)
+	}
+	claimed.Alarms[0].ClaimedAt = f.ClaimedAt // fired below under the new fence
 	now := testNow.Add(time.Second)
 	fired := domain.Decide(domain.Begin(claimed.Alarms[0], now), domain.Delivered(), now, domain.Policy{})
 	retry := domain.Decide(domain.Begin(claimed.Alarms[1], now), domain.DeliveryFailed("HTTP 503"), now, domain.Policy{})

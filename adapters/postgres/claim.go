@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -79,6 +80,30 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 	})
 	// Every row was stamped with the statement's now.
 	return ports.Claimed{Alarms: alarms, Now: alarms[0].ClaimedAt}, nil
+}
+
+// extendLeaseSQL moves a lease's claimed_at to now + For - Lease ($5, For - Lease in
+// microseconds), on the row found by primary key and only while it still carries the
+// fence, exactly as applySQL's fenced UPDATE. $1 is the injected clock's time or NULL
+// for the database clock, as in claimSQL. RETURNING gives the stored value, which is
+// the new fence.
+const extendLeaseSQL = `UPDATE alarms
+	SET claimed_at = coalesce($1::timestamptz, now()) + $5::bigint * interval '1 microsecond'
+	WHERE id = $2 AND claimed_by = $3 AND claimed_at = $4
+	RETURNING claimed_at`
+
+// ExtendLease keeps p.AlarmID leased until now + p.For, fenced on p.Fence.
+func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fence, error) {
+	var at time.Time
+	err := s.pool.QueryRow(ctx, extendLeaseSQL, s.nowArg(), p.AlarmID,
+		nullText(p.Fence.Worker), timestamptz(p.Fence.ClaimedAt), (p.For - p.Lease).Microseconds()).Scan(&at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return domain.Fence{}, fmt.Errorf("postgres: extend lease of alarm %q: %w", p.AlarmID, ports.ErrLeaseLost)
+	}
+	if err != nil {
+		return domain.Fence{}, mapError(err)
+	}
+	return domain.Fence{Worker: p.Fence.Worker, ClaimedAt: at.UTC()}, nil
 }
 
 // nextDueSQL reads the first entry of alarms_due_idx that no worker holds. Leased rows

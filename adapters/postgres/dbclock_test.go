@@ -80,6 +80,43 @@ func TestDatabaseClockClaimAndFence(t *testing.T) {
 	}
 }
 
+// ExtendLease on the database clock: the new claimed_at is the server's now plus
+// For - Lease, returned exactly as stored, and it fences the outcome.
+func TestDatabaseClockExtendLease(t *testing.T) {
+	s, _ := newTestStore(t, nil)
+	ctx := context.Background()
+	before, err := s.Now(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	due := createOnce(t, s, before.Add(-time.Second), before)
+	c, err := s.ClaimDue(ctx, ports.ClaimParams{Worker: "w1", Lease: time.Minute, Batch: 10})
+	if err != nil || len(c.Alarms) != 1 {
+		t.Fatalf("ClaimDue = %v, %v; want the due alarm", ids(c.Alarms), err)
+	}
+	f, err := s.ExtendLease(ctx, ports.ExtendLease{AlarmID: due.ID, Fence: c.Alarms[0].Fence(), Lease: time.Minute, For: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := s.Now(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lo, hi := c.Now.Add(59*time.Minute), after.Add(59*time.Minute); f.Worker != "w1" || f.ClaimedAt.Before(lo) || f.ClaimedAt.After(hi) {
+		t.Fatalf("new fence %+v, want w1 at now + 59m, between %s and %s", f, lo, hi)
+	}
+	if stored, err := s.Get(ctx, "alice", due.ID); err != nil || stored.Fence() != f {
+		t.Fatalf("stored lease %+v (%v) differs from the returned one %+v", stored.Fence(), err, f)
+	}
+	a := c.Alarms[0]
+	a.ClaimedAt = f.ClaimedAt
+	now := after
+	tr := domain.Decide(domain.Begin(a, now), domain.Delivered(), now, domain.Policy{Backoff: domain.DefaultBackoff})
+	if res, err := s.Apply(ctx, []domain.Transition{tr}); err != nil || res.Applied != 1 {
+		t.Fatalf("outcome under the new fence: %+v, %v; want applied", res, err)
+	}
+}
+
 func createOnce(t *testing.T, s *Store, at, now time.Time) domain.Alarm {
 	t.Helper()
 	a, err := domain.NewAlarm(uuid.NewString(), domain.Spec{Owner: "alice", Kind: domain.KindOnce, FireAt: &at}, now, domain.Defaults{MaxFailures: 3})

@@ -30,6 +30,7 @@ func TestPlansWithoutStatistics(t *testing.T) {
 		{"claim", claimSQL, `NULL, 'w', 120000000, 100`, []string{"Index Scan using alarms_due_idx", "Tid Scan on alarms"}, true},
 		{"next due", nextDueSQL, ``, []string{"Index Scan using alarms_due_idx"}, true},
 		{"apply", applySQL, applyArgs, []string{"Index Scan using alarms_pkey on alarms"}, false},
+		{"extend lease", extendLeaseSQL, `NULL, '000000000001', 'w', '` + at + `', 60000000`, []string{byID}, false},
 		{"get", getSQL, `'000000000001'`, []string{byID}, false},
 		{"lock for mutate", lockAlarmSQL, `'000000000001'`, []string{byID}, false},
 		{"idempotency key", byIdempotencyKeySQL, `'owner1', 'k1'`, []string{"alarms_owner_idempotency_key_idx"}, false},

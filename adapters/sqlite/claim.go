@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -56,6 +57,34 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 		return cmp.Or(a.NextFireAt.Compare(b.NextFireAt), cmp.Compare(a.ID, b.ID))
 	})
 	return claimed, nil
+}
+
+// extendLeaseSQL moves a lease's claimed_at, on the row found by primary key and only
+// while it still carries the fence (as the fenced apply does).
+const extendLeaseSQL = `UPDATE alarms SET claimed_at = ?1 WHERE id = ?2 AND claimed_by = ?3 AND claimed_at = ?4`
+
+// ExtendLease keeps p.AlarmID leased until now + p.For, fenced on p.Fence. The new
+// claimed_at is computed here, at the store's precision, and returned as stored.
+func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fence, error) {
+	var f domain.Fence
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		at := trunc(s.now().Add(p.For - p.Lease)) // now read under the write lock, as ClaimDue does
+		res, err := tx.StmtContext(ctx, s.stmts.extendLease).ExecContext(ctx,
+			toDB(at), p.AlarmID, nullString(p.Fence.Worker), toDB(p.Fence.ClaimedAt))
+		if err != nil {
+			return mapError(err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return mapError(err)
+		}
+		if n == 0 {
+			return fmt.Errorf("sqlite: extend lease of alarm %q: %w", p.AlarmID, ports.ErrLeaseLost)
+		}
+		f = domain.Fence{Worker: p.Fence.Worker, ClaimedAt: at}
+		return nil
+	})
+	return f, err
 }
 
 // NextDue returns the earliest next_fire_at among active alarms no worker has claimed.

@@ -70,7 +70,7 @@ func sortsAWalk(plan string) bool {
 
 // Every admin page walks an index in order and stops after the page, whichever walk and
 // whatever the filters' values (status 'active' must not turn the walk into a sort of
-// alarms_due); the counts and the deletes by id use their indexes.
+// alarms_due); the counts, the deletes by id and ExtendLease's update use their indexes.
 func TestAdminPlans(t *testing.T) {
 	s, err := Open(t.Context(), "sqlite://"+filepath.Join(t.TempDir(), "p.db"), Options{Migrate: true})
 	if err != nil {
@@ -105,6 +105,7 @@ func TestAdminPlans(t *testing.T) {
 		{"due backlog", countDueSQL, []any{0, 0}, "INDEX alarms_due (next_fire_at<?)"},
 		{"delete events by alarm id", deleteEventsOfSQL, []any{`["a"]`}, "INDEX alarm_events_alarm (alarm_id=?)"},
 		{"delete alarms by id", deleteAlarmsSQL, []any{`["a"]`}, "INDEX sqlite_autoindex_alarms_1 (id=?)"},
+		{"extend a lease", extendLeaseSQL, []any{1, "a", "w", 1}, "INDEX sqlite_autoindex_alarms_1 (id=?)"},
 	} {
 		p := queryPlan(t, s, c.q, c.args...)
 		if !strings.Contains(p, c.index) || strings.Contains(p, "TEMP B-TREE") || scansTable(p) {

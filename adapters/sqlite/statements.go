@@ -39,6 +39,8 @@ type statements struct {
 	insertAlarm *sql.Stmt
 	// claim is ClaimDue's statement, run hundreds of times a second at a steady rate.
 	claim *sql.Stmt
+	// extendLease is ExtendLease's fenced UPDATE.
+	extendLease *sql.Stmt
 	// applyBatch[i] applies up to 1<<i transitions (see applyBatchSQL).
 	applyBatch [batchBuckets]*sql.Stmt
 	// insertEvents[i] appends up to 1<<i events (see insertEventsSQL).
@@ -88,6 +90,9 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 	if st.claim, err = db.PrepareContext(ctx, claimSQL); err != nil {
 		return
 	}
+	if st.extendLease, err = db.PrepareContext(ctx, extendLeaseSQL); err != nil {
+		return
+	}
 	if st.byKey, err = db.PrepareContext(ctx, byKeySQL); err != nil {
 		return
 	}
@@ -116,7 +121,7 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 
 func (st statements) close() error {
 	var errs []error
-	all := append([]*sql.Stmt{st.applyFenced, st.applyUnfenced, st.insertAlarm, st.claim, st.byKey,
+	all := append([]*sql.Stmt{st.applyFenced, st.applyUnfenced, st.insertAlarm, st.claim, st.extendLease, st.byKey,
 		st.deleteEventsOf, st.deleteAlarms, st.putState}, st.applyBatch[:]...)
 	all = append(all, st.createBatch[:]...)
 	for _, s := range append(all, st.insertEvents[:]...) {
