@@ -2,7 +2,7 @@
 // store you open, delivering wakes to a webhook or to a Go function in this process,
 // with the HTTP API (and the dashboard) as an http.Handler to mount where you like.
 //
-//	store := memory.New(memory.Options{})          // or sqlite.Open, postgres.Open, mysql.Open
+//	store := memory.New(nil)          // or sqlite.Open, postgres.Open, mysql.Open
 //	node, err := chronos.New(store, chronos.Config{
 //		Handler: chronos.HandlerFunc(func(ctx context.Context, w domain.Wake) error {
 //			log.Printf("woke %s (%s)", w.AlarmID, w.Label)

@@ -19,7 +19,7 @@ import (
 // start runs a node over a fresh memory store with h and fast timings.
 func start(t *testing.T, h chronos.HandlerFunc, cfg chronos.Config) (*chronos.Node, *memory.Store) {
 	t.Helper()
-	store := memory.New(memory.Options{})
+	store := memory.New(nil)
 	cfg.Handler = h
 	if cfg.Tick == 0 {
 		cfg.Tick = 20 * time.Millisecond
@@ -179,10 +179,10 @@ func TestNewRefuses(t *testing.T) {
 		want  string
 	}{
 		"no store":            {nil, chronos.Config{Handler: h}, "store"},
-		"no delivery":         {memory.New(memory.Options{}), chronos.Config{}, "Handler"},
-		"both":                {memory.New(memory.Options{}), chronos.Config{Handler: h, Waker: noWaker{}}, "not both"},
-		"lease too short":     {memory.New(memory.Options{}), chronos.Config{Handler: h, Lease: time.Second, DeliveryTimeout: 2 * time.Second}, "lease"},
-		"retention too short": {memory.New(memory.Options{}), chronos.Config{Handler: h, Retention: time.Second}, "retention"},
+		"no delivery":         {memory.New(nil), chronos.Config{}, "Handler"},
+		"both":                {memory.New(nil), chronos.Config{Handler: h, Waker: noWaker{}}, "not both"},
+		"lease too short":     {memory.New(nil), chronos.Config{Handler: h, Lease: time.Second, DeliveryTimeout: 2 * time.Second}, "lease"},
+		"retention too short": {memory.New(nil), chronos.Config{Handler: h, Retention: time.Second}, "retention"},
 	} {
 		_, err := chronos.New(c.store, c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

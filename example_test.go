@@ -13,7 +13,7 @@ import (
 // Embed chronos in a program: an in-memory store, a Go function as the handler.
 func Example() {
 	woke := make(chan domain.Wake, 1)
-	node, err := chronos.New(memory.New(memory.Options{}), chronos.Config{
+	node, err := chronos.New(memory.New(nil), chronos.Config{
 		Handler: chronos.HandlerFunc(func(ctx context.Context, w domain.Wake) error {
 			woke <- w
 			return nil // acknowledged; an error would be retried with backoff
