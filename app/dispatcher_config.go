@@ -9,8 +9,9 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// DispatcherConfig holds the dispatcher's tunables. Zero values take the defaults of
-// DESIGN (see DefaultDispatcherConfig).
+// DispatcherConfig holds the dispatcher's tunables. Every field must be set (Validate
+// says which is not): start from DefaultDispatcherConfig. The root package's Config is
+// the one whose zero values take the defaults.
 type DispatcherConfig struct {
 	Worker          string        // this process's worker id; stamped on every lease
 	Tick            time.Duration // longest idle sleep between claims
