@@ -47,12 +47,8 @@ func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
 // first revocation time. clientFoundRows makes RowsAffected count the matched row even
 // when nothing changed, so only an unknown id reads as 0.
 func (s *Store) RevokeToken(ctx context.Context, id string) error {
-	res, err := s.db.ExecContext(ctx,
-		`UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?, UTC_TIMESTAMP(6)) WHERE id = ?`, s.injectedNow(), id)
-	if err != nil {
-		return mapError(err)
-	}
-	n, err := res.RowsAffected()
+	n, err := sqlrow.Affected(s.db.ExecContext(ctx,
+		`UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?, UTC_TIMESTAMP(6)) WHERE id = ?`, s.injectedNow(), id))
 	if err != nil {
 		return mapError(err)
 	}

@@ -30,12 +30,8 @@ func (s *Store) Heartbeat(ctx context.Context, workerID string, stats domain.Wor
 	if err != nil {
 		return mapError(err)
 	}
-	res, err := s.db.ExecContext(ctx,
-		`UPDATE workers SET heartbeat_at = COALESCE(?, UTC_TIMESTAMP(6)), stats = ? WHERE id = ?`, s.injectedNow(), js, workerID)
-	if err != nil {
-		return mapError(err)
-	}
-	n, err := res.RowsAffected()
+	n, err := sqlrow.Affected(s.db.ExecContext(ctx,
+		`UPDATE workers SET heartbeat_at = COALESCE(?, UTC_TIMESTAMP(6)), stats = ? WHERE id = ?`, s.injectedNow(), js, workerID))
 	if err != nil {
 		return mapError(err)
 	}

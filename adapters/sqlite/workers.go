@@ -29,14 +29,12 @@ func (s *Store) Heartbeat(ctx context.Context, workerID string, stats domain.Wor
 	if err != nil {
 		return mapError(err)
 	}
-	res, err := s.writer.ExecContext(ctx, `UPDATE workers SET heartbeat_at = ?, stats = ? WHERE id = ?`,
-		toDB(s.now()), js, workerID)
+	n, err := sqlrow.Affected(s.writer.ExecContext(ctx, `UPDATE workers SET heartbeat_at = ?, stats = ? WHERE id = ?`,
+		toDB(s.now()), js, workerID))
 	if err != nil {
 		return mapError(err)
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return mapError(err)
-	} else if n == 0 {
+	if n == 0 {
 		return notFound("worker", workerID)
 	}
 	return nil

@@ -43,3 +43,13 @@ func NullString(s sql.NullString) string { return s.String }
 
 // NullTime is a nullable time column read by database/sql: zero for NULL.
 func NullTime(t sql.NullTime) time.Time { return t.Time }
+
+// Affected is how many rows a statement run through database/sql changed (or matched,
+// where the driver counts so): its ExecContext's result and error, read in one step. pgx
+// returns the count in its command tag instead.
+func Affected(res sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
