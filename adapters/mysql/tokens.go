@@ -34,12 +34,7 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (domain.Token, err
 
 // ListTokens returns every token, oldest first.
 func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY created_at, id`)
-	if err != nil {
-		return nil, mapError(err)
-	}
-	defer rows.Close()
-	tokens, err := sqlrow.All(rows, 0, scanToken)
+	tokens, err := sqlrow.Query(ctx, s.db, scanToken, sqlrow.ListTokensSQL)
 	return tokens, mapError(err)
 }
 
