@@ -11,10 +11,6 @@ import (
 // never read.
 const TokenColumns = `id, owner, scope, hash, created_at, revoked_at`
 
-// ListTokensSQL reads every token, oldest first (ports.TokenStore.ListTokens); the id
-// orders tokens created in the same instant.
-const ListTokensSQL = `SELECT ` + TokenColumns + ` FROM api_tokens ORDER BY created_at, id`
-
 // ScanToken reads one row of TokenColumns; toTime is as for NewAlarms.
 func ScanToken[T any](r Scanner, toTime func(T) time.Time) (domain.Token, error) {
 	var (

@@ -11,10 +11,6 @@ import (
 // WorkerColumns is the column list every worker read selects, in ScanWorker's order.
 const WorkerColumns = `id, host, pid, version, stats, started_at, heartbeat_at`
 
-// ListWorkersSQL reads every registered worker, oldest first
-// (ports.WorkerStore.ListWorkers); the id orders workers started in the same instant.
-const ListWorkersSQL = `SELECT ` + WorkerColumns + ` FROM workers ORDER BY started_at, id`
-
 // ScanWorker reads one row of WorkerColumns; toTime is as for NewAlarms.
 func ScanWorker[T any](r Scanner, toTime func(T) time.Time) (domain.Worker, error) {
 	var (
