@@ -6,28 +6,13 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/chronoshq/chronos/adapters/internal/operator"
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
 )
 
-// Admin is the set of operator use cases the admin API drives (*app.Admin). by is the
-// id of the admin token making a change; the use case records it.
-type Admin interface {
-	Overview(ctx context.Context) (domain.Overview, error)
-	List(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, string, error)
-	Get(ctx context.Context, id string) (domain.Alarm, error)
-	Events(ctx context.Context, id string, limit int) ([]domain.Event, error)
-	Retry(ctx context.Context, id, by string) (domain.Alarm, error)
-	Cancel(ctx context.Context, id, by string) (domain.Alarm, error)
-	Delete(ctx context.Context, id, by string) (ports.Deleted, error)
-	Bulk(ctx context.Context, action domain.BulkAction, f ports.AdminFilter, limit int, by string) (domain.BulkResult, error)
-	Workers(ctx context.Context) ([]domain.WorkerHealth, error)
-	Dispatch(ctx context.Context) (domain.DispatchState, error)
-	PauseDispatch(ctx context.Context, by string) (domain.DispatchState, error)
-	ResumeDispatch(ctx context.Context, by string) (domain.DispatchState, error)
-	Retention(ctx context.Context) (domain.RetentionStatus, error)
-	RunRetention(ctx context.Context, by string) (domain.RetentionRun, error)
-}
+// Admin is the set of operator use cases the admin API drives (*app.Admin): the one the
+// dashboard drives too, declared once in internal/operator.
+type Admin = operator.Admin
 
 // adminHandler serves an admin request on behalf of the admin token tok.
 type adminHandler func(w http.ResponseWriter, r *http.Request, tok domain.Token)

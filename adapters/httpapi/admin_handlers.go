@@ -100,22 +100,7 @@ func (a *api) adminAlarm(do func(Admin, context.Context, string, string) (domain
 
 // adminEvents serves GET /admin/v1/alarms/{id}/events?limit=.
 func (a *api) adminEvents(w http.ResponseWriter, r *http.Request, _ domain.Token) {
-	id, ok := alarmID(r)
-	if !ok {
-		a.writeError(w, r, errNoAlarm)
-		return
-	}
-	limit, err := limitParam(r.URL.Query(), ports.MaxEventsLimit, ports.MaxEventsLimit)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	events, err := a.adm.Events(r.Context(), id, limit)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	writeEvents(w, events)
+	a.serveEvents(w, r, a.adm.Events)
 }
 
 // adminDelete serves DELETE /admin/v1/alarms/{id}.

@@ -55,22 +55,9 @@ func adminAlarmBody(a domain.Alarm, showPayloads bool) ([]byte, error) {
 
 // adminAlarmsBody is {"alarms": [...], "next_cursor": "..."}.
 func adminAlarmsBody(alarms []domain.Alarm, next string, showPayloads bool) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteString(`{"alarms":[`)
-	for i, a := range alarms {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		if err := appendAdminAlarm(&buf, a, showPayloads); err != nil {
-			return nil, err
-		}
-	}
-	buf.WriteString(`],"next_cursor":`)
-	if err := appendJSON(&buf, next); err != nil {
-		return nil, err
-	}
-	buf.WriteString("}\n")
-	return buf.Bytes(), nil
+	return pageBody(alarms, next, func(buf *bytes.Buffer, a domain.Alarm) error {
+		return appendAdminAlarm(buf, a, showPayloads)
+	})
 }
 
 type wakeCounts struct {

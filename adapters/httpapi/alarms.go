@@ -88,6 +88,14 @@ func (a *api) listAlarms(w http.ResponseWriter, r *http.Request, owner string) {
 
 // listEvents serves GET /v1/alarms/{id}/events?limit=.
 func (a *api) listEvents(w http.ResponseWriter, r *http.Request, owner string) {
+	a.serveEvents(w, r, func(ctx context.Context, id string, limit int) ([]domain.Event, error) {
+		return a.alarms.Events(ctx, owner, id, limit)
+	})
+}
+
+// serveEvents answers a request for the events of alarm {id} (?limit=) with what events
+// reads: the owner's API and the admin API alike.
+func (a *api) serveEvents(w http.ResponseWriter, r *http.Request, events func(ctx context.Context, id string, limit int) ([]domain.Event, error)) {
 	id, ok := alarmID(r)
 	if !ok {
 		a.writeError(w, r, errNoAlarm)
@@ -100,12 +108,12 @@ func (a *api) listEvents(w http.ResponseWriter, r *http.Request, owner string) {
 		a.writeError(w, r, err)
 		return
 	}
-	events, err := a.alarms.Events(r.Context(), owner, id, limit)
+	list, err := events(r.Context(), id, limit)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	writeEvents(w, events)
+	writeEvents(w, list)
 }
 
 // writeEvents answers {"events": [...]}.

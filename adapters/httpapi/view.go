@@ -81,13 +81,19 @@ func alarmBody(a domain.Alarm, deduped *bool) ([]byte, error) {
 
 // alarmsBody is {"alarms": [...], "next_cursor": "..."}.
 func alarmsBody(alarms []domain.Alarm, next string) ([]byte, error) {
+	return pageBody(alarms, next, appendAlarm)
+}
+
+// pageBody is a page of alarms, each written by appendOne (the owner's view or the
+// admin's): {"alarms": [...], "next_cursor": "..."}.
+func pageBody(alarms []domain.Alarm, next string, appendOne func(*bytes.Buffer, domain.Alarm) error) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString(`{"alarms":[`)
 	for i, a := range alarms {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		if err := appendAlarm(&buf, a); err != nil {
+		if err := appendOne(&buf, a); err != nil {
 			return nil, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -234,10 +235,6 @@ func updateChunk(ctx context.Context, tx batchTx, ts []domain.Transition) (int, 
 		a.claimed_at = IF(t.keep_lease = 1, a.claimed_at, NULL)
 	WHERE (t.fence_worker IS NULL AND t.fence_at IS NULL)
 	   OR (a.claimed_by = t.fence_worker AND a.claimed_at = t.fence_at)`)
-	res, err := tx.exec(ctx, q.String(), args...)
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
+	n, err := sqlrow.Affected(tx.exec(ctx, q.String(), args...))
 	return int(n), err
 }

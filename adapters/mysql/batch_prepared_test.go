@@ -23,14 +23,7 @@ func TestBatchStatementsRunPrepared(t *testing.T) {
 	// One connection, so SHOW SESSION STATUS sees the store's own statements. Preparing
 	// happens between transactions, so one connection must be enough.
 	s.db.SetMaxOpenConns(1)
-	executed := func() int {
-		var name string
-		var n int
-		if err := s.db.QueryRowContext(ctx, "SHOW SESSION STATUS LIKE 'Com_stmt_execute'").Scan(&name, &n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	executed := func() int { return statusCounter(t, s.db, "SHOW SESSION STATUS LIKE 'Com_stmt_execute'") }
 
 	const batch, rounds = 100, 3
 	var as []domain.Alarm

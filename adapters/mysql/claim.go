@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -171,11 +172,7 @@ func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fe
 			return err
 		}
 		at := micro(now.Add(p.For - p.Lease))
-		res, err := tx.ExecContext(ctx, extendLeaseSQL, at, p.AlarmID, stringArg(p.Fence.Worker), timeArg(p.Fence.ClaimedAt))
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
+		n, err := sqlrow.Affected(tx.ExecContext(ctx, extendLeaseSQL, at, p.AlarmID, stringArg(p.Fence.Worker), timeArg(p.Fence.ClaimedAt)))
 		if err != nil {
 			return err
 		}

@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"database/sql"
-	"fmt"
 	"testing"
 	"time"
 
@@ -96,33 +95,14 @@ func TestExtendLeaseByPrimaryKeyOnDatabaseClock(t *testing.T) {
 // explainRows is EXPLAIN of q, one map of column to value per row.
 func explainRows(t *testing.T, db *sql.DB, q string, args ...any) []map[string]string {
 	t.Helper()
-	rows, err := db.QueryContext(t.Context(), "EXPLAIN "+q, args...)
-	if err != nil {
-		t.Fatalf("EXPLAIN: %v", err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cols, rows := textRows(t, db, "EXPLAIN "+q, args...)
 	var out []map[string]string
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
+	for _, vals := range rows {
 		r := map[string]string{}
 		for i, c := range cols {
-			r[c] = fmt.Sprint(vals[i].String)
+			r[c] = vals[i].String
 		}
 		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }

@@ -121,26 +121,10 @@ func analyzeQuery(t *testing.T, s *Store, what, q string, args ...any) {
 // explain logs EXPLAIN of q as a table.
 func explain(t *testing.T, db *sql.DB, what, q string, args ...any) {
 	t.Helper()
-	rows, err := db.QueryContext(t.Context(), "EXPLAIN "+q, args...)
-	if err != nil {
-		t.Fatalf("EXPLAIN %s: %v", what, err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cols, rows := textRows(t, db, "EXPLAIN "+q, args...)
 	var b strings.Builder
 	b.WriteString(strings.Join(cols, " | ") + "\n")
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
+	for _, vals := range rows {
 		cells := make([]string, len(cols))
 		for i, v := range vals {
 			cells[i] = "NULL"
@@ -149,9 +133,6 @@ func explain(t *testing.T, db *sql.DB, what, q string, args ...any) {
 			}
 		}
 		b.WriteString(strings.Join(cells, " | ") + "\n")
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
 	}
 	t.Log(fmt.Sprintf("EXPLAIN %s:\n%s", what, b.String()))
 }

@@ -1,7 +1,6 @@
 package mysql
 
 import (
-	"net/url"
 	"slices"
 	"testing"
 
@@ -14,14 +13,8 @@ import (
 // hand, a URL's collation=utf8mb4_general_ci), "Ca" still does not match "case" nor "É"
 // "é". The store's LIKE escape character and trailing spaces are plain characters too.
 func TestAdminLabelPrefixComparesBytes(t *testing.T) {
-	u, err := url.Parse(newDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("collation", "utf8mb4_general_ci")
-	u.RawQuery = q.Encode()
-	s, err := Open(t.Context(), u.String(), Options{Migrate: true, Clock: fixedClock(testNow)})
+	u := newDatabaseWith(t, "collation", "utf8mb4_general_ci")
+	s, err := Open(t.Context(), u, Options{Migrate: true, Clock: fixedClock(testNow)})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

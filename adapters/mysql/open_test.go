@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -117,16 +116,10 @@ func TestConcurrentMigrate(t *testing.T) {
 
 // The migration lock holds a connection while goose uses another, even in a pool of one.
 func TestMigrateWithPoolOfOne(t *testing.T) {
-	u, err := url.Parse(newDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("pool_max_conns", "1")
-	u.RawQuery = q.Encode()
+	u := newDatabaseWith(t, "pool_max_conns", "1")
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	s, err := Open(ctx, u.String(), Options{Migrate: true})
+	s, err := Open(ctx, u, Options{Migrate: true})
 	if err != nil {
 		t.Fatalf("Open with Migrate and pool_max_conns=1: %v", err)
 	}

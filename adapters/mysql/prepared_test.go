@@ -1,7 +1,6 @@
 package mysql
 
 import (
-	"net/url"
 	"testing"
 	"time"
 
@@ -16,14 +15,7 @@ import (
 // UPDATE-JOIN, COALESCE(?, UTC_TIMESTAMP(6)), binary payloads, NULL times, the admin
 // list's binary LIKE pattern, ExtendLease's fenced UPDATE.
 func TestPreparedStatementProtocol(t *testing.T) {
-	parsed, err := url.Parse(newDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := parsed.Query()
-	q.Set("interpolateParams", "false")
-	parsed.RawQuery = q.Encode()
-	u := parsed.String()
+	u := newDatabaseWith(t, "interpolateParams", "false")
 	if err := Migrate(t.Context(), u); err != nil {
 		t.Fatal(err)
 	}
@@ -36,14 +28,7 @@ func TestPreparedStatementProtocol(t *testing.T) {
 	}
 	defer s.Close()
 	ctx := t.Context()
-	prepared := func() int {
-		var name string
-		var n int
-		if err := s.db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Com_stmt_prepare'").Scan(&name, &n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	prepared := func() int { return statusCounter(t, s.db, "SHOW GLOBAL STATUS LIKE 'Com_stmt_prepare'") }
 	before := prepared()
 	defer func() {
 		if prepared() == before {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -67,11 +68,7 @@ func deleteWithEvents(ctx context.Context, tx *sql.Tx, ids []any) (ports.Deleted
 	if _, err := tx.ExecContext(ctx, `DELETE FROM alarms WHERE id IN `+in, ids...); err != nil {
 		return ports.Deleted{}, err
 	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM alarm_events WHERE alarm_id IN `+in, ids...)
-	if err != nil {
-		return ports.Deleted{}, err
-	}
-	n, err := res.RowsAffected()
+	n, err := sqlrow.Affected(tx.ExecContext(ctx, `DELETE FROM alarm_events WHERE alarm_id IN `+in, ids...))
 	if err != nil {
 		return ports.Deleted{}, err
 	}
@@ -130,12 +127,8 @@ func (s *Store) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimm
 			return nil
 		}
 		args = append(args, micro(p.Before))
-		res, err := tx.ExecContext(ctx, `DELETE e FROM alarm_events e JOIN (`+strings.Join(parts, ` UNION ALL `)+`) c
-			ON e.alarm_id = c.alarm_id WHERE e.at < ? OR e.id <= c.below`, args...)
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
+		n, err := sqlrow.Affected(tx.ExecContext(ctx, `DELETE e FROM alarm_events e JOIN (`+strings.Join(parts, ` UNION ALL `)+`) c
+			ON e.alarm_id = c.alarm_id WHERE e.at < ? OR e.id <= c.below`, args...))
 		t.Events = int(n)
 		return err
 	})

@@ -92,6 +92,62 @@ func newDatabase(t *testing.T) string {
 	return u.String()
 }
 
+// newDatabaseWith is newDatabase's URL with the query parameter key set to value.
+func newDatabaseWith(t *testing.T, key, value string) string {
+	t.Helper()
+	u, err := url.Parse(newDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set(key, value)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// statusCounter is the value of the one server status variable that show, such as
+// SHOW SESSION STATUS LIKE 'Com_stmt_execute', reads.
+func statusCounter(t *testing.T, db *sql.DB, show string) int {
+	t.Helper()
+	var name string
+	var n int
+	if err := db.QueryRowContext(t.Context(), show).Scan(&name, &n); err != nil {
+		t.Fatalf("%s: %v", show, err)
+	}
+	return n
+}
+
+// textRows runs q and returns its column names and every row, each value as text (NULL
+// is not Valid): for reading what EXPLAIN says.
+func textRows(t *testing.T, db *sql.DB, q string, args ...any) ([]string, [][]sql.NullString) {
+	t.Helper()
+	rows, err := db.QueryContext(t.Context(), q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]sql.NullString
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, vals)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return cols, out
+}
+
 // redacted is u without its password, for messages.
 func redacted(u string) string {
 	p, err := url.Parse(u)

@@ -34,12 +34,7 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (domain.Token, err
 
 // ListTokens returns every token, oldest first.
 func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY created_at, id`)
-	if err != nil {
-		return nil, mapError(err)
-	}
-	defer rows.Close()
-	tokens, err := sqlrow.All(rows, 0, scanToken)
+	tokens, err := sqlrow.Query(ctx, s.db, scanToken, sqlrow.ListTokensSQL)
 	return tokens, mapError(err)
 }
 
@@ -47,12 +42,8 @@ func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
 // first revocation time. clientFoundRows makes RowsAffected count the matched row even
 // when nothing changed, so only an unknown id reads as 0.
 func (s *Store) RevokeToken(ctx context.Context, id string) error {
-	res, err := s.db.ExecContext(ctx,
-		`UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?, UTC_TIMESTAMP(6)) WHERE id = ?`, s.injectedNow(), id)
-	if err != nil {
-		return mapError(err)
-	}
-	n, err := res.RowsAffected()
+	n, err := sqlrow.Affected(s.db.ExecContext(ctx,
+		`UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?, UTC_TIMESTAMP(6)) WHERE id = ?`, s.injectedNow(), id))
 	if err != nil {
 		return mapError(err)
 	}

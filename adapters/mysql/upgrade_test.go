@@ -1,10 +1,34 @@
 package mysql
 
 import (
+	"database/sql"
 	"testing"
+
+	"github.com/pressly/goose/v3"
 
 	"github.com/chronoshq/chronos/domain"
 )
+
+// migratedTo is the URL of a new database migrated up to version, an open connection
+// to it (closed when t ends) and the provider that migrated it, for a test of the
+// migrations after version.
+func migratedTo(t *testing.T, version int64) (string, *sql.DB, *goose.Provider) {
+	t.Helper()
+	u := newDatabase(t)
+	db, _, err := connect(t.Context(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	p, err := newProvider(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(t.Context(), version); err != nil {
+		t.Fatalf("migrate to %d: %v", version, err)
+	}
+	return u, db, p
+}
 
 // Migration 00003 upgrades a database in use: a token that was admin reads as scope
 // admin and the others as owner, a registered worker reads with no version and zero
@@ -12,19 +36,7 @@ import (
 // back and applied again, a read-only admin token does not come back as admin.
 func TestMigrationToScopes(t *testing.T) {
 	ctx := t.Context()
-	u := newDatabase(t)
-	db, _, err := connect(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	p, err := newProvider(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 2); err != nil {
-		t.Fatalf("migrate to 2: %v", err)
-	}
+	u, db, p := migratedTo(t, 2)
 	at := micro(testNow)
 	mustExec(t, db, `INSERT INTO tokens (id, owner, admin, hash, created_at) VALUES
 		('t-admin', 'ops', TRUE, 'h-admin', ?), ('t-user', 'alice', FALSE, 'h-user', ?)`, at, at)
@@ -81,19 +93,7 @@ func TestMigrationToScopes(t *testing.T) {
 // every token; rolled back, the tokens are in tokens again.
 func TestMigrationRenamesTokens(t *testing.T) {
 	ctx := t.Context()
-	u := newDatabase(t)
-	db, _, err := connect(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	p, err := newProvider(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 3); err != nil {
-		t.Fatalf("migrate to 3: %v", err)
-	}
+	u, db, p := migratedTo(t, 3)
 	mustExec(t, db, `INSERT INTO tokens (id, owner, scope, admin, hash, created_at) VALUES ('t', 'ops', 'admin:read', TRUE, 'h', ?)`, micro(testNow))
 	if _, err := p.UpTo(ctx, 4); err != nil {
 		t.Fatalf("migrate to 4: %v", err)

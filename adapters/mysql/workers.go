@@ -30,12 +30,8 @@ func (s *Store) Heartbeat(ctx context.Context, workerID string, stats domain.Wor
 	if err != nil {
 		return mapError(err)
 	}
-	res, err := s.db.ExecContext(ctx,
-		`UPDATE workers SET heartbeat_at = COALESCE(?, UTC_TIMESTAMP(6)), stats = ? WHERE id = ?`, s.injectedNow(), js, workerID)
-	if err != nil {
-		return mapError(err)
-	}
-	n, err := res.RowsAffected()
+	n, err := sqlrow.Affected(s.db.ExecContext(ctx,
+		`UPDATE workers SET heartbeat_at = COALESCE(?, UTC_TIMESTAMP(6)), stats = ? WHERE id = ?`, s.injectedNow(), js, workerID))
 	if err != nil {
 		return mapError(err)
 	}
@@ -53,14 +49,8 @@ func (s *Store) DeregisterWorker(ctx context.Context, workerID string) error {
 
 // ListWorkers returns registered workers with their stats, oldest first.
 func (s *Store) ListWorkers(ctx context.Context) ([]domain.Worker, error) {
-	rows, err := s.db.QueryContext(ctx,
-		`SELECT `+sqlrow.WorkerColumns+` FROM workers ORDER BY started_at, id`)
-	if err != nil {
-		return nil, mapError(err)
-	}
-	defer rows.Close()
-	workers, err := sqlrow.All(rows, 0, func(r sqlrow.Scanner) (domain.Worker, error) {
+	workers, err := sqlrow.Query(ctx, s.db, func(r sqlrow.Scanner) (domain.Worker, error) {
 		return sqlrow.ScanWorker(r, sqlrow.NullTime)
-	})
+	}, sqlrow.ListWorkersSQL)
 	return workers, mapError(err)
 }

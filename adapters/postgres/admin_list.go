@@ -97,14 +97,5 @@ func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Al
 		args = append(args, after)
 	}
 	q := adminListSQL[b2i(f.Owner != "")][b2i(status != "")][b2i(after != "")]
-	rows, err := s.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, "", mapError(err)
-	}
-	alarms, err := collectAlarms(rows, limit+1)
-	if err != nil {
-		return nil, "", mapError(err)
-	}
-	alarms, next := page.Cut(alarms, limit)
-	return alarms, next, nil
+	return s.listPage(ctx, limit, q, args...)
 }

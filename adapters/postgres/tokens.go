@@ -38,7 +38,7 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (domain.Token, err
 
 // ListTokens returns every token, oldest first.
 func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY created_at, id`)
+	rows, err := s.pool.Query(ctx, sqlrow.ListTokensSQL)
 	if err != nil {
 		return nil, mapError(err)
 	}

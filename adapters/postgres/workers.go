@@ -51,7 +51,7 @@ func (s *Store) DeregisterWorker(ctx context.Context, workerID string) error {
 
 // ListWorkers returns registered workers with their stats, oldest first.
 func (s *Store) ListWorkers(ctx context.Context) ([]domain.Worker, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+workerColumns+` FROM workers ORDER BY started_at, id`)
+	rows, err := s.pool.Query(ctx, sqlrow.ListWorkersSQL)
 	if err != nil {
 		return nil, mapError(err)
 	}

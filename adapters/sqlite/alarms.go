@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/page"
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -139,11 +140,7 @@ const insertAlarmSQL = `INSERT INTO alarms (` + alarmColumns + `)
 // index of idempotency keys: a clash there is a dedupe, while a clash on the primary
 // key is ErrConflict. It writes no event.
 func (s *Store) createIn(ctx context.Context, tx *sql.Tx, a domain.Alarm) ports.CreateResult {
-	res, err := tx.StmtContext(ctx, s.stmts.insertAlarm).ExecContext(ctx, alarmArgs(a)...)
-	if err != nil {
-		return ports.CreateResult{Err: mapError(err)}
-	}
-	n, err := res.RowsAffected()
+	n, err := sqlrow.Affected(tx.StmtContext(ctx, s.stmts.insertAlarm).ExecContext(ctx, alarmArgs(a)...))
 	if err != nil {
 		return ports.CreateResult{Err: mapError(err)}
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"slices"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -99,14 +100,10 @@ func (s *Store) applyChunk(ctx context.Context, tx *sql.Tx, ts []domain.Transiti
 // applyTransition runs the UPDATE of one transition (Mutate's, unfenced) (stmt is fenced or not, and the
 // arguments suit both) and reports whether it matched the row.
 func applyTransition(ctx context.Context, stmt *sql.Stmt, t domain.Transition) (bool, error) {
-	res, err := stmt.ExecContext(ctx,
+	n, err := sqlrow.Affected(stmt.ExecContext(ctx,
 		string(t.Status), toDB(t.NextFireAt), toDB(t.ScheduledFor), t.FailureCount, t.LastError,
 		toDB(t.LastFiredAt), toDB(t.UpdatedAt), t.KeepLease, t.AlarmID,
-		nullString(t.Fence.Worker), toDB(t.Fence.ClaimedAt))
-	if err != nil {
-		return false, mapError(err)
-	}
-	n, err := res.RowsAffected()
+		nullString(t.Fence.Worker), toDB(t.Fence.ClaimedAt)))
 	if err != nil {
 		return false, mapError(err)
 	}

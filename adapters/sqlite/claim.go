@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -69,12 +70,8 @@ func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fe
 	var f domain.Fence
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		at := trunc(s.now().Add(p.For - p.Lease)) // now read under the write lock, as ClaimDue does
-		res, err := tx.StmtContext(ctx, s.stmts.extendLease).ExecContext(ctx,
-			toDB(at), p.AlarmID, nullString(p.Fence.Worker), toDB(p.Fence.ClaimedAt))
-		if err != nil {
-			return mapError(err)
-		}
-		n, err := res.RowsAffected()
+		n, err := sqlrow.Affected(tx.StmtContext(ctx, s.stmts.extendLease).ExecContext(ctx,
+			toDB(at), p.AlarmID, nullString(p.Fence.Worker), toDB(p.Fence.ClaimedAt)))
 		if err != nil {
 			return mapError(err)
 		}

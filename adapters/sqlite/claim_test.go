@@ -59,21 +59,7 @@ func TestClaimUsesDueIndex(t *testing.T) {
 		t.Fatalf("Open: %v", err)
 	}
 	defer s.Close()
-	rows, err := s.writer.QueryContext(ctx, "EXPLAIN QUERY PLAN "+claimSQL, "w", 0, 0, 10)
-	if err != nil {
-		t.Fatalf("EXPLAIN: %v", err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	p := strings.Join(plan, "; ")
+	p := queryPlan(t, s, claimSQL, "w", 0, 0, 10)
 	if !strings.Contains(p, "USING INDEX alarms_due") || strings.Contains(p, "TEMP B-TREE") {
 		t.Errorf("claim plan does not read alarms_due in order: %s", p)
 	}

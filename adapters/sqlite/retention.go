@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -89,11 +90,7 @@ func (s *Store) deleteWithEvents(ctx context.Context, tx *sql.Tx, ids []string) 
 
 // execCount runs st and returns how many rows it changed.
 func execCount(ctx context.Context, st *sql.Stmt, args ...any) (int, error) {
-	res, err := st.ExecContext(ctx, args...)
-	if err != nil {
-		return 0, mapError(err)
-	}
-	n, err := res.RowsAffected()
+	n, err := sqlrow.Affected(st.ExecContext(ctx, args...))
 	return int(n), mapError(err)
 }
 

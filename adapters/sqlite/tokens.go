@@ -40,26 +40,19 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (domain.Token, err
 
 // ListTokens returns every token, oldest first.
 func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY created_at, id`)
-	if err != nil {
-		return nil, mapError(err)
-	}
-	defer rows.Close()
-	tokens, err := sqlrow.All(rows, 0, scanToken)
+	tokens, err := sqlrow.Query(ctx, s.reader, scanToken, sqlrow.ListTokensSQL)
 	return tokens, mapError(err)
 }
 
 // RevokeToken stamps revoked_at with the store's now, keeping an earlier revocation.
 func (s *Store) RevokeToken(ctx context.Context, id string) error {
-	res, err := s.writer.ExecContext(ctx,
-		`UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?`, toDB(s.now()), id)
+	// SQLite counts every row the WHERE matched, changed or not.
+	n, err := sqlrow.Affected(s.writer.ExecContext(ctx,
+		`UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?`, toDB(s.now()), id))
 	if err != nil {
 		return mapError(err)
 	}
-	// SQLite counts every row the WHERE matched, changed or not.
-	if n, err := res.RowsAffected(); err != nil {
-		return mapError(err)
-	} else if n == 0 {
+	if n == 0 {
 		return notFound("token", id)
 	}
 	return nil

@@ -29,14 +29,12 @@ func (s *Store) Heartbeat(ctx context.Context, workerID string, stats domain.Wor
 	if err != nil {
 		return mapError(err)
 	}
-	res, err := s.writer.ExecContext(ctx, `UPDATE workers SET heartbeat_at = ?, stats = ? WHERE id = ?`,
-		toDB(s.now()), js, workerID)
+	n, err := sqlrow.Affected(s.writer.ExecContext(ctx, `UPDATE workers SET heartbeat_at = ?, stats = ? WHERE id = ?`,
+		toDB(s.now()), js, workerID))
 	if err != nil {
 		return mapError(err)
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return mapError(err)
-	} else if n == 0 {
+	if n == 0 {
 		return notFound("worker", workerID)
 	}
 	return nil
@@ -50,14 +48,8 @@ func (s *Store) DeregisterWorker(ctx context.Context, workerID string) error {
 
 // ListWorkers returns registered workers with their stats, oldest first.
 func (s *Store) ListWorkers(ctx context.Context) ([]domain.Worker, error) {
-	rows, err := s.reader.QueryContext(ctx,
-		`SELECT `+sqlrow.WorkerColumns+` FROM workers ORDER BY started_at, id`)
-	if err != nil {
-		return nil, mapError(err)
-	}
-	defer rows.Close()
-	workers, err := sqlrow.All(rows, 0, func(r sqlrow.Scanner) (domain.Worker, error) {
+	workers, err := sqlrow.Query(ctx, s.reader, func(r sqlrow.Scanner) (domain.Worker, error) {
 		return sqlrow.ScanWorker(r, fromDB)
-	})
+	}, sqlrow.ListWorkersSQL)
 	return workers, mapError(err)
 }

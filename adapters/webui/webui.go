@@ -10,30 +10,19 @@ import (
 	"github.com/gorilla/mux"
 	"go.uber.org/zap"
 
+	"github.com/chronoshq/chronos/adapters/internal/operator"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
-// Admin is the set of operator use cases the dashboard drives (*app.Admin). by is the
-// id of the session's admin token; the use case records it.
+// Admin is the set of operator use cases the dashboard drives (*app.Admin): the admin
+// API's (internal/operator), and the owner actions an operator may take on any alarm.
+// by is the id of the session's admin token; the use case records it.
 type Admin interface {
-	Overview(ctx context.Context) (domain.Overview, error)
-	List(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, string, error)
-	Get(ctx context.Context, id string) (domain.Alarm, error)
-	Events(ctx context.Context, id string, limit int) ([]domain.Event, error)
-	Retry(ctx context.Context, id, by string) (domain.Alarm, error)
-	Cancel(ctx context.Context, id, by string) (domain.Alarm, error)
+	operator.Admin
 	Pause(ctx context.Context, id, by string) (domain.Alarm, error)
 	Resume(ctx context.Context, id, by string) (domain.Alarm, error)
 	Trigger(ctx context.Context, id, by string) (domain.Alarm, error)
-	Delete(ctx context.Context, id, by string) (ports.Deleted, error)
-	Bulk(ctx context.Context, action domain.BulkAction, f ports.AdminFilter, limit int, by string) (domain.BulkResult, error)
-	Workers(ctx context.Context) ([]domain.WorkerHealth, error)
-	Dispatch(ctx context.Context) (domain.DispatchState, error)
-	PauseDispatch(ctx context.Context, by string) (domain.DispatchState, error)
-	ResumeDispatch(ctx context.Context, by string) (domain.DispatchState, error)
-	Retention(ctx context.Context) (domain.RetentionStatus, error)
-	RunRetention(ctx context.Context, by string) (domain.RetentionRun, error)
 }
 
 // Authenticator checks tokens (*app.Tokens): a plain one at sign-in, its hash on every

@@ -7,6 +7,7 @@
 package sqlrow
 
 import (
+	"context"
 	"database/sql"
 	"time"
 )
@@ -43,3 +44,29 @@ func NullString(s sql.NullString) string { return s.String }
 
 // NullTime is a nullable time column read by database/sql: zero for NULL.
 func NullTime(t sql.NullTime) time.Time { return t.Time }
+
+// Affected is how many rows a statement run through database/sql changed (or matched,
+// where the driver counts so): its ExecContext's result and error, read in one step. pgx
+// returns the count in its command tag instead.
+func Affected(res sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// Querier runs a query through database/sql: *sql.DB, *sql.Conn or *sql.Tx.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// Query runs q through database/sql and reads every row with scan, as All does, closing
+// the result. Its errors are the driver's, for the store's mapError.
+func Query[E any](ctx context.Context, db Querier, scan func(Scanner) (E, error), q string, args ...any) ([]E, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return All(rows, 0, scan)
+}

@@ -88,3 +88,19 @@ func TestAppendEvent(t *testing.T) {
 		t.Errorf("AppendEvent = %v", args)
 	}
 }
+
+// Affected returns ExecContext's error as it is, else the result's count.
+func TestAffected(t *testing.T) {
+	failed := errors.New("exec failed")
+	if n, err := Affected(nil, failed); n != 0 || err != failed {
+		t.Errorf("Affected(nil, err) = %d, %v; want 0, the exec's error", n, err)
+	}
+	if n, err := Affected(driverResult(3), nil); n != 3 || err != nil {
+		t.Errorf("Affected(3 rows) = %d, %v; want 3, nil", n, err)
+	}
+}
+
+type driverResult int64
+
+func (r driverResult) LastInsertId() (int64, error) { return 0, nil }
+func (r driverResult) RowsAffected() (int64, error) { return int64(r), nil }

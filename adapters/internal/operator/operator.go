@@ -1,0 +1,32 @@
+// Package operator declares the operator use cases (*app.Admin) that the admin API
+// (httpapi) and the dashboard (webui) both drive, so the two adapters state the set once
+// and cannot drift apart. An adapter may not import app, nor another adapter; both may
+// import this.
+package operator
+
+import (
+	"context"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Admin is the set of operator use cases (*app.Admin). by is the id of the admin token
+// making a change (the API's bearer token, the dashboard session's token); the use case
+// records it.
+type Admin interface {
+	Overview(ctx context.Context) (domain.Overview, error)
+	List(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, string, error)
+	Get(ctx context.Context, id string) (domain.Alarm, error)
+	Events(ctx context.Context, id string, limit int) ([]domain.Event, error)
+	Retry(ctx context.Context, id, by string) (domain.Alarm, error)
+	Cancel(ctx context.Context, id, by string) (domain.Alarm, error)
+	Delete(ctx context.Context, id, by string) (ports.Deleted, error)
+	Bulk(ctx context.Context, action domain.BulkAction, f ports.AdminFilter, limit int, by string) (domain.BulkResult, error)
+	Workers(ctx context.Context) ([]domain.WorkerHealth, error)
+	Dispatch(ctx context.Context) (domain.DispatchState, error)
+	PauseDispatch(ctx context.Context, by string) (domain.DispatchState, error)
+	ResumeDispatch(ctx context.Context, by string) (domain.DispatchState, error)
+	Retention(ctx context.Context) (domain.RetentionStatus, error)
+	RunRetention(ctx context.Context, by string) (domain.RetentionRun, error)
+}
