@@ -183,7 +183,9 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("chronos: dispatcher: %w", err)
 	}
 	interval := app.HeartbeatInterval(dc.Lease)
-	n.admin = app.NewAdmin(store, n.clock, n.gate, n.ret, app.AdminConfig{Lease: dc.Lease, WorkerTimeout: 3 * interval}, log.Named("admin"))
+	n.admin = app.NewAdmin(store, n.clock, n.gate, n.ret, app.AdminConfig{
+		Lease: dc.Lease, WorkerTimeout: 3 * interval, CountsMaxAge: 3 * countSampleInterval,
+	}, log.Named("admin"))
 	n.beat = app.NewHeartbeat(store, worker, cfg.Version, n.disp, interval, log.Named("heartbeat"))
 	n.sampler = app.NewCountSampler(store, metrics, worker, countSampleInterval, dc.Lease, log.Named("count-sampler"))
 	n.upkeep = app.NewMaintenance(store, 0, log.Named("maintenance"))

@@ -19,6 +19,9 @@ type AdminConfig struct {
 	// WorkerTimeout: a worker whose last heartbeat is older than this is reported dead
 	// (a few heartbeat intervals).
 	WorkerTimeout time.Duration
+	// CountsMaxAge: the overview takes the counts the CountSampler shared when they are
+	// at most this old, and counts every alarm itself otherwise; 0 always counts.
+	CountsMaxAge time.Duration
 }
 
 // Admin is the set of operator use cases: every owner's alarms, the workers, the pause

@@ -9,17 +9,27 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// Overview counts the alarms (a read of every alarm's status: an operator's call, not
-// a per-request one), sums the live workers' windows and reads the pause gate.
+// Overview reads the counts the sampling node shared (when recent enough; else it
+// counts every alarm itself, a read of every alarm's status), sums the live workers'
+// windows and reads the pause gate.
 func (s *Admin) Overview(ctx context.Context) (domain.Overview, error) {
 	var o domain.Overview
-	counts, err := s.store.CountAlarms(ctx, s.cfg.Lease)
+	now, err := s.store.Now(ctx)
 	if err != nil {
 		return o, err
 	}
-	o.ByStatus, o.Due, o.OldestDue, o.Now = counts.ByStatus, counts.Due, counts.OldestDue, counts.Now
+	counts, ok := ports.AlarmCounts{}, false
+	if s.cfg.CountsMaxAge > 0 {
+		counts, ok = sharedCountsSince(ctx, s.store, now.Add(-s.cfg.CountsMaxAge))
+	}
+	if !ok {
+		if counts, err = s.store.CountAlarms(ctx, s.cfg.Lease); err != nil {
+			return o, err
+		}
+	}
+	o.ByStatus, o.Due, o.OldestDue, o.CountedAt, o.Now = counts.ByStatus, counts.Due, counts.OldestDue, counts.Now, now
 	if counts.Due > 0 {
-		o.OldestDueLag = max(counts.Now.Sub(counts.OldestDue), 0)
+		o.OldestDueLag = max(now.Sub(counts.OldestDue), 0)
 	}
 	workers, err := s.Workers(ctx)
 	if err != nil {
@@ -39,7 +49,7 @@ func (s *Admin) Overview(ctx context.Context) (domain.Overview, error) {
 		return o, err
 	}
 	if o.Dispatch.Paused {
-		o.PausedFor = max(counts.Now.Sub(o.Dispatch.Since), 0)
+		o.PausedFor = max(now.Sub(o.Dispatch.Since), 0)
 	}
 	return o, nil
 }

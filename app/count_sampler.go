@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -66,5 +68,43 @@ func (c *CountSampler) SampleOnce(ctx context.Context) error {
 		return err
 	}
 	c.metrics.AlarmCounts(counts, true)
+	c.share(ctx, counts)
 	return nil
+}
+
+// CountsStateName is the ports.StateStore name under which the sampling node keeps its
+// last counts, so that every node's admin overview (and the dashboard, which refreshes
+// it every few seconds) reads them in one row instead of counting every alarm again.
+const CountsStateName = "alarm-counts"
+
+// sharedCounts is ports.AlarmCounts as stored.
+type sharedCounts struct {
+	ByStatus  map[domain.Status]int64 `json:"by_status"`
+	Due       int64                   `json:"due"`
+	OldestDue time.Time               `json:"oldest_due,omitzero"`
+	Now       time.Time               `json:"now"`
+}
+
+func (c *CountSampler) share(ctx context.Context, counts ports.AlarmCounts) {
+	b, err := json.Marshal(sharedCounts(counts))
+	if err == nil {
+		err = c.store.PutState(ctx, CountsStateName, string(b))
+	}
+	if err != nil && ctx.Err() == nil {
+		c.log.Warn("sharing the alarm counts failed; overviews count for themselves meanwhile", zap.Error(err))
+	}
+}
+
+// sharedCountsSince reads the last shared counts when they were taken at or after
+// since; false otherwise (none yet, or too old: the sampling node stopped).
+func sharedCountsSince(ctx context.Context, store ports.StateStore, since time.Time) (ports.AlarmCounts, bool) {
+	st, ok, err := store.GetState(ctx, CountsStateName)
+	if err != nil || !ok {
+		return ports.AlarmCounts{}, false
+	}
+	var sc sharedCounts
+	if json.Unmarshal([]byte(st.Value), &sc) != nil || sc.Now.Before(since) || sc.ByStatus == nil {
+		return ports.AlarmCounts{}, false
+	}
+	return ports.AlarmCounts(sc), true
 }

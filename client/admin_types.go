@@ -42,7 +42,10 @@ type Overview struct {
 	WakesLastHour   WakeCounts    `json:"wakes_last_hour"`
 	LiveWorkers     int           `json:"live_workers"`
 	Dispatch        Dispatch      `json:"dispatch"`
-	Now             time.Time     `json:"now"` // the server's clock when it answered
+	// CountsAt is when Counts, Total and DueBacklog were counted: one node of the
+	// cluster counts every 15 s and shares the result.
+	CountsAt time.Time `json:"counts_at"`
+	Now      time.Time `json:"now"` // the server's clock when it answered
 }
 
 // UnmarshalJSON reads oldest_due_lag_seconds into OldestDueLag.

@@ -44,6 +44,7 @@ type Overview struct {
 	LiveWorkers                                  int
 	Dispatch                                     DispatchState
 	PausedFor                                    time.Duration // the current pause so far; 0 when running
+	CountedAt                                    time.Time     // when ByStatus and Due were counted
 	Now                                          time.Time     // the store's now
 }
 

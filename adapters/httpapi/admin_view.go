@@ -75,6 +75,7 @@ type overviewView struct {
 	WakesLastHour       wakeCounts              `json:"wakes_last_hour"`
 	LiveWorkers         int                     `json:"live_workers"`
 	Dispatch            dispatchView            `json:"dispatch"`
+	CountsAt            jsonTime                `json:"counts_at"`
 	Now                 jsonTime                `json:"now"`
 }
 
@@ -88,6 +89,7 @@ func newOverviewView(o domain.Overview) overviewView {
 		WakesLastHour:       wakeCounts{o.Delivered1h, o.Failed1h},
 		LiveWorkers:         o.LiveWorkers,
 		Dispatch:            dispatchView{o.Dispatch.Paused, jsonTime(o.Dispatch.Since), o.Dispatch.By, o.PausedFor.Seconds()},
+		CountsAt:            jsonTime(o.CountedAt),
 		Now:                 jsonTime(o.Now),
 	}
 	for _, s := range domain.Statuses {
