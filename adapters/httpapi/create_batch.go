@@ -25,6 +25,33 @@ type batchRequest struct {
 	Alarms []json.RawMessage `json:"alarms"`
 }
 
+// decodeBatch reads a batch body as decodeObject would, answering the same errors, in
+// one validating pass and one light split of the items: decoding the body twice (once
+// to check it, once into RawMessages) was a third of the endpoint's own cost.
+func decodeBatch(body []byte) (batchRequest, error) {
+	var req batchRequest
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
+		return req, decodeObject(body, &req) // the unusual body: its exact error
+	}
+	if name, ok := unknownField(trimmed, &req); !ok {
+		return req, badRequest(name, fmt.Sprintf("unknown field %q", name))
+	}
+	var alarms []byte
+	eachMember(trimmed, func(name string, value []byte) bool {
+		alarms = value // a repeated member: the last wins, as in encoding/json
+		return true
+	})
+	switch {
+	case alarms == nil || string(alarms) == "null":
+		return req, nil
+	case alarms[0] != '[':
+		return req, decodeObject(body, &req) // not an array: encoding/json's type error
+	}
+	eachElement(alarms, func(item []byte) { req.Alarms = append(req.Alarms, item) })
+	return req, nil
+}
+
 // createAlarmBatch serves POST /v1/alarms/batch: up to MaxBatchItems alarms, each
 // validated and idempotent on its own, the valid ones written in one transaction. The
 // answer is 200 whenever the call was understood, with one result per item in request
@@ -36,8 +63,8 @@ func (a *api) createAlarmBatch(w http.ResponseWriter, r *http.Request, owner str
 		a.writeError(w, r, err)
 		return
 	}
-	var req batchRequest
-	if err := decodeObject(body, &req); err != nil {
+	req, err := decodeBatch(body)
+	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
