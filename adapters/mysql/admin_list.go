@@ -11,16 +11,28 @@ import (
 // AdminList returns every owner's alarms matching f, newest first, paged with List's
 // cursor.
 func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, string, error) {
+	// Failed since is status failed: with another status nothing can match, and no walk
+	// is needed to find that out.
+	if !f.FailedSince.IsZero() && f.Status != "" && f.Status != domain.StatusFailed {
+		if f.Cursor != "" {
+			if _, err := ports.DecodeListCursor(f.Cursor); err != nil {
+				return nil, "", err
+			}
+		}
+		return []domain.Alarm{}, "", nil
+	}
 	return s.listPage(ctx, adminListQuery(f), f.Cursor, f.Limit)
 }
 
 // adminListQuery is f as a list query. The walk is pinned, as List's is (see
 // ownerIndex), so a page's plan never depends on statistics: with an owner, the owner's
-// index, as List walks it; across owners, the primary key backwards from the cursor,
-// testing each row against the filters. A filter no index backs (a status or kind
-// across owners, a label prefix, failed_since) costs the rows a page passes over, which
-// the port allows; left free, the optimizer would take a rare status through alarms_due
-// and sort all of that status's rows for every page.
+// index, as List walks it; across owners, of a rare status (failed, paused, cancelled;
+// failed_since is failed), alarms_rare_status from the cursor (migration 00005); across
+// owners otherwise, the primary key backwards from the cursor, testing each row against
+// the filters. A filter no index backs (active or fired across owners, a kind, a label
+// prefix) costs the rows a page passes over, which the port allows; active and fired
+// are most alarms, so such a page is found at once. Left free, the optimizer would take
+// a status through alarms_due and sort all of that status's rows for every page.
 func adminListQuery(f ports.AdminFilter) listQuery {
 	var q listQuery
 	and := func(cond string, arg any) {
@@ -45,11 +57,26 @@ func adminListQuery(f ports.AdminFilter) listQuery {
 		// whatever collation the table or the connection was given.
 		and(`CAST(label AS BINARY) LIKE ? ESCAPE '`+likeEscape+`'`, likePrefix(f.LabelPrefix))
 	}
-	q.index = "PRIMARY"
-	if f.Owner != "" {
-		q.index = ownerIndex(f.Status != "" || !f.FailedSince.IsZero())
+	status := f.Status
+	if status == "" && !f.FailedSince.IsZero() {
+		status = domain.StatusFailed
+	}
+	switch {
+	case f.Owner != "":
+		q.index = ownerIndex(status != "")
+	case rareStatus[status]:
+		and(`rare_status = ?`, string(status))
+		q.index = "alarms_rare_status"
+	default:
+		q.index = "PRIMARY"
 	}
 	return q
+}
+
+// rareStatus is the statuses alarms_rare_status holds: rare_status is the status while
+// it is one of them, NULL otherwise (migration 00005).
+var rareStatus = map[domain.Status]bool{
+	domain.StatusFailed: true, domain.StatusPaused: true, domain.StatusCancelled: true,
 }
 
 // likeEscape escapes LIKE's wildcards in a pattern. Not the backslash, whose meaning in

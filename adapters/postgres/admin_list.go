@@ -11,12 +11,19 @@ import (
 )
 
 // AdminList's statements, one per combination of owner, status and cursor (six: without
-// an owner the status is a filter like the others), for the reason List has four: a generic plan can bound its index walk only by conditions that
-// are always there. The walk, and what bounds it:
+// an owner the status is a filter like the others), for the reason List has four: a
+// generic plan can bound its index walk only by conditions that are always there; and
+// six more, one per rare status and cursor, without an owner. The walk, and what bounds
+// it:
 //
 //   - No owner: alarms_pkey backwards from the cursor, stopping after the page. A page
-//     then costs the alarms it skips over that do not match (the port allows it); no
-//     index is added for it (migration 00004 says why).
+//     then costs the alarms it skips over that do not match (the port allows it).
+//   - No owner, a rare status (failed, paused, cancelled; failed since is failed):
+//     alarms_rare_status_idx backwards from the cursor, stopping after the page
+//     (migration 00005), so a page of a status few alarms have no longer reads every
+//     alarm that has another. The index is partial, and a generic plan uses a partial
+//     index only when the statement's own WHERE implies its predicate: the status is a
+//     literal in these statements, never $2.
 //   - An owner and a status: one backward walk of alarms_owner_status_id_idx.
 //   - An owner alone: one such walk per status, merged, as List's unfiltered page.
 //
@@ -49,6 +56,28 @@ var adminListSQL = func() (q [2][2][2]string) {
 	}
 	return q
 }()
+
+// rareStatuses are the statuses alarms_rare_status_idx holds (migration 00005).
+var rareStatuses = []domain.Status{domain.StatusFailed, domain.StatusPaused, domain.StatusCancelled}
+
+// adminRareSQL[status][cursor] is the cross-owner page of one rare status: the
+// statement without an owner, with the status also written as a literal. Parameters as
+// adminListSQL's.
+var adminRareSQL = func() map[domain.Status][2]string {
+	q := make(map[domain.Status][2]string, len(rareStatuses))
+	for _, st := range rareStatuses {
+		q[st] = [2]string{adminRareStatement(st, false), adminRareStatement(st, true)}
+	}
+	return q
+}()
+
+func adminRareStatement(st domain.Status, cursor bool) string {
+	where := `status = '` + string(st) + `' AND ` + adminFiltersSQL
+	if cursor {
+		where += ` AND id < $6`
+	}
+	return `SELECT ` + alarmColumns + ` FROM alarms WHERE ` + where + ` ORDER BY id DESC LIMIT $1`
+}
 
 func adminListStatement(owner, status, cursor bool) string {
 	conds := []string{adminFiltersSQL}
@@ -97,5 +126,8 @@ func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Al
 		args = append(args, after)
 	}
 	q := adminListSQL[b2i(f.Owner != "")][b2i(status != "")][b2i(after != "")]
+	if rare, ok := adminRareSQL[status]; ok && f.Owner == "" {
+		q = rare[b2i(after != "")]
+	}
 	return s.listPage(ctx, limit, q, args...)
 }

@@ -50,6 +50,11 @@ func TestPlansWithoutStatistics(t *testing.T) {
 		{"admin list of an owner", adminListSQL[1][0][0], `11, NULL, NULL, NULL, NULL, 'owner1'`, []string{"Merge Append", "Index Scan Backward using alarms_owner_status_id_idx"}, true},
 		{"admin list of an owner, next page", adminListSQL[1][0][1], `11, NULL, 'cron', 'a', NULL, 'owner1', '000000010000'`, []string{"Merge Append", "Index Scan Backward using alarms_owner_status_id_idx"}, true},
 		{"admin list of an owner and a status", adminListSQL[1][1][1], `11, 'failed', 'once', 'a', '` + at + `', 'owner1', '000000010000'`, []string{"Index Scan Backward using alarms_owner_status_id_idx"}, true},
+		// A rare status without an owner walks the partial index of rare statuses.
+		{"admin list, failed", adminRareSQL["failed"][0], `11, 'failed', NULL, NULL, NULL`, []string{"Index Scan Backward using alarms_rare_status_idx"}, true},
+		{"admin list, paused, next page", adminRareSQL["paused"][1], `11, 'paused', NULL, NULL, NULL, '000000010000'`, []string{"Index Scan Backward using alarms_rare_status_idx"}, true},
+		{"admin list, cancelled", adminRareSQL["cancelled"][0], `11, 'cancelled', 'cron', 'a', NULL`, []string{"Index Scan Backward using alarms_rare_status_idx"}, true},
+		{"admin list, failed since, next page", adminRareSQL["failed"][1], `11, 'failed', 'once', 'billing:', '` + at + `', '000000010000'`, []string{"Index Scan Backward using alarms_rare_status_idx"}, true},
 		{"admin delete", deleteByIDSQL, `'{000000000001,000000000002}'`, []string{byID}, false},
 		{"admin counts", countAlarmsSQL, `NULL, 60000000`, []string{"Index Scan using alarms_due_idx"}, false},
 	}

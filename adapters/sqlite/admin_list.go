@@ -19,9 +19,26 @@ const (
 	walkOwner
 	// walkOwnerStatus: one owner's alarms of one status, one walk of alarms_owner_status.
 	walkOwnerStatus
+	// walkFailed, walkPaused, walkCancelled: every owner's alarms of that status, one
+	// walk of alarms_rare_status (migration 00005), which holds only the alarms in a
+	// status a healthy cluster has few of. Through the primary key, a page of a status
+	// that ten alarms have, or none, read every other alarm first.
+	walkFailed
+	walkPaused
+	walkCancelled
 
 	adminWalks // how many there are
 )
+
+// rareWalks are the walks of alarms_rare_status, by the status each reads. SQLite uses
+// a partial index only for a statement whose WHERE implies the index's, and a bound
+// status implies nothing when the statement is prepared: each walk's statement names
+// its status as a literal, one statement per status, prepared once.
+var rareWalks = map[domain.Status]adminWalk{
+	domain.StatusFailed:    walkFailed,
+	domain.StatusPaused:    walkPaused,
+	domain.StatusCancelled: walkCancelled,
+}
 
 // adminConds are the filter's conditions on each row a walk reads. The parameters of
 // every admin page are ?1 owner, ?2 status ("" for any), ?3 kind ("" for any), ?4 label
@@ -56,17 +73,23 @@ func adminListSQL(w adminWalk, cursor bool) string {
 	case walkOwner:
 		return ownerPageSQL(p)
 	}
-	after := ""
-	if cursor {
-		after = ` AND id < ?6`
+	where := adminConds
+	for st, rare := range rareWalks {
+		if w == rare {
+			where = `status = '` + string(st) + `' AND ` + where
+		}
 	}
-	return `SELECT ` + alarmColumns + ` FROM alarms WHERE ` + adminConds + after + ` ORDER BY id DESC LIMIT ?7`
+	if cursor {
+		where += ` AND id < ?6`
+	}
+	return `SELECT ` + alarmColumns + ` FROM alarms WHERE ` + where + ` ORDER BY id DESC LIMIT ?7`
 }
 
 // AdminList returns a page of every owner's alarms matching f, newest first, with List's
-// cursors. With an owner it walks alarms_owner_status as List does; without, the primary
-// key. Either walk reads past the alarms that do not match the other filters, so a
-// page's cost grows with those it skips (ports.AdminStore allows it).
+// cursors. With an owner it walks alarms_owner_status as List does; without, of a rare
+// status (failed since is failed), alarms_rare_status; otherwise the primary key. Each
+// walk reads past the alarms that do not match the other filters, so a page's cost
+// grows with those it skips (ports.AdminStore allows it).
 func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, string, error) {
 	after := ""
 	if f.Cursor != "" {
@@ -86,6 +109,10 @@ func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Al
 		walk = walkOwnerStatus
 	case f.Owner != "":
 		walk = walkOwner
+	case f.Status != "":
+		if rare, ok := rareWalks[f.Status]; ok {
+			walk = rare
+		}
 	}
 	limit := page.Size(f.Limit)
 	return readPage(ctx, s.reads.adminList[walk][b2i(f.Cursor != "")], limit,
