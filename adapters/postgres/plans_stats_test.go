@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/domain"
 )
 
 // Every statement of the store keeps its index plan whatever the planner's statistics
@@ -98,7 +101,7 @@ func TestPlansWithoutStatistics(t *testing.T) {
 func TestSessionSettings(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t, newSchema(t)+"&enable_bitmapscan=on", Options{Migrate: true})
-	for name, want := range map[string]string{"enable_seqscan": "off", "enable_bitmapscan": "on"} {
+	for name, want := range map[string]string{"enable_seqscan": "off", "enable_bitmapscan": "on", "jit": "off"} {
 		var got string
 		if err := s.pool.QueryRow(ctx, `SHOW `+name).Scan(&got); err != nil {
 			t.Fatal(err)
@@ -106,6 +109,33 @@ func TestSessionSettings(t *testing.T) {
 		if got != want {
 			t.Errorf("%s = %s, want %s", name, got, want)
 		}
+	}
+}
+
+// A statement whose only path is the priced-out sequential scan (the workers of a
+// cluster, its tokens) is not JIT-compiled: its cost is the disable cost, far over
+// jit_above_cost, and compiling it took 30-120 ms for a table of one row.
+func TestNoJITForTinyTables(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, newSchema(t), Options{Migrate: true})
+	if err := s.RegisterWorker(ctx, domain.Worker{ID: "w", Host: "h", PID: 1}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.pool.Query(ctx, "EXPLAIN (ANALYZE, FORMAT TEXT) "+sqlrow.ListWorkersSQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan strings.Builder
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan.WriteString(line + "\n")
+	}
+	rows.Close()
+	if strings.Contains(plan.String(), "JIT:") {
+		t.Errorf("listing the workers was JIT-compiled:\n%s", plan.String())
 	}
 }
 

@@ -117,6 +117,12 @@ func parseURL(url string) (*pgxpool.Config, error) {
 // plan bitmap-scanned and sorted every alarm of the owner for the same reason.
 // TestPlansWithoutStatistics checks every statement on an empty table, on a large one
 // never analyzed, and on an analyzed one.
+//
+// And they never JIT-compile. Pricing the sequential scan out adds its "disable cost"
+// (10^10) to a plan that has no other path, such as reading the few rows of workers or
+// api_tokens, and that total is far above jit_above_cost: every such statement was
+// compiled first, 30-120 ms for a one-row table (the admin overview took 30 ms where
+// its queries take 1). chronos's statements are short OLTP walks that JIT never helps.
 const (
 	planCacheMode = "plan_cache_mode"
 	genericPlans  = "force_generic_plan"
@@ -128,6 +134,7 @@ var sessionSettings = map[string]string{
 	planCacheMode:       genericPlans,
 	"enable_seqscan":    "off",
 	"enable_bitmapscan": "off",
+	"jit":               "off",
 }
 
 // Capabilities: the database clock, many nodes, LISTEN/NOTIFY hints, microseconds.
