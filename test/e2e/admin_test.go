@@ -84,7 +84,14 @@ func TestOperateAClusterThroughTheCLI(t *testing.T) {
 			} `json:"dispatch"`
 		} `json:"overview"`
 	}
-	cliJSON(t, b, reader, &ov, "admin", "overview")
+	// The counts are the sampling node's (every 15 s): the held alarms show by the next sample.
+	waitFor(t, 25*time.Second, "the overview to count the held alarms", func() bool {
+		cliJSON(t, b, reader, &ov, "admin", "overview")
+		return ov.Overview.DueBacklog == int64(len(ids))
+	})
+	if n := len(recv.Deliveries()); n != 0 {
+		t.Fatalf("%d wakes delivered while dispatch was paused", n)
+	}
 	if o := ov.Overview; o.DueBacklog != int64(len(ids)) || o.LiveWorkers != 2 || !o.Dispatch.Paused || o.Dispatch.PausedSeconds < 3 {
 		t.Errorf("overview while paused = %+v; want %d due, 2 live workers, paused for over 3 s", o, len(ids))
 	}
