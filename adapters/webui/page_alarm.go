@@ -131,6 +131,16 @@ func (u *UI) alarmAction(w http.ResponseWriter, r *http.Request, v viewer) {
 	vars := mux.Vars(r)
 	id, action := vars["id"], vars["action"]
 	back := Prefix + "alarms/" + url.PathEscape(id)
+	switch action {
+	case "cancel":
+		if !u.confirmed(w, r, v, "Cancel alarm", askData{Question: "Cancel alarm " + id + "? It will never fire again.", Button: "Yes, cancel it", Back: back}) {
+			return
+		}
+	case "delete":
+		if !u.confirmed(w, r, v, "Delete alarm", askData{Question: "Delete alarm " + id + " and its history for good?", Button: "Yes, delete it", Back: back}) {
+			return
+		}
+	}
 	var err error
 	switch action {
 	case "retry":

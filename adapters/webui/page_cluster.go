@@ -81,7 +81,14 @@ func (u *UI) settingsPage(w http.ResponseWriter, r *http.Request, v viewer) {
 func (u *UI) dispatchAction(w http.ResponseWriter, r *http.Request, v viewer) {
 	var err error
 	msg := "Dispatch paused: no node claims alarms until it is resumed."
-	if mux.Vars(r)["action"] == "pause" {
+	pause := mux.Vars(r)["action"] == "pause"
+	if pause && !u.confirmed(w, r, v, "Pause dispatch", askData{
+		Question: "Pause dispatch for the whole cluster? No node claims alarms until someone resumes it.",
+		Button:   "Yes, pause dispatch", Back: Prefix + "settings",
+	}) {
+		return
+	}
+	if pause {
 		_, err = u.adm.PauseDispatch(r.Context(), v.Token.ID)
 	} else {
 		_, err = u.adm.ResumeDispatch(r.Context(), v.Token.ID)

@@ -25,7 +25,7 @@ type page struct {
 }
 
 // pageNames are the full pages; each is parsed with the layout and the partials.
-var pageNames = []string{"login", "overview", "alarms", "alarm", "failed", "nodes", "settings", "confirm", "error"}
+var pageNames = []string{"login", "overview", "alarms", "alarm", "failed", "nodes", "settings", "confirm", "ask", "error"}
 
 // pages holds one template set per page, so their blocks do not collide.
 type pages struct {
@@ -164,3 +164,20 @@ func takeFlash(w http.ResponseWriter, r *http.Request) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// askData is a question the server asks before a change that cannot be undone, for a
+// browser without the page's script (which asks with a dialog and says so in the form).
+type askData struct {
+	Question, Action, Button, Back string
+}
+
+// confirmed reports whether the form says the viewer was asked; otherwise it answers
+// the question page and returns false.
+func (u *UI) confirmed(w http.ResponseWriter, r *http.Request, v viewer, title string, d askData) bool {
+	if r.PostFormValue("confirm") == "yes" {
+		return true
+	}
+	d.Action = r.URL.Path
+	u.render(w, r, http.StatusOK, "ask", page{Title: title, Viewer: &v, Data: d})
+	return false
+}

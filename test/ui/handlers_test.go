@@ -116,7 +116,15 @@ func TestCSRFRefused(t *testing.T) {
 	if st, ok, _ := e.store.GetState(e.ctx, "dispatch"); ok && strings.Contains(st.Value, `"paused":true`) {
 		t.Fatal("a refused form paused dispatch")
 	}
-	if r := e.post(c, "/ui/settings/dispatch/pause", url.Values{"csrf": {good}}); r.status != http.StatusSeeOther {
+	// Without the page's script nothing said the viewer was asked: the server asks.
+	if r := e.post(c, "/ui/settings/dispatch/pause", url.Values{"csrf": {good}}); r.status != http.StatusOK ||
+		!strings.Contains(r.body, "Pause dispatch for the whole cluster?") || !strings.Contains(r.body, `name="confirm" value="yes"`) {
+		t.Errorf("the form without confirm: %d, want the question page", r.status)
+	}
+	if st, ok, _ := e.store.GetState(e.ctx, "dispatch"); ok && strings.Contains(st.Value, `"paused":true`) {
+		t.Fatal("the question page paused dispatch")
+	}
+	if r := e.post(c, "/ui/settings/dispatch/pause", url.Values{"csrf": {good}, "confirm": {"yes"}}); r.status != http.StatusSeeOther {
 		t.Errorf("the real form: %d", r.status)
 	}
 	if r := e.get(c, "/ui/alarms"); !strings.Contains(r.body, "Dispatch is paused cluster-wide") {
@@ -196,6 +204,21 @@ func TestAlarmsAndAlarmPage(t *testing.T) {
 	}
 	if r := e.get(c, "/ui/alarms/nope"); r.status != http.StatusNotFound {
 		t.Errorf("an unknown alarm: %d", r.status)
+	}
+
+	// Delete asks first when the browser did not (no script): nothing is gone until yes.
+	csrf := e.csrf(c, "/ui/alarms/"+secret)
+	if r := e.post(c, "/ui/alarms/"+secret+"/delete", url.Values{"csrf": {csrf}}); r.status != http.StatusOK || !strings.Contains(r.body, "and its history for good?") {
+		t.Errorf("delete without confirm: %d, want the question page", r.status)
+	}
+	if _, err := e.store.AdminGet(e.ctx, secret); err != nil {
+		t.Fatal("the question page deleted the alarm")
+	}
+	if r := e.post(c, "/ui/alarms/"+secret+"/delete", url.Values{"csrf": {csrf}, "confirm": {"yes"}}); r.status != http.StatusSeeOther {
+		t.Errorf("confirmed delete: %d", r.status)
+	}
+	if _, err := e.store.AdminGet(e.ctx, secret); err == nil {
+		t.Error("the confirmed delete left the alarm")
 	}
 }
 

@@ -1,7 +1,8 @@
 // chronos dashboard: the little the server cannot do. Every page works without it.
 // - <time datetime> elements show the viewer's local time (UTC stays in the tooltip);
 // - [data-refresh] regions reload themselves every data-every seconds;
-// - [data-confirm] forms ask before they submit;
+// - [data-confirm] forms ask before they submit (and say so in their confirm field;
+//   without this script the server asks on a page of its own instead);
 // - [data-select-all] checkboxes tick every checkbox of that name.
 (function () {
   "use strict";
@@ -40,7 +41,9 @@
     document.querySelectorAll("[data-refresh]").forEach(refresh);
     document.querySelectorAll("form[data-confirm]").forEach(function (f) {
       f.addEventListener("submit", function (e) {
-        if (!window.confirm(f.getAttribute("data-confirm"))) { e.preventDefault(); }
+        if (!window.confirm(f.getAttribute("data-confirm"))) { e.preventDefault(); return; }
+        var asked = f.querySelector("input[name=confirm]");
+        if (asked) { asked.value = "yes"; }
       });
     });
     document.querySelectorAll("[data-select-all]").forEach(function (box) {
