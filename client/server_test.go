@@ -2,15 +2,12 @@ package client_test
 
 import (
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/chronoshq/chronos/adapters/httpapi"
 	"github.com/chronoshq/chronos/adapters/sqlite"
-	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/client"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/testserver"
 )
 
 // realServer is the real /v1 API (httpapi over app over SQLite in a temporary
@@ -26,25 +23,9 @@ type realServer struct {
 
 func newRealServer(t *testing.T) realServer {
 	t.Helper()
-	ctx := t.Context()
-	store, err := sqlite.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "chronos.db"), sqlite.Options{Migrate: true})
-	if err != nil {
-		t.Fatalf("opening the SQLite store: %v", err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	clock := app.NewStoreClock()
-	if err := clock.Sync(ctx, store); err != nil {
-		t.Fatal(err)
-	}
-	alarms := app.NewAlarms(store, clock, nil, app.AlarmsConfig{Defaults: domain.Defaults{MaxFailures: 5}}, nil)
-	tokens := app.NewTokens(store, clock)
-	retention, err := app.NewRetention(store, app.RetentionConfig{Retention: time.Hour, Holder: "client-test"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin := app.NewAdmin(store, clock, app.NewDispatchGate(store, time.Second, nil, nil), retention,
-		app.AdminConfig{Lease: time.Minute, WorkerTimeout: 30 * time.Second}, nil)
-	srv := httptest.NewServer(httpapi.New(alarms, tokens, store, httpapi.Options{Admin: admin}))
+	s := testserver.New(t, testserver.Options{RetentionHolder: "client-test"})
+	store, tokens, ctx := s.Store, s.Tokens, t.Context()
+	srv := httptest.NewServer(s.Handler)
 	t.Cleanup(srv.Close)
 	as := func(owner string, scope ...domain.Scope) *client.Client {
 		plain, _, err := tokens.Create(ctx, owner, append(scope, domain.ScopeOwner)[0])

@@ -13,10 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chronoshq/chronos/adapters/httpapi"
-	"github.com/chronoshq/chronos/adapters/sqlite"
-	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/testserver"
 )
 
 // cliServer is the real /v1 API over SQLite in a temporary directory (as test/api
@@ -28,25 +26,10 @@ type cliServer struct {
 
 func newCLIServer(t *testing.T) cliServer {
 	t.Helper()
-	ctx := t.Context()
-	store, err := sqlite.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "chronos.db"), sqlite.Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	clock := app.NewStoreClock()
-	if err := clock.Sync(ctx, store); err != nil {
-		t.Fatal(err)
-	}
-	alarms := app.NewAlarms(store, clock, nil, app.AlarmsConfig{Defaults: domain.Defaults{MaxFailures: 5}}, nil)
-	tokens := app.NewTokens(store, clock)
-	srv := httptest.NewServer(httpapi.New(alarms, tokens, store, httpapi.Options{}))
+	s := testserver.New(t, testserver.Options{})
+	srv := httptest.NewServer(s.Handler)
 	t.Cleanup(srv.Close)
-	plain, _, err := tokens.Create(ctx, "alice", domain.ScopeOwner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cliServer{url: srv.URL, token: plain}
+	return cliServer{url: srv.URL, token: s.Token(t, "alice", domain.ScopeOwner)}
 }
 
 // cli runs `chronos args...` in process against the server, as the test's token.

@@ -6,19 +6,18 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chronoshq/chronos/adapters/httpapi"
 	"github.com/chronoshq/chronos/adapters/sqlite"
 	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/testserver"
 )
 
 // defaultMaxFailures is the server default the suite's API is configured with.
-const defaultMaxFailures = 5
+const defaultMaxFailures = testserver.MaxFailures
 
 // env is one test's API server over its own SQLite database, with two owners.
 type env struct {
@@ -45,26 +44,9 @@ func newEnv(t *testing.T) *env { return newEnvWith(t, envOptions{}) }
 func newEnvWith(t *testing.T, opts envOptions) *env {
 	t.Helper()
 	ctx := t.Context()
-	store, err := sqlite.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "chronos.db"), sqlite.Options{Migrate: true})
-	if err != nil {
-		t.Fatalf("opening the SQLite store: %v", err)
-	}
-	t.Cleanup(func() { _ = store.Close() }) // a test may have closed it already
-	clock := app.NewStoreClock()
-	if err := clock.Sync(ctx, store); err != nil {
-		t.Fatal(err)
-	}
-	alarms := app.NewAlarms(store, clock, nil, app.AlarmsConfig{
-		Defaults: domain.Defaults{MaxFailures: defaultMaxFailures},
-	}, nil)
-	tokens := app.NewTokens(store, clock)
-	gate := app.NewDispatchGate(store, time.Second, nil, nil)
-	retention, err := app.NewRetention(store, app.RetentionConfig{Retention: time.Hour, Holder: "api-test-node"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin := app.NewAdmin(store, clock, gate, retention, app.AdminConfig{Lease: time.Minute, WorkerTimeout: 30 * time.Second}, nil)
-	srv := httptest.NewServer(httpapi.New(alarms, tokens, store, httpapi.Options{Admin: admin, ShowPayloads: opts.showPayloads}))
+	s := testserver.New(t, testserver.Options{ShowPayloads: opts.showPayloads, RetentionHolder: "api-test-node"})
+	store, tokens := s.Store, s.Tokens
+	srv := httptest.NewServer(s.Handler)
 	t.Cleanup(srv.Close)
 	client := *srv.Client()
 	client.Transport = validatingTransport{t: t, next: client.Transport}

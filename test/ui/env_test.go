@@ -6,17 +6,14 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/chronoshq/chronos/adapters/httpapi"
 	"github.com/chronoshq/chronos/adapters/sqlite"
 	"github.com/chronoshq/chronos/adapters/webui"
 	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
+	"github.com/chronoshq/chronos/internal/testserver"
 )
 
 // env is a dashboard and API over one SQLite store, mounted as serve mounts them.
@@ -24,6 +21,7 @@ type env struct {
 	t      *testing.T
 	ctx    context.Context
 	srv    *httptest.Server
+	server *testserver.Server
 	store  *sqlite.Store
 	tokens *app.Tokens
 	ui     *webui.UI
@@ -34,34 +32,10 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	ctx := t.Context()
-	store, err := sqlite.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "chronos.db"), sqlite.Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	clock := app.NewStoreClock()
-	if err := clock.Sync(ctx, store); err != nil {
-		t.Fatal(err)
-	}
-	alarms := app.NewAlarms(store, clock, nil, app.AlarmsConfig{Defaults: domain.Defaults{MaxFailures: 5}}, nil)
-	tokens := app.NewTokens(store, clock)
-	retention, err := app.NewRetention(store, app.RetentionConfig{Retention: time.Hour, Holder: "ui-test-node"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gate := app.NewDispatchGate(store, time.Second, nil, nil)
-	admin := app.NewAdmin(store, clock, gate, retention, app.AdminConfig{Lease: time.Minute, WorkerTimeout: 30 * time.Second}, nil)
-	ui, err := webui.New(admin, tokens, store, webui.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle(webui.Prefix, ui)
-	mux.Handle("/", httpapi.New(alarms, tokens, store, httpapi.Options{Admin: admin}))
-	srv := httptest.NewServer(mux)
+	s := testserver.New(t, testserver.Options{Dashboard: true, RetentionHolder: "ui-test-node"})
+	srv := httptest.NewServer(s.Handler)
 	t.Cleanup(srv.Close)
-	e := &env{t: t, ctx: ctx, srv: srv, store: store, tokens: tokens, ui: ui}
+	e := &env{t: t, ctx: t.Context(), srv: srv, server: s, store: s.Store, tokens: s.Tokens, ui: s.UI}
 	e.owner = e.token("shop", domain.ScopeOwner)
 	e.admin = e.token("ops", domain.ScopeAdmin)
 	e.reader = e.token("ops", domain.ScopeAdminRead)
@@ -103,23 +77,7 @@ func (e *env) create(body string) string {
 }
 
 // fail makes the owner's due alarm id fail as a dispatcher would (one allowed failure).
-func (e *env) fail(id string) {
-	e.t.Helper()
-	c, err := e.store.ClaimDue(e.ctx, ports.ClaimParams{Worker: "ui-test", Lease: time.Minute, Batch: 100})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	for _, a := range c.Alarms {
-		o := domain.Delivered()
-		if a.ID == id {
-			o = domain.DeliveryFailed("HTTP 503: receiver down")
-		}
-		tr := domain.Decide(domain.Begin(a, c.Now), o, c.Now, domain.Policy{Backoff: domain.DefaultBackoff})
-		if _, err := e.store.Apply(e.ctx, []domain.Transition{tr}); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-}
+func (e *env) fail(id string) { e.server.Fail(e.t, id) }
 
 // browser is an HTTP client with a cookie jar that does not follow redirects, so tests
 // see them.
