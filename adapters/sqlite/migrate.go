@@ -38,7 +38,9 @@ func Migrate(ctx context.Context, url string) error {
 // new file at once, the later ones wait for the first and then try the same migration
 // again. With DDL that second attempt fails ("table alarms already exists") and rolls
 // back; if the database is then at the latest version, the other process did the work
-// and we succeed. (SQLite has no session lock goose could hold across migrations.)
+// and we succeed, and if the other is still halfway (each migration commits on its
+// own), we try again from where it has got to. (SQLite has no session lock goose could
+// hold across migrations.)
 //
 // Rule for future SQLite migrations, which follows: a migration re-run on a database
 // that already has it must fail, not apply twice. DDL does; guard any data change so a
@@ -54,6 +56,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	for attempt := 1; ; attempt++ {
+		before := appliedVersion(ctx, db)
 		_, err := p.Up(ctx)
 		if err == nil {
 			return nil
@@ -64,12 +67,27 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		if checkVersion(ctx, db) == nil {
 			return nil
 		}
-		if attempt < 5 && errors.Is(mapError(err), ErrBusy) {
+		// Busy, or another process is migrating the same file: it applied a version
+		// while we tried (each migration is its own transaction, so a loser can look
+		// while the winner is halfway through). Try again: the next attempt starts
+		// after the other's versions.
+		moved := appliedVersion(ctx, db) > before
+		if attempt < 10 && (moved || errors.Is(mapError(err), ErrBusy)) {
 			time.Sleep(time.Duration(attempt) * 50 * time.Millisecond)
 			continue
 		}
 		return fmt.Errorf("sqlite: migrate: %w", err)
 	}
+}
+
+// appliedVersion is the newest applied migration, 0 when none (or unreadable).
+func appliedVersion(ctx context.Context, db *sql.DB) int64 {
+	var v sql.NullInt64
+	q := `SELECT max(version_id) FROM ` + versionTable + ` WHERE is_applied`
+	if err := db.QueryRowContext(ctx, q).Scan(&v); err != nil {
+		return 0
+	}
+	return v.Int64
 }
 
 func newProvider(db *sql.DB) (*goose.Provider, error) {
