@@ -29,11 +29,12 @@ type Dispatcher struct {
 	metrics ports.Metrics
 	log     *zap.Logger
 
-	slots    chan struct{} // one token per wake in flight
-	pool     *deliveryPool // runs the wakes; as many workers as slots at most
-	inflight sync.WaitGroup
-	stats    Stats
-	lag      lagHistogram // wake lags, for the heartbeat's percentiles
+	inProcess bool          // the waker is an InProcessWaker: each wake gets its own deadline
+	slots     chan struct{} // one token per wake in flight
+	pool      *deliveryPool // runs the wakes; as many workers as slots at most
+	inflight  sync.WaitGroup
+	stats     Stats
+	lag       lagHistogram // wake lags, for the heartbeat's percentiles
 }
 
 // NewDispatcher builds a dispatcher; cfg must pass Validate. hints may be shared with
@@ -54,9 +55,10 @@ func NewDispatcher(store ports.Store, waker ports.Waker, clock *StoreClock, hint
 	}
 	return &Dispatcher{
 		store: store, waker: waker, clock: clock, hints: hints, cfg: cfg, metrics: metrics,
-		log:   log.With(zap.String("worker", cfg.Worker)),
-		slots: make(chan struct{}, cfg.Concurrency),
-		pool:  newDeliveryPool(cfg.Concurrency),
+		inProcess: isInProcess(waker),
+		log:       log.With(zap.String("worker", cfg.Worker)),
+		slots:     make(chan struct{}, cfg.Concurrency),
+		pool:      newDeliveryPool(cfg.Concurrency),
 	}, nil
 }
 
@@ -238,4 +240,9 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-t.C:
 	}
+}
+
+func isInProcess(w ports.Waker) bool {
+	_, ok := w.(InProcessWaker)
+	return ok
 }

@@ -98,10 +98,9 @@ func (d *Dispatcher) deliver(work context.Context, batch []delivery) {
 	}
 	ctx, cancel := context.WithTimeoutCause(work, d.cfg.DeliveryTimeout, errDeliveryTimeout)
 	defer cancel()
-	_, inProcess := d.waker.(InProcessWaker)
 	d.pool.runAll(ctx, idx, func(ctx context.Context, i int) {
 		w := &batch[i]
-		if inProcess {
+		if d.inProcess {
 			w.outcome, w.decided = d.deliverInProcess(work, &w.firing)
 		} else {
 			w.outcome, w.decided = d.deliverOne(ctx, w.firing.Alarm)
