@@ -76,6 +76,20 @@ type Alarm struct {
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 	LastFiredAt time.Time
+
+	// Series holds a cron alarm's options beyond its expression (misfire policy, bounds,
+	// breaker, jitter); the zero value is a plain series. Always zero for a once alarm.
+	Series Series
+	// FireCount is how many occurrences of the series were delivered (max_fires counts
+	// against it); SkipStreak how many occurrences in a row were given up after their
+	// deliveries were exhausted (the breaker's count; a delivery resets it).
+	FireCount  int
+	SkipStreak int
+	// PausedReason says why a paused series is paused: the owner's note, the breaker's
+	// count or a schedule that no longer parses. PausedUntil, when set, is when a paused
+	// series resumes by itself. Both are empty unless the status is paused.
+	PausedReason string
+	PausedUntil  time.Time
 }
 
 // Claimed reports whether some worker holds (or held, if expired) a lease on the alarm.

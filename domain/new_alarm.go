@@ -209,7 +209,7 @@ func Rehydrate(a Alarm) (Alarm, error) {
 	if a.ClaimedBy == "" && !a.ClaimedAt.IsZero() || a.ClaimedBy != "" && a.ClaimedAt.IsZero() {
 		return Alarm{}, fmt.Errorf("domain: stored alarm %s has a half-set lease", a.ID)
 	}
-	for _, t := range []*time.Time{&a.FireAt, &a.NextFireAt, &a.ScheduledFor, &a.ClaimedAt, &a.CreatedAt, &a.UpdatedAt, &a.LastFiredAt} {
+	for _, t := range []*time.Time{&a.FireAt, &a.NextFireAt, &a.ScheduledFor, &a.ClaimedAt, &a.CreatedAt, &a.UpdatedAt, &a.LastFiredAt, &a.PausedUntil, &a.Series.StartAt, &a.Series.EndAt} {
 		if !t.IsZero() {
 			*t = t.UTC()
 		}

@@ -48,6 +48,10 @@ type Transition struct {
 	FailureCount int
 	LastError    string
 	LastFiredAt  time.Time
+	FireCount    int
+	SkipStreak   int
+	PausedReason string
+	PausedUntil  time.Time
 	// KeepLease leaves claimed_by/claimed_at as they are (the at-most-once advance keeps
 	// its lease until the outcome is recorded). Otherwise both are cleared.
 	KeepLease bool
@@ -65,6 +69,10 @@ func (t Transition) ApplyTo(a Alarm) Alarm {
 	a.FailureCount = t.FailureCount
 	a.LastError = t.LastError
 	a.LastFiredAt = t.LastFiredAt
+	a.FireCount = t.FireCount
+	a.SkipStreak = t.SkipStreak
+	a.PausedReason = t.PausedReason
+	a.PausedUntil = t.PausedUntil
 	a.UpdatedAt = t.UpdatedAt
 	if !t.KeepLease {
 		a.ClaimedBy, a.ClaimedAt = "", time.Time{}
@@ -84,6 +92,10 @@ func base(kind TransitionKind, a Alarm, now time.Time) Transition {
 		FailureCount: a.FailureCount,
 		LastError:    a.LastError,
 		LastFiredAt:  a.LastFiredAt,
+		FireCount:    a.FireCount,
+		SkipStreak:   a.SkipStreak,
+		PausedReason: a.PausedReason,
+		PausedUntil:  a.PausedUntil,
 		UpdatedAt:    now.UTC(),
 	}
 }
