@@ -162,6 +162,15 @@ type ClaimStore interface {
 	// expired lease is found by the dispatcher's regular tick; counting them would make
 	// idle dispatchers spin while other workers deliver.
 	NextDue(ctx context.Context) (time.Time, bool, error)
+
+	// DuePauses returns the ids of at most limit paused alarms whose paused_until is at
+	// or before the store's now, earliest paused_until first; none is an empty slice. It
+	// reads, never writes: dispatchers resume each through AdminStore.AdminMutate with
+	// domain.ResumeDue, which checks again under the row lock, so two nodes finding the
+	// same alarm resume it once. Its cost must not grow with alarms paused without an
+	// end, nor with any other alarm (an index on paused_until of only the rows that have
+	// one, where the database has partial indexes).
+	DuePauses(ctx context.Context, limit int) ([]string, error)
 }
 
 // ExtendLease says which lease to extend, and to when.
