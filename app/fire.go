@@ -31,7 +31,7 @@ func (d *Dispatcher) fire(work context.Context, alarms []domain.Alarm) {
 	batch := make([]delivery, len(alarms))
 	var advances []domain.Transition
 	for i, a := range alarms {
-		batch[i] = delivery{firing: domain.Begin(a, now), send: true}
+		batch[i] = delivery{firing: domain.Begin(a, now, d.cfg.Policy), send: true}
 		if adv := batch[i].firing.Advance; adv != nil {
 			advances = append(advances, *adv)
 		}

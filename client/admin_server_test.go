@@ -30,7 +30,7 @@ func TestClientAdminAgainstTheRealServer(t *testing.T) {
 	if err != nil || len(c.Alarms) != 1 {
 		t.Fatalf("claim: %v %d", err, len(c.Alarms))
 	}
-	tr := domain.Decide(domain.Begin(c.Alarms[0], c.Now), domain.DeliveryFailed("HTTP 500"), c.Now, domain.Policy{Backoff: domain.DefaultBackoff})
+	tr := domain.Decide(domain.Begin(c.Alarms[0], c.Now, domain.Policy{}), domain.DeliveryFailed("HTTP 500"), c.Now, domain.Policy{Backoff: domain.DefaultBackoff})
 	if _, err := s.store.Apply(ctx, []domain.Transition{tr}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"strings"
 	"time"
 )
@@ -22,9 +23,12 @@ func DeliveryFailed(msg string) Outcome {
 	return Outcome{Error: msg}
 }
 
-// Policy holds the tunables Decide needs.
+// Policy holds the tunables Begin and Decide need.
 type Policy struct {
 	Backoff Backoff
+	// MisfireThreshold is how late an occurrence may fall due before it counts as
+	// missed (see Misfire); 0 means DefaultMisfireThreshold.
+	MisfireThreshold time.Duration
 }
 
 // Firing is one delivery attempt of one claimed alarm, from claim to outcome.
@@ -33,14 +37,25 @@ type Firing struct {
 	// Advance is set for at-most-once alarms: the transition that must be committed
 	// before the wake is sent. If the store reports it stale, the wake must not be sent.
 	Advance *Transition
+	// Skip is set when the claimed occurrence must not be delivered: the series' misfire
+	// policy dropped it (skip), or dropped it with older missed ones to catch up from a
+	// later occurrence (catch_up). It is applied instead of a wake, and the series is
+	// due again at its next occurrence. No wake is sent and no attempt counted.
+	Skip *Transition
 }
 
-// Begin starts a firing. For an at-most-once alarm it computes the advance (once:
-// fired; cron: the next occurrence) that keeps the lease until the outcome is recorded.
-func Begin(a Alarm, now time.Time) Firing {
+// Begin starts a firing. A cron alarm whose claimed occurrence was missed goes by its
+// misfire policy first (Firing.Skip). For an at-most-once alarm it computes the advance
+// (once: fired; cron: the next occurrence) that keeps the lease until the outcome is
+// recorded.
+func Begin(a Alarm, now time.Time, p Policy) Firing {
 	f := Firing{Alarm: a}
+	if skip, ok := misfireAtClaim(a, now, p); ok {
+		f.Skip = &skip
+		return f
+	}
 	if a.Delivery == AtMostOnce {
-		adv := advance(a, now)
+		adv := advance(a, now, p)
 		adv.Kind = TransitionAdvanced // the same move, committed before the wake is sent
 		adv.KeepLease = true
 		if adv.Status != StatusPaused { // a paused series keeps the reason it was paused
@@ -80,7 +95,7 @@ func Decide(f Firing, o Outcome, now time.Time, p Policy) Transition {
 	}
 	a := f.Alarm
 	if o.Delivered {
-		return advance(a, now)
+		return advance(a, now, p)
 	}
 	failures := a.FailureCount + 1
 	if failures < a.MaxFailures {
@@ -99,49 +114,115 @@ func Decide(f Firing, o Outcome, now time.Time, p Policy) Transition {
 		t.event(EventFailed, a, now, o.Error)
 		return t
 	}
-	// last_error is set before moving on so that a series paused because its schedule
-	// no longer parses keeps that reason rather than the delivery error.
 	t := base(TransitionSkipped, a, now)
 	t.LastError = o.Error
-	t = moveToNextOccurrence(t, a, now)
 	t.event(EventSkipped, a, now, o.Error)
+	t = moveToNextOccurrence(t, a, now, p)
+	t.countSkip(a, now, o.Error)
 	return t
 }
 
+// countSkip adds a given-up occurrence to the series' streak and trips the breaker:
+// once max_consecutive_skips occurrences in a row were given up, the series pauses
+// itself with the reason, so a receiver that is gone stops costing a retry chain per
+// occurrence until someone looks. A delivery resets the streak (advance).
+func (t *Transition) countSkip(a Alarm, now time.Time, lastErr string) {
+	t.SkipStreak = a.SkipStreak + 1
+	limit := a.Series.MaxConsecutiveSkips
+	if limit == 0 || t.SkipStreak < limit || t.Status != StatusActive {
+		return
+	}
+	t.Status = StatusPaused
+	t.PausedReason = fmt.Sprintf("paused by the series breaker: %d occurrences in a row were not delivered (max_consecutive_skips %d); last error: %s",
+		t.SkipStreak, limit, lastErr)
+	t.PausedUntil = time.Time{}
+	t.Events = append(t.Events, Event{AlarmID: a.ID, Type: EventPaused, At: now.UTC(), ScheduledFor: t.ScheduledFor, Message: t.PausedReason})
+}
+
 // advance is the success path, and the at-most-once advance: a once alarm is fired, a
-// cron alarm moves to its next occurrence strictly after now (occurrences missed while
-// nothing ran collapse into this one fire).
-func advance(a Alarm, now time.Time) Transition {
+// cron alarm counts the fire and moves to its next occurrence (missed ones go by its
+// misfire policy), or ends as fired after its last.
+func advance(a Alarm, now time.Time, p Policy) Transition {
 	var t Transition
 	if a.Kind == KindOnce {
 		t = base(TransitionFired, a, now)
 		t.Status = StatusFired
+		t.event(EventFired, a, now, "")
 	} else {
-		t = moveToNextOccurrence(base(TransitionRescheduled, a, now), a, now)
+		t = base(TransitionRescheduled, a, now)
+		t.FireCount = a.FireCount + 1
+		t.SkipStreak = 0
+		t.event(EventFired, a, now, "")
+		if a.Series.MaxFires > 0 && t.FireCount >= a.Series.MaxFires {
+			t.Status = StatusFired // the last of max_fires
+			t.FailureCount = 0
+		} else {
+			t = moveToNextOccurrence(t, a, now, p)
+		}
 	}
 	t.LastFiredAt = now.UTC()
-	t.event(EventFired, a, now, "")
 	return t
 }
 
-// moveToNextOccurrence points a cron transition at the next occurrence after now with a
-// fresh failure count. A series with no further occurrence retires as fired; one whose
-// stored expression no longer parses is paused with the reason, rather than lost.
-func moveToNextOccurrence(t Transition, a Alarm, now time.Time) Transition {
+// moveToNextOccurrence points a cron transition at the series' occurrence after its
+// current one with a fresh failure count; missed occurrences go by the misfire policy,
+// each gap recorded as one missed event. A series with no further occurrence (past
+// end_at, or none at all) ends as fired; one whose stored expression no longer parses
+// is paused with the reason, rather than lost.
+func moveToNextOccurrence(t Transition, a Alarm, now time.Time, p Policy) Transition {
 	t.FailureCount = 0
 	sched, err := ParseSchedule(a.CronExpr, a.Timezone)
 	if err != nil {
-		t.Status = StatusPaused
-		t.LastError = "schedule no longer valid: " + err.Error()
-		return t
+		return pauseInvalid(t, err)
 	}
-	next, ok := sched.Next(now)
+	next, ok := a.next(sched, a.ScheduledFor)
+	if ok {
+		pl := a.planFrom(sched, next, now, p)
+		t.missedEvent(a, pl.dropped, now, "misfire "+string(a.Series.misfire()))
+		next, ok = pl.next, pl.ok
+	}
 	if !ok {
 		t.Status = StatusFired
 		return t
 	}
-	t.NextFireAt, t.ScheduledFor = next, next
+	t.NextFireAt, t.ScheduledFor = a.dueAt(next), next
 	return t
+}
+
+// pauseInvalid pauses a series whose stored expression no longer parses (a zone
+// database that lost a zone, say): last_error and paused_reason say why.
+func pauseInvalid(t Transition, err error) Transition {
+	t.Status = StatusPaused
+	t.LastError = "schedule no longer valid: " + err.Error()
+	t.PausedReason, t.PausedUntil = t.LastError, time.Time{}
+	return t
+}
+
+// misfireAtClaim applies a skip or catch_up policy to a claimed occurrence that was
+// missed: skip moves the series to its first occurrence that is not missed, catch_up to
+// the oldest it keeps. fire_once delivers the claimed occurrence (the missed window's
+// one wake) and drops the rest when it advances. Only a first attempt can be missed: a
+// retry is due when its backoff says, and a triggered occurrence when it was triggered.
+func misfireAtClaim(a Alarm, now time.Time, p Policy) (Transition, bool) {
+	if a.Kind != KindCron || a.FailureCount > 0 || a.Series.misfire() == MisfireFireOnce {
+		return Transition{}, false
+	}
+	sched, err := ParseSchedule(a.CronExpr, a.Timezone)
+	if err != nil {
+		return Transition{}, false // Decide pauses it with the reason
+	}
+	pl := a.planFrom(sched, a.ScheduledFor, now, p)
+	if pl.ok && pl.next.Equal(a.ScheduledFor) {
+		return Transition{}, false
+	}
+	t := base(TransitionMissed, a, now)
+	t.missedEvent(a, pl.dropped, now, "misfire "+string(a.Series.misfire()))
+	if !pl.ok {
+		t.Status = StatusFired
+		return t, true
+	}
+	t.NextFireAt, t.ScheduledFor = a.dueAt(pl.next), pl.next
+	return t, true
 }
 
 // record is the at-most-once outcome, written after the advance. It starts from the
@@ -161,10 +242,12 @@ func record(f Firing, o Outcome, now time.Time) Transition {
 		return t
 	}
 	t.LastError = o.Error
+	t.event(EventAttemptFailed, a, now, o.Error+" (at-most-once: not retried)")
 	if a.Kind == KindOnce {
 		t.Status = StatusFailed
 		t.FailureCount = 1
+		return t
 	}
-	t.event(EventAttemptFailed, a, now, o.Error+" (at-most-once: not retried)")
+	t.countSkip(a, now, o.Error) // the occurrence was not delivered: it counts for the breaker
 	return t
 }

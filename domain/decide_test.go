@@ -228,46 +228,57 @@ func TestDecideAtLeastOnce(t *testing.T) {
 			kind: TransitionRescheduled,
 			row: func(a Alarm) Alarm {
 				a.NextFireAt, a.ScheduledFor, a.FailureCount, a.LastFiredAt = fxNextDay, fxNextDay, 0, fxNow
+				a.FireCount = 1
 				return fxReleased(a, fxNow)
 			},
 			events: func(a Alarm) []Event { return []Event{fxEvent(a, EventFired, fxNow, "")} },
 		},
 		{
-			name: "cron delivered exactly on an occurrence goes strictly after it", alarm: cron,
+			name: "cron delivered a day late: the occurrence due that instant is not missed and comes next", alarm: cron,
 			outcome: Delivered(), now: fxNextDay,
 			kind: TransitionRescheduled,
 			row: func(a Alarm) Alarm {
-				next := fxNextDay.Add(24 * time.Hour)
+				next := fxNextDay
 				a.NextFireAt, a.ScheduledFor, a.LastFiredAt = next, next, fxNextDay
+				a.FireCount = 1
 				return fxReleased(a, fxNextDay)
 			},
 			events: func(a Alarm) []Event { return []Event{fxEvent(a, EventFired, fxNextDay, "")} },
 		},
 		{
-			name: "cron delivered after downtime collapses missed occurrences into one fire", alarm: cron,
+			name: "cron delivered after downtime (fire_once) drops the missed occurrences in one event", alarm: cron,
 			outcome: Delivered(), now: fxDue.Add(3*24*time.Hour + 3*time.Hour),
 			kind: TransitionRescheduled,
 			row: func(a Alarm) Alarm {
 				now := fxDue.Add(3*24*time.Hour + 3*time.Hour)
 				next := fxDue.Add(4 * 24 * time.Hour)
 				a.NextFireAt, a.ScheduledFor, a.LastFiredAt = next, next, now
+				a.FireCount = 1
 				return fxReleased(a, now)
 			},
 			events: func(a Alarm) []Event {
-				// One fire, for the occurrence that was claimed; none for the missed days.
-				return []Event{fxEvent(a, EventFired, fxDue.Add(3*24*time.Hour+3*time.Hour), "")}
+				// One fire, for the occurrence that was claimed; one event for the missed days.
+				now := fxDue.Add(3*24*time.Hour + 3*time.Hour)
+				missed := Event{AlarmID: a.ID, Type: EventMissed, At: now, ScheduledFor: fxDue.Add(24 * time.Hour),
+					Message: "3 occurrences dropped, 2025-03-11T09:00:00Z to 2025-03-13T09:00:00Z (misfire fire_once)"}
+				return []Event{fxEvent(a, EventFired, now, ""), missed}
 			},
 		},
 		{
-			name: "@every delivered fires again one interval after now", alarm: every,
+			name: "@every delivered late keeps its phase: missed ones dropped, one within the threshold next", alarm: every,
 			outcome: Delivered(),
 			kind:    TransitionRescheduled,
 			row: func(a Alarm) Alarm {
-				next := fxNow.Add(time.Minute)
+				next := fxNow.Truncate(time.Minute) // 2 s late: not missed, so due at once
 				a.NextFireAt, a.ScheduledFor, a.LastFiredAt = next, next, fxNow
+				a.FireCount = 1
 				return fxReleased(a, fxNow)
 			},
-			events: func(a Alarm) []Event { return []Event{fxEvent(a, EventFired, fxNow, "")} },
+			events: func(a Alarm) []Event {
+				missed := Event{AlarmID: a.ID, Type: EventMissed, At: fxNow, ScheduledFor: a.ScheduledFor.Add(time.Minute),
+					Message: "58 occurrences dropped, 2025-03-10T08:02:00Z to 2025-03-10T08:59:00Z (misfire fire_once)"}
+				return []Event{fxEvent(a, EventFired, fxNow, ""), missed}
+			},
 		},
 		{
 			name: "cron failure retries the same occurrence", alarm: cron,
@@ -285,6 +296,7 @@ func TestDecideAtLeastOnce(t *testing.T) {
 			kind: TransitionSkipped,
 			row: func(a Alarm) Alarm {
 				a.NextFireAt, a.ScheduledFor, a.FailureCount, a.LastError = fxNextDay, fxNextDay, 0, "HTTP 500"
+				a.SkipStreak = 1
 				return fxReleased(a, fxNow)
 			},
 			events: func(a Alarm) []Event { return []Event{fxEvent(a, EventSkipped, fxNow, "HTTP 500")} },
@@ -296,7 +308,7 @@ func TestDecideAtLeastOnce(t *testing.T) {
 			outcome: Delivered(),
 			kind:    TransitionRescheduled,
 			row: func(a Alarm) Alarm {
-				a.Status, a.FailureCount, a.LastFiredAt = StatusFired, 0, fxNow
+				a.Status, a.FailureCount, a.LastFiredAt, a.FireCount = StatusFired, 0, fxNow, 1
 				return fxReleased(a, fxNow)
 			},
 			events: func(a Alarm) []Event { return []Event{fxEvent(a, EventFired, fxNow, "")} },
@@ -310,7 +322,7 @@ func TestDecideAtLeastOnce(t *testing.T) {
 			outcome: DeliveryFailed("HTTP 500"),
 			kind:    TransitionSkipped,
 			row: func(a Alarm) Alarm {
-				a.Status, a.FailureCount, a.LastError = StatusFired, 0, "HTTP 500"
+				a.Status, a.FailureCount, a.LastError, a.SkipStreak = StatusFired, 0, "HTTP 500", 1
 				return fxReleased(a, fxNow)
 			},
 			events: func(a Alarm) []Event { return []Event{fxEvent(a, EventSkipped, fxNow, "HTTP 500")} },
@@ -327,7 +339,7 @@ func TestDecideAtLeastOnce(t *testing.T) {
 			if now.IsZero() {
 				now = fxNow
 			}
-			f := Begin(a, now)
+			f := Begin(a, now, Policy{})
 			if f.Advance != nil {
 				t.Fatalf("Begin made an advance for an at-least-once alarm: %+v", f.Advance)
 			}
@@ -363,7 +375,7 @@ func TestDecidePausesSeriesWhoseScheduleNoLongerParses(t *testing.T) {
 			a := broken
 			a.FailureCount = tc.failed
 			a = fxClaim(a, fxWorker, fxClaimedAt)
-			tr := Decide(Begin(a, fxNow), tc.outcome, fxNow, Policy{})
+			tr := Decide(Begin(a, fxNow, Policy{}), tc.outcome, fxNow, Policy{})
 			if tr.Kind != tc.kind {
 				t.Errorf("Kind = %q, want %q", tr.Kind, tc.kind)
 			}
@@ -424,10 +436,11 @@ func TestDecideAtMostOnce(t *testing.T) {
 			name: "cron delivered", alarm: fxCron(t, amo), outcome: Delivered(),
 			advanced: func(a Alarm) Alarm {
 				a.NextFireAt, a.ScheduledFor, a.LastFiredAt, a.UpdatedAt = fxNextDay, fxNextDay, fxNow, fxNow
+				a.FireCount = 1
 				return a
 			},
 			recorded: func(a Alarm) Alarm {
-				a.NextFireAt, a.ScheduledFor, a.LastFiredAt = fxNextDay, fxNextDay, fxNow
+				a.NextFireAt, a.ScheduledFor, a.LastFiredAt, a.FireCount = fxNextDay, fxNextDay, fxNow, 1
 				return fxReleased(a, recordedAt)
 			},
 			events: func(a Alarm) []Event { return []Event{fxEvent(a, EventAttemptDelivered, recordedAt, "")} },
@@ -437,11 +450,12 @@ func TestDecideAtMostOnce(t *testing.T) {
 			outcome: DeliveryFailed("connection refused"),
 			advanced: func(a Alarm) Alarm {
 				a.NextFireAt, a.ScheduledFor, a.LastFiredAt, a.UpdatedAt = fxNextDay, fxNextDay, fxNow, fxNow
+				a.FireCount = 1
 				return a
 			},
 			recorded: func(a Alarm) Alarm {
-				a.NextFireAt, a.ScheduledFor, a.LastFiredAt = fxNextDay, fxNextDay, fxNow
-				a.LastError = "connection refused"
+				a.NextFireAt, a.ScheduledFor, a.LastFiredAt, a.FireCount = fxNextDay, fxNextDay, fxNow, 1
+				a.LastError, a.SkipStreak = "connection refused", 1 // not delivered: counts for the breaker
 				return fxReleased(a, recordedAt)
 			},
 			events: func(a Alarm) []Event {
@@ -452,7 +466,7 @@ func TestDecideAtMostOnce(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			a := fxClaim(tc.alarm, fxWorker, fxClaimedAt)
-			f := Begin(a, fxNow)
+			f := Begin(a, fxNow, Policy{})
 			if f.Advance == nil {
 				t.Fatal("Begin made no advance for an at-most-once alarm")
 			}
@@ -521,7 +535,7 @@ func TestMaxFailuresIsTheNumberOfAttempts(t *testing.T) {
 							attempts+1, got.Attempt, got.OccurrenceKey, attempts+1, occurrence)
 					}
 					attempts++
-					last = Decide(Begin(claimed, now), DeliveryFailed("HTTP 500"), now, Policy{Backoff: DefaultBackoff})
+					last = Decide(Begin(claimed, now, Policy{}), DeliveryFailed("HTTP 500"), now, Policy{Backoff: DefaultBackoff})
 					assertFenced(t, last, claimed)
 					if attempts < maxFailures {
 						want := now.Add(DefaultBackoff.Delay(attempts - 1))
@@ -562,7 +576,7 @@ func TestAtMostOnceIsNeverRetried(t *testing.T) {
 		fxCron(t, withDelivery(AtMostOnce), withMaxFailures(5)),
 	} {
 		claimed := fxClaim(a, fxWorker, fxClaimedAt)
-		f := Begin(claimed, fxNow)
+		f := Begin(claimed, fxNow, Policy{})
 		if f.Advance == nil {
 			t.Fatalf("%s: Begin made no advance for an at-most-once alarm", a.Kind)
 		}
@@ -582,7 +596,7 @@ func TestAtMostOnceIsNeverRetried(t *testing.T) {
 func TestAtMostOnceInDoubtNoteIsReplacedByTheOutcome(t *testing.T) {
 	a := fxClaim(fxCron(t, func(s *Spec) { s.Delivery = AtMostOnce }), fxWorker, fxClaimedAt)
 	a.LastError = "HTTP 500 three days ago"
-	f := Begin(a, fxNow)
+	f := Begin(a, fxNow, Policy{})
 	if got := f.Advance.LastError; !strings.HasPrefix(got, InDoubtPrefix) {
 		t.Fatalf("advance last_error = %q, want the in-doubt note", got)
 	}

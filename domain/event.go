@@ -18,6 +18,7 @@ const (
 	EventResumed          EventType = "resumed"
 	EventTriggered        EventType = "triggered"
 	EventRetried          EventType = "retried" // an admin made a failed alarm due again
+	EventMissed           EventType = "missed"  // cron: a gap of occurrences dropped (Message: how many, first to last)
 )
 
 // Event is one row of an alarm's history. ID is assigned by the store, increasing in

@@ -38,6 +38,7 @@ type Spec struct {
 	IdempotencyKey string
 	MaxFailures    int // 0 means Defaults.MaxFailures
 	Delivery       Delivery
+	Series         Series // cron only
 }
 
 // Defaults fill in what a Spec leaves out.
@@ -94,6 +95,11 @@ func NewAlarm(id string, spec Spec, now time.Time, d Defaults) (Alarm, error) {
 		if spec.Delay != nil {
 			return Alarm{}, invalid("delay_seconds", "is for once alarms; a cron alarm takes cron_expr")
 		}
+		if err := spec.Series.validate(); err != nil {
+			return Alarm{}, err
+		}
+		a.Series = spec.Series
+		a.Series.StartAt, a.Series.EndAt = utcOrZero(a.Series.StartAt), utcOrZero(a.Series.EndAt)
 		a.CronExpr = strings.TrimSpace(spec.CronExpr)
 		a.Timezone = spec.Timezone
 		if a.Timezone == "" {
@@ -103,13 +109,34 @@ func NewAlarm(id string, spec Spec, now time.Time, d Defaults) (Alarm, error) {
 		if err != nil {
 			return Alarm{}, err
 		}
-		next, ok := sched.Next(now)
-		if !ok || next.Sub(now) > NeverFiresHorizon {
+		if !a.Series.StartAt.IsZero() && a.Series.StartAt.Sub(now) > MaxDelay {
+			return Alarm{}, invalid("start_at", "is more than ten years away")
+		}
+		if _, ok := sched.Next(now); !ok {
 			return Alarm{}, invalid("cron_expr", "%q never fires in the next 5 years", a.CronExpr)
 		}
-		a.NextFireAt, a.ScheduledFor = next, next
+		next, ok := a.firstFrom(sched, now)
+		if !ok {
+			return Alarm{}, invalid("end_at", "leaves the series no occurrence: the first after %s is later than %s",
+				maxTime(now, a.Series.StartAt).Format(time.RFC3339), a.Series.EndAt.Format(time.RFC3339))
+		}
+		a.NextFireAt, a.ScheduledFor = a.dueAt(next), next
 	}
 	return a, nil
+}
+
+func utcOrZero(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.UTC()
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 func validateCommon(s Spec) error {
@@ -152,6 +179,9 @@ func validateCommon(s Spec) error {
 		}
 		if s.Timezone != "" {
 			return invalid("timezone", "is for cron alarms; give fire_at with an offset instead")
+		}
+		if field := s.Series.firstSetField(); field != "" {
+			return invalid(field, "is for cron alarms")
 		}
 	}
 	return nil

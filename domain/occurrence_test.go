@@ -54,7 +54,7 @@ func TestOccurrenceKeyStableAcrossRetries(t *testing.T) {
 					t.Fatalf("wake %d: key %q attempt %d scheduled_for %s; want key %q attempt %d scheduled_for %s",
 						attempt, w.OccurrenceKey, w.Attempt, w.ScheduledFor, first, attempt, fxDue)
 				}
-				tr := Decide(Begin(claimed, now), DeliveryFailed("HTTP 503"), now, Policy{})
+				tr := Decide(Begin(claimed, now, Policy{}), DeliveryFailed("HTTP 503"), now, Policy{})
 				if tr.Kind != TransitionRetry || !tr.ScheduledFor.Equal(fxDue) {
 					t.Fatalf("retry %d: %s with scheduled_for %s; a retry must not move the occurrence",
 						attempt, tr.Kind, tr.ScheduledFor)
@@ -69,7 +69,7 @@ func TestOccurrenceKeyStableAcrossRetries(t *testing.T) {
 			}
 			now := row.NextFireAt.Add(time.Second)
 			claimed := fxClaim(row, fxWorker, now)
-			row = Decide(Begin(claimed, now), Delivered(), now, Policy{}).ApplyTo(claimed)
+			row = Decide(Begin(claimed, now, Policy{}), Delivered(), now, Policy{}).ApplyTo(claimed)
 			if want := a.ID + "/2025-03-11T09:00:00Z"; row.OccurrenceKey() != want {
 				t.Errorf("key of the next occurrence = %q, want %q", row.OccurrenceKey(), want)
 			}

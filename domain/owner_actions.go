@@ -19,24 +19,64 @@ func Cancel(a Alarm, now time.Time) (Transition, bool) {
 
 // Pause stops a cron series from firing until it is resumed.
 func Pause(a Alarm, now time.Time) (Transition, bool, error) {
+	return PauseWith(a, now, PauseSpec{})
+}
+
+// PauseSpec is what an owner may say when pausing: a note (shown as the paused reason)
+// and when the series resumes by itself. Both optional.
+type PauseSpec struct {
+	Until time.Time
+	Note  string
+}
+
+// PauseWith stops a cron series, with a note and an end. Pausing a paused series again
+// with a different note or end changes them (the series stays paused); with the same,
+// nothing changes.
+func PauseWith(a Alarm, now time.Time, s PauseSpec) (Transition, bool, error) {
 	if a.Kind != KindCron {
 		return Transition{}, false, invalidState("only cron alarms can be paused; cancel a once alarm instead")
 	}
+	if err := checkText("note", s.Note, MaxPauseNoteLen); err != nil {
+		return Transition{}, false, err
+	}
+	if !s.Until.IsZero() && !s.Until.After(now) {
+		return Transition{}, false, invalid("until", "must be in the future (now is %s)", now.UTC().Format(time.RFC3339))
+	}
+	if !s.Until.IsZero() && s.Until.Sub(now) > MaxDelay {
+		return Transition{}, false, invalid("until", "is more than ten years away")
+	}
+	until := s.Until.UTC()
 	switch a.Status {
 	case StatusPaused:
-		return Transition{}, false, nil
+		if s.Note == a.PausedReason && until.Equal(a.PausedUntil) || s == (PauseSpec{}) {
+			return Transition{}, false, nil
+		}
 	case StatusActive:
 	default:
 		return Transition{}, false, invalidState("alarm is %s", a.Status)
 	}
 	t := owned(TransitionPaused, a, now)
 	t.Status = StatusPaused
+	t.PausedReason, t.PausedUntil = s.Note, until
 	t.ownerEvent(EventPaused, a, now)
+	t.Events[len(t.Events)-1].Message = pauseMessage(s.Note, until)
 	return t, true, nil
 }
 
+func pauseMessage(note string, until time.Time) string {
+	msg := note
+	if !until.IsZero() {
+		if msg != "" {
+			msg += "; "
+		}
+		msg += "until " + until.Format(time.RFC3339)
+	}
+	return msg
+}
+
 // Resume restarts a paused series at its next occurrence after now, with a fresh
-// failure count. Occurrences that fell while it was paused are not delivered.
+// failure count and skip streak. Occurrences that fell while it was paused are not
+// delivered (a pause is asked for; they are not recorded as missed).
 func Resume(a Alarm, now time.Time) (Transition, bool, error) {
 	switch a.Status {
 	case StatusActive:
@@ -45,17 +85,76 @@ func Resume(a Alarm, now time.Time) (Transition, bool, error) {
 	default:
 		return Transition{}, false, invalidState("alarm is %s", a.Status)
 	}
-	t := owned(TransitionResumed, a, now)
-	t.Status = StatusActive
-	t = moveToNextOccurrence(t, a, now)
-	switch t.Status {
-	case StatusPaused: // the stored expression no longer parses; LastError says why
-		return Transition{}, false, invalidState("%s", t.LastError)
-	case StatusFired:
-		return Transition{}, false, invalidState("schedule %q has no future occurrence", a.CronExpr)
+	t, err := resumed(a, now)
+	if err != nil {
+		return Transition{}, false, err
 	}
 	t.ownerEvent(EventResumed, a, now)
 	return t, true, nil
+}
+
+func resumed(a Alarm, now time.Time) (Transition, error) {
+	t := owned(TransitionResumed, a, now)
+	t.Status = StatusActive
+	t.FailureCount, t.SkipStreak = 0, 0
+	t.PausedReason, t.PausedUntil = "", time.Time{}
+	sched, err := ParseSchedule(a.CronExpr, a.Timezone)
+	if err != nil {
+		return Transition{}, invalidState("schedule no longer valid: %v", err)
+	}
+	next, ok := a.firstFrom(sched, now)
+	if !ok {
+		return Transition{}, invalidState("schedule %q has no future occurrence%s", a.CronExpr, endNote(a.Series.EndAt))
+	}
+	t.NextFireAt, t.ScheduledFor = a.dueAt(next), next
+	return t, nil
+}
+
+// ResumeDue ends a pause whose until has come (dispatchers find such alarms with
+// ports.ClaimStore.DuePauses). It always changes a due pause, so the alarm is not found
+// again: a series with no occurrence left ends as fired, one whose expression no longer
+// parses stays paused without an end, the reason saying why. Anything else (resumed by
+// someone meanwhile, paused again with a later end) changes nothing.
+func ResumeDue(a Alarm, now time.Time) (Transition, bool) {
+	if a.Status != StatusPaused || a.PausedUntil.IsZero() || a.PausedUntil.After(now) {
+		return Transition{}, false
+	}
+	msg := "pause ended (until " + a.PausedUntil.Format(time.RFC3339) + ")"
+	var t Transition
+	sched, err := ParseSchedule(a.CronExpr, a.Timezone)
+	if err != nil {
+		t = pauseInvalid(owned(TransitionPaused, a, now), err)
+		msg += "; not resumed: " + t.PausedReason
+	} else if _, ok := a.firstFrom(sched, now); !ok {
+		t = owned(TransitionFired, a, now)
+		t.Status = StatusFired
+		t.PausedReason, t.PausedUntil = "", time.Time{}
+		msg += "; the series has no occurrence left"
+	} else {
+		t, _ = resumed(a, now) // cannot fail: the schedule parsed and has an occurrence
+	}
+	t.ownerEvent(EventResumed, a, now)
+	t.Events[len(t.Events)-1].Message = msg
+	return t, true
+}
+
+// SkipNext drops an active series' next occurrence (the one it is at, retries
+// included) and moves it to the one after; recorded as a skipped event. A series with
+// no occurrence after it ends as fired.
+func SkipNext(a Alarm, now time.Time) (Transition, error) {
+	if a.Kind != KindCron {
+		return Transition{}, invalidState("only cron alarms have a next occurrence to skip; cancel a once alarm instead")
+	}
+	if a.Status != StatusActive {
+		return Transition{}, invalidState("alarm is %s; only an active series can skip its next occurrence", a.Status)
+	}
+	t := owned(TransitionSkippedNext, a, now)
+	t.Events = append(t.Events, Event{AlarmID: a.ID, Type: EventSkipped, At: now.UTC(), ScheduledFor: a.ScheduledFor, Message: "skipped by the owner"})
+	t = moveToNextOccurrence(t, a, now, Policy{})
+	if t.Status == StatusPaused {
+		return Transition{}, invalidState("%s", t.LastError)
+	}
+	return t, nil
 }
 
 // Trigger makes an active alarm due now. A cron alarm gets a new occurrence at now (its
@@ -90,4 +189,11 @@ func (t *Transition) ownerEvent(typ EventType, a Alarm, now time.Time) {
 		At:           now.UTC(),
 		ScheduledFor: t.ScheduledFor,
 	})
+}
+
+func endNote(end time.Time) string {
+	if end.IsZero() {
+		return ""
+	}
+	return " before its end_at " + end.Format(time.RFC3339)
 }

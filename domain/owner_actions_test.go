@@ -224,7 +224,7 @@ func TestTrigger(t *testing.T) {
 
 		// After the triggered fire the regular schedule continues.
 		claimed := fxClaim(got, fxWorker, early)
-		got = Decide(Begin(claimed, early), Delivered(), early, Policy{}).ApplyTo(claimed)
+		got = Decide(Begin(claimed, early, Policy{}), Delivered(), early, Policy{}).ApplyTo(claimed)
 		if !got.NextFireAt.Equal(fxDue) {
 			t.Errorf("after the triggered fire next_fire_at = %s, want the regular %s", got.NextFireAt, fxDue)
 		}

@@ -119,6 +119,23 @@ func (s Series) validate() error {
 	return nil
 }
 
+// firstSetField names the first option set, for refusing options where none apply.
+func (s Series) firstSetField() string {
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"misfire", s.Misfire != ""}, {"catch_up_limit", s.CatchUpLimit != 0}, {"catch_up_window", s.CatchUpWindow != 0},
+		{"max_consecutive_skips", s.MaxConsecutiveSkips != 0}, {"start_at", !s.StartAt.IsZero()},
+		{"end_at", !s.EndAt.IsZero()}, {"max_fires", s.MaxFires != 0}, {"jitter_seconds", s.JitterSeconds != 0},
+	} {
+		if f.set {
+			return f.name
+		}
+	}
+	return ""
+}
+
 // Jitter is the delay of one occurrence: a fraction of the series' jitter_seconds drawn
 // from the occurrence key, to the millisecond. Every node and every retry computes the
 // same delay, so it needs no column; scheduled_for and the occurrence key keep the

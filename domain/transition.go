@@ -28,6 +28,9 @@ const (
 	TransitionResumed     TransitionKind = "resumed"
 	TransitionTriggered   TransitionKind = "triggered"
 	TransitionRetried     TransitionKind = "retried"
+	TransitionMissed      TransitionKind = "missed"       // misfire policy: claimed occurrence dropped, no wake
+	TransitionSkippedNext TransitionKind = "skipped_next" // the owner dropped the next occurrence
+	TransitionUpdated     TransitionKind = "updated"      // the owner changed the series' definition
 )
 
 // Transition is the complete new value of an alarm's mutable columns plus the events

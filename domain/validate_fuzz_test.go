@@ -108,11 +108,11 @@ func FuzzNewAlarm(f *testing.F) {
 		// A first delivery that fails, then one that succeeds, never panics and keeps the
 		// alarm consistent.
 		claimed := fxClaim(a, "worker-a", a.NextFireAt)
-		failed := Decide(Begin(claimed, a.NextFireAt), DeliveryFailed("boom"), a.NextFireAt, Policy{})
+		failed := Decide(Begin(claimed, a.NextFireAt, Policy{}), DeliveryFailed("boom"), a.NextFireAt, Policy{})
 		if failed.Kind == TransitionRetry && !failed.ScheduledFor.Equal(a.ScheduledFor) || failed.ApplyTo(claimed).Claimed() {
 			t.Fatalf("after a failure: %+v", failed)
 		}
-		done := Decide(Begin(claimed, a.NextFireAt), Delivered(), a.NextFireAt, Policy{}).ApplyTo(claimed)
+		done := Decide(Begin(claimed, a.NextFireAt, Policy{}), Delivered(), a.NextFireAt, Policy{}).ApplyTo(claimed)
 		if a.Kind == KindOnce && done.Status != StatusFired ||
 			a.Kind == KindCron && done.Status == StatusActive && !done.NextFireAt.After(a.NextFireAt) {
 			t.Fatalf("after delivery: %+v", done)

@@ -49,9 +49,9 @@ func TestBatchStatementsRunPrepared(t *testing.T) {
 		var ts []domain.Transition
 		for _, a := range c.Alarms {
 			if round < 2 {
-				ts = append(ts, domain.Decide(domain.Begin(a, now), domain.Delivered(), now, policy))
+				ts = append(ts, domain.Decide(domain.Begin(a, now, policy), domain.Delivered(), now, policy))
 			} else {
-				ts = append(ts, domain.Decide(domain.Begin(a, now), domain.DeliveryFailed("HTTP 503"), now, policy))
+				ts = append(ts, domain.Decide(domain.Begin(a, now, policy), domain.DeliveryFailed("HTTP 503"), now, policy))
 			}
 		}
 		want := ports.ApplyResult{Applied: batch}

@@ -66,7 +66,7 @@ func TestBurnDownDeadlocks(t *testing.T) {
 				}
 				ts := make([]domain.Transition, len(c.Alarms))
 				for i, a := range c.Alarms {
-					ts[i] = domain.Decide(domain.Begin(a, c.Now), domain.Delivered(), c.Now, domain.Policy{})
+					ts[i] = domain.Decide(domain.Begin(a, c.Now, domain.Policy{}), domain.Delivered(), c.Now, domain.Policy{})
 				}
 				res, err := s.Apply(ctx, ts)
 				if err != nil || len(res.Stale) != 0 {

@@ -62,9 +62,9 @@ func TestPreparedStatementProtocol(t *testing.T) {
 	}
 	claimed.Alarms[0].ClaimedAt = f.ClaimedAt // fired below under the new fence
 	now := testNow.Add(time.Second)
-	fired := domain.Decide(domain.Begin(claimed.Alarms[0], now), domain.Delivered(), now, domain.Policy{})
-	retry := domain.Decide(domain.Begin(claimed.Alarms[1], now), domain.DeliveryFailed("HTTP 503"), now, domain.Policy{})
-	stale := domain.Decide(domain.Begin(claimed.Alarms[2], now), domain.Delivered(), now, domain.Policy{})
+	fired := domain.Decide(domain.Begin(claimed.Alarms[0], now, domain.Policy{}), domain.Delivered(), now, domain.Policy{})
+	retry := domain.Decide(domain.Begin(claimed.Alarms[1], now, domain.Policy{}), domain.DeliveryFailed("HTTP 503"), now, domain.Policy{})
+	stale := domain.Decide(domain.Begin(claimed.Alarms[2], now, domain.Policy{}), domain.Delivered(), now, domain.Policy{})
 	stale.Fence.ClaimedAt = stale.Fence.ClaimedAt.Add(time.Microsecond)
 	res, err := s.Apply(ctx, []domain.Transition{fired, retry, stale})
 	if err != nil || res.Applied != 2 || len(res.Stale) != 1 || res.Stale[0] != stale.AlarmID {

@@ -53,7 +53,7 @@ func TestDatabaseClockClaimAndFence(t *testing.T) {
 		t.Fatalf("w2 claimed %v after w1's lease lapsed, want %s", ids(c2.Alarms), due.ID)
 	}
 	fired := func(a domain.Alarm, now time.Time) domain.Transition {
-		return domain.Decide(domain.Begin(a, now), domain.Delivered(), now, domain.Policy{Backoff: domain.DefaultBackoff})
+		return domain.Decide(domain.Begin(a, now, domain.Policy{}), domain.Delivered(), now, domain.Policy{Backoff: domain.DefaultBackoff})
 	}
 	res, err := s.Apply(ctx, []domain.Transition{fired(claimed, c.Now)})
 	if err != nil || res.Applied != 0 || len(res.Stale) != 1 {
@@ -111,7 +111,7 @@ func TestDatabaseClockExtendLease(t *testing.T) {
 	a := c.Alarms[0]
 	a.ClaimedAt = f.ClaimedAt
 	now := after
-	tr := domain.Decide(domain.Begin(a, now), domain.Delivered(), now, domain.Policy{Backoff: domain.DefaultBackoff})
+	tr := domain.Decide(domain.Begin(a, now, domain.Policy{}), domain.Delivered(), now, domain.Policy{Backoff: domain.DefaultBackoff})
 	if res, err := s.Apply(ctx, []domain.Transition{tr}); err != nil || res.Applied != 1 {
 		t.Fatalf("outcome under the new fence: %+v, %v; want applied", res, err)
 	}

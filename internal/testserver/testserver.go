@@ -107,7 +107,7 @@ func (s *Server) Fail(t testing.TB, id string) {
 		if a.ID == id {
 			o = domain.DeliveryFailed("HTTP 503: receiver down")
 		}
-		tr := domain.Decide(domain.Begin(a, c.Now), o, c.Now, domain.Policy{Backoff: domain.DefaultBackoff})
+		tr := domain.Decide(domain.Begin(a, c.Now, domain.Policy{}), o, c.Now, domain.Policy{Backoff: domain.DefaultBackoff})
 		if _, err := s.Store.Apply(ctx, []domain.Transition{tr}); err != nil {
 			t.Fatal(err)
 		}

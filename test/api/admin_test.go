@@ -63,7 +63,7 @@ func (e *env) failed(token, label string) alarmView {
 	if err != nil || len(c.Alarms) != 1 || c.Alarms[0].ID != a.ID {
 		e.t.Fatalf("claiming %s: %v %d alarms", a.ID, err, len(c.Alarms))
 	}
-	t := domain.Decide(domain.Begin(c.Alarms[0], c.Now), domain.DeliveryFailed("HTTP 503"), c.Now, domain.Policy{Backoff: domain.DefaultBackoff})
+	t := domain.Decide(domain.Begin(c.Alarms[0], c.Now, domain.Policy{}), domain.DeliveryFailed("HTTP 503"), c.Now, domain.Policy{Backoff: domain.DefaultBackoff})
 	if r, err := e.store.Apply(e.ctx, []domain.Transition{t}); err != nil || r.Applied != 1 {
 		e.t.Fatalf("failing %s: %v %+v", a.ID, err, r)
 	}

@@ -194,7 +194,7 @@ func testApplyKind(t *testing.T, e *env, k transitionKind) {
 	a := e.create(k.spec(e))
 	e.clock.Set(a.NextFireAt.Add(time.Second))
 	claimed := e.claimOnly("w1", longLease, a.ID)
-	f := domain.Begin(claimed, e.now())
+	f := domain.Begin(claimed, e.now(), policy)
 
 	row := claimed
 	var applied []domain.Transition

@@ -78,7 +78,7 @@ func drain(ctx context.Context, s ports.Store, clock ports.Clock, worker string,
 			if a.ClaimedBy != worker {
 				return fmt.Errorf("%s: claimed alarm %s carries lease of %q", worker, a.ID, a.ClaimedBy)
 			}
-			ts[i] = domain.Decide(domain.Begin(a, now), domain.Delivered(), now, policy)
+			ts[i] = domain.Decide(domain.Begin(a, now, policy), domain.Delivered(), now, policy)
 		}
 		r, err := s.Apply(ctx, ts)
 		if err != nil {

@@ -214,12 +214,12 @@ func (e *env) applyStale(ts []domain.Transition, stale ...string) {
 
 // fire decides a delivered outcome for a claimed at-least-once alarm, at the clock's now.
 func (e *env) fire(claimed domain.Alarm) domain.Transition {
-	return domain.Decide(domain.Begin(claimed, e.now()), domain.Delivered(), e.now(), policy)
+	return domain.Decide(domain.Begin(claimed, e.now(), policy), domain.Delivered(), e.now(), policy)
 }
 
 // fail decides a failed outcome for a claimed at-least-once alarm, at the clock's now.
 func (e *env) fail(claimed domain.Alarm, msg string) domain.Transition {
-	return domain.Decide(domain.Begin(claimed, e.now()), domain.DeliveryFailed(msg), e.now(), policy)
+	return domain.Decide(domain.Begin(claimed, e.now(), policy), domain.DeliveryFailed(msg), e.now(), policy)
 }
 
 // --- owner actions through Mutate ---

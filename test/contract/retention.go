@@ -103,7 +103,7 @@ func testRetentionKeepsWhatItMust(t *testing.T, e *env) {
 	amo.Delivery = domain.AtMostOnce
 	leased := e.create(amo)
 	claimed := e.claimOnly("w1", time.Hour, leased.ID)
-	f := domain.Begin(claimed, e.now())
+	f := domain.Begin(claimed, e.now(), policy)
 	if f.Advance == nil {
 		t.Fatal("setup: an at-most-once firing has no advance")
 	}

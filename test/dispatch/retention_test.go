@@ -81,7 +81,7 @@ func (e *env) oldTerminal(t *testing.T, n int) []string {
 	}
 	var ts []domain.Transition
 	for _, a := range c.Alarms {
-		ts = append(ts, domain.Decide(domain.Begin(a, c.Now), domain.Delivered(), c.Now, domain.Policy{Backoff: domain.DefaultBackoff}))
+		ts = append(ts, domain.Decide(domain.Begin(a, c.Now, domain.Policy{}), domain.Delivered(), c.Now, domain.Policy{Backoff: domain.DefaultBackoff}))
 	}
 	if _, err := e.store.Apply(ctx, ts); err != nil {
 		t.Fatal(err)
