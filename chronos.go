@@ -61,6 +61,9 @@ type Config struct {
 	DrainTimeout    time.Duration  // how long Stop lets in-flight wakes finish (10s)
 	Backoff         domain.Backoff // retry delays (30s doubling to 15m)
 	MaxFailures     int            // default failed deliveries before a once alarm fails (5)
+	// MisfireThreshold is how late a cron occurrence may fall due before its series'
+	// misfire policy treats it as missed (1m).
+	MisfireThreshold time.Duration
 
 	// Retention deletes finished alarms and events older than this; 0 keeps
 	// everything. EventsPerAlarm caps each alarm's history (0: no cap).
@@ -104,6 +107,7 @@ func (c Config) dispatcher(worker string) app.DispatcherConfig {
 	if c.Backoff != (domain.Backoff{}) {
 		d.Policy.Backoff = c.Backoff
 	}
+	set(&d.Policy.MisfireThreshold, c.MisfireThreshold)
 	return d
 }
 

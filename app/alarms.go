@@ -147,7 +147,44 @@ func (s *Alarms) Cancel(ctx context.Context, owner, id string) (domain.Alarm, er
 
 // Pause stops a cron series until Resume; pausing a paused series is a no-op.
 func (s *Alarms) Pause(ctx context.Context, owner, id string) (domain.Alarm, error) {
-	return s.store.Mutate(ctx, owner, id, domain.Pause)
+	return s.PauseWith(ctx, owner, id, domain.PauseSpec{})
+}
+
+// PauseWith stops a cron series with a note and, when spec.Until is set, until then:
+// a dispatcher resumes it at that time (pauseEnds).
+func (s *Alarms) PauseWith(ctx context.Context, owner, id string, spec domain.PauseSpec) (domain.Alarm, error) {
+	return s.store.Mutate(ctx, owner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		return domain.PauseWith(a, now, spec)
+	})
+}
+
+// SkipNext drops an active series' next occurrence.
+func (s *Alarms) SkipNext(ctx context.Context, owner, id string) (domain.Alarm, error) {
+	a, err := s.store.Mutate(ctx, owner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		t, err := domain.SkipNext(a, now)
+		return t, err == nil, err
+	})
+	if err == nil {
+		s.hintIfDueSoon(ctx, a.NextFireAt, s.clock.Now())
+	}
+	return a, err
+}
+
+// Upcoming lists the owner's alarm's next n occurrences as they stand now.
+func (s *Alarms) Upcoming(ctx context.Context, owner, id string, n int) (domain.Alarm, []domain.Occurrence, error) {
+	a, err := s.store.Get(ctx, owner, id)
+	if err != nil {
+		return domain.Alarm{}, nil, err
+	}
+	return a, domain.Upcoming(a, s.clock.Now(), n), nil
+}
+
+// Preview lists a schedule's next n occurrences after from (now when zero).
+func (s *Alarms) Preview(expr, tz string, from time.Time, n int) ([]time.Time, error) {
+	if from.IsZero() {
+		from = s.clock.Now()
+	}
+	return domain.Preview(expr, tz, from, n)
 }
 
 // Resume restarts a paused series at its next occurrence.

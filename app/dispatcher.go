@@ -35,6 +35,7 @@ type Dispatcher struct {
 	inflight  sync.WaitGroup
 	stats     Stats
 	lag       lagHistogram // wake lags, for the heartbeat's percentiles
+	pauses    pauseEnds    // resumes series whose pause has ended, once a tick
 }
 
 // NewDispatcher builds a dispatcher; cfg must pass Validate. hints may be shared with
@@ -104,6 +105,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		if d.cfg.Gate != nil && !d.cfg.Gate.Wait(ctx) {
 			break // paused cluster-wide until ctx ended
 		}
+		d.pauses.run(ctx, d)
 		n, ok := d.reserve(ctx, size.want())
 		if !ok {
 			break

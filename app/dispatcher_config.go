@@ -44,7 +44,7 @@ func DefaultDispatcherConfig() DispatcherConfig {
 		Concurrency:     1000,
 		DeliveryTimeout: 10 * time.Second,
 		DrainTimeout:    10 * time.Second,
-		Policy:          domain.Policy{Backoff: domain.DefaultBackoff},
+		Policy:          domain.Policy{Backoff: domain.DefaultBackoff, MisfireThreshold: domain.DefaultMisfireThreshold},
 	}
 }
 
@@ -76,6 +76,9 @@ func (c DispatcherConfig) Validate() error {
 	}
 	if c.Policy.Backoff.Base <= 0 || c.Policy.Backoff.Cap < c.Policy.Backoff.Base {
 		errs = append(errs, fmt.Errorf("backoff base (%s) must be positive and not above the cap (%s)", c.Policy.Backoff.Base, c.Policy.Backoff.Cap))
+	}
+	if c.Policy.MisfireThreshold < 0 {
+		errs = append(errs, fmt.Errorf("misfire threshold must not be negative, got %s", c.Policy.MisfireThreshold))
 	}
 	return errors.Join(errs...)
 }

@@ -29,9 +29,15 @@ func (d *Dispatcher) fire(work context.Context, alarms []domain.Alarm) {
 
 	now := d.clock.Now()
 	batch := make([]delivery, len(alarms))
-	var advances []domain.Transition
+	var advances, skips []domain.Transition
 	for i, a := range alarms {
 		batch[i] = delivery{firing: domain.Begin(a, now, d.cfg.Policy), send: true}
+		if skip := batch[i].firing.Skip; skip != nil {
+			// The misfire policy dropped this occurrence: no wake, no attempt; its
+			// transition moves the series on with the outcomes below.
+			batch[i].send = false
+			skips = append(skips, *skip)
+		}
 		if adv := batch[i].firing.Advance; adv != nil {
 			advances = append(advances, *adv)
 		}
@@ -42,7 +48,7 @@ func (d *Dispatcher) fire(work context.Context, alarms []domain.Alarm) {
 
 	d.deliver(work, batch)
 
-	ts := make([]domain.Transition, 0, len(alarms))
+	ts := append(make([]domain.Transition, 0, len(alarms)), skips...)
 	decidedAt := d.clock.Now()
 	for _, w := range batch {
 		if w.decided {

@@ -63,6 +63,12 @@ const (
 // IsZero reports whether the series has no options set.
 func (s Series) IsZero() bool { return s == Series{} }
 
+// Policy is the misfire policy in force (fire_once when none was given).
+func (s Series) Policy() Misfire { return s.misfire() }
+
+// Limit is catch_up's limit in force (DefaultCatchUpLimit when none was given).
+func (s Series) Limit() int { return s.catchUpLimit() }
+
 // misfire is the policy in force.
 func (s Series) misfire() Misfire {
 	if s.Misfire == "" {

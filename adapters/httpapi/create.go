@@ -27,6 +27,66 @@ type createRequest struct {
 	IdempotencyKey string          `json:"idempotency_key"`
 	MaxFailures    *int            `json:"max_failures"` // nil: the server default
 	Delivery       string          `json:"delivery"`
+	seriesRequest
+}
+
+// seriesRequest is a cron alarm's options beyond its expression (domain.Series), as
+// create takes them.
+type seriesRequest struct {
+	Misfire             string  `json:"misfire"`
+	CatchUpLimit        *int    `json:"catch_up_limit"` // nil: the default; 0 is refused
+	CatchUpWindow       string  `json:"catch_up_window"`
+	MaxConsecutiveSkips int     `json:"max_consecutive_skips"`
+	StartAt             *string `json:"start_at"`
+	EndAt               *string `json:"end_at"`
+	MaxFires            int     `json:"max_fires"`
+	JitterSeconds       int     `json:"jitter_seconds"`
+}
+
+// series turns the options into the domain's; the domain checks their rules.
+func (req seriesRequest) series() (domain.Series, error) {
+	s := domain.Series{
+		Misfire:             domain.Misfire(req.Misfire),
+		MaxConsecutiveSkips: req.MaxConsecutiveSkips,
+		MaxFires:            req.MaxFires,
+		JitterSeconds:       req.JitterSeconds,
+	}
+	if strings.ContainsRune(req.Misfire, 0) {
+		return s, invalidArgument("misfire", "must not contain NUL characters")
+	}
+	if req.CatchUpLimit != nil {
+		if *req.CatchUpLimit == 0 {
+			return s, invalidArgument("catch_up_limit", fmt.Sprintf("must be between 1 and %d, got 0", domain.MaxCatchUpLimit))
+		}
+		s.CatchUpLimit = *req.CatchUpLimit
+	}
+	if req.CatchUpWindow != "" {
+		d, err := time.ParseDuration(req.CatchUpWindow)
+		if err != nil {
+			return s, invalidArgument("catch_up_window", `must be a duration such as "36h" or "90m"`)
+		}
+		s.CatchUpWindow = d
+	}
+	var err error
+	if s.StartAt, err = optionalTime("start_at", req.StartAt); err != nil {
+		return s, err
+	}
+	if s.EndAt, err = optionalTime("end_at", req.EndAt); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// optionalTime parses an RFC 3339 member that may be absent (the zero time).
+func optionalTime(field string, v *string) (time.Time, error) {
+	if v == nil {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, *v)
+	if err != nil {
+		return time.Time{}, invalidArgument(field, `must be an RFC 3339 time such as "2030-01-02T15:04:05Z"`)
+	}
+	return t, nil
 }
 
 // spec turns the request into the domain's Spec. It checks only what the domain
@@ -74,6 +134,11 @@ func (req createRequest) spec(owner string) (domain.Spec, error) {
 		}
 		s.FireAt = &at
 	}
+	series, err := req.series()
+	if err != nil {
+		return domain.Spec{}, err
+	}
+	s.Series = series
 	return s, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -53,7 +54,16 @@ func (f failingAlarms) Events(context.Context, string, string, int) ([]domain.Ev
 func (f failingAlarms) Cancel(context.Context, string, string) (domain.Alarm, error) {
 	return domain.Alarm{}, f.fail()
 }
-func (f failingAlarms) Pause(context.Context, string, string) (domain.Alarm, error) {
+func (f failingAlarms) SkipNext(context.Context, string, string) (domain.Alarm, error) {
+	return domain.Alarm{}, f.fail()
+}
+func (f failingAlarms) Upcoming(context.Context, string, string, int) (domain.Alarm, []domain.Occurrence, error) {
+	return domain.Alarm{}, nil, f.fail()
+}
+func (f failingAlarms) Preview(string, string, time.Time, int) ([]time.Time, error) {
+	return nil, f.fail()
+}
+func (f failingAlarms) PauseWith(context.Context, string, string, domain.PauseSpec) (domain.Alarm, error) {
 	return domain.Alarm{}, f.fail()
 }
 func (f failingAlarms) Resume(context.Context, string, string) (domain.Alarm, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 	"go.uber.org/zap"
@@ -23,9 +24,14 @@ type Alarms interface {
 	List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error)
 	Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error)
 	Cancel(ctx context.Context, owner, id string) (domain.Alarm, error)
-	Pause(ctx context.Context, owner, id string) (domain.Alarm, error)
+	PauseWith(ctx context.Context, owner, id string, spec domain.PauseSpec) (domain.Alarm, error)
 	Resume(ctx context.Context, owner, id string) (domain.Alarm, error)
 	Trigger(ctx context.Context, owner, id string) (domain.Alarm, error)
+	SkipNext(ctx context.Context, owner, id string) (domain.Alarm, error)
+	// Upcoming returns the alarm with its next n occurrences (domain.Upcoming).
+	Upcoming(ctx context.Context, owner, id string, n int) (domain.Alarm, []domain.Occurrence, error)
+	// Preview lists a schedule's next n occurrences after from (now when zero).
+	Preview(expr, tz string, from time.Time, n int) ([]time.Time, error)
 }
 
 // Authenticator resolves a bearer token (*app.Tokens). It returns an error wrapping
@@ -122,10 +128,13 @@ func (a *api) routes() *mux.Router {
 	r.Handle("/v1/alarms/batch", a.owned(a.createAlarmBatch)).Methods(http.MethodPost)
 	r.Handle("/v1/alarms/{id}", a.owned(a.action(Alarms.Get))).Methods(http.MethodGet)
 	r.Handle("/v1/alarms/{id}", a.owned(a.action(Alarms.Cancel))).Methods(http.MethodDelete)
-	r.Handle("/v1/alarms/{id}/pause", a.owned(a.action(Alarms.Pause))).Methods(http.MethodPost)
+	r.Handle("/v1/alarms/{id}/pause", a.owned(a.pauseAlarm)).Methods(http.MethodPost)
 	r.Handle("/v1/alarms/{id}/resume", a.owned(a.action(Alarms.Resume))).Methods(http.MethodPost)
 	r.Handle("/v1/alarms/{id}/trigger", a.owned(a.action(Alarms.Trigger))).Methods(http.MethodPost)
+	r.Handle("/v1/alarms/{id}/skip", a.owned(a.action(Alarms.SkipNext))).Methods(http.MethodPost)
+	r.Handle("/v1/alarms/{id}/upcoming", a.owned(a.upcoming)).Methods(http.MethodGet)
 	r.Handle("/v1/alarms/{id}/events", a.owned(a.listEvents)).Methods(http.MethodGet)
+	r.Handle("/v1/schedules/preview", a.owned(a.preview)).Methods(http.MethodPost)
 	a.adminRoutes(r)
 	return r
 }

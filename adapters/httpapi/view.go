@@ -63,7 +63,42 @@ func alarmMembers(o *object, a domain.Alarm, payload []byte, wakeMessage string)
 	o.time("created_at", a.CreatedAt)
 	o.time("updated_at", a.UpdatedAt)
 	o.time("last_fired_at", a.LastFiredAt)
+	if a.Kind == domain.KindCron {
+		seriesMembers(o, a)
+	}
 }
+
+// seriesMembers adds a cron alarm's options and series state; a once alarm has none.
+func seriesMembers(o *object, a domain.Alarm) {
+	s := a.Series
+	o.str("misfire", string(s.Policy()))
+	if s.Policy() == domain.MisfireCatchUp {
+		o.num("catch_up_limit", s.Limit())
+	} else {
+		o.raw("catch_up_limit", null)
+	}
+	if s.CatchUpWindow > 0 {
+		o.str("catch_up_window", s.CatchUpWindow.String())
+	} else {
+		o.raw("catch_up_window", null)
+	}
+	o.num("max_consecutive_skips", s.MaxConsecutiveSkips)
+	o.time("start_at", s.StartAt)
+	o.time("end_at", s.EndAt)
+	o.num("max_fires", s.MaxFires)
+	if n, bounded := a.RemainingFires(); bounded {
+		o.num("remaining_fires", n)
+	} else {
+		o.raw("remaining_fires", null)
+	}
+	o.num("jitter_seconds", s.JitterSeconds)
+	o.num("fire_count", a.FireCount)
+	o.num("skip_streak", a.SkipStreak)
+	o.str("paused_reason", a.PausedReason)
+	o.time("paused_until", a.PausedUntil)
+}
+
+var null = []byte("null")
 
 // alarmBody is {"alarm": ...}, with "deduped" when the reply is to a create.
 func alarmBody(a domain.Alarm, deduped *bool) ([]byte, error) {

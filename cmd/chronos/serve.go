@@ -119,7 +119,8 @@ func provideNode(s ports.Store, w ports.Waker, m *metrics.Metrics, cfg *serveCon
 		Tick: cfg.Tick, Lease: cfg.Lease, Batch: cfg.Batch, Concurrency: cfg.Concurrency,
 		DeliveryTimeout: cfg.DeliveryTimeout, DrainTimeout: cfg.DrainTimeout,
 		Backoff: domain.Backoff{Base: cfg.BackoffBase, Cap: cfg.BackoffCap}, MaxFailures: cfg.MaxFailures,
-		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
+		MisfireThreshold: cfg.MisfireThreshold,
+		Retention:        cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
 		Metrics: m, MetricsHandler: m.Handler(), Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads,
 		Logger: log, ClockOptions: clock,
 	})

@@ -15,28 +15,29 @@ const defaultStore = "sqlite://chronos.db"
 
 // serveConfig is every setting of `chronos serve`.
 type serveConfig struct {
-	Store           string
-	NoMigrate       bool
-	Listen          string
-	WakeURL         string
-	WakeSecret      string
-	Dev             bool
-	Tick            time.Duration
-	Lease           time.Duration
-	Batch           int
-	Concurrency     int
-	MaxFailures     int
-	BackoffBase     time.Duration
-	BackoffCap      time.Duration
-	DeliveryTimeout time.Duration
-	DrainTimeout    time.Duration
-	Retention       time.Duration
-	EventsPerAlarm  int
-	MetricsListen   string
-	ShowPayloads    bool
-	UI              bool
-	LogFormat       string
-	LogLevel        string
+	Store            string
+	NoMigrate        bool
+	Listen           string
+	WakeURL          string
+	WakeSecret       string
+	Dev              bool
+	Tick             time.Duration
+	Lease            time.Duration
+	Batch            int
+	Concurrency      int
+	MaxFailures      int
+	BackoffBase      time.Duration
+	BackoffCap       time.Duration
+	MisfireThreshold time.Duration
+	DeliveryTimeout  time.Duration
+	DrainTimeout     time.Duration
+	Retention        time.Duration
+	EventsPerAlarm   int
+	MetricsListen    string
+	ShowPayloads     bool
+	UI               bool
+	LogFormat        string
+	LogLevel         string
 }
 
 func (c *serveConfig) register(fs *flag.FlagSet) {
@@ -54,6 +55,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxFailures, "max-failures", 5, "default failed deliveries before a once alarm fails (1..100)")
 	fs.DurationVar(&c.BackoffBase, "backoff-base", d.Policy.Backoff.Base, "first retry delay; doubles per failure")
 	fs.DurationVar(&c.BackoffCap, "backoff-cap", d.Policy.Backoff.Cap, "longest retry delay")
+	fs.DurationVar(&c.MisfireThreshold, "misfire-threshold", d.Policy.MisfireThreshold, "how late a cron occurrence may fall due before its series' misfire policy counts it as missed")
 	fs.DurationVar(&c.DeliveryTimeout, "delivery-timeout", d.DeliveryTimeout, "how long a receiver has to answer a wake")
 	fs.DurationVar(&c.DrainTimeout, "drain-timeout", d.DrainTimeout, "on shutdown, how long in-flight wakes may finish")
 	fs.DurationVar(&c.Retention, "retention", 720*time.Hour, "delete fired, cancelled and failed alarms, and events, older than this (0 keeps everything; at least 1m)")
@@ -75,7 +77,7 @@ func (c *serveConfig) dispatcher(worker string) app.DispatcherConfig {
 		Concurrency:     c.Concurrency,
 		DeliveryTimeout: c.DeliveryTimeout,
 		DrainTimeout:    c.DrainTimeout,
-		Policy:          domain.Policy{Backoff: domain.Backoff{Base: c.BackoffBase, Cap: c.BackoffCap}},
+		Policy:          domain.Policy{Backoff: domain.Backoff{Base: c.BackoffBase, Cap: c.BackoffCap}, MisfireThreshold: c.MisfireThreshold},
 	}
 }
 

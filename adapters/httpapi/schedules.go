@@ -1,0 +1,138 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+// defaultUpcoming is how many occurrences a preview lists when count is not given.
+const defaultUpcoming = 10
+
+// pauseRequest is the optional body of POST /v1/alarms/{id}/pause.
+type pauseRequest struct {
+	Until *string `json:"until"`
+	Note  string  `json:"note"`
+}
+
+// pauseAlarm serves POST /v1/alarms/{id}/pause: without a body, a plain pause; with
+// {"until", "note"}, a pause that ends by itself and says why.
+func (a *api) pauseAlarm(w http.ResponseWriter, r *http.Request, owner string) {
+	body, err := a.readBody(w, r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	var req pauseRequest
+	if len(bytes.TrimSpace(body)) > 0 {
+		if err := decodeObject(body, &req); err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+	}
+	until, err := optionalTime("until", req.Until)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	a.action(func(s Alarms, ctx context.Context, owner, id string) (domain.Alarm, error) {
+		return s.PauseWith(ctx, owner, id, domain.PauseSpec{Until: until, Note: req.Note})
+	})(w, r, owner)
+}
+
+// upcoming serves GET /v1/alarms/{id}/upcoming?count=: the alarm's next occurrences,
+// honouring its pause, bounds and jitter.
+func (a *api) upcoming(w http.ResponseWriter, r *http.Request, owner string) {
+	id, ok := alarmID(r)
+	if !ok {
+		a.writeError(w, r, errNoAlarm)
+		return
+	}
+	n, err := countParam(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	alarm, list, err := a.alarms.Upcoming(r.Context(), owner, id, n)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	views := make([]occurrenceView, len(list))
+	for i, o := range list {
+		views[i] = occurrenceView{ScheduledFor: jsonTime(o.ScheduledFor), DueAt: jsonTime(o.DueAt),
+			OccurrenceKey: domain.OccurrenceKey(alarm.ID, o.ScheduledFor)}
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Occurrences []occurrenceView `json:"occurrences"`
+	}{views})
+}
+
+// occurrenceView is one upcoming wake of an alarm.
+type occurrenceView struct {
+	ScheduledFor  jsonTime `json:"scheduled_for"`
+	DueAt         jsonTime `json:"due_at"`
+	OccurrenceKey string   `json:"occurrence_key"`
+}
+
+func countParam(r *http.Request) (int, error) {
+	raw := r.URL.Query().Get("count")
+	if raw == "" {
+		return defaultUpcoming, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 1 || n > domain.MaxUpcoming {
+		return 0, invalidArgument("count", "must be an integer from 1 to "+strconv.Itoa(domain.MaxUpcoming))
+	}
+	return n, nil
+}
+
+// previewRequest is the body of POST /v1/schedules/preview.
+type previewRequest struct {
+	CronExpr string  `json:"cron_expr"`
+	Timezone string  `json:"timezone"`
+	From     *string `json:"from"`
+	Count    *int    `json:"count"`
+}
+
+// preview serves POST /v1/schedules/preview: a schedule's next occurrences, validated
+// as a create would validate it, without creating anything.
+func (a *api) preview(w http.ResponseWriter, r *http.Request, _ string) {
+	body, err := a.readBody(w, r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	var req previewRequest
+	if err := decodeObject(body, &req); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	from, err := optionalTime("from", req.From)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	n := defaultUpcoming
+	if req.Count != nil {
+		n = *req.Count
+	}
+	list, err := a.alarms.Preview(req.CronExpr, req.Timezone, from, n)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	type at struct {
+		ScheduledFor jsonTime `json:"scheduled_for"`
+	}
+	views := make([]at, len(list))
+	for i, t := range list {
+		views[i] = at{jsonTime(t)}
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Occurrences []at `json:"occurrences"`
+	}{views})
+}
