@@ -90,38 +90,35 @@ func actionsFor(a domain.Alarm) []string {
 	return append(out, "delete")
 }
 
-// upcoming is a cron alarm's next occurrences from its next due time (or from now for a
-// paused series, which resumes at its next occurrence after the resume).
+// upcoming is when a cron alarm's next occurrences fall due (domain.Upcoming: its
+// bounds, remaining fires and jitter honoured); for a series paused without an end, the
+// ones it would have if resumed now.
 func upcoming(a domain.Alarm, now time.Time) ([]time.Time, string) {
 	if a.Kind != domain.KindCron {
 		return nil, ""
 	}
-	switch a.Status {
-	case domain.StatusActive, domain.StatusPaused:
+	note := ""
+	switch {
+	case a.Status == domain.StatusActive:
+	case a.Status == domain.StatusPaused && !a.PausedUntil.IsZero():
+		note = "Paused until " + a.PausedUntil.Format(time.RFC3339) + ": these are the occurrences from then."
+	case a.Status == domain.StatusPaused:
+		t, _, err := domain.Resume(a, now)
+		if err != nil {
+			return nil, "Paused; it could not resume now: " + err.Error()
+		}
+		a = t.ApplyTo(a)
+		note = "Paused: these are the occurrences it would have if resumed now."
 	default:
 		return nil, "The series is " + string(a.Status) + ": nothing is coming."
 	}
-	s, err := domain.ParseSchedule(a.CronExpr, a.Timezone)
-	if err != nil {
-		return nil, "The schedule does not parse: " + err.Error()
+	list := domain.Upcoming(a, now, upcomingCount)
+	if len(list) == 0 {
+		return nil, "The schedule has no occurrence left, or no longer parses."
 	}
-	var out []time.Time
-	from := now
-	if a.Status == domain.StatusActive && !a.NextFireAt.IsZero() {
-		out = append(out, a.NextFireAt)
-		from = a.NextFireAt
-	}
-	for len(out) < upcomingCount {
-		next, ok := s.Next(from)
-		if !ok {
-			break
-		}
-		out = append(out, next)
-		from = next
-	}
-	note := ""
-	if a.Status == domain.StatusPaused {
-		note = "Paused: these are the occurrences it would have if resumed now."
+	out := make([]time.Time, len(list))
+	for i, o := range list {
+		out[i] = o.DueAt
 	}
 	return out, note
 }

@@ -229,3 +229,20 @@ func CreateToken(t *testing.T, store, owner string, extra ...string) string {
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
 }
+
+// Freeze stops the process with SIGSTOP until Thaw: it runs nothing (no claim, no
+// timer, no heartbeat) but keeps its sockets, as a node does in a long GC pause or on a
+// VM that was suspended. Both return at once.
+func (n *Node) Freeze() { n.send(syscall.SIGSTOP) }
+
+// Thaw resumes a frozen process with SIGCONT.
+func (n *Node) Thaw() { n.send(syscall.SIGCONT) }
+
+func (n *Node) send(sig syscall.Signal) {
+	n.mu.Lock()
+	cmd := n.cmd
+	n.mu.Unlock()
+	if cmd != nil && cmd.Process != nil {
+		_ = cmd.Process.Signal(sig)
+	}
+}

@@ -1,0 +1,179 @@
+package api_test
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// A cron alarm created with every series option answers them back, and the view
+// derives what the owner needs (remaining fires, the jittered due time).
+func TestCreateWithSeriesOptions(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	start := time.Now().UTC().Add(48 * time.Hour).Truncate(time.Second)
+	end := start.Add(30 * 24 * time.Hour)
+	a := e.create(e.alice, fmt.Sprintf(`{"kind":"cron","cron_expr":"0 9 * * *","timezone":"Europe/Berlin",
+		"misfire":"catch_up","catch_up_limit":5,"catch_up_window":"36h","max_consecutive_skips":3,
+		"start_at":%q,"end_at":%q,"max_fires":10,"jitter_seconds":120}`, start.Format(time.RFC3339), end.Format(time.RFC3339)))
+	if *a.Misfire != "catch_up" || *a.CatchUpLimit != 5 || *a.CatchUpWindow != "36h0m0s" || *a.MaxConsecutiveSkips != 3 ||
+		*a.MaxFires != 10 || *a.RemainingFires != 10 || *a.JitterSeconds != 120 || *a.FireCount != 0 || *a.SkipStreak != 0 {
+		t.Errorf("series options answered back: %+v", a)
+	}
+	if !instant(t, a.StartAt).Equal(start) || !instant(t, a.EndAt).Equal(end) || a.PausedUntil != nil || *a.PausedReason != "" {
+		t.Errorf("bounds answered back: start %v end %v paused %v %v", *a.StartAt, *a.EndAt, a.PausedUntil, *a.PausedReason)
+	}
+	first, due := instant(t, a.ScheduledFor), instant(t, a.NextFireAt)
+	if first.Before(start) {
+		t.Errorf("first occurrence %s is before start_at %s", first, start)
+	}
+	if jitter := due.Sub(first); jitter < 0 || jitter >= 120*time.Second {
+		t.Errorf("next_fire_at is %s after scheduled_for; want a jitter in [0, 120s)", jitter)
+	}
+
+	// The defaults of a plain series, and none of it on a once alarm.
+	plain := e.create(e.alice, weekdays)
+	if *plain.Misfire != "fire_once" || plain.CatchUpLimit != nil || plain.RemainingFires != nil || *plain.MaxFires != 0 {
+		t.Errorf("plain series: %+v", plain)
+	}
+	once := e.create(e.alice, `{"kind":"once","delay_seconds":60}`)
+	if once.Misfire != nil || once.FireCount != nil {
+		t.Errorf("a once alarm shows series members: %+v", once)
+	}
+}
+
+func TestSeriesOptionsRefusedNamingTheField(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, tc := range []struct{ body, field string }{
+		{`{"kind":"cron","cron_expr":"@daily","misfire":"later"}`, "misfire"},
+		{`{"kind":"cron","cron_expr":"@daily","misfire":"catch_up","catch_up_limit":0}`, "catch_up_limit"},
+		{`{"kind":"cron","cron_expr":"@daily","misfire":"catch_up","catch_up_limit":1001}`, "catch_up_limit"},
+		{`{"kind":"cron","cron_expr":"@daily","misfire":"catch_up","catch_up_window":"soon"}`, "catch_up_window"},
+		{`{"kind":"cron","cron_expr":"@daily","catch_up_limit":5}`, "catch_up_limit"},
+		{`{"kind":"cron","cron_expr":"@daily","start_at":"tomorrow"}`, "start_at"},
+		{`{"kind":"cron","cron_expr":"@daily","start_at":"2031-01-02T00:00:00Z","end_at":"2031-01-01T00:00:00Z"}`, "end_at"},
+		{`{"kind":"cron","cron_expr":"@daily","jitter_seconds":3601}`, "jitter_seconds"},
+		{`{"kind":"cron","cron_expr":"@daily","max_fires":-1}`, "max_fires"},
+		{`{"kind":"once","delay_seconds":5,"misfire":"skip"}`, "misfire"},
+		{`{"kind":"once","delay_seconds":5,"max_fires":3}`, "max_fires"},
+	} {
+		expectError(t, e.as(e.alice, "POST", "/v1/alarms", tc.body), http.StatusBadRequest, "invalid_argument", tc.field)
+	}
+}
+
+func TestPauseWithNoteAndEnd(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.create(e.alice, weekdays)
+	until := time.Now().UTC().Add(72 * time.Hour).Truncate(time.Second)
+	path := "/v1/alarms/" + a.ID + "/pause"
+
+	expectError(t, e.as(e.alice, "POST", path, `{"until":"2001-01-01T00:00:00Z"}`), http.StatusBadRequest, "invalid_argument", "until")
+	expectError(t, e.as(e.alice, "POST", path, `{"until":"next week"}`), http.StatusBadRequest, "invalid_argument", "until")
+	expectError(t, e.as(e.alice, "POST", path, `{"why":"x"}`), http.StatusBadRequest, "invalid_request", "why")
+
+	p := expectAlarm(t, e.as(e.alice, "POST", path, fmt.Sprintf(`{"until":%q,"note":"office closed"}`, until.Format(time.RFC3339))))
+	if p.Status != "paused" || *p.PausedReason != "office closed" || !instant(t, p.PausedUntil).Equal(until) {
+		t.Fatalf("paused with a note and an end: %+v", p)
+	}
+	var upcoming struct {
+		Occurrences []struct {
+			ScheduledFor  *string `json:"scheduled_for"`
+			DueAt         *string `json:"due_at"`
+			OccurrenceKey string  `json:"occurrence_key"`
+		} `json:"occurrences"`
+	}
+	decodeStrict(t, e.as(e.alice, "GET", "/v1/alarms/"+a.ID+"/upcoming?count=2", ""), &upcoming)
+	if len(upcoming.Occurrences) != 2 || !instant(t, upcoming.Occurrences[0].ScheduledFor).After(until) {
+		t.Errorf("upcoming of a series paused until %s: %+v", until, upcoming)
+	}
+
+	r := expectAlarm(t, e.act(e.alice, "resume", a.ID))
+	if r.Status != "active" || *r.PausedReason != "" || r.PausedUntil != nil {
+		t.Errorf("resumed: %+v; want the note and end cleared", r)
+	}
+	// A plain pause still takes no body.
+	if p := expectAlarm(t, e.act(e.alice, "pause", a.ID)); p.Status != "paused" || p.PausedUntil != nil {
+		t.Errorf("plain pause: %+v", p)
+	}
+	decodeStrict(t, e.as(e.alice, "GET", "/v1/alarms/"+a.ID+"/upcoming", ""), &upcoming)
+	if len(upcoming.Occurrences) != 0 {
+		t.Errorf("a series paused without an end has upcoming %+v", upcoming)
+	}
+}
+
+func TestSkipNextOccurrence(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.create(e.alice, `{"kind":"cron","cron_expr":"0 9 * * *","timezone":"UTC"}`)
+	s := expectAlarm(t, e.act(e.alice, "skip", a.ID))
+	if got, want := instant(t, s.ScheduledFor), instant(t, a.ScheduledFor).Add(24*time.Hour); !got.Equal(want) {
+		t.Errorf("after skip scheduled_for = %s, want %s", got, want)
+	}
+	var events struct {
+		Events []eventView `json:"events"`
+	}
+	decodeStrict(t, e.as(e.alice, "GET", "/v1/alarms/"+a.ID+"/events", ""), &events)
+	last := events.Events[len(events.Events)-1]
+	if last.Type != "skipped" || last.Message != "skipped by the owner" || *last.ScheduledFor != *a.ScheduledFor {
+		t.Errorf("last event %+v; want the skipped occurrence recorded", last)
+	}
+	once := e.create(e.alice, `{"kind":"once","delay_seconds":60}`)
+	expectError(t, e.act(e.alice, "skip", once.ID), http.StatusConflict, "invalid_state", "")
+	expectError(t, e.act(e.bob, "skip", a.ID), http.StatusNotFound, "not_found", "")
+}
+
+func TestUpcomingAndPreview(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.create(e.alice, `{"kind":"cron","cron_expr":"0 9 * * *","timezone":"UTC","max_fires":3}`)
+	var up struct {
+		Occurrences []struct {
+			ScheduledFor  *string `json:"scheduled_for"`
+			DueAt         *string `json:"due_at"`
+			OccurrenceKey string  `json:"occurrence_key"`
+		} `json:"occurrences"`
+	}
+	decodeStrict(t, e.as(e.alice, "GET", "/v1/alarms/"+a.ID+"/upcoming?count=10", ""), &up)
+	if len(up.Occurrences) != 3 {
+		t.Fatalf("upcoming of a series with 3 fires left: %d occurrences", len(up.Occurrences))
+	}
+	for i, o := range up.Occurrences {
+		at := instant(t, o.ScheduledFor)
+		if o.OccurrenceKey != a.ID+"/"+at.Format(time.RFC3339) {
+			t.Errorf("occurrence %d key %q", i, o.OccurrenceKey)
+		}
+		if i > 0 && at.Sub(instant(t, up.Occurrences[i-1].ScheduledFor)) != 24*time.Hour {
+			t.Errorf("occurrence %d at %s", i, at)
+		}
+	}
+	expectError(t, e.as(e.alice, "GET", "/v1/alarms/"+a.ID+"/upcoming?count=0", ""), http.StatusBadRequest, "invalid_argument", "count")
+	expectError(t, e.as(e.bob, "GET", "/v1/alarms/"+a.ID+"/upcoming", ""), http.StatusNotFound, "not_found", "")
+
+	var pre struct {
+		Occurrences []struct {
+			ScheduledFor *string `json:"scheduled_for"`
+		} `json:"occurrences"`
+	}
+	// 09:00 New York on weekdays, across the spring-forward Sunday.
+	decodeStrict(t, e.as(e.alice, "POST", "/v1/schedules/preview",
+		`{"cron_expr":"0 9 * * 1-5","timezone":"America/New_York","from":"2025-03-07T00:00:00Z","count":3}`), &pre)
+	var got []string
+	for _, o := range pre.Occurrences {
+		got = append(got, instant(t, o.ScheduledFor).Format(time.RFC3339))
+	}
+	if fmt.Sprint(got) != "[2025-03-07T14:00:00Z 2025-03-10T13:00:00Z 2025-03-11T13:00:00Z]" {
+		t.Errorf("preview = %v", got)
+	}
+	for _, tc := range []struct{ body, field string }{
+		{`{"cron_expr":"0 9 * * *","timezone":"Mars/Olympus"}`, "timezone"},
+		{`{"cron_expr":"61 * * * *"}`, "cron_expr"},
+		{`{"timezone":"UTC"}`, "cron_expr"},
+		{`{"cron_expr":"@daily","count":101}`, "count"},
+		{`{"cron_expr":"@daily","from":"yesterday"}`, "from"},
+	} {
+		expectError(t, e.as(e.alice, "POST", "/v1/schedules/preview", tc.body), http.StatusBadRequest, "invalid_argument", tc.field)
+	}
+}
