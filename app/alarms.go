@@ -158,6 +158,17 @@ func (s *Alarms) PauseWith(ctx context.Context, owner, id string, spec domain.Pa
 	})
 }
 
+// Update changes the owner's alarm's definition in place.
+func (s *Alarms) Update(ctx context.Context, owner, id string, p domain.Patch) (domain.Alarm, error) {
+	a, err := s.store.Mutate(ctx, owner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		return domain.Update(a, p, now)
+	})
+	if err == nil {
+		s.hintIfDueSoon(ctx, a.NextFireAt, s.clock.Now())
+	}
+	return a, err
+}
+
 // SkipNext drops an active series' next occurrence.
 func (s *Alarms) SkipNext(ctx context.Context, owner, id string) (domain.Alarm, error) {
 	a, err := s.store.Mutate(ctx, owner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {

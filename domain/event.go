@@ -19,6 +19,7 @@ const (
 	EventTriggered        EventType = "triggered"
 	EventRetried          EventType = "retried" // an admin made a failed alarm due again
 	EventMissed           EventType = "missed"  // cron: a gap of occurrences dropped (Message: how many, first to last)
+	EventUpdated          EventType = "updated" // the owner changed the definition (Message: which fields)
 )
 
 // Event is one row of an alarm's history. ID is assigned by the store, increasing in

@@ -55,6 +55,10 @@ type Transition struct {
 	SkipStreak   int
 	PausedReason string
 	PausedUntil  time.Time
+	// Define, set only by Update, is the alarm's new definition: a store writes it with
+	// the transition, in the same transaction. Only AlarmStore.Mutate (and AdminMutate)
+	// ever carry one; Apply's transitions never do.
+	Define *Definition
 	// KeepLease leaves claimed_by/claimed_at as they are (the at-most-once advance keeps
 	// its lease until the outcome is recorded). Otherwise both are cleared.
 	KeepLease bool
@@ -76,6 +80,11 @@ func (t Transition) ApplyTo(a Alarm) Alarm {
 	a.SkipStreak = t.SkipStreak
 	a.PausedReason = t.PausedReason
 	a.PausedUntil = t.PausedUntil
+	if t.Define != nil {
+		a.Label, a.CronExpr, a.Timezone = t.Define.Label, t.Define.CronExpr, t.Define.Timezone
+		a.WakeMessage, a.Payload, a.MaxFailures = t.Define.WakeMessage, t.Define.Payload, t.Define.MaxFailures
+		a.Series = t.Define.Series
+	}
 	a.UpdatedAt = t.UpdatedAt
 	if !t.KeepLease {
 		a.ClaimedBy, a.ClaimedAt = "", time.Time{}

@@ -54,6 +54,9 @@ func (f failingAlarms) Events(context.Context, string, string, int) ([]domain.Ev
 func (f failingAlarms) Cancel(context.Context, string, string) (domain.Alarm, error) {
 	return domain.Alarm{}, f.fail()
 }
+func (f failingAlarms) Update(context.Context, string, string, domain.Patch) (domain.Alarm, error) {
+	return domain.Alarm{}, f.fail()
+}
 func (f failingAlarms) SkipNext(context.Context, string, string) (domain.Alarm, error) {
 	return domain.Alarm{}, f.fail()
 }

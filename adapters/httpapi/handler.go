@@ -28,6 +28,8 @@ type Alarms interface {
 	Resume(ctx context.Context, owner, id string) (domain.Alarm, error)
 	Trigger(ctx context.Context, owner, id string) (domain.Alarm, error)
 	SkipNext(ctx context.Context, owner, id string) (domain.Alarm, error)
+	// Update changes the alarm's definition in place (domain.Update).
+	Update(ctx context.Context, owner, id string, p domain.Patch) (domain.Alarm, error)
 	// Upcoming returns the alarm with its next n occurrences (domain.Upcoming).
 	Upcoming(ctx context.Context, owner, id string, n int) (domain.Alarm, []domain.Occurrence, error)
 	// Preview lists a schedule's next n occurrences after from (now when zero).
@@ -128,6 +130,7 @@ func (a *api) routes() *mux.Router {
 	r.Handle("/v1/alarms/batch", a.owned(a.createAlarmBatch)).Methods(http.MethodPost)
 	r.Handle("/v1/alarms/{id}", a.owned(a.action(Alarms.Get))).Methods(http.MethodGet)
 	r.Handle("/v1/alarms/{id}", a.owned(a.action(Alarms.Cancel))).Methods(http.MethodDelete)
+	r.Handle("/v1/alarms/{id}", a.owned(a.updateAlarm)).Methods(http.MethodPatch)
 	r.Handle("/v1/alarms/{id}/pause", a.owned(a.pauseAlarm)).Methods(http.MethodPost)
 	r.Handle("/v1/alarms/{id}/resume", a.owned(a.action(Alarms.Resume))).Methods(http.MethodPost)
 	r.Handle("/v1/alarms/{id}/trigger", a.owned(a.action(Alarms.Trigger))).Methods(http.MethodPost)

@@ -1,0 +1,144 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+// patchRequest is the body of PATCH /v1/alarms/{id}. Every member is optional and kept
+// raw, so that "absent" (leave it) and null (clear a bound) differ.
+type patchRequest struct {
+	Label               json.RawMessage `json:"label"`
+	CronExpr            json.RawMessage `json:"cron_expr"`
+	Timezone            json.RawMessage `json:"timezone"`
+	WakeMessage         json.RawMessage `json:"wake_message"`
+	Payload             json.RawMessage `json:"payload"`
+	MaxFailures         json.RawMessage `json:"max_failures"`
+	Misfire             json.RawMessage `json:"misfire"`
+	CatchUpLimit        json.RawMessage `json:"catch_up_limit"`
+	CatchUpWindow       json.RawMessage `json:"catch_up_window"`
+	MaxConsecutiveSkips json.RawMessage `json:"max_consecutive_skips"`
+	StartAt             json.RawMessage `json:"start_at"`
+	EndAt               json.RawMessage `json:"end_at"`
+	MaxFires            json.RawMessage `json:"max_fires"`
+	JitterSeconds       json.RawMessage `json:"jitter_seconds"`
+
+	// What an alarm keeps for life: named so the refusal can say so.
+	Kind           json.RawMessage `json:"kind"`
+	Delivery       json.RawMessage `json:"delivery"`
+	ConversationID json.RawMessage `json:"conversation_id"`
+	IdempotencyKey json.RawMessage `json:"idempotency_key"`
+	FireAt         json.RawMessage `json:"fire_at"`
+	DelaySeconds   json.RawMessage `json:"delay_seconds"`
+}
+
+// patch turns the request into the domain's Patch; the domain checks the rules.
+func (req patchRequest) patch() (domain.Patch, error) {
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"kind", req.Kind}, {"delivery", req.Delivery}, {"conversation_id", req.ConversationID},
+		{"idempotency_key", req.IdempotencyKey}, {"fire_at", req.FireAt}, {"delay_seconds", req.DelaySeconds}} {
+		if f.raw != nil {
+			return domain.Patch{}, invalidArgument(f.name, "cannot be changed; cancel the alarm and create another")
+		}
+	}
+	var p domain.Patch
+	var err error
+	str := func(field string, raw json.RawMessage) *string {
+		if err != nil || raw == nil {
+			return nil
+		}
+		var v string
+		if e := json.Unmarshal(raw, &v); e != nil {
+			err = badRequest(field, field+" must be a string")
+			return nil
+		}
+		return &v
+	}
+	num := func(field string, raw json.RawMessage) *int {
+		if err != nil || raw == nil {
+			return nil
+		}
+		var v int
+		if e := json.Unmarshal(raw, &v); e != nil {
+			err = badRequest(field, field+" must be an integer")
+			return nil
+		}
+		return &v
+	}
+	instant := func(field string, raw json.RawMessage) *time.Time {
+		if err != nil || raw == nil {
+			return nil
+		}
+		if string(bytes.TrimSpace(raw)) == "null" {
+			return new(time.Time) // clears the bound
+		}
+		s := str(field, raw)
+		if s == nil {
+			return nil
+		}
+		t, e := time.Parse(time.RFC3339Nano, *s)
+		if e != nil {
+			err = invalidArgument(field, `must be an RFC 3339 time such as "2030-01-02T15:04:05Z", or null to clear it`)
+			return nil
+		}
+		return &t
+	}
+	p.Label, p.CronExpr, p.Timezone = str("label", req.Label), str("cron_expr", req.CronExpr), str("timezone", req.Timezone)
+	p.WakeMessage, p.MaxFailures = str("wake_message", req.WakeMessage), num("max_failures", req.MaxFailures)
+	if req.Payload != nil {
+		payload := append(json.RawMessage(nil), req.Payload...)
+		p.Payload = &payload
+	}
+	if m := str("misfire", req.Misfire); m != nil {
+		p.Misfire = (*domain.Misfire)(m)
+	}
+	if n := num("catch_up_limit", req.CatchUpLimit); n != nil {
+		if *n == 0 {
+			return p, invalidArgument("catch_up_limit", fmt.Sprintf("must be between 1 and %d, got 0", domain.MaxCatchUpLimit))
+		}
+		p.CatchUpLimit = n
+	}
+	if w := str("catch_up_window", req.CatchUpWindow); w != nil {
+		d := time.Duration(0)
+		if *w != "" {
+			if d, err = time.ParseDuration(*w); err != nil {
+				return p, invalidArgument("catch_up_window", `must be a duration such as "36h" or "90m" ("" for none)`)
+			}
+		}
+		p.CatchUpWindow = &d
+	}
+	p.MaxConsecutiveSkips, p.MaxFires = num("max_consecutive_skips", req.MaxConsecutiveSkips), num("max_fires", req.MaxFires)
+	p.JitterSeconds = num("jitter_seconds", req.JitterSeconds)
+	p.StartAt, p.EndAt = instant("start_at", req.StartAt), instant("end_at", req.EndAt)
+	return p, err
+}
+
+// updateAlarm serves PATCH /v1/alarms/{id}.
+func (a *api) updateAlarm(w http.ResponseWriter, r *http.Request, owner string) {
+	body, err := a.readBody(w, r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	var req patchRequest
+	if err := decodeObject(body, &req); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	p, err := req.patch()
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	a.action(func(s Alarms, ctx context.Context, owner, id string) (domain.Alarm, error) {
+		return s.Update(ctx, owner, id, p)
+	})(w, r, owner)
+}
