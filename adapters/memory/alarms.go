@@ -177,15 +177,15 @@ func (s *Store) query(where func(domain.Alarm) bool, order func(x, y domain.Alar
 	return rows
 }
 
-// The orders of query: ORDER BY next_fire_at, id; paused_until, id; updated_at, id; id;
-// id DESC.
-func byDue(x, y domain.Alarm) int { return stampThenID(x.NextFireAt, y.NextFireAt, x.ID, y.ID) }
-func byPausedUntil(x, y domain.Alarm) int {
-	return stampThenID(x.PausedUntil, y.PausedUntil, x.ID, y.ID)
-}
+// The orders of query: ORDER BY next_fire_at, id; updated_at, id; id; id DESC;
+// paused_until, id.
+func byDue(x, y domain.Alarm) int       { return stampThenID(x.NextFireAt, y.NextFireAt, x.ID, y.ID) }
 func byUpdated(x, y domain.Alarm) int   { return stampThenID(x.UpdatedAt, y.UpdatedAt, x.ID, y.ID) }
 func byID(x, y domain.Alarm) int        { return strings.Compare(x.ID, y.ID) }
 func newestFirst(x, y domain.Alarm) int { return byID(y, x) }
+func byPausedUntil(x, y domain.Alarm) int {
+	return stampThenID(x.PausedUntil, y.PausedUntil, x.ID, y.ID)
+}
 
 // due is what a claim may take at now, oldest due first: the claim's rule, shared with
 // CountAlarms; a database walks an index of active rows by next_fire_at. A lease taken
