@@ -177,11 +177,15 @@ func (s *Store) query(where func(domain.Alarm) bool, order func(x, y domain.Alar
 	return rows
 }
 
-// The orders of query: ORDER BY next_fire_at, id; updated_at, id; id; id DESC.
+// The orders of query: ORDER BY next_fire_at, id; updated_at, id; id; id DESC;
+// paused_until, id.
 func byDue(x, y domain.Alarm) int       { return stampThenID(x.NextFireAt, y.NextFireAt, x.ID, y.ID) }
 func byUpdated(x, y domain.Alarm) int   { return stampThenID(x.UpdatedAt, y.UpdatedAt, x.ID, y.ID) }
 func byID(x, y domain.Alarm) int        { return strings.Compare(x.ID, y.ID) }
 func newestFirst(x, y domain.Alarm) int { return byID(y, x) }
+func byPausedUntil(x, y domain.Alarm) int {
+	return stampThenID(x.PausedUntil, y.PausedUntil, x.ID, y.ID)
+}
 
 // due is what a claim may take at now, oldest due first: the claim's rule, shared with
 // CountAlarms; a database walks an index of active rows by next_fire_at. A lease taken
@@ -259,6 +263,21 @@ func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
 		return time.Time{}, false, err
 	}
 	return unleased[0].NextFireAt, true, nil
+}
+
+// DuePauses: a database walks an index of the rows that have a paused_until, in its order.
+func (s *Store) DuePauses(ctx context.Context, limit int) ([]string, error) {
+	return txv(s, ctx, func() ([]string, error) {
+		now := s.now()
+		due := s.query(func(a domain.Alarm) bool {
+			return a.Status == domain.StatusPaused && !a.PausedUntil.IsZero() && !a.PausedUntil.After(now)
+		}, byPausedUntil)
+		ids := []string{}
+		for _, a := range due[:min(len(due), max(limit, 0))] {
+			ids = append(ids, a.ID)
+		}
+		return ids, nil
+	})
 }
 
 // The operator's side (AdminStore) and retention (RetentionStore).

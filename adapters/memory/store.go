@@ -121,10 +121,17 @@ func trunc(t time.Time) time.Time { return t.UTC().Truncate(Precision) }
 
 // keep is a as stored: times truncated, so what a caller gets back (a lease above all)
 // equals what is kept; the payload copied in, and by out again on the way out, so a
-// caller changing its slice cannot change the store.
+// caller changing its slice cannot change the store. The series' start and end are
+// kept to the nanosecond, in UTC: the SQL stores keep them as text, not in a column of
+// their precision.
 func keep(a domain.Alarm) domain.Alarm {
-	for _, p := range []*time.Time{&a.FireAt, &a.NextFireAt, &a.ScheduledFor, &a.ClaimedAt, &a.CreatedAt, &a.UpdatedAt, &a.LastFiredAt} {
+	for _, p := range []*time.Time{&a.FireAt, &a.NextFireAt, &a.ScheduledFor, &a.ClaimedAt, &a.CreatedAt, &a.UpdatedAt, &a.LastFiredAt, &a.PausedUntil} {
 		*p = trunc(*p)
+	}
+	for _, p := range []*time.Time{&a.Series.StartAt, &a.Series.EndAt} {
+		if !p.IsZero() {
+			*p = p.UTC()
+		}
 	}
 	return out(a)
 }

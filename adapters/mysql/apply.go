@@ -180,7 +180,7 @@ func lockLeases(ctx context.Context, tx batchTx, ts []domain.Transition) (map[st
 	return leases, rows.Err()
 }
 
-// transitionsPerUpdate bounds one UPDATE-JOIN: 11 placeholders a row.
+// transitionsPerUpdate bounds one UPDATE-JOIN: 15 placeholders a row.
 const transitionsPerUpdate = 500
 
 // updateAlarms writes the mutable columns of ts (ids distinct) where each transition's
@@ -208,16 +208,18 @@ func updateAlarms(ctx context.Context, tx batchTx, ts []domain.Transition) (int,
 func updateChunk(ctx context.Context, tx batchTx, ts []domain.Transition) (int, error) {
 	var q strings.Builder
 	q.WriteString(`UPDATE alarms a JOIN (`)
-	args := make([]any, 0, 11*len(ts))
+	args := make([]any, 0, 15*len(ts))
 	for i, t := range ts {
 		if i == 0 {
 			q.WriteString(`SELECT ? AS id, ? AS fence_worker, CAST(? AS DATETIME(6)) AS fence_at,
 				? AS status, CAST(? AS DATETIME(6)) AS next_fire_at,
 				CAST(? AS DATETIME(6)) AS scheduled_for, CAST(? AS SIGNED) AS failure_count,
 				? AS last_error, CAST(? AS DATETIME(6)) AS last_fired_at,
+				CAST(? AS SIGNED) AS fire_count, CAST(? AS SIGNED) AS skip_streak,
+				? AS paused_reason, CAST(? AS DATETIME(6)) AS paused_until,
 				CAST(? AS SIGNED) AS keep_lease, CAST(? AS DATETIME(6)) AS updated_at`)
 		} else {
-			q.WriteString(` UNION ALL SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`)
+			q.WriteString(` UNION ALL SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`)
 		}
 		keep := 0
 		if t.KeepLease {
@@ -225,11 +227,14 @@ func updateChunk(ctx context.Context, tx batchTx, ts []domain.Transition) (int, 
 		}
 		args = append(args, t.AlarmID, stringArg(t.Fence.Worker), timeArg(t.Fence.ClaimedAt),
 			string(t.Status), timeArg(t.NextFireAt), timeArg(t.ScheduledFor), t.FailureCount,
-			t.LastError, timeArg(t.LastFiredAt), keep, timeArg(t.UpdatedAt))
+			t.LastError, timeArg(t.LastFiredAt), t.FireCount, t.SkipStreak,
+			t.PausedReason, timeArg(t.PausedUntil), keep, timeArg(t.UpdatedAt))
 	}
 	q.WriteString(`) t ON a.id = t.id SET
 		a.status = t.status, a.next_fire_at = t.next_fire_at, a.scheduled_for = t.scheduled_for,
 		a.failure_count = t.failure_count, a.last_error = t.last_error, a.last_fired_at = t.last_fired_at,
+		a.fire_count = t.fire_count, a.skip_streak = t.skip_streak,
+		a.paused_reason = t.paused_reason, a.paused_until = t.paused_until,
 		a.updated_at = t.updated_at,
 		a.claimed_by = IF(t.keep_lease = 1, a.claimed_by, NULL),
 		a.claimed_at = IF(t.keep_lease = 1, a.claimed_at, NULL)

@@ -5,13 +5,14 @@ import (
 	"database/sql"
 	"strings"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
 var _ ports.BulkCreator = (*Store)(nil)
 
-// Bounds of one multi-row INSERT in CreateMany: 23 placeholders a row keeps 500 rows
+// Bounds of one multi-row INSERT in CreateMany: 28 placeholders a row keeps 500 rows
 // far below the 65,535 a statement may carry, and the byte budget keeps a statement of
 // large payloads well below the server's max_allowed_packet (16 MiB by default).
 const (
@@ -65,8 +66,8 @@ func insertChunk(as []domain.Alarm) int {
 func insertAlarms(ctx context.Context, tx *sql.Tx, as []domain.Alarm, skipDuplicates bool) error {
 	var q strings.Builder
 	q.WriteString(`INSERT INTO alarms (` + alarmColumns + `) VALUES `)
-	row := "(" + placeholders(23) + ")"
-	args := make([]any, 0, 23*len(as))
+	row := "(" + placeholders(sqlrow.AlarmParams) + ")"
+	args := make([]any, 0, sqlrow.AlarmParams*len(as))
 	for i, a := range as {
 		if i > 0 {
 			q.WriteString(", ")

@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
-var insertAlarmSQL = `INSERT INTO alarms (` + alarmColumns + `) VALUES (` + placeholders(23) + `)`
+var insertAlarmSQL = `INSERT INTO alarms (` + alarmColumns + `) VALUES (` + placeholders(sqlrow.AlarmParams) + `)`
 
 // createAttempts bounds Create's loop in the one case that loops: a duplicate key whose
 // owner vanished (retention deleted it) before it could be read.
@@ -72,6 +73,7 @@ func alarmArgs(a domain.Alarm) []any {
 		payloadArg(a.Payload), string(a.Status), string(a.Delivery), stringArg(a.IdempotencyKey),
 		a.MaxFailures, a.FailureCount, a.LastError, stringArg(a.ClaimedBy), timeArg(a.ClaimedAt),
 		timeArg(a.CreatedAt), timeArg(a.UpdatedAt), timeArg(a.LastFiredAt),
+		stringArg(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, timeArg(a.PausedUntil),
 	}
 }
 

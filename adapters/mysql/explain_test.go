@@ -31,7 +31,7 @@ func TestExplainClaim(t *testing.T) {
 	mustExec(t, s.db, `INSERT INTO alarms (`+alarmColumns+`)
 		SELECT CONCAT('0190f0c0-0000-7000-8000-', LPAD(n, 12, '0')), CONCAT('owner', n % 100), 'bulk', 'once',
 			due, '', '', due, due, '', '', 'null', 'active', 'at_least_once', NULL, 5, 0, '', NULL, NULL,
-			UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), NULL
+			UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), NULL, NULL, 0, 0, '', NULL
 		FROM (SELECT n, UTC_TIMESTAMP(6) + INTERVAL 1 DAY + INTERVAL n SECOND AS due
 			FROM (SELECT a.d + 10*b.d + 100*c.d + 1000*e.d + 10000*f.d + 100000*g.d AS n
 				FROM `+digits+` a, `+digits+` b, `+digits+` c, `+digits+` e, `+digits+` f, `+digits+` g) ns) gen`)

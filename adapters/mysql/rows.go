@@ -68,9 +68,10 @@ func stringArg(s string) any {
 	return s
 }
 
-// storedAlarm is a with every time as the store keeps it.
+// storedAlarm is a with every time column as the store keeps it (the series' own times
+// are JSON text, kept whole).
 func storedAlarm(a domain.Alarm) domain.Alarm {
-	for _, t := range []*time.Time{&a.FireAt, &a.NextFireAt, &a.ScheduledFor, &a.ClaimedAt, &a.CreatedAt, &a.UpdatedAt, &a.LastFiredAt} {
+	for _, t := range sqlrow.AlarmTimes(&a) {
 		*t = micro(*t)
 	}
 	return a

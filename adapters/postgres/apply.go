@@ -13,8 +13,8 @@ import (
 // applySQL writes a whole batch of transitions and their events in one statement, so
 // one round trip and one implicit transaction whatever the batch size.
 //
-// The transitions arrive as parallel arrays ($1..$12, one element per transition) and
-// the events as another set ($13..$19, one element per event, each naming its alarm).
+// The transitions arrive as parallel arrays ($1..$16, one element per transition) and
+// the events as another set ($17..$23, one element per event, each naming its alarm).
 // The UPDATE changes a row only while it still carries the transition's lease (or
 // unconditionally when the transition is unfenced); the INSERT takes only the events
 // of rows the UPDATE returned, so a stale transition writes nothing at all. Under READ
@@ -34,10 +34,12 @@ WITH t AS (
 	SELECT * FROM unnest(
 		$1::text[], $2::bool[], $3::text[], $4::timestamptz[],
 		$5::text[], $6::timestamptz[], $7::timestamptz[], $8::int[],
-		$9::text[], $10::timestamptz[], $11::bool[], $12::timestamptz[]
+		$9::text[], $10::timestamptz[], $11::bool[], $12::timestamptz[],
+		$13::int[], $14::int[], $15::text[], $16::timestamptz[]
 	) AS t(id, fenced, fence_worker, fence_at,
 		status, next_fire_at, scheduled_for, failure_count,
-		last_error, last_fired_at, keep_lease, updated_at)
+		last_error, last_fired_at, keep_lease, updated_at,
+		fire_count, skip_streak, paused_reason, paused_until)
 ), applied AS (
 	UPDATE alarms a SET
 		status        = t.status,
@@ -46,6 +48,10 @@ WITH t AS (
 		failure_count = t.failure_count,
 		last_error    = t.last_error,
 		last_fired_at = t.last_fired_at,
+		fire_count    = t.fire_count,
+		skip_streak   = t.skip_streak,
+		paused_reason = t.paused_reason,
+		paused_until  = t.paused_until,
 		updated_at    = t.updated_at,
 		claimed_by    = CASE WHEN t.keep_lease THEN a.claimed_by END,
 		claimed_at    = CASE WHEN t.keep_lease THEN a.claimed_at END
@@ -58,8 +64,8 @@ WITH t AS (
 	INSERT INTO alarm_events (alarm_id, type, at, attempt, scheduled_for, worker, message)
 	SELECT e.alarm_id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
 	FROM unnest(
-		$13::text[], $14::text[], $15::timestamptz[], $16::int[],
-		$17::timestamptz[], $18::text[], $19::text[]
+		$17::text[], $18::text[], $19::timestamptz[], $20::int[],
+		$21::timestamptz[], $22::text[], $23::text[]
 	) WITH ORDINALITY AS e(alarm_id, type, at, attempt, scheduled_for, worker, message, ord)
 	WHERE e.alarm_id IN (SELECT id FROM applied)
 	ORDER BY e.ord -- event ids follow the order the domain listed them in
@@ -118,10 +124,11 @@ func applyArgs(ts []domain.Transition) []any {
 	}
 	var (
 		ids, fenceWorkers, statuses, lastErrors = make(elems[pgtype.Text], n), make(elems[pgtype.Text], n), make(elems[pgtype.Text], n), make(elems[pgtype.Text], n)
+		pausedReasons                           = make(elems[pgtype.Text], n)
 		fenced, keepLease                       = make(elems[pgtype.Bool], n), make(elems[pgtype.Bool], n)
 		fenceAts, nextFireAts, scheduledFors    = make(elems[pgtype.Timestamptz], n), make(elems[pgtype.Timestamptz], n), make(elems[pgtype.Timestamptz], n)
-		lastFiredAts, updatedAts                = make(elems[pgtype.Timestamptz], n), make(elems[pgtype.Timestamptz], n)
-		failureCounts                           = make(elems[pgtype.Int4], n)
+		lastFiredAts, updatedAts, pausedUntils  = make(elems[pgtype.Timestamptz], n), make(elems[pgtype.Timestamptz], n), make(elems[pgtype.Timestamptz], n)
+		failureCounts, fireCounts, skipStreaks  = make(elems[pgtype.Int4], n), make(elems[pgtype.Int4], n), make(elems[pgtype.Int4], n)
 
 		evAlarmIDs, evTypes, evWorkers, evMessages = make(elems[pgtype.Text], 0, nev), make(elems[pgtype.Text], 0, nev), make(elems[pgtype.Text], 0, nev), make(elems[pgtype.Text], 0, nev)
 		evAts, evScheduledFors                     = make(elems[pgtype.Timestamptz], 0, nev), make(elems[pgtype.Timestamptz], 0, nev)
@@ -140,6 +147,8 @@ func applyArgs(ts []domain.Transition) []any {
 		lastErrors[i] = text(t.LastError)
 		lastFiredAts[i], updatedAts[i] = timestamptz(t.LastFiredAt), timestamptz(t.UpdatedAt)
 		keepLease[i] = boolean(t.KeepLease)
+		fireCounts[i], skipStreaks[i] = int4(t.FireCount), int4(t.SkipStreak)
+		pausedReasons[i], pausedUntils[i] = text(t.PausedReason), timestamptz(t.PausedUntil)
 		for _, e := range t.Events {
 			// The transition owns its events: they belong to its alarm whatever
 			// e.AlarmID says, so a stale transition can never leak one.
@@ -156,6 +165,7 @@ func applyArgs(ts []domain.Transition) []any {
 		ids, fenced, fenceWorkers, fenceAts,
 		statuses, nextFireAts, scheduledFors, failureCounts,
 		lastErrors, lastFiredAts, keepLease, updatedAts,
+		fireCounts, skipStreaks, pausedReasons, pausedUntils,
 		evAlarmIDs, evTypes, evAts, evAttempts,
 		evScheduledFors, evWorkers, evMessages,
 	}

@@ -21,6 +21,7 @@ func TestPlansWithoutStatistics(t *testing.T) {
 		`'{000000000001,000000000002}'`, `'{t,f}'`, `'{w,NULL}'`, `'{` + at + `,NULL}'`,
 		`'{fired,cancelled}'`, `'{NULL,NULL}'`, `'{NULL,NULL}'`, `'{0,0}'`,
 		`'{"",""}'`, `'{NULL,NULL}'`, `'{f,f}'`, `'{` + at + `,` + at + `}'`,
+		`'{0,0}'`, `'{0,0}'`, `'{"",""}'`, `'{NULL,NULL}'`,
 		`'{000000000001}'`, `'{fired}'`, `'{` + at + `}'`, `'{1}'`, `'{NULL}'`, `'{w}'`, `'{""}'`,
 	}, ", ")
 	// An alarm is found by its id (its owner is checked on the row).
@@ -32,6 +33,7 @@ func TestPlansWithoutStatistics(t *testing.T) {
 	}{
 		{"claim", claimSQL, `NULL, 'w', 120000000, 100`, []string{"Index Scan using alarms_due_idx", "Tid Scan on alarms"}, true},
 		{"next due", nextDueSQL, ``, []string{"Index Scan using alarms_due_idx"}, true},
+		{"due pauses", duePausesSQL, `NULL, 100`, []string{"Index Scan using alarms_paused_until_idx"}, true},
 		{"apply", applySQL, applyArgs, []string{"Index Scan using alarms_pkey on alarms"}, false},
 		{"extend lease", extendLeaseSQL, `NULL, '000000000001', 'w', '` + at + `', 60000000`, []string{byID}, false},
 		{"get", getSQL, `'000000000001'`, []string{byID}, false},

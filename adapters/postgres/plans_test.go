@@ -130,6 +130,7 @@ func TestApplyGenericPlanUsesPrimaryKey(t *testing.T) {
 		`'{000000000001,000000000002}'`, `'{t,f}'`, `'{w,NULL}'`, `'{` + at + `,NULL}'`,
 		`'{fired,cancelled}'`, `'{NULL,NULL}'`, `'{NULL,NULL}'`, `'{0,0}'`,
 		`'{"",""}'`, `'{NULL,NULL}'`, `'{f,f}'`, `'{` + at + `,` + at + `}'`,
+		`'{0,0}'`, `'{0,0}'`, `'{"",""}'`, `'{NULL,NULL}'`,
 		`'{000000000001}'`, `'{fired}'`, `'{` + at + `}'`, `'{1}'`, `'{NULL}'`, `'{w}'`, `'{""}'`,
 	}, ", ")
 	plan := explainGenericWith(t, s, applySQL, "COSTS OFF", args)
@@ -225,5 +226,31 @@ func TestAdminListRareStatusStopsAfterThePage(t *testing.T) {
 		if sortNode.MatchString(plan) || strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "alarms_pkey") {
 			t.Errorf("%s: the page reads more than it returns:\n%s", c.name, plan)
 		}
+	}
+}
+
+// DuePauses walks alarms_paused_until_idx from its earliest entry and stops after the
+// limit: executed on 25,200 alarms, 2,000 of them paused and 200 of those with an end
+// that has passed, a call for 10 reads 10 index entries, never the alarms paused without
+// an end (which alarms_rare_status_idx would have led it to sort).
+func TestDuePausesStopsAtTheLimit(t *testing.T) {
+	s, _ := newTestStore(t, nil)
+	loadAlarms(t, s, 20000, 200, 5000)
+	ctx := context.Background()
+	for _, q := range []string{
+		`UPDATE alarms SET status = 'paused' WHERE id::int % 10 = 0 AND id < '000000020000'`,
+		`UPDATE alarms SET paused_until = now() - id::int * interval '1 second' WHERE id::int % 100 = 0 AND id < '000000020000'`,
+		`ANALYZE alarms`,
+	} {
+		if _, err := s.pool.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan := explainGenericWith(t, s, duePausesSQL, "ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF", `NULL, 10`)
+	if !strings.Contains(plan, "Index Scan using alarms_paused_until_idx on alarms (actual rows=10 loops=1)") {
+		t.Errorf("DuePauses does not walk alarms_paused_until_idx for 10 rows and stop:\n%s", plan)
+	}
+	if sortNode.MatchString(plan) || strings.Contains(plan, "alarms_rare_status_idx") {
+		t.Errorf("DuePauses reads more than it returns:\n%s", plan)
 	}
 }

@@ -67,7 +67,7 @@ func deref(t *time.Time) time.Time {
 // truncateAlarm brings a's times to the store's precision, as reading the row back
 // would return them.
 func truncateAlarm(a domain.Alarm) domain.Alarm {
-	for _, t := range []*time.Time{&a.FireAt, &a.NextFireAt, &a.ScheduledFor, &a.ClaimedAt, &a.CreatedAt, &a.UpdatedAt, &a.LastFiredAt} {
+	for _, t := range sqlrow.AlarmTimes(&a) {
 		*t = deref(timeArg(*t))
 	}
 	return a

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
@@ -42,12 +41,12 @@ func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool,
 // taken by an earlier row, or an id that exists. (The WHERE also tells SQLite's parser
 // that ON CONFLICT belongs to the INSERT, not to the SELECT.)
 func createBatchSQL(rows int) string {
-	cols := make([]string, 23)
+	cols := make([]string, sqlrow.AlarmParams)
 	for i := range cols {
 		cols[i] = fmt.Sprintf("column%d", i+1)
 	}
 	return `INSERT INTO alarms (` + alarmColumns + `)
-		SELECT ` + strings.Join(cols, ", ") + ` FROM (VALUES ` + valuesRows(rows, 23) + `) WHERE column1 IS NOT NULL
+		SELECT ` + strings.Join(cols, ", ") + ` FROM (VALUES ` + valuesRows(rows, sqlrow.AlarmParams) + `) WHERE column1 IS NOT NULL
 		ON CONFLICT DO NOTHING
 		RETURNING id`
 }
@@ -72,9 +71,9 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 		inserted := make(map[string]bool, len(stored))
 		for chunk := range slices.Chunk(stored, maxBatchRows) {
 			b := bucket(len(chunk))
-			args := make([]any, 23<<b) // the padding stays nil: NULL
+			args := make([]any, sqlrow.AlarmParams<<b) // the padding stays nil: NULL
 			for i, a := range chunk {
-				copy(args[23*i:], alarmArgs(a))
+				copy(args[sqlrow.AlarmParams*i:], alarmArgs(a))
 			}
 			rows, err := tx.StmtContext(ctx, s.stmts.createBatch[b]).QueryContext(ctx, args...)
 			if err != nil {
@@ -126,13 +125,14 @@ func alarmArgs(a domain.Alarm) []any {
 	return []any{a.ID, a.Owner, a.Label, string(a.Kind), toDB(a.FireAt), a.CronExpr, a.Timezone, toDB(a.NextFireAt),
 		toDB(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadBytes(a.Payload), string(a.Status),
 		string(a.Delivery), a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError,
-		nullString(a.ClaimedBy), toDB(a.ClaimedAt), toDB(a.CreatedAt), toDB(a.UpdatedAt), toDB(a.LastFiredAt)}
+		nullString(a.ClaimedBy), toDB(a.ClaimedAt), toDB(a.CreatedAt), toDB(a.UpdatedAt), toDB(a.LastFiredAt),
+		nullString(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, toDB(a.PausedUntil)}
 }
 
 // insertAlarmSQL inserts one alarm; a clash on the owner's idempotency key inserts
 // nothing (see createIn).
-const insertAlarmSQL = `INSERT INTO alarms (` + alarmColumns + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+var insertAlarmSQL = `INSERT INTO alarms (` + alarmColumns + `)
+	VALUES (` + placeholders(sqlrow.AlarmParams) + `)
 	ON CONFLICT (owner, idempotency_key) WHERE idempotency_key <> '' DO NOTHING`
 
 // createIn inserts a (already as stored) inside the write transaction tx, or finds the
@@ -165,9 +165,10 @@ func createdEvent(a domain.Alarm) domain.Event {
 	}
 }
 
-// storedAlarm is a as the store keeps it: every time truncated to the millisecond.
+// storedAlarm is a as the store keeps it: every time column truncated to the
+// millisecond (the series' own times are JSON text, kept whole).
 func storedAlarm(a domain.Alarm) domain.Alarm {
-	for _, t := range []*time.Time{&a.FireAt, &a.NextFireAt, &a.ScheduledFor, &a.ClaimedAt, &a.CreatedAt, &a.UpdatedAt, &a.LastFiredAt} {
+	for _, t := range sqlrow.AlarmTimes(&a) {
 		*t = trunc(*t)
 	}
 	return a

@@ -59,11 +59,13 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 // id, which matches no alarm.
 func applyBatchSQL(rows int) string {
 	return `WITH t(id, status, next_fire_at, scheduled_for, failure_count, last_error,
-		last_fired_at, updated_at, keep_lease, fenced, fence_worker, fence_at) AS (VALUES ` + valuesRows(rows, 12) + `)
+		last_fired_at, fire_count, skip_streak, paused_reason, paused_until, updated_at,
+		keep_lease, fenced, fence_worker, fence_at) AS (VALUES ` + valuesRows(rows, applyParams) + `)
 	UPDATE alarms SET
 		status = t.status, next_fire_at = t.next_fire_at, scheduled_for = t.scheduled_for,
 		failure_count = t.failure_count, last_error = t.last_error, last_fired_at = t.last_fired_at,
-		updated_at = t.updated_at,
+		fire_count = t.fire_count, skip_streak = t.skip_streak, paused_reason = t.paused_reason,
+		paused_until = t.paused_until, updated_at = t.updated_at,
 		claimed_by = CASE WHEN t.keep_lease THEN alarms.claimed_by END,
 		claimed_at = CASE WHEN t.keep_lease THEN alarms.claimed_at END
 	FROM t
@@ -72,15 +74,18 @@ func applyBatchSQL(rows int) string {
 	RETURNING alarms.id`
 }
 
+// applyParams is how many values one transition binds in applyBatchSQL.
+const applyParams = 16
+
 // applyChunk writes ts (ids distinct, at most maxBatchRows) in one statement and marks
 // the ids it changed.
 func (s *Store) applyChunk(ctx context.Context, tx *sql.Tx, ts []domain.Transition, applied map[string]bool) error {
 	b := bucket(len(ts))
-	args := make([]any, 12<<b) // the padding stays nil: NULL
+	args := make([]any, applyParams<<b) // the padding stays nil: NULL
 	for i, t := range ts {
-		copy(args[12*i:], []any{t.AlarmID, string(t.Status), toDB(t.NextFireAt), toDB(t.ScheduledFor), t.FailureCount,
-			t.LastError, toDB(t.LastFiredAt), toDB(t.UpdatedAt), t.KeepLease, !t.Fence.IsZero(),
-			nullString(t.Fence.Worker), toDB(t.Fence.ClaimedAt)})
+		copy(args[applyParams*i:], []any{t.AlarmID, string(t.Status), toDB(t.NextFireAt), toDB(t.ScheduledFor), t.FailureCount,
+			t.LastError, toDB(t.LastFiredAt), t.FireCount, t.SkipStreak, t.PausedReason, toDB(t.PausedUntil),
+			toDB(t.UpdatedAt), t.KeepLease, !t.Fence.IsZero(), nullString(t.Fence.Worker), toDB(t.Fence.ClaimedAt)})
 	}
 	rows, err := tx.StmtContext(ctx, s.stmts.applyBatch[b]).QueryContext(ctx, args...)
 	if err != nil {
@@ -102,7 +107,8 @@ func (s *Store) applyChunk(ctx context.Context, tx *sql.Tx, ts []domain.Transiti
 func applyTransition(ctx context.Context, stmt *sql.Stmt, t domain.Transition) (bool, error) {
 	n, err := sqlrow.Affected(stmt.ExecContext(ctx,
 		string(t.Status), toDB(t.NextFireAt), toDB(t.ScheduledFor), t.FailureCount, t.LastError,
-		toDB(t.LastFiredAt), toDB(t.UpdatedAt), t.KeepLease, t.AlarmID,
+		toDB(t.LastFiredAt), t.FireCount, t.SkipStreak, t.PausedReason, toDB(t.PausedUntil),
+		toDB(t.UpdatedAt), t.KeepLease, t.AlarmID,
 		nullString(t.Fence.Worker), toDB(t.Fence.ClaimedAt)))
 	if err != nil {
 		return false, mapError(err)
@@ -117,6 +123,7 @@ func storedTransition(t domain.Transition) domain.Transition {
 	t.NextFireAt = trunc(t.NextFireAt)
 	t.ScheduledFor = trunc(t.ScheduledFor)
 	t.LastFiredAt = trunc(t.LastFiredAt)
+	t.PausedUntil = trunc(t.PausedUntil)
 	t.UpdatedAt = trunc(t.UpdatedAt)
 	events := make([]domain.Event, len(t.Events))
 	for i, e := range t.Events {

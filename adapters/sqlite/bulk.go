@@ -4,14 +4,15 @@ import (
 	"context"
 	"database/sql"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
 var _ ports.BulkCreator = (*Store)(nil)
 
-// alarmsPerInsert keeps one multi-row INSERT of 23 variables a row far below SQLite's
-// limit of 32766 bound variables.
+// alarmsPerInsert keeps one multi-row INSERT of sqlrow.AlarmParams (28) variables a row
+// far below SQLite's limit of 32766 bound variables.
 const alarmsPerInsert = 500
 
 // CreateMany inserts as and their created events with multi-row INSERTs in one write
@@ -44,10 +45,10 @@ func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 
 // insertAlarms writes as (already at the store's precision) in one INSERT.
 func insertAlarms(ctx context.Context, tx *sql.Tx, as []domain.Alarm) error {
-	args := make([]any, 0, 23*len(as))
+	args := make([]any, 0, sqlrow.AlarmParams*len(as))
 	for _, a := range as {
 		args = append(args, alarmArgs(a)...)
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO alarms (`+alarmColumns+`) VALUES `+valuesRows(len(as), 23), args...)
+	_, err := tx.ExecContext(ctx, `INSERT INTO alarms (`+alarmColumns+`) VALUES `+valuesRows(len(as), sqlrow.AlarmParams), args...)
 	return mapError(err)
 }

@@ -10,13 +10,14 @@ import (
 )
 
 // transitionSet is the SET list of a transition: exactly the mutable columns the domain
-// decided (domain.Transition), and the lease kept (?8 true) or released.
+// decided (domain.Transition), and the lease kept (?12 true) or released.
 const transitionSet = `UPDATE alarms SET
 	status = ?1, next_fire_at = ?2, scheduled_for = ?3, failure_count = ?4, last_error = ?5,
-	last_fired_at = ?6, updated_at = ?7,
-	claimed_by = CASE WHEN ?8 THEN claimed_by END,
-	claimed_at = CASE WHEN ?8 THEN claimed_at END
-	WHERE id = ?9`
+	last_fired_at = ?6, fire_count = ?7, skip_streak = ?8, paused_reason = ?9, paused_until = ?10,
+	updated_at = ?11,
+	claimed_by = CASE WHEN ?12 THEN claimed_by END,
+	claimed_at = CASE WHEN ?12 THEN claimed_at END
+	WHERE id = ?13`
 
 // statements are prepared once on the writer and reused by every transaction (through
 // tx.StmtContext), the hot path of a dispatcher applying batches.
@@ -59,7 +60,7 @@ type statements struct {
 // batchBuckets sizes, powers of two up to maxBatchRows: ten statements each.
 const (
 	batchBuckets = 10
-	maxBatchRows = 1 << (batchBuckets - 1) // 512: 12 variables a transition, far below SQLite's 32766
+	maxBatchRows = 1 << (batchBuckets - 1) // 512: 16 variables a transition, 28 an alarm, far below SQLite's 32766
 )
 
 // bucket is the index of the smallest bucket that holds n rows (1 <= n <= maxBatchRows).
@@ -78,7 +79,7 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 			st, err = statements{}, mapError(fmt.Errorf("prepare: %w", err))
 		}
 	}()
-	if st.applyFenced, err = db.PrepareContext(ctx, transitionSet+` AND claimed_by IS ?10 AND claimed_at IS ?11`); err != nil {
+	if st.applyFenced, err = db.PrepareContext(ctx, transitionSet+` AND claimed_by IS ?14 AND claimed_at IS ?15`); err != nil {
 		return
 	}
 	if st.applyUnfenced, err = db.PrepareContext(ctx, transitionSet); err != nil {

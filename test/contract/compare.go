@@ -89,6 +89,23 @@ func (e *env) alarmDiff(got, want domain.Alarm) string {
 	tm("CreatedAt", got.CreatedAt, want.CreatedAt)
 	tm("UpdatedAt", got.UpdatedAt, want.UpdatedAt)
 	tm("LastFiredAt", got.LastFiredAt, want.LastFiredAt)
+	num("FireCount", got.FireCount, want.FireCount)
+	num("SkipStreak", got.SkipStreak, want.SkipStreak)
+	str("PausedReason", got.PausedReason, want.PausedReason)
+	tm("PausedUntil", got.PausedUntil, want.PausedUntil)
+	// The series' options: its times within the store's precision like the others; the
+	// window exactly (the API's are whole seconds).
+	gs, ws := got.Series, want.Series
+	str("Series.Misfire", string(gs.Misfire), string(ws.Misfire))
+	num("Series.CatchUpLimit", gs.CatchUpLimit, ws.CatchUpLimit)
+	if gs.CatchUpWindow != ws.CatchUpWindow {
+		fmt.Fprintf(&b, "\n  Series.CatchUpWindow = %s, want %s", gs.CatchUpWindow, ws.CatchUpWindow)
+	}
+	num("Series.MaxConsecutiveSkips", gs.MaxConsecutiveSkips, ws.MaxConsecutiveSkips)
+	tm("Series.StartAt", gs.StartAt, ws.StartAt)
+	tm("Series.EndAt", gs.EndAt, ws.EndAt)
+	num("Series.MaxFires", gs.MaxFires, ws.MaxFires)
+	num("Series.JitterSeconds", gs.JitterSeconds, ws.JitterSeconds)
 	return b.String()
 }
 

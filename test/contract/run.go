@@ -39,6 +39,9 @@ package contract
 //                                  cancel releasing leases; delete with events; counts
 //                                  and the due backlog
 //   State         state.go         named cluster values: absent, exact, replaced, stamped
+//   Series        series.go        a cron series' options and state round-trip through
+//                                  every read and write (Apply, fenced or stale, Mutate,
+//                                  AdminMutate); DuePauses: which, in what order, how many
 //   BulkCreate    bulk.go          the optional ports.BulkCreator: round trip, created
 //                                  events, claimable, all-or-nothing conflicts (each
 //                                  case skipped, saying so, on a store without it)
@@ -79,6 +82,7 @@ func areas() []area {
 		{"ExtendLease", extendLeaseCases},
 		{"Admin", adminCases},
 		{"State", stateCases},
+		{"Series", seriesCases},
 	}
 }
 

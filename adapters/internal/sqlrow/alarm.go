@@ -1,17 +1,31 @@
 package sqlrow
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/chronoshq/chronos/domain"
 )
 
 // AlarmColumns is the column list every alarm read selects, in Alarms.Scan's order (and
-// every alarm insert writes).
+// every alarm insert writes). The last five are a cron series' options (series, JSON:
+// see EncodeSeries) and state (migration 00006).
 const AlarmColumns = `id, owner, label, kind, fire_at, cron_expr, timezone, next_fire_at,
 	scheduled_for, conversation_id, wake_message, payload, status, delivery,
 	idempotency_key, max_failures, failure_count, last_error, claimed_by, claimed_at,
-	created_at, updated_at, last_fired_at`
+	created_at, updated_at, last_fired_at,
+	series, fire_count, skip_streak, paused_reason, paused_until`
+
+// AlarmParams is how many values one row of AlarmColumns binds.
+const AlarmParams = 28
+
+// AlarmTimes are a's time columns, for a store to bring each to its precision before
+// it writes them. The series' own times are not among them: they are JSON text, kept
+// to the nanosecond.
+func AlarmTimes(a *domain.Alarm) []*time.Time {
+	return []*time.Time{&a.FireAt, &a.NextFireAt, &a.ScheduledFor, &a.ClaimedAt, &a.CreatedAt, &a.UpdatedAt,
+		&a.LastFiredAt, &a.PausedUntil}
+}
 
 // Alarms reads rows of AlarmColumns into the same scan targets row after row. Scan
 // takes its targets as interfaces, so targets declared per row escape to the heap, a
@@ -21,14 +35,15 @@ const AlarmColumns = `id, owner, label, kind, fire_at, cron_expr, timezone, next
 // them), never shared with the next row. An Alarms is for one goroutine.
 //
 // T is what the store's driver scans a time column into, S a text column that may be
-// NULL (claimed_by, and idempotency_key where "none" is NULL).
+// NULL (claimed_by, series, and idempotency_key where "none" is NULL).
 type Alarms[T, S any] struct {
 	a                                           domain.Alarm
 	kind, status, delivery                      string
 	payload                                     []byte
-	idempotencyKey, claimedBy                   S
+	idempotencyKey, claimedBy, series           S
 	fireAt, nextFireAt, scheduledFor, claimedAt T
 	createdAt, updatedAt, lastFiredAt           T
+	pausedUntil                                 T
 	toTime                                      func(T) time.Time
 	toText                                      func(S) string
 	dest                                        []any
@@ -42,7 +57,8 @@ func NewAlarms[T, S any](toTime func(T) time.Time, toText func(S) string) *Alarm
 	s.dest = []any{&a.ID, &a.Owner, &a.Label, &s.kind, &s.fireAt, &a.CronExpr, &a.Timezone, &s.nextFireAt,
 		&s.scheduledFor, &a.ConversationID, &a.WakeMessage, &s.payload, &s.status, &s.delivery,
 		&s.idempotencyKey, &a.MaxFailures, &a.FailureCount, &a.LastError, &s.claimedBy, &s.claimedAt,
-		&s.createdAt, &s.updatedAt, &s.lastFiredAt}
+		&s.createdAt, &s.updatedAt, &s.lastFiredAt,
+		&s.series, &a.FireCount, &a.SkipStreak, &a.PausedReason, &s.pausedUntil}
 	return s
 }
 
@@ -59,7 +75,12 @@ func (s *Alarms[T, S]) Scan(r Scanner) (domain.Alarm, error) {
 	a.IdempotencyKey, a.ClaimedBy = s.toText(s.idempotencyKey), s.toText(s.claimedBy)
 	a.FireAt, a.NextFireAt, a.ScheduledFor = s.toTime(s.fireAt), s.toTime(s.nextFireAt), s.toTime(s.scheduledFor)
 	a.ClaimedAt, a.CreatedAt, a.UpdatedAt = s.toTime(s.claimedAt), s.toTime(s.createdAt), s.toTime(s.updatedAt)
-	a.LastFiredAt = s.toTime(s.lastFiredAt)
+	a.LastFiredAt, a.PausedUntil = s.toTime(s.lastFiredAt), s.toTime(s.pausedUntil)
+	series, err := DecodeSeries(s.toText(s.series))
+	if err != nil {
+		return domain.Alarm{}, fmt.Errorf("sqlrow: stored alarm %s: %w", a.ID, err)
+	}
+	a.Series = series
 	return domain.Rehydrate(a)
 }
 

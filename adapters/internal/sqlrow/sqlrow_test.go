@@ -3,6 +3,7 @@ package sqlrow
 import (
 	"database/sql"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -49,8 +50,11 @@ func TestAlarmsScanConvertsNulls(t *testing.T) {
 	row := []any{"id1", "alice", "l", "once", set, "", "", set,
 		set, "", "wake", `{"a":1}`, "active", "at_least_once",
 		sql.NullString{}, 3, 0, "", sql.NullString{String: "w", Valid: true}, set,
-		set, set, null}
-	rs := &fakeRows{rows: [][]any{row, row}}
+		set, set, null,
+		sql.NullString{}, 0, 0, "", null}
+	series := slices.Clone(row)
+	series[23], series[24], series[25], series[26], series[27] = sql.NullString{String: `{"misfire":"skip","max_fires":9}`, Valid: true}, 4, 2, "the breaker", set
+	rs := &fakeRows{rows: [][]any{series, row}}
 	got, err := NewAlarms(NullTime, NullString).All(rs, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +63,28 @@ func TestAlarmsScanConvertsNulls(t *testing.T) {
 	if len(got) != 2 || a.ID != "id1" || a.Kind != domain.KindOnce || a.ClaimedBy != "w" || a.IdempotencyKey != "" ||
 		!a.ClaimedAt.Equal(at) || !a.LastFiredAt.IsZero() || string(a.Payload) != `{"a":1}` || a.MaxFailures != 3 {
 		t.Errorf("scanned %+v", got)
+	}
+	// The scanner's targets are reused: the second row keeps none of the first's series.
+	if a.Series != (domain.Series{}) || a.FireCount != 0 || a.SkipStreak != 0 || a.PausedReason != "" || !a.PausedUntil.IsZero() {
+		t.Errorf("a row without series options or state scanned as %+v", a)
+	}
+	s := got[0]
+	if s.Series != (domain.Series{Misfire: domain.MisfireSkip, MaxFires: 9}) || s.FireCount != 4 || s.SkipStreak != 2 ||
+		s.PausedReason != "the breaker" || !s.PausedUntil.Equal(at) {
+		t.Errorf("series row scanned as %+v", s)
+	}
+}
+
+// A row whose series is not the JSON of one is reported, not read as no options.
+func TestAlarmsScanRefusesBadSeries(t *testing.T) {
+	set := sql.NullTime{Time: at, Valid: true}
+	row := []any{"id1", "alice", "l", "cron", sql.NullTime{}, "* * * * *", "UTC", set,
+		set, "", "", `null`, "active", "at_least_once",
+		sql.NullString{}, 3, 0, "", sql.NullString{}, sql.NullTime{},
+		set, set, sql.NullTime{},
+		sql.NullString{String: `{"start_at":"yesterday"}`, Valid: true}, 0, 0, "", sql.NullTime{}}
+	if _, err := NewAlarms(NullTime, NullString).All(&fakeRows{rows: [][]any{row}}, 1); err == nil {
+		t.Error("a series with a bad start_at scanned without an error")
 	}
 }
 

@@ -1,0 +1,139 @@
+// Package upgradetest is what a database at an earlier schema holds, for the SQL
+// stores' tests that it survives an upgrade: alarms of both kinds in every status, with
+// their histories, and the checks that a store at the latest schema reads them back
+// unchanged. Each store writes the rows with its own SQL and migrations; only the rows
+// and the checks are shared. Imported by tests only.
+package upgradetest
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+// AlarmColumnsV5 are the columns of alarms up to migration 00005, in the order of
+// sqlrow.AlarmColumns, which begins with them: the first V5Params values of a store's
+// row of arguments are a v5 row.
+const AlarmColumnsV5 = `id, owner, label, kind, fire_at, cron_expr, timezone, next_fire_at,
+	scheduled_for, conversation_id, wake_message, payload, status, delivery,
+	idempotency_key, max_failures, failure_count, last_error, claimed_by, claimed_at,
+	created_at, updated_at, last_fired_at`
+
+// V5Params is how many values a row of AlarmColumnsV5 binds.
+const V5Params = 23
+
+// Now is when the rows were written. Every time in them is a whole millisecond, which
+// every store keeps exactly, so a store's read compares equal without its precision.
+var Now = time.Date(2030, time.June, 1, 12, 0, 0, 0, time.UTC)
+
+// Alarms are a v5 database's alarms: once (active, fired, failed, cancelled) and cron
+// (active and leased, paused), of two owners, with and without an idempotency key,
+// errors and fires. Their
+// series options and state are zero: that is how an upgraded row must read.
+func Alarms(t testing.TB) []domain.Alarm {
+	t.Helper()
+	at := func(d time.Duration) time.Time { return Now.Add(d) }
+	build := func(id string, s domain.Spec) domain.Alarm {
+		a, err := domain.NewAlarm(id, s, Now.Add(-24*time.Hour), domain.Defaults{MaxFailures: 5})
+		if err != nil {
+			t.Fatalf("upgradetest: NewAlarm(%s): %v", id, err)
+		}
+		return a
+	}
+	once := func(id, owner string, due time.Duration) domain.Alarm {
+		fire := at(due)
+		return build(id, domain.Spec{Owner: owner, Kind: domain.KindOnce, FireAt: &fire, Label: "once " + id,
+			Payload: []byte(`{"n": 1, "s": "é"}`), WakeMessage: "wake up"})
+	}
+	cron := func(id, owner string) domain.Alarm {
+		return build(id, domain.Spec{Owner: owner, Kind: domain.KindCron, CronExpr: "*/5 * * * *", Timezone: "Europe/Paris",
+			Label: "cron " + id, Payload: []byte(`[1,2]`), ConversationID: "conv-" + id})
+	}
+
+	active := once("0190f0c0-0000-7000-8000-000000000001", "alice", time.Hour)
+	active.IdempotencyKey = "order-1"
+
+	fired := once("0190f0c0-0000-7000-8000-000000000002", "alice", -time.Hour)
+	fired.Status, fired.LastFiredAt, fired.UpdatedAt = domain.StatusFired, at(-time.Hour+1500*time.Millisecond), at(-time.Hour+1500*time.Millisecond)
+	fired.FailureCount, fired.LastError = 1, "HTTP 502"
+
+	cancelled := once("0190f0c0-0000-7000-8000-000000000003", "alice", 2*time.Hour)
+	cancelled.Status, cancelled.UpdatedAt = domain.StatusCancelled, at(-time.Minute)
+
+	leased := cron("0190f0c0-0000-7000-8000-000000000004", "alice")
+	leased.NextFireAt, leased.ScheduledFor = at(-5*time.Minute), at(-5*time.Minute)
+	leased.ClaimedBy, leased.ClaimedAt = "node-1", at(-4*time.Minute+250*time.Millisecond)
+	leased.LastFiredAt = at(-10 * time.Minute)
+
+	paused := cron("0190f0c0-0000-7000-8000-000000000005", "bob")
+	paused.Status, paused.UpdatedAt = domain.StatusPaused, at(-30*time.Minute)
+
+	failed := once("0190f0c0-0000-7000-8000-000000000006", "bob", -2*time.Hour)
+	failed.Status, failed.FailureCount, failed.LastError, failed.UpdatedAt = domain.StatusFailed, 5, "HTTP 410 Gone", at(-3*time.Minute)
+	failed.Delivery = domain.AtMostOnce
+
+	return []domain.Alarm{active, fired, cancelled, leased, paused, failed}
+}
+
+// Events are the histories of as: the created event of each, and for the fired and
+// the failed alarms their attempts.
+func Events(as []domain.Alarm) []domain.Event {
+	var evs []domain.Event
+	for _, a := range as {
+		evs = append(evs, domain.Event{AlarmID: a.ID, Type: domain.EventCreated, At: a.CreatedAt, ScheduledFor: a.ScheduledFor})
+		retry := domain.Event{AlarmID: a.ID, Type: domain.EventRetryScheduled, At: a.UpdatedAt.Add(-time.Second), Attempt: 1,
+			ScheduledFor: a.ScheduledFor, Worker: "node-1", Message: "HTTP 502"}
+		switch a.Status {
+		case domain.StatusFired:
+			evs = append(evs, retry, domain.Event{AlarmID: a.ID, Type: domain.EventFired, At: a.UpdatedAt, Attempt: 2,
+				ScheduledFor: a.ScheduledFor, Worker: "node-2"})
+		case domain.StatusFailed:
+			evs = append(evs, retry, domain.Event{AlarmID: a.ID, Type: domain.EventFailed, At: a.UpdatedAt, Attempt: 2,
+				ScheduledFor: a.ScheduledFor, Worker: "node-2", Message: a.LastError})
+		}
+	}
+	return evs
+}
+
+// CheckAlarms fails t unless get reads every alarm of want exactly as it was written,
+// with no series options and no series state.
+func CheckAlarms(t testing.TB, get func(owner, id string) (domain.Alarm, error), want []domain.Alarm) {
+	t.Helper()
+	for _, w := range want {
+		got, err := get(w.Owner, w.ID)
+		if err != nil {
+			t.Errorf("alarm %s after the upgrade: %v", w.ID, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, w) {
+			t.Errorf("alarm %s after the upgrade:\n got %+v\nwant %+v", w.ID, got, w)
+		}
+	}
+}
+
+// CheckEvents fails t unless events reads each alarm's history of want, in order, as
+// it was written (the store's event ids aside).
+func CheckEvents(t testing.TB, events func(owner, id string) ([]domain.Event, error), as []domain.Alarm, want []domain.Event) {
+	t.Helper()
+	for _, a := range as {
+		var mine []domain.Event
+		for _, e := range want {
+			if e.AlarmID == a.ID {
+				mine = append(mine, e)
+			}
+		}
+		got, err := events(a.Owner, a.ID)
+		if err != nil {
+			t.Errorf("events of %s after the upgrade: %v", a.ID, err)
+			continue
+		}
+		for i := range got {
+			got[i].ID = 0
+		}
+		if !reflect.DeepEqual(got, mine) {
+			t.Errorf("events of %s after the upgrade:\n got %+v\nwant %+v", a.ID, got, mine)
+		}
+	}
+}
