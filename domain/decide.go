@@ -133,8 +133,8 @@ func (t *Transition) countSkip(a Alarm, now time.Time, lastErr string) {
 		return
 	}
 	t.Status = StatusPaused
-	t.PausedReason = fmt.Sprintf("paused by the series breaker: %d occurrences in a row were not delivered (max_consecutive_skips %d); last error: %s",
-		t.SkipStreak, limit, lastErr)
+	t.PausedReason = reason(fmt.Sprintf("paused by the series breaker: %d occurrences in a row were not delivered (max_consecutive_skips %d); last error: %s",
+		t.SkipStreak, limit, lastErr))
 	t.PausedUntil = time.Time{}
 	t.Events = append(t.Events, Event{AlarmID: a.ID, Type: EventPaused, At: now.UTC(), ScheduledFor: t.ScheduledFor, Message: t.PausedReason})
 }
@@ -194,7 +194,7 @@ func moveToNextOccurrence(t Transition, a Alarm, now time.Time, p Policy) Transi
 func pauseInvalid(t Transition, err error) Transition {
 	t.Status = StatusPaused
 	t.LastError = "schedule no longer valid: " + err.Error()
-	t.PausedReason, t.PausedUntil = t.LastError, time.Time{}
+	t.PausedReason, t.PausedUntil = reason(t.LastError), time.Time{}
 	return t
 }
 

@@ -13,6 +13,7 @@ func Cancel(a Alarm, now time.Time) (Transition, bool) {
 	}
 	t := owned(TransitionCancelled, a, now)
 	t.Status = StatusCancelled
+	t.PausedReason, t.PausedUntil = "", time.Time{} // a pause's end must not outlive the pause
 	t.ownerEvent(EventCancelled, a, now)
 	return t, true
 }

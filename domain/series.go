@@ -3,6 +3,7 @@ package domain
 import (
 	"hash/fnv"
 	"time"
+	"unicode/utf8"
 )
 
 // Misfire says what a cron series does with occurrences it missed: those more than the
@@ -51,12 +52,16 @@ type Series struct {
 
 // Limits and defaults of the series options (the API's contract; README lists them).
 const (
-	DefaultCatchUpLimit     = 100
-	MaxCatchUpLimit         = 1000
-	MaxJitterSeconds        = 3600
-	MaxMaxFires             = 1_000_000_000
-	MaxMaxConsecutiveSkips  = 1000
-	MaxPauseNoteLen         = 500 // characters
+	DefaultCatchUpLimit    = 100
+	MaxCatchUpLimit        = 1000
+	MaxJitterSeconds       = 3600
+	MaxMaxFires            = 1_000_000_000
+	MaxMaxConsecutiveSkips = 1000
+	MaxPauseNoteLen        = 500 // characters
+	// MaxPausedReasonLen bounds what the domain writes as paused_reason (a breaker's
+	// reason quotes the last error, an invalid schedule's the expression): every store
+	// keeps at least this many characters.
+	MaxPausedReasonLen      = 1000
 	DefaultMisfireThreshold = time.Minute
 )
 
@@ -168,4 +173,13 @@ func (a Alarm) RemainingFires() (int, bool) {
 		return 0, false
 	}
 	return max(a.Series.MaxFires-a.FireCount, 0), true
+}
+
+// reason cuts a paused_reason to MaxPausedReasonLen characters.
+func reason(s string) string {
+	if utf8.RuneCountInString(s) <= MaxPausedReasonLen {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:MaxPausedReasonLen-1]) + "…"
 }

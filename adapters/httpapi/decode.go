@@ -213,14 +213,24 @@ func fieldNames(t reflect.Type) map[string]bool {
 		return names.(map[string]bool)
 	}
 	names := make(map[string]bool, t.NumField())
+	addFieldNames(t, names)
+	fieldNamesOf.Store(t, names)
+	return names
+}
+
+// addFieldNames adds t's json names to names, and those of its embedded structs, whose
+// fields encoding/json promotes.
+func addFieldNames(t reflect.Type, names map[string]bool) {
 	for f := range t.Fields() {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			addFieldNames(f.Type, names)
+			continue
+		}
 		if name != "" && name != "-" {
 			names[name] = true
 		}
 	}
-	fieldNamesOf.Store(t, names)
-	return names
 }
 
 var fieldNamesOf sync.Map // reflect.Type -> map[string]bool, read-only once stored

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -19,6 +20,9 @@ func (s *Store) Mutate(ctx context.Context, owner, id string, fn ports.MutateFun
 }
 
 // mutate is Mutate of the alarm r names.
+// defineSQL writes an update's new definition (sqlrow.DefineSet).
+const defineSQL = `UPDATE alarms SET ` + sqlrow.DefineSet + ` WHERE id = ?`
+
 func (s *Store) mutate(ctx context.Context, r alarmRef, fn ports.MutateFunc) (domain.Alarm, error) {
 	where, args := r.where("")
 	var out domain.Alarm
@@ -46,6 +50,12 @@ func (s *Store) mutate(ctx context.Context, r alarmRef, fn ports.MutateFunc) (do
 		t.AlarmID, t.Fence = a.ID, domain.Fence{}
 		if err := writeTransitions(ctx, s.batch(tx), []domain.Transition{t}); err != nil {
 			return err
+		}
+		if d := t.Define; d != nil {
+			if _, err := tx.ExecContext(ctx, defineSQL, d.Label, d.CronExpr, d.Timezone, d.WakeMessage,
+				payloadArg(d.Payload), d.MaxFailures, stringArg(sqlrow.EncodeSeries(d.Series)), a.ID); err != nil {
+				return err
+			}
 		}
 		out = storedAlarm(t.ApplyTo(a))
 		return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -22,6 +23,10 @@ const mutateNowSQL = `SELECT coalesce($1::timestamptz, clock_timestamp())`
 
 // errUnchanged ends a Mutate transaction whose fn changed nothing, rolling it back.
 var errUnchanged = errors.New("unchanged")
+
+// defineSQL writes an update's new definition: sqlrow.DefineSet's columns, numbered.
+const defineSQL = `UPDATE alarms SET label = $1, cron_expr = $2, timezone = $3, wake_message = $4,
+	payload = $5, max_failures = $6, series = $7 WHERE id = $8`
 
 // Mutate runs an owner action on the owner's alarm under its row lock.
 func (s *Store) Mutate(ctx context.Context, owner, id string, fn ports.MutateFunc) (domain.Alarm, error) {
@@ -71,6 +76,12 @@ func (s *Store) mutate(ctx context.Context, sc ownerScope, id string, fn ports.M
 			t.AlarmID, t.Fence = a.ID, domain.Fence{}
 			if _, err := tx.Exec(ctx, applySQL, applyArgs([]domain.Transition{t})...); err != nil {
 				return err
+			}
+			if d := t.Define; d != nil {
+				if _, err := tx.Exec(ctx, defineSQL, d.Label, d.CronExpr, d.Timezone, d.WakeMessage,
+					payloadArg(d.Payload), d.MaxFailures, textArg(sqlrow.EncodeSeries(d.Series)), a.ID); err != nil {
+					return err
+				}
 			}
 			result = truncateAlarm(t.ApplyTo(a))
 			return nil

@@ -6,9 +6,13 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
+
+// defineSQL writes an update's new definition (sqlrow.DefineSet).
+const defineSQL = `UPDATE alarms SET ` + sqlrow.DefineSet + ` WHERE id = ?`
 
 // Mutate reads the owner's alarm, lets fn decide, and applies the transition, all under
 // the write lock (BEGIN IMMEDIATE), so no claim or other action interleaves. The
@@ -44,6 +48,12 @@ func (s *Store) mutate(ctx context.Context, id string, owner sql.NullString, fn 
 		}
 		if !ok { // impossible while we hold the write lock; refuse rather than guess
 			return fmt.Errorf("sqlite: alarm %q vanished during an update under the write lock", a.ID)
+		}
+		if d := t.Define; d != nil {
+			if _, err := tx.ExecContext(ctx, defineSQL, d.Label, d.CronExpr, d.Timezone, d.WakeMessage,
+				payloadBytes(d.Payload), d.MaxFailures, nullString(sqlrow.EncodeSeries(d.Series)), a.ID); err != nil {
+				return mapError(err)
+			}
 		}
 		if err := s.insertEvents(ctx, tx, t.Events); err != nil {
 			return err

@@ -11,8 +11,11 @@ func TestMethodNotAllowed(t *testing.T) {
 	for _, c := range []struct{ method, path, allow string }{
 		{"PUT", "/v1/alarms", "GET, POST"},
 		{"DELETE", "/v1/alarms", "GET, POST"},
-		{"PATCH", "/v1/alarms/some-id", "GET, DELETE"},
-		{"POST", "/v1/alarms/some-id", "GET, DELETE"},
+		{"PUT", "/v1/alarms/some-id", "GET, PATCH, DELETE"},
+		{"POST", "/v1/alarms/some-id", "GET, PATCH, DELETE"},
+		{"GET", "/v1/alarms/some-id/skip", "POST"},
+		{"POST", "/v1/alarms/some-id/upcoming", "GET"},
+		{"GET", "/v1/schedules/preview", "POST"},
 		{"GET", "/v1/alarms/some-id/pause", "POST"},
 		{"DELETE", "/v1/alarms/some-id/trigger", "POST"},
 		{"POST", "/v1/alarms/some-id/events", "GET"},

@@ -42,7 +42,7 @@ func TestUpdateInPlace(t *testing.T) {
 	}
 	// Nothing different: the alarm as it is.
 	if same := expectAlarm(t, e.as(e.alice, "PATCH", path, `{"label":"daily standup"}`)); *same.UpdatedAt != *m.UpdatedAt {
-		t.Errorf("a patch changing nothing changed updated_at")
+		t.Errorf("a patch changing nothing changed updated_at: %s, was %s", *same.UpdatedAt, *m.UpdatedAt)
 	}
 
 	for _, tc := range []struct{ body, code, field string }{

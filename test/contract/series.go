@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -16,6 +17,8 @@ var seriesCases = []testCase{
 	{"StaleApplyWritesNoState", testSeriesStaleApply},
 	{"MutateWritesState", testSeriesMutateWritesState},
 	{"DuePauses", testSeriesDuePauses},
+	{"UpdateWritesTheDefinition", testSeriesUpdateWritesDefinition},
+	{"UpdateRacingAWakeInFlight", testSeriesUpdateRacingAWake},
 }
 
 // everyOption is a series with every option set; its times are off any store's
@@ -261,3 +264,56 @@ func testSeriesDuePauses(t *testing.T, e *env) {
 		t.Errorf("DuePauses(10) after a resume = %v, want %v", got, want)
 	}
 }
+
+// An update's new definition (Transition.Define) is written with its transition: every
+// field comes back from Get, and Mutate's result is what is stored.
+func testSeriesUpdateWritesDefinition(t *testing.T, e *env) {
+	a := e.create(cronSpec(alice, "0 9 * * *", "UTC"))
+	e.clock.Advance(time.Minute)
+	window := 36 * time.Hour
+	end := e.now().Add(30*24*time.Hour + 123456789)
+	patch := domain.Patch{
+		Label: ptr("renamed"), CronExpr: ptr("*/10 * * * *"), Timezone: ptr("Europe/Paris"),
+		WakeMessage: ptr("wake up"), Payload: ptr(json.RawMessage(`{"b": 2,  "a": 1}`)), MaxFailures: ptr(7),
+		Misfire: ptr(domain.MisfireCatchUp), CatchUpWindow: &window, EndAt: &end, JitterSeconds: ptr(15),
+	}
+	got := e.mutate(alice, a.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		return domain.Update(a, patch, now)
+	})
+	if got.Label != "renamed" || got.CronExpr != "*/10 * * * *" || got.Timezone != "Europe/Paris" || got.WakeMessage != "wake up" ||
+		string(got.Payload) != `{"b": 2,  "a": 1}` || got.MaxFailures != 7 || got.Series.Misfire != domain.MisfireCatchUp ||
+		got.Series.CatchUpWindow != window || !got.Series.EndAt.Equal(end) || got.Series.JitterSeconds != 15 {
+		t.Errorf("Mutate's result does not carry the new definition: %+v", got)
+	}
+	e.wantStored("after the update", got)
+	evs := e.events(alice, a.ID)
+	if last := evs[len(evs)-1]; last.Type != domain.EventUpdated {
+		t.Errorf("last event %s, want updated", last.Type)
+	}
+}
+
+// An update racing a claim: one that changes no schedule keeps the lease, so the wake
+// in flight is recorded under it; one that moves the schedule releases it, and the
+// outcome in flight is stale.
+func testSeriesUpdateRacingAWake(t *testing.T, e *env) {
+	a := e.create(cronSpec(alice, "*/5 * * * *", "UTC"))
+	e.clock.Set(a.NextFireAt.Add(time.Second))
+	claimed := e.claimOnly("w1", longLease, a.ID)
+	e.mutate(alice, a.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		return domain.Update(a, domain.Patch{Payload: ptr(json.RawMessage(`{"v":2}`))}, now)
+	})
+	e.applyOK(e.fire(claimed)) // recorded: the lease survived the payload change
+	if got := e.get(alice, a.ID); string(got.Payload) != `{"v":2}` || got.FireCount != 1 || got.Claimed() {
+		t.Errorf("after the wake in flight was recorded: payload %s fires %d lease %q", got.Payload, got.FireCount, got.ClaimedBy)
+	}
+
+	e.clock.Set(e.get(alice, a.ID).NextFireAt.Add(time.Second))
+	claimed = e.claimOnly("w1", longLease, a.ID)
+	moved := e.mutate(alice, a.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		return domain.Update(a, domain.Patch{CronExpr: ptr("0 9 * * *")}, now)
+	})
+	e.applyStale([]domain.Transition{e.fire(claimed)}, a.ID)
+	e.wantStored("after the stale outcome", moved)
+}
+
+func ptr[T any](v T) *T { return &v }
