@@ -42,6 +42,12 @@ type Firing struct {
 	// later occurrence (catch_up). It is applied instead of a wake, and the series is
 	// due again at its next occurrence. No wake is sent and no attempt counted.
 	Skip *Transition
+	// windowWake: the claimed occurrence was missed and its series' policy is fire_once,
+	// so this is the missed window's one wake, and moving on drops the rest of the window.
+	// A fire_once series otherwise moves to its very next occurrence: if that one was
+	// missed too (a node stopped between a wake and its outcome), it is claimed next and
+	// becomes the window's wake.
+	windowWake bool
 }
 
 // Begin starts a firing. A cron alarm whose claimed occurrence was missed goes by its
@@ -49,13 +55,13 @@ type Firing struct {
 // (once: fired; cron: the next occurrence) that keeps the lease until the outcome is
 // recorded.
 func Begin(a Alarm, now time.Time, p Policy) Firing {
-	f := Firing{Alarm: a}
+	f := Firing{Alarm: a, windowWake: isWindowWake(a, now, p)}
 	if skip, ok := misfireAtClaim(a, now, p); ok {
 		f.Skip = &skip
 		return f
 	}
 	if a.Delivery == AtMostOnce {
-		adv := advance(a, now, p)
+		adv := advance(f, now, p)
 		adv.Kind = TransitionAdvanced // the same move, committed before the wake is sent
 		adv.KeepLease = true
 		if adv.Status != StatusPaused { // a paused series keeps the reason it was paused
@@ -95,7 +101,7 @@ func Decide(f Firing, o Outcome, now time.Time, p Policy) Transition {
 	}
 	a := f.Alarm
 	if o.Delivered {
-		return advance(a, now, p)
+		return advance(f, now, p)
 	}
 	failures := a.FailureCount + 1
 	if failures < a.MaxFailures {
@@ -117,7 +123,7 @@ func Decide(f Firing, o Outcome, now time.Time, p Policy) Transition {
 	t := base(TransitionSkipped, a, now)
 	t.LastError = o.Error
 	t.event(EventSkipped, a, now, o.Error)
-	t = moveToNextOccurrence(t, a, now, p)
+	t = moveToNextOccurrence(t, a, now, p, f.windowWake)
 	t.countSkip(a, now, o.Error)
 	return t
 }
@@ -142,7 +148,8 @@ func (t *Transition) countSkip(a Alarm, now time.Time, lastErr string) {
 // advance is the success path, and the at-most-once advance: a once alarm is fired, a
 // cron alarm counts the fire and moves to its next occurrence (missed ones go by its
 // misfire policy), or ends as fired after its last.
-func advance(a Alarm, now time.Time, p Policy) Transition {
+func advance(f Firing, now time.Time, p Policy) Transition {
+	a := f.Alarm
 	var t Transition
 	if a.Kind == KindOnce {
 		t = base(TransitionFired, a, now)
@@ -157,7 +164,7 @@ func advance(a Alarm, now time.Time, p Policy) Transition {
 			t.Status = StatusFired // the last of max_fires
 			t.FailureCount = 0
 		} else {
-			t = moveToNextOccurrence(t, a, now, p)
+			t = moveToNextOccurrence(t, a, now, p, f.windowWake)
 		}
 	}
 	t.LastFiredAt = now.UTC()
@@ -166,17 +173,18 @@ func advance(a Alarm, now time.Time, p Policy) Transition {
 
 // moveToNextOccurrence points a cron transition at the series' occurrence after its
 // current one with a fresh failure count; missed occurrences go by the misfire policy,
-// each gap recorded as one missed event. A series with no further occurrence (past
-// end_at, or none at all) ends as fired; one whose stored expression no longer parses
-// is paused with the reason, rather than lost.
-func moveToNextOccurrence(t Transition, a Alarm, now time.Time, p Policy) Transition {
+// each gap recorded as one missed event (fire_once drops them only after the window's
+// wake: windowWake). A series with no further occurrence (past end_at, or none at all)
+// ends as fired; one whose stored expression no longer parses is paused with the
+// reason, rather than lost.
+func moveToNextOccurrence(t Transition, a Alarm, now time.Time, p Policy, windowWake bool) Transition {
 	t.FailureCount = 0
 	sched, err := ParseSchedule(a.CronExpr, a.Timezone)
 	if err != nil {
 		return pauseInvalid(t, err)
 	}
 	next, ok := a.next(sched, a.ScheduledFor)
-	if ok {
+	if ok && (a.Series.misfire() != MisfireFireOnce || windowWake) {
 		pl := a.planFrom(sched, next, now, p)
 		t.missedEvent(a, pl.dropped, now, "misfire "+string(a.Series.misfire()))
 		next, ok = pl.next, pl.ok
@@ -196,6 +204,13 @@ func pauseInvalid(t Transition, err error) Transition {
 	t.LastError = "schedule no longer valid: " + err.Error()
 	t.PausedReason, t.PausedUntil = reason(t.LastError), time.Time{}
 	return t
+}
+
+// isWindowWake reports whether a claimed occurrence is a fire_once series' missed
+// window's one wake: a first attempt, missed.
+func isWindowWake(a Alarm, now time.Time, p Policy) bool {
+	return a.Kind == KindCron && a.FailureCount == 0 && a.Series.misfire() == MisfireFireOnce &&
+		a.dueAt(a.ScheduledFor).Before(now.Add(-p.threshold()))
 }
 
 // misfireAtClaim applies a skip or catch_up policy to a claimed occurrence that was

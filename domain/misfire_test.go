@@ -519,3 +519,34 @@ func TestPreview(t *testing.T) {
 		}
 	}
 }
+
+// A node that stops between a wake and its outcome: the occurrence was delivered on
+// time, so the window missed after it still gets its one wake (fire_once), the next
+// occurrence, claimed late; the rest of the window is dropped after that wake.
+func TestFireOnceWindowAfterAnOnTimeWakeRecordedLate(t *testing.T) {
+	s := utc("2025-06-01T10:00:00Z")
+	a := series(t, "@every 1s", "UTC", Series{}, s.Add(-time.Second), s)
+	onTime := s.Add(100 * time.Millisecond)
+	f := Begin(fxClaim(a, fxWorker, onTime), onTime, Policy{})
+	recordedAt := s.Add(10 * time.Second) // frozen meanwhile
+	a = Decide(f, Delivered(), recordedAt, Policy{}).ApplyTo(a)
+	if want := s.Add(time.Second); !a.ScheduledFor.Equal(want) {
+		t.Fatalf("after an on-time wake recorded late: next %s, want %s (the window's wake)", a.ScheduledFor, want)
+	}
+	woken, missed, _ := wakes(t, a, recordedAt, Policy{})
+	if len(woken) == 0 || !woken[0].Equal(s.Add(time.Second)) {
+		t.Fatalf("woken %v, want the window's first occurrence first", woken)
+	}
+	if len(missed) != 0 {
+		t.Errorf("missed %v: ten seconds late is within the 1m threshold, nothing is missed", missed)
+	}
+	// With a threshold of 2 s the window is 10:00:01..10:00:07: one wake, six dropped.
+	a2 := series(t, "@every 1s", "UTC", Series{}, s.Add(-time.Second), s)
+	p := Policy{MisfireThreshold: 2 * time.Second}
+	a2 = Decide(Begin(fxClaim(a2, fxWorker, onTime), onTime, p), Delivered(), recordedAt, p).ApplyTo(a2)
+	woken, missed, _ = wakes(t, a2, recordedAt, p)
+	assertTimes(t, "woken", woken[:1], []string{"2025-06-01T10:00:01Z"})
+	if len(missed) != 1 || gapOf(t, missed[0]) != "6 2025-06-01T10:00:02Z 2025-06-01T10:00:07Z" {
+		t.Errorf("missed %v", missed)
+	}
+}
