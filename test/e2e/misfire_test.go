@@ -26,7 +26,7 @@ const misfireThreshold = 1500 * time.Millisecond
 //   - skip: a gap of missed occurrences, none of them delivered late;
 //   - fire_once: one late wake (the oldest missed occurrence), then the gap.
 func TestMisfirePoliciesAcrossAFrozenNode(t *testing.T) {
-	for _, kind := range []storeKind{onSQLite, onPostgres} {
+	for _, kind := range []storeKind{onSQLite, onPostgres, onMySQL} {
 		t.Run(string(kind), func(t *testing.T) {
 			t.Parallel()
 			runMisfire(t, kind)
