@@ -158,6 +158,30 @@ func (s *Alarms) PauseWith(ctx context.Context, owner, id string, spec domain.Pa
 	})
 }
 
+// Backfill starts delivering the owner's series' occurrences in the past window [from,
+// to] (domain.Backfill): it creates the backfill alarm, or returns the one a repeated
+// request made (deduped). count is how many occurrences the window holds, up to the
+// series' catch_up_limit + 1.
+func (s *Alarms) Backfill(ctx context.Context, owner, id string, from, to time.Time) (b domain.Alarm, count int, deduped bool, err error) {
+	series, err := s.store.Get(ctx, owner, id)
+	if err != nil {
+		return domain.Alarm{}, 0, false, err
+	}
+	now := s.clock.Now()
+	b, count, err = domain.Backfill(series, NewAlarmID(), from, to, now)
+	if err != nil {
+		return domain.Alarm{}, 0, false, err
+	}
+	stored, deduped, err := s.creates.create(ctx, b)
+	if err != nil {
+		return domain.Alarm{}, 0, false, err
+	}
+	if !deduped {
+		s.hintIfDueSoon(ctx, stored.NextFireAt, now)
+	}
+	return stored, count, deduped, nil
+}
+
 // Update changes the owner's alarm's definition in place.
 func (s *Alarms) Update(ctx context.Context, owner, id string, p domain.Patch) (domain.Alarm, error) {
 	a, err := s.store.Mutate(ctx, owner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {

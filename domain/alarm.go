@@ -105,8 +105,17 @@ func OccurrenceKey(alarmID string, scheduledFor time.Time) string {
 	return alarmID + "/" + scheduledFor.UTC().Format(time.RFC3339)
 }
 
-// OccurrenceKey of the alarm's current occurrence.
-func (a Alarm) OccurrenceKey() string { return OccurrenceKey(a.ID, a.ScheduledFor) }
+// OccurrenceKey of the alarm's current occurrence. A backfill's occurrences are its
+// series' own, and carry the series' keys.
+func (a Alarm) OccurrenceKey() string { return OccurrenceKey(a.SeriesID(), a.ScheduledFor) }
+
+// SeriesID is the id wakes carry: the alarm's own, or for a backfill its series'.
+func (a Alarm) SeriesID() string {
+	if a.Series.BackfillOf != "" {
+		return a.Series.BackfillOf
+	}
+	return a.ID
+}
 
 // Attempt is the 1-based number of the delivery about to be made for the current occurrence.
 func (a Alarm) Attempt() int { return a.FailureCount + 1 }

@@ -32,10 +32,11 @@ func (g *Gap) add(o time.Time) {
 // "@every" series counted from anchor keeps its phase: anchor + k·interval.
 func firstAtOrAfter(sched *Schedule, anchor, t time.Time) (time.Time, bool) {
 	if sched.every > 0 && !anchor.IsZero() {
-		if !t.After(anchor) {
-			return anchor, true
+		d := t.Sub(anchor)
+		k := d / sched.every // toward zero: round up below
+		if k*sched.every < d {
+			k++
 		}
-		k := (t.Sub(anchor) + sched.every - 1) / sched.every
 		return anchor.Add(k * sched.every), true
 	}
 	return sched.Next(t.Add(-time.Nanosecond))
@@ -117,7 +118,11 @@ func (a Alarm) planFrom(sched *Schedule, o time.Time, now time.Time, p Policy) p
 	sure := cutoff.Add(-time.Duration(a.Series.JitterSeconds) * time.Second)
 	dropBefore := sure
 	if catchUp {
-		dropBefore = sure.Add(-time.Duration(limit) * sched.every)
+		horizon := sure // the missed occurrences end before it
+		if end := a.Series.EndAt; !end.IsZero() && end.Before(horizon) {
+			horizon = end.Add(time.Nanosecond)
+		}
+		dropBefore = horizon.Add(-time.Duration(limit) * sched.every)
 		if window.After(dropBefore) {
 			dropBefore = window
 		}

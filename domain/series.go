@@ -48,6 +48,9 @@ type Series struct {
 	// JitterSeconds delays each occurrence by a fraction of this many seconds drawn
 	// from its occurrence key (see Jitter).
 	JitterSeconds int
+	// BackfillOf, set only on a backfill (see Backfill), is the series whose past
+	// occurrences it delivers: its wakes carry that series' id and occurrence keys.
+	BackfillOf string
 }
 
 // Limits and defaults of the series options (the API's contract; README lists them).

@@ -24,7 +24,7 @@ type Wake struct {
 // NewWake builds the wake for the alarm's current occurrence, sent at now.
 func NewWake(a Alarm, now time.Time) Wake {
 	return Wake{
-		AlarmID:        a.ID,
+		AlarmID:        a.SeriesID(), // a backfill delivers its series' occurrences
 		Owner:          a.Owner,
 		Label:          a.Label,
 		Kind:           a.Kind,

@@ -54,6 +54,9 @@ func (f failingAlarms) Events(context.Context, string, string, int) ([]domain.Ev
 func (f failingAlarms) Cancel(context.Context, string, string) (domain.Alarm, error) {
 	return domain.Alarm{}, f.fail()
 }
+func (f failingAlarms) Backfill(context.Context, string, string, time.Time, time.Time) (domain.Alarm, int, bool, error) {
+	return domain.Alarm{}, 0, false, f.fail()
+}
 func (f failingAlarms) Update(context.Context, string, string, domain.Patch) (domain.Alarm, error) {
 	return domain.Alarm{}, f.fail()
 }

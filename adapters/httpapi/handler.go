@@ -28,6 +28,9 @@ type Alarms interface {
 	Resume(ctx context.Context, owner, id string) (domain.Alarm, error)
 	Trigger(ctx context.Context, owner, id string) (domain.Alarm, error)
 	SkipNext(ctx context.Context, owner, id string) (domain.Alarm, error)
+	// Backfill creates the alarm delivering the series' occurrences in [from, to]
+	// (domain.Backfill), or returns the one a repeated request made (deduped).
+	Backfill(ctx context.Context, owner, id string, from, to time.Time) (b domain.Alarm, count int, deduped bool, err error)
 	// Update changes the alarm's definition in place (domain.Update).
 	Update(ctx context.Context, owner, id string, p domain.Patch) (domain.Alarm, error)
 	// Upcoming returns the alarm with its next n occurrences (domain.Upcoming).
@@ -136,6 +139,7 @@ func (a *api) routes() *mux.Router {
 	r.Handle("/v1/alarms/{id}/trigger", a.owned(a.action(Alarms.Trigger))).Methods(http.MethodPost)
 	r.Handle("/v1/alarms/{id}/skip", a.owned(a.action(Alarms.SkipNext))).Methods(http.MethodPost)
 	r.Handle("/v1/alarms/{id}/upcoming", a.owned(a.upcoming)).Methods(http.MethodGet)
+	r.Handle("/v1/alarms/{id}/backfill", a.owned(a.backfill)).Methods(http.MethodPost)
 	r.Handle("/v1/alarms/{id}/events", a.owned(a.listEvents)).Methods(http.MethodGet)
 	r.Handle("/v1/schedules/preview", a.owned(a.preview)).Methods(http.MethodPost)
 	a.adminRoutes(r)

@@ -3,7 +3,9 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/chronoshq/chronos/domain"
@@ -135,4 +137,59 @@ func (a *api) preview(w http.ResponseWriter, r *http.Request, _ string) {
 	writeJSON(w, http.StatusOK, struct {
 		Occurrences []at `json:"occurrences"`
 	}{views})
+}
+
+// backfillRequest is the body of POST /v1/alarms/{id}/backfill.
+type backfillRequest struct {
+	From *string `json:"from"`
+	To   *string `json:"to"`
+}
+
+// backfill serves POST /v1/alarms/{id}/backfill: 201 with the backfill alarm and how
+// many occurrences it will deliver, or 200 with the one a repeated request made.
+func (a *api) backfill(w http.ResponseWriter, r *http.Request, owner string) {
+	id, ok := alarmID(r)
+	if !ok {
+		a.writeError(w, r, errNoAlarm)
+		return
+	}
+	body, err := a.readBody(w, r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	var req backfillRequest
+	if err := decodeObject(body, &req); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	from, err := optionalTime("from", req.From)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	to, err := optionalTime("to", req.To)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	b, count, deduped, err := a.alarms.Backfill(r.Context(), owner, id, from, to)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	var buf bytes.Buffer
+	buf.WriteString(`{"alarm":`)
+	if err := appendAlarm(&buf, b); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	limit := b.Series.Limit()
+	fmt.Fprintf(&buf, `,"deduped":%t,"occurrences":%d,"truncated":%t}`+"\n", deduped, min(count, limit), count > limit)
+	status := http.StatusOK
+	if !deduped {
+		status = http.StatusCreated
+		w.Header().Set("Location", "/v1/alarms/"+url.PathEscape(b.ID))
+	}
+	writeBody(w, status, buf.Bytes())
 }

@@ -96,6 +96,7 @@ func seriesMembers(o *object, a domain.Alarm) {
 	o.num("skip_streak", a.SkipStreak)
 	o.str("paused_reason", a.PausedReason)
 	o.time("paused_until", a.PausedUntil)
+	o.str("backfill_of", s.BackfillOf)
 }
 
 var null = []byte("null")

@@ -168,6 +168,7 @@ type alarmView struct {
 	SkipStreak          *int    `json:"skip_streak"`
 	PausedReason        *string `json:"paused_reason"`
 	PausedUntil         *string `json:"paused_until"`
+	BackfillOf          *string `json:"backfill_of"`
 }
 
 type eventView struct {

@@ -177,3 +177,51 @@ func TestUpcomingAndPreview(t *testing.T) {
 		expectError(t, e.as(e.alice, "POST", "/v1/schedules/preview", tc.body), http.StatusBadRequest, "invalid_argument", tc.field)
 	}
 }
+
+func TestBackfill(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := e.create(e.alice, `{"kind":"cron","cron_expr":"0 9 * * *","timezone":"UTC","label":"report"}`)
+	day := time.Now().UTC().Truncate(24 * time.Hour)
+	from, to := day.Add(-5*24*time.Hour), day.Add(-24*time.Hour) // 9:00 on four days
+	body := fmt.Sprintf(`{"from":%q,"to":%q}`, from.Format(time.RFC3339), to.Format(time.RFC3339))
+	path := "/v1/alarms/" + s.ID + "/backfill"
+
+	var out struct {
+		Alarm       alarmView `json:"alarm"`
+		Deduped     bool      `json:"deduped"`
+		Occurrences int       `json:"occurrences"`
+		Truncated   bool      `json:"truncated"`
+	}
+	res := e.as(e.alice, "POST", path, body)
+	if res.status != http.StatusCreated || res.header.Get("Location") == "" {
+		t.Fatalf("backfill: %d %s", res.status, res.body)
+	}
+	decodeStrict(t, res, &out)
+	b := out.Alarm
+	if out.Deduped || out.Occurrences != 4 || out.Truncated || *b.BackfillOf != s.ID || b.Label != "backfill: report" ||
+		instant(t, b.ScheduledFor) != from.Add(9*time.Hour) || *b.Misfire != "catch_up" {
+		t.Errorf("backfill answer: %+v %+v", out, b)
+	}
+	// The same window again: the same backfill.
+	res = e.as(e.alice, "POST", path, body)
+	decodeStrict(t, res, &out)
+	if res.status != http.StatusOK || !out.Deduped || out.Alarm.ID != b.ID {
+		t.Errorf("repeated backfill: %d %+v", res.status, out)
+	}
+	// The series itself did not move.
+	if got := expectAlarm(t, e.as(e.alice, "GET", "/v1/alarms/"+s.ID, "")); *got.ScheduledFor != *s.ScheduledFor {
+		t.Errorf("the series moved: %s, was %s", *got.ScheduledFor, *s.ScheduledFor)
+	}
+	for _, tc := range []struct{ body, field string }{
+		{`{"from":"2020-01-01T00:00:00Z"}`, "to"},
+		{fmt.Sprintf(`{"from":%q,"to":%q}`, to.Format(time.RFC3339), from.Format(time.RFC3339)), "to"},
+		{fmt.Sprintf(`{"from":%q,"to":"2099-01-01T00:00:00Z"}`, from.Format(time.RFC3339)), "to"},
+		{`{"from":"last week","to":"2020-01-01T00:00:00Z"}`, "from"},
+	} {
+		expectError(t, e.as(e.alice, "POST", path, tc.body), http.StatusBadRequest, "invalid_argument", tc.field)
+	}
+	once := e.create(e.alice, `{"kind":"once","delay_seconds":60}`)
+	expectError(t, e.as(e.alice, "POST", "/v1/alarms/"+once.ID+"/backfill", body), http.StatusConflict, "invalid_state", "")
+	expectError(t, e.as(e.bob, "POST", path, body), http.StatusNotFound, "not_found", "")
+}

@@ -55,3 +55,37 @@ func TestTimedPauseResumesByItself(t *testing.T) {
 		t.Errorf("a pause without an end ended: %s", st)
 	}
 }
+
+// A backfill delivers the series' past occurrences in order, each once, with the
+// series' id and occurrence keys, then ends; the series' own schedule does not move.
+func TestBackfillDeliversInOrder(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	r := newReceiver(t, func(int64, wake) int { return 200 })
+	e.start(t, e.waker(t, r), testConfig("w1"))
+
+	s := e.create(t, domain.Spec{Kind: domain.KindCron, CronExpr: "0 9 * * *"})
+	day := e.clock.Now().UTC().Truncate(24 * time.Hour)
+	b, n, _, err := e.alarms.Backfill(ctx, "alice", s.ID, day.Add(-6*24*time.Hour), day.Add(-time.Hour))
+	if err != nil || n != 6 {
+		t.Fatalf("Backfill: %d occurrences, %v", n, err)
+	}
+	eventually(t, 5*time.Second, "the backfill done", func() bool { return e.get(t, b.ID).Status == domain.StatusFired })
+	var keys []string
+	for _, w := range r.received() {
+		if w.AlarmID != s.ID {
+			t.Errorf("a backfill wake names alarm %s, want the series %s", w.AlarmID, s.ID)
+		}
+		keys = append(keys, w.OccurrenceKey)
+	}
+	var want []string
+	for d := 6; d >= 1; d-- {
+		want = append(want, domain.OccurrenceKey(s.ID, day.Add(-time.Duration(d)*24*time.Hour+9*time.Hour)))
+	}
+	if strings.Join(keys, " ") != strings.Join(want, " ") {
+		t.Errorf("wakes %v\nwant %v (in order, once each)", keys, want)
+	}
+	if got := e.get(t, s.ID); !got.ScheduledFor.Equal(s.ScheduledFor) {
+		t.Errorf("the series moved to %s", got.ScheduledFor)
+	}
+}

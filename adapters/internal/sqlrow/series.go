@@ -27,6 +27,7 @@ type seriesJSON struct {
 	EndAt               string `json:"end_at,omitempty"`
 	MaxFires            int    `json:"max_fires,omitempty"`
 	JitterSeconds       int    `json:"jitter_seconds,omitempty"`
+	BackfillOf          string `json:"backfill_of,omitempty"`
 }
 
 // EncodeSeries is the series column of s: "" for the zero Series, which the store
@@ -45,6 +46,7 @@ func EncodeSeries(s domain.Series) string {
 		EndAt:               seriesTime(s.EndAt),
 		MaxFires:            s.MaxFires,
 		JitterSeconds:       s.JitterSeconds,
+		BackfillOf:          s.BackfillOf,
 	})
 	if err != nil {
 		panic(err) // strings and integers only: cannot fail
@@ -78,6 +80,7 @@ func DecodeSeries(text string) (domain.Series, error) {
 		EndAt:               end,
 		MaxFires:            j.MaxFires,
 		JitterSeconds:       j.JitterSeconds,
+		BackfillOf:          j.BackfillOf,
 	}, nil
 }
 
