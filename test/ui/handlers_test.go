@@ -297,3 +297,24 @@ func TestRevokedTokenEndsSession(t *testing.T) {
 		t.Errorf("a session of a revoked token: %d, want sent to sign in", r.status)
 	}
 }
+
+// The alarm page of a series shows its options and why and until when it is paused, and
+// lists the occurrences it will have once its pause ends.
+func TestSeriesOnTheAlarmPage(t *testing.T) {
+	e := newEnv(t)
+	s := e.create(`{"kind":"cron","cron_expr":"0 9 * * *","timezone":"UTC","misfire":"catch_up","catch_up_limit":7,"max_fires":20,"max_consecutive_skips":4,"jitter_seconds":30}`)
+	until := time.Now().UTC().Add(72 * time.Hour).Truncate(time.Second)
+	if _, err := e.server.Alarms.PauseWith(e.ctx, "shop", s, domain.PauseSpec{Until: until, Note: "office closed"}); err != nil {
+		t.Fatal(err)
+	}
+	c := e.signIn(e.admin)
+	page := e.get(c, "/ui/alarms/"+s)
+	for _, want := range []string{"catch_up (newest 7)", "0 of 20", "pauses after 4 skipped in a row", "up to 30 s", "office closed", "resumes", "Paused until"} {
+		if !strings.Contains(page.body, want) {
+			t.Errorf("the series page does not say %q", want)
+		}
+	}
+	if n := strings.Count(page.body, "<li><time"); n != 10 {
+		t.Errorf("%d upcoming occurrences listed, want 10 from the pause's end", n)
+	}
+}
