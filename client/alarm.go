@@ -35,6 +35,47 @@ type Alarm struct {
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
 	LastFiredAt time.Time `json:"last_fired_at"`
+
+	// The rest is a cron alarm's: a once alarm's view has none of it, and leaves it zero.
+	// docs/schedules.md explains each option.
+
+	// Misfire is what the series does with occurrences it missed; the server shows the
+	// default, domain.MisfireFireOnce, when none was asked for.
+	Misfire domain.Misfire `json:"misfire"`
+	// CatchUpLimit is how many missed occurrences catch_up delivers at most; 0 unless
+	// Misfire is domain.MisfireCatchUp.
+	CatchUpLimit int `json:"catch_up_limit"`
+	// CatchUpWindow is how far back catch_up reaches, as the server writes a Go duration
+	// ("36h0m0s", for time.ParseDuration); "" for no limit.
+	CatchUpWindow       string `json:"catch_up_window"`
+	MaxConsecutiveSkips int    `json:"max_consecutive_skips"` // the breaker; 0 is off
+	// StartAt and EndAt bound the occurrences; zero when unbounded.
+	StartAt time.Time `json:"start_at"`
+	EndAt   time.Time `json:"end_at"`
+	// MaxFires ends the series after that many delivered occurrences; 0 is unbounded.
+	MaxFires int `json:"max_fires"`
+	// RemainingFires is how many MaxFires still allows; nil when unbounded. A pointer,
+	// because 0 (the last one was delivered) and unbounded must differ.
+	RemainingFires *int `json:"remaining_fires"`
+	JitterSeconds  int  `json:"jitter_seconds"` // each occurrence falls due up to this late
+	FireCount      int  `json:"fire_count"`     // occurrences delivered so far
+	// SkipStreak is how many occurrences in a row were given up; the breaker compares
+	// it with MaxConsecutiveSkips.
+	SkipStreak int `json:"skip_streak"`
+	// PausedReason is a pause's note, or the breaker's reason; PausedUntil is when a
+	// pause ends by itself, zero when it does not.
+	PausedReason string    `json:"paused_reason"`
+	PausedUntil  time.Time `json:"paused_until"`
+}
+
+// Occurrence is one upcoming wake of an alarm.
+type Occurrence struct {
+	// ScheduledFor is the occurrence's time on the schedule; DueAt is when it falls due,
+	// later by its jitter or its retry's backoff.
+	ScheduledFor time.Time `json:"scheduled_for"`
+	DueAt        time.Time `json:"due_at"`
+	// OccurrenceKey is the Idempotency-Key the receiver will see for it.
+	OccurrenceKey string `json:"occurrence_key"`
 }
 
 // Event is one row of an alarm's history, oldest first in a listing.

@@ -112,8 +112,9 @@ func (c *Client) CancelAlarm(ctx context.Context, id string) (Alarm, error) {
 	return c.alarmAction(ctx, http.MethodDelete, id, "")
 }
 
-// PauseAlarm pauses a cron alarm (POST /v1/alarms/{id}/pause); a paused alarm is
-// answered unchanged. A once alarm cannot be paused (invalid_state).
+// PauseAlarm pauses a cron alarm until it is resumed (POST /v1/alarms/{id}/pause); a
+// paused alarm is answered unchanged. A once alarm cannot be paused (invalid_state).
+// PauseAlarmWith gives the pause an end and a note.
 func (c *Client) PauseAlarm(ctx context.Context, id string) (Alarm, error) {
 	return c.alarmAction(ctx, http.MethodPost, id, "pause")
 }
@@ -131,6 +132,11 @@ func (c *Client) TriggerAlarm(ctx context.Context, id string) (Alarm, error) {
 
 // alarmAction is a request on /v1/alarms/{id}[/action] answered {"alarm": ...}.
 func (c *Client) alarmAction(ctx context.Context, method, id, action string) (Alarm, error) {
+	return c.alarmActionWith(ctx, method, id, action, nil)
+}
+
+// alarmActionWith is alarmAction with a request body (nil: none).
+func (c *Client) alarmActionWith(ctx context.Context, method, id, action string, body []byte) (Alarm, error) {
 	var more []string
 	if action != "" {
 		more = append(more, action)
@@ -140,7 +146,7 @@ func (c *Client) alarmAction(ctx context.Context, method, id, action string) (Al
 		return Alarm{}, err
 	}
 	var out alarmBody
-	if err := c.do(ctx, call{method: method, path: path}, &out); err != nil {
+	if err := c.do(ctx, call{method: method, path: path, body: body}, &out); err != nil {
 		return Alarm{}, err
 	}
 	return out.Alarm, nil

@@ -40,6 +40,30 @@ type CreateAlarm struct {
 	// MaxFailures bounds failed deliveries of one occurrence; 0 means the server's
 	// default.
 	MaxFailures int
+
+	// The rest are a cron alarm's options beyond its expression (docs/schedules.md
+	// explains each); the server refuses them on a once alarm. Left zero, the series is
+	// plain: fire_once, unbounded, without breaker or jitter.
+
+	// Misfire is what the series does with occurrences it missed: domain.MisfireFireOnce
+	// (the server's default), domain.MisfireSkip or domain.MisfireCatchUp.
+	Misfire domain.Misfire
+	// CatchUpLimit bounds catch_up to the newest this many missed occurrences (1..1000;
+	// 0 means the server's default, 100). CatchUpWindow, a Go duration such as "36h",
+	// drops missed occurrences older than that; "" means no window.
+	CatchUpLimit  int
+	CatchUpWindow string
+	// MaxConsecutiveSkips pauses the series once that many occurrences in a row were
+	// given up; 0 never does.
+	MaxConsecutiveSkips int
+	// StartAt and EndAt bound the occurrences; zero leaves that side unbounded.
+	StartAt time.Time
+	EndAt   time.Time
+	// MaxFires ends the series after that many delivered occurrences; 0 is unbounded.
+	MaxFires int
+	// JitterSeconds (0..3600) delays each occurrence by up to that many seconds, by the
+	// same amount on every node and retry.
+	JitterSeconds int
 }
 
 // createWire is the JSON body of POST /v1/alarms, less the payload (see body).
@@ -55,13 +79,20 @@ type createWire struct {
 	Delivery       domain.Delivery `json:"delivery,omitempty"`
 	IdempotencyKey string          `json:"idempotency_key,omitempty"`
 	MaxFailures    int             `json:"max_failures,omitempty"`
+
+	Misfire             domain.Misfire `json:"misfire,omitempty"`
+	CatchUpLimit        int            `json:"catch_up_limit,omitempty"`
+	CatchUpWindow       string         `json:"catch_up_window,omitempty"`
+	MaxConsecutiveSkips int            `json:"max_consecutive_skips,omitempty"`
+	StartAt             *string        `json:"start_at,omitempty"`
+	EndAt               *string        `json:"end_at,omitempty"`
+	MaxFires            int            `json:"max_fires,omitempty"`
+	JitterSeconds       int            `json:"jitter_seconds,omitempty"`
 }
 
 var errBadPayload = errors.New("client: Payload is not valid JSON")
 
-// body is the request's JSON. The payload is spliced in as it is, because
-// encoding/json would compact a json.RawMessage, and the server promises to store
-// the payload byte for byte as the client wrote it.
+// body is the request's JSON, the payload spliced in as it is (withPayload).
 func (r CreateAlarm) body() ([]byte, error) {
 	w := createWire{
 		Kind:           r.Kind,
@@ -73,6 +104,15 @@ func (r CreateAlarm) body() ([]byte, error) {
 		Delivery:       r.Delivery,
 		IdempotencyKey: r.IdempotencyKey,
 		MaxFailures:    r.MaxFailures,
+
+		Misfire:             r.Misfire,
+		CatchUpLimit:        r.CatchUpLimit,
+		CatchUpWindow:       r.CatchUpWindow,
+		MaxConsecutiveSkips: r.MaxConsecutiveSkips,
+		StartAt:             optionalTime(r.StartAt),
+		EndAt:               optionalTime(r.EndAt),
+		MaxFires:            r.MaxFires,
+		JitterSeconds:       r.JitterSeconds,
 	}
 	if w.Kind == "" {
 		w.Kind = domain.KindOnce
@@ -80,10 +120,7 @@ func (r CreateAlarm) body() ([]byte, error) {
 			w.Kind = domain.KindCron
 		}
 	}
-	if !r.FireAt.IsZero() {
-		at := r.FireAt.UTC().Format(time.RFC3339Nano)
-		w.FireAt = &at
-	}
+	w.FireAt = optionalTime(r.FireAt)
 	if r.Delay != 0 || (w.Kind == domain.KindOnce && r.FireAt.IsZero()) {
 		sec := r.Delay.Seconds()
 		w.DelaySeconds = &sec
@@ -92,18 +129,37 @@ func (r CreateAlarm) body() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(r.Payload) == 0 {
+	return withPayload(b, r.Payload)
+}
+
+// withPayload adds "payload" to the encoded object b, as it is: encoding/json would
+// compact a json.RawMessage, and the server promises to store the payload byte for
+// byte as the client wrote it. A nil payload adds nothing.
+func withPayload(b []byte, payload json.RawMessage) ([]byte, error) {
+	if len(payload) == 0 {
 		return b, nil
 	}
-	if !json.Valid(r.Payload) {
+	if !json.Valid(payload) {
 		return nil, errBadPayload
 	}
-	// b is a non-empty object ("kind" is always there): replace its closing brace.
+	// Replace b's closing brace; b may be the empty object.
 	var buf bytes.Buffer
-	buf.Grow(len(b) + len(r.Payload) + 12)
+	buf.Grow(len(b) + len(payload) + 12)
 	buf.Write(b[:len(b)-1])
-	buf.WriteString(`,"payload":`)
-	buf.Write(bytes.TrimSpace(r.Payload))
+	if len(b) > 2 {
+		buf.WriteByte(',')
+	}
+	buf.WriteString(`"payload":`)
+	buf.Write(bytes.TrimSpace(payload))
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
+}
+
+// optionalTime is an instant as the API writes it, or nil (left out) for the zero time.
+func optionalTime(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.UTC().Format(time.RFC3339Nano)
+	return &s
 }

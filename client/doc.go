@@ -29,7 +29,8 @@
 // still finds context.Canceled.
 //
 // Times are time.Time, the zero value standing for the API's null; durations the API
-// sends as seconds are time.Duration. Payloads are json.RawMessage and travel byte for
+// sends as seconds are time.Duration. UpdateAlarm's fields are pointers, nil leaving a
+// field as it is, so that it can set a zero (new(0)) and clear a bound (new(time.Time{})). Payloads are json.RawMessage and travel byte for
 // byte both ways, as the server stores them.
 //
 // The package depends on the standard library and chronos's domain types only, so a

@@ -29,7 +29,8 @@ Usage:
   chronos token list   [--store URL]
   chronos token revoke --id ID [--store URL]
   chronos bench   [flags]   burn-down or steady-rate benchmark on a new database
-  chronos alarm   create|get|list|cancel|pause|resume|trigger|events   the owner's alarms, over the API
+  chronos alarm   create|get|list|update|cancel|pause|resume|skip|trigger|upcoming|events|preview
+                  the owner's alarms and schedules, over the API
   chronos admin   overview|alarms|alarm|events|retry|cancel|delete|workers|dispatch|pause|resume|retention
   chronos version
 

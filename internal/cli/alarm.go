@@ -18,16 +18,26 @@ import (
 
 const alarmUsage = `Usage: chronos alarm <subcommand> [flags]
 
-  create  --in 10m | --at 2030-01-02T15:04:05Z | --cron "0 9 * * 1-5" [--tz Europe/Paris]
-          [--label L] [--payload JSON | --payload-file F] [--wake-message M] [--conversation C]
-          [--idempotency-key K] [--max-failures N] [--at-most-once]
-  get     ID
-  list    [--status S] [--limit N] [--cursor C]
-  cancel  ID
-  pause   ID
-  resume  ID
-  trigger ID
-  events  ID [--limit N]
+  create   --in 10m | --at 2030-01-02T15:04:05Z | --cron "0 9 * * 1-5" [--tz Europe/Paris]
+           [--label L] [--payload JSON | --payload-file F] [--wake-message M] [--conversation C]
+           [--idempotency-key K] [--max-failures N] [--at-most-once]
+           cron only: [--misfire fire_once|skip|catch_up] [--catch-up-limit N] [--catch-up-window 36h]
+           [--max-consecutive-skips N] [--start-at T] [--end-at T] [--max-fires N] [--jitter-seconds N]
+  get      ID
+  list     [--status S] [--limit N] [--cursor C]
+  update   ID [--label L] [--cron EXPR] [--tz TZ] [--wake-message M] [--payload JSON | --payload-file F]
+           [--max-failures N] and create's cron options; only the flags given change
+           (--start-at none, --end-at none, --catch-up-window none clear them)
+  cancel   ID
+  pause    ID [--until T] [--note TEXT]
+  resume   ID
+  skip     ID
+  trigger  ID
+  upcoming ID [--count N]
+  events   ID [--limit N]
+  preview  --cron EXPR [--tz TZ] [--from T] [--count N]
+
+Times (T) are RFC 3339: 2030-01-02T15:04:05Z, or with an offset. --timezone is --tz.
 
 Every subcommand takes --server (env CHRONOS_SERVER, default ` + defaultServer + `),
 --token (env CHRONOS_TOKEN) and --json (print the API's JSON answer).
@@ -49,6 +59,14 @@ func Alarm(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.
 	switch sub {
 	case "create":
 		return alarmCreate(ctx, fs, &f, rest, stdout)
+	case "update":
+		return alarmUpdate(ctx, fs, &f, rest, stdout)
+	case "pause":
+		return alarmPause(ctx, fs, &f, rest, stdout)
+	case "upcoming":
+		return alarmUpcoming(ctx, fs, &f, rest, stdout)
+	case "preview":
+		return alarmPreview(ctx, fs, &f, rest, stdout)
 	case "list":
 		return alarmList(ctx, fs, &f, rest, stdout, stderr)
 	case "events":
@@ -64,8 +82,8 @@ func Alarm(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.
 	action, ok := map[string]func(*client.Client, context.Context, string) (client.Alarm, error){
 		"get":     (*client.Client).GetAlarm,
 		"cancel":  (*client.Client).CancelAlarm,
-		"pause":   (*client.Client).PauseAlarm,
 		"resume":  (*client.Client).ResumeAlarm,
+		"skip":    (*client.Client).SkipNext,
 		"trigger": (*client.Client).TriggerAlarm,
 	}[sub]
 	if !ok {
@@ -138,10 +156,12 @@ func alarmCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []stri
 	in := fs.Duration("in", 0, "fire once after this long (a Go duration: 90s, 10m, 2h30m)")
 	at := fs.String("at", "", "fire once at this RFC 3339 time (2030-01-02T15:04:05Z, or with an offset)")
 	cron := fs.String("cron", "", `fire on this five-field cron expression ("0 9 * * 1-5")`)
-	tz := fs.String("tz", "", "the IANA zone --cron is read in (the server's default: UTC)")
+	tz := tzFlag(fs)
 	label := fs.String("label", "", "a label for people")
-	payload := fs.String("payload", "", "JSON sent with every wake, stored byte for byte")
-	payloadFile := fs.String("payload-file", "", "read the payload JSON from this file (- for stdin)")
+	var payload payloadFlags
+	payload.register(fs)
+	var series seriesFlags
+	series.register(fs)
 	wake := fs.String("wake-message", "", "the message of the wake")
 	conv := fs.String("conversation", "", "conversation id the wake is for")
 	key := fs.String("idempotency-key", "", "repeat-safe key: a second create with it answers the first alarm")
@@ -150,8 +170,7 @@ func alarmCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []stri
 	if err := noArgs(fs, args); err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	set := given(fs)
 
 	req := client.CreateAlarm{
 		Label: *label, WakeMessage: *wake, ConversationID: *conv, IdempotencyKey: *key,
@@ -182,20 +201,12 @@ func alarmCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []stri
 	if *atMostOnce {
 		req.Delivery = domain.AtMostOnce
 	}
-	switch {
-	case set["payload"] && set["payload-file"]:
-		return errors.New("alarm create: give --payload or --payload-file, not both")
-	case set["payload"]:
-		req.Payload = json.RawMessage(*payload)
-	case set["payload-file"]:
-		b, err := readPayloadFile(*payloadFile)
-		if err != nil {
-			return fmt.Errorf("alarm create: --payload-file: %w", err)
-		}
-		req.Payload = b
+	var err error
+	if req.Payload, err = payload.read("alarm create", set); err != nil {
+		return err
 	}
-	if req.Payload != nil && !json.Valid(req.Payload) {
-		return errors.New("alarm create: the payload is not valid JSON")
+	if err := series.create(set, &req); err != nil {
+		return err
 	}
 	s, err := f.session(stdout)
 	if err != nil {
@@ -211,6 +222,51 @@ func alarmCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []stri
 		l.add("deduped", deduped)
 		return l.flush()
 	})
+}
+
+// tzFlag registers --tz and its long spelling --timezone (the API's name) on one value.
+func tzFlag(fs *flag.FlagSet) *string {
+	tz := fs.String("tz", "", "the IANA zone --cron is read in (the server's default: UTC)")
+	fs.StringVar(tz, "timezone", "", "the same as --tz")
+	return tz
+}
+
+// payloadFlags are --payload and --payload-file, for create and update.
+type payloadFlags struct{ text, file string }
+
+func (p *payloadFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&p.text, "payload", "", "JSON sent with every wake, stored byte for byte")
+	fs.StringVar(&p.file, "payload-file", "", "read the payload JSON from this file (- for stdin)")
+}
+
+// read returns the payload given, checked to be JSON, or nil when neither flag was.
+func (p payloadFlags) read(cmd string, set map[string]bool) (json.RawMessage, error) {
+	var b json.RawMessage
+	switch {
+	case set["payload"] && set["payload-file"]:
+		return nil, fmt.Errorf("%s: give --payload or --payload-file, not both", cmd)
+	case set["payload"]:
+		b = json.RawMessage(p.text)
+	case set["payload-file"]:
+		var err error
+		if b, err = readPayloadFile(p.file); err != nil {
+			return nil, fmt.Errorf("%s: --payload-file: %w", cmd, err)
+		}
+	default:
+		return nil, nil
+	}
+	if !json.Valid(b) {
+		return nil, fmt.Errorf("%s: the payload is not valid JSON", cmd)
+	}
+	return b, nil
+}
+
+// given is the set of flags the command line (or --server and --token's environment)
+// set, so that a flag given as its zero value differs from one left out.
+func given(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	return set
 }
 
 func readPayloadFile(path string) ([]byte, error) {

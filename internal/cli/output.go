@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/client"
+	"github.com/chronoshq/chronos/domain"
 )
 
 // Human output: tables for lists, "key: value" for one thing. Keys are the API's JSON
@@ -94,6 +95,41 @@ func addAlarm(l listing, a client.Alarm) {
 	l.add("created_at", when(a.CreatedAt))
 	l.add("updated_at", when(a.UpdatedAt))
 	l.add("last_fired_at", when(a.LastFiredAt))
+	if a.Kind == domain.KindCron {
+		addSeries(l, a)
+	}
+}
+
+// addSeries adds a cron alarm's options and series state; "-" is the API's null.
+func addSeries(l listing, a client.Alarm) {
+	l.add("misfire", a.Misfire)
+	if a.Misfire == domain.MisfireCatchUp {
+		l.add("catch_up_limit", a.CatchUpLimit)
+	} else {
+		l.add("catch_up_limit", "-")
+	}
+	l.add("catch_up_window", orDash(a.CatchUpWindow))
+	l.add("max_consecutive_skips", a.MaxConsecutiveSkips)
+	l.add("start_at", when(a.StartAt))
+	l.add("end_at", when(a.EndAt))
+	l.add("max_fires", a.MaxFires)
+	remaining := "-"
+	if a.RemainingFires != nil {
+		remaining = strconv.Itoa(*a.RemainingFires)
+	}
+	l.add("remaining_fires", remaining)
+	l.add("jitter_seconds", a.JitterSeconds)
+	l.add("fire_count", a.FireCount)
+	l.add("skip_streak", a.SkipStreak)
+	l.add("paused_reason", oneLine(a.PausedReason))
+	l.add("paused_until", when(a.PausedUntil))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func printAlarm(w io.Writer, a client.Alarm) error {
@@ -124,6 +160,42 @@ func printEvents(w io.Writer, events []client.Event) error {
 			worker = "-"
 		}
 		fmt.Fprintf(t, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, when(e.At), e.Type, attempt, when(e.ScheduledFor), worker, oneLine(e.Message))
+	}
+	return t.Flush()
+}
+
+// printOccurrences draws an alarm's upcoming occurrences. DUE AT differs from
+// SCHEDULED FOR by the jitter or a retry's backoff, so it keeps the milliseconds.
+func printOccurrences(w io.Writer, list []client.Occurrence) error {
+	t := newTable(w)
+	fmt.Fprintln(t, "SCHEDULED FOR\tDUE AT\tOCCURRENCE KEY")
+	for _, o := range list {
+		fmt.Fprintf(t, "%s\t%s\t%s\n", when(o.ScheduledFor), o.DueAt.UTC().Format("2006-01-02T15:04:05.000Z07:00"), o.OccurrenceKey)
+	}
+	return t.Flush()
+}
+
+// printPreview draws a schedule's occurrences in UTC and, when the schedule has a zone,
+// in that zone too: where a daylight-saving change shows.
+func printPreview(w io.Writer, times []time.Time, zone string) error {
+	loc, err := time.LoadLocation(zone)
+	if zone == "" || zone == "UTC" || err != nil {
+		// cmd/chronos embeds tzdata, so a zone the server accepted loads; where none is
+		// found (a test binary on a bare system), the UTC column alone still answers.
+		loc = nil
+	}
+	t := newTable(w)
+	if loc == nil {
+		fmt.Fprintln(t, "SCHEDULED FOR")
+	} else {
+		fmt.Fprintf(t, "SCHEDULED FOR\tIN %s\n", zone)
+	}
+	for _, at := range times {
+		if loc == nil {
+			fmt.Fprintln(t, when(at))
+		} else {
+			fmt.Fprintf(t, "%s\t%s\n", when(at), at.In(loc).Format("Mon 2006-01-02 15:04:05 MST"))
+		}
 	}
 	return t.Flush()
 }
