@@ -85,6 +85,9 @@ type plan struct {
 // the first one that is not; catch_up keeps the newest catch_up_limit missed ones
 // inside catch_up_window and stops at the oldest it keeps.
 func (a Alarm) planFrom(sched *Schedule, o time.Time, now time.Time, p Policy) plan {
+	if _, ok := a.bounded(o, true); !ok {
+		return plan{} // past end_at (an end moved before the current occurrence): none left
+	}
 	cutoff := now.Add(-p.threshold())
 	missed := func(o time.Time) bool { return a.dueAt(o).Before(cutoff) }
 	if !missed(o) {
