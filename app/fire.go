@@ -142,8 +142,19 @@ func (d *Dispatcher) deliverOne(ctx context.Context, a domain.Alarm) (out domain
 		d.stats.failed.Add(1)
 		d.metrics.Woke(ports.WakeFailed, end.Sub(a.NextFireAt), end.Sub(start))
 		d.lag.observe(end.Sub(a.NextFireAt))
-		return domain.DeliveryFailed(err.Error()), true
+		return failedOutcome(err), true
 	}
+}
+
+// failedOutcome is the outcome of a failed wake, with what the receiver said about a
+// retry when the waker's error carries it (ports.ReceiverVerdict).
+func failedOutcome(err error) domain.Outcome {
+	o := domain.DeliveryFailed(err.Error())
+	var v ports.ReceiverVerdict
+	if errors.As(err, &v) {
+		o.RetryAfter, o.Gone = v.RetryAfter(), v.Gone()
+	}
+	return o
 }
 
 // apply writes outcomes, retrying while the lease still protects them. Giving up is

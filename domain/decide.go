@@ -10,6 +10,12 @@ import (
 type Outcome struct {
 	Delivered bool
 	Error     string // why it failed, for last_error; empty when Delivered
+	// RetryAfter is the wait the receiver asked for (Retry-After); the retry is due
+	// then instead of after the backoff, never later than the backoff cap. 0: none.
+	RetryAfter time.Duration
+	// Gone: the receiver will never take this occurrence (410 Gone). It is not retried:
+	// a once alarm fails, a series moves on as after its last failed delivery.
+	Gone bool
 }
 
 // Delivered is the outcome of an acknowledged wake.
@@ -104,13 +110,20 @@ func Decide(f Firing, o Outcome, now time.Time, p Policy) Transition {
 		return advance(f, now, p)
 	}
 	failures := a.FailureCount + 1
-	if failures < a.MaxFailures {
+	if failures < a.MaxFailures && !o.Gone {
 		t := base(TransitionRetry, a, now)
 		t.FailureCount = failures
 		t.LastError = o.Error
-		t.NextFireAt = now.UTC().Add(p.Backoff.Delay(failures - 1))
+		delay := p.Backoff.Delay(failures - 1)
+		if o.RetryAfter > 0 {
+			delay = min(o.RetryAfter, p.Backoff.Cap) // the receiver's word, within the cap
+		}
+		t.NextFireAt = now.UTC().Add(delay)
 		t.event(EventRetryScheduled, a, now, o.Error)
 		return t
+	}
+	if o.Gone {
+		o.Error += " (410 Gone: not retried)"
 	}
 	if a.Kind == KindOnce {
 		t := base(TransitionFailed, a, now)

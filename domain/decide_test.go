@@ -607,3 +607,36 @@ func TestAtMostOnceInDoubtNoteIsReplacedByTheOutcome(t *testing.T) {
 		t.Errorf("after failure last_error = %q, want HTTP 503", got)
 	}
 }
+
+// The receiver's word: a Retry-After moves the retry to that time, never past the
+// backoff cap; 410 Gone stops retrying the occurrence (a once alarm fails, a series moves
+// on as after its last failed delivery).
+func TestDecideHonoursTheReceiversWord(t *testing.T) {
+	p := Policy{Backoff: Backoff{Base: 30 * time.Second, Cap: 10 * time.Minute}}
+	once := fxClaim(fxOnce(t), fxWorker, fxClaimedAt)
+	for _, tc := range []struct {
+		wait, want time.Duration
+	}{
+		{2 * time.Minute, 2 * time.Minute}, // later than the backoff's 30 s
+		{5 * time.Second, 5 * time.Second}, // sooner
+		{3 * time.Hour, 10 * time.Minute},  // capped
+	} {
+		o := DeliveryFailed("HTTP 429")
+		o.RetryAfter = tc.wait
+		tr := Decide(Begin(once, fxNow, p), o, fxNow, p)
+		if tr.Kind != TransitionRetry || !tr.NextFireAt.Equal(fxNow.Add(tc.want)) {
+			t.Errorf("Retry-After %s: %s due %s, want a retry at now+%s", tc.wait, tr.Kind, tr.NextFireAt, tc.want)
+		}
+	}
+	gone := DeliveryFailed("webhook: HTTP 410 Gone")
+	gone.Gone = true
+	tr := Decide(Begin(once, fxNow, p), gone, fxNow, p)
+	if tr.Kind != TransitionFailed || tr.Status != StatusFailed || !strings.Contains(tr.LastError, "410 Gone: not retried") {
+		t.Errorf("410 on a once alarm: %s %s %q, want failed at once", tr.Kind, tr.Status, tr.LastError)
+	}
+	cron := fxClaim(fxCron(t), fxWorker, fxClaimedAt)
+	tr = Decide(Begin(cron, fxNow, p), gone, fxNow, p)
+	if tr.Kind != TransitionSkipped || tr.Status != StatusActive || !tr.ScheduledFor.Equal(fxNextDay) || tr.SkipStreak != 1 {
+		t.Errorf("410 on a series: %s %s next %s streak %d, want skipped to the next occurrence", tr.Kind, tr.Status, tr.ScheduledFor, tr.SkipStreak)
+	}
+}

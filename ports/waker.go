@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"time"
 
 	"github.com/chronoshq/chronos/domain"
 )
@@ -14,4 +15,17 @@ import (
 // promptly and return an error. Never retry inside Wake: retries are the dispatcher's.
 type Waker interface {
 	Wake(ctx context.Context, w domain.Wake) error
+}
+
+// ReceiverVerdict is implemented by a Waker's error (found with errors.As) when the
+// receiver said more than "failed": when to try again, or not to. The dispatcher then
+// moves the retry to that time (within its backoff cap) or stops retrying the
+// occurrence: a once alarm fails, a series moves on to its next occurrence.
+type ReceiverVerdict interface {
+	error
+	// RetryAfter is the wait the receiver asked for (Retry-After on a 429 or 503); 0
+	// when it asked none.
+	RetryAfter() time.Duration
+	// Gone reports that the receiver will never take this occurrence (410 Gone).
+	Gone() bool
 }

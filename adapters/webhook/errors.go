@@ -2,8 +2,10 @@ package webhook
 
 import (
 	"errors"
+	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ErrTimeout is wrapped by the error of a delivery that outlived Options.Timeout; its
@@ -26,6 +28,41 @@ type StatusError struct {
 	Status   string // the status line after the protocol, e.g. "503 Service Unavailable"
 	Location string // the Location header of a 3xx answer; redirects are never followed
 	Body     string // up to the first 512 bytes of the response body, made valid UTF-8
+	// Wait is the receiver's Retry-After on a 429 or 503 (seconds or an HTTP date), 0
+	// when it gave none or another status.
+	Wait time.Duration
+}
+
+// RetryAfter is the wait the receiver asked for (ports.ReceiverVerdict).
+func (e *StatusError) RetryAfter() time.Duration { return e.Wait }
+
+// Gone reports a 410: the receiver will never take this occurrence (ports.ReceiverVerdict).
+func (e *StatusError) Gone() bool { return e.Code == http.StatusGone }
+
+// maxRetryAfter bounds a Retry-After the waker passes on; the dispatcher caps it again
+// at its backoff cap.
+const maxRetryAfter = 24 * time.Hour
+
+// retryAfter reads Retry-After from a 429 or 503 answer: delay-seconds or an HTTP date
+// (RFC 9110, 10.2.3). Anything else, or a time already past, is no wait.
+func retryAfter(resp *http.Response, now time.Time) time.Duration {
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+		return 0
+	}
+	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		d = time.Duration(min(secs, int64(maxRetryAfter/time.Second))) * time.Second
+	} else if at, err := http.ParseTime(v); err == nil {
+		d = at.Sub(now)
+	}
+	return max(min(d, maxRetryAfter), 0)
 }
 
 func (e *StatusError) Error() string {

@@ -31,14 +31,24 @@ var (
 // "t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed by secret>".
 // The timestamp is inside the MAC so a receiver can refuse replays of old requests.
 func Sign(secret []byte, t time.Time, body []byte) string {
+	return SignAll([][]byte{secret}, t, body)
+}
+
+// SignAll is Sign with several secrets: one v1 per secret, in order, after one t. A
+// receiver holding any one of them verifies the wake, so a secret can be rotated
+// without a wake that no receiver accepts (README, "Rotating a
+// secret"). Stripe's libraries read the same form.
+func SignAll(secrets [][]byte, t time.Time, body []byte) string {
 	var buf [20]byte
 	ts := strconv.AppendInt(buf[:0], t.Unix(), 10)
-	sum := mac(secret, ts, body)
-	out := make([]byte, 0, len("t=,v1=")+len(ts)+hex.EncodedLen(sha256.Size))
+	out := make([]byte, 0, len("t=")+len(ts)+len(secrets)*(len(",v1=")+hex.EncodedLen(sha256.Size)))
 	out = append(out, "t="...)
 	out = append(out, ts...)
-	out = append(out, ",v1="...)
-	out = hex.AppendEncode(out, sum[:])
+	for _, secret := range secrets {
+		sum := mac(secret, ts, body)
+		out = append(out, ",v1="...)
+		out = hex.AppendEncode(out, sum[:])
+	}
 	return string(out)
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +21,8 @@ const (
 	DefaultTimeout   = 10 * time.Second
 	DefaultMaxConns  = 32
 	DefaultUserAgent = "chronos"
+	// MaxSecrets bounds how many secrets sign a wake: a rotation needs two.
+	MaxSecrets = 10
 )
 
 // maxDrain bounds how much of a response body is read and discarded so its connection
@@ -32,9 +35,14 @@ type Options struct {
 	// errors, since they become last_error, which owners read, and a URL may carry a
 	// token.
 	URL string
-	// Secret keys the HMAC in the Chronos-Signature header. Required unless
-	// AllowUnsigned is set.
+	// Secret keys the HMACs that sign every wake: the Chronos-Signature header, and the
+	// Standard Webhooks webhook-signature (see StandardKey). Required, or Secrets,
+	// unless AllowUnsigned is set.
 	Secret string
+	// Secrets are more secrets, after Secret: every wake is signed with each (one v1 per
+	// secret in both headers), so a receiver can move to a new secret without a wake it
+	// cannot verify. At most MaxSecrets in all.
+	Secrets []string
 	// AllowUnsigned permits an empty Secret; wakes are then sent without a
 	// Chronos-Signature header. Meant for development and trusted networks only: a
 	// receiver cannot tell such a wake from a forged one.
@@ -56,7 +64,8 @@ type Options struct {
 // keep-alive connections between all deliveries.
 type Waker struct {
 	url       string
-	secret    []byte // nil: unsigned
+	secrets   [][]byte // the Chronos-Signature keys; none: unsigned
+	standard  [][]byte // the webhook-signature keys, one per secret
 	timeout   time.Duration
 	userAgent string
 	client    *http.Client
@@ -70,8 +79,15 @@ func New(o Options) (*Waker, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("webhook: wake URL %q must be an absolute http:// or https:// URL", o.URL)
 	}
-	if o.Secret == "" && !o.AllowUnsigned {
+	secrets := append([]string{o.Secret}, o.Secrets...)
+	if o.Secret == "" {
+		secrets = o.Secrets
+	}
+	if len(secrets) == 0 && !o.AllowUnsigned {
 		return nil, errors.New("webhook: a wake secret is required to sign wakes (allow unsigned wakes explicitly to send them without one)")
+	}
+	if len(secrets) > MaxSecrets {
+		return nil, fmt.Errorf("webhook: at most %d wake secrets, got %d", MaxSecrets, len(secrets))
 	}
 	if o.Timeout < 0 {
 		return nil, fmt.Errorf("webhook: delivery timeout must not be negative, got %s", o.Timeout)
@@ -84,8 +100,15 @@ func New(o Options) (*Waker, error) {
 		timeout:   o.Timeout,
 		userAgent: o.UserAgent,
 	}
-	if o.Secret != "" {
-		w.secret = []byte(o.Secret)
+	for i, secret := range secrets {
+		if secret == "" {
+			return nil, fmt.Errorf("webhook: wake secret %d is empty", i+1)
+		}
+		key, err := StandardKey(secret)
+		if err != nil {
+			return nil, fmt.Errorf("webhook: wake secret %d: %w", i+1, err)
+		}
+		w.secrets, w.standard = append(w.secrets, []byte(secret)), append(w.standard, key)
 	}
 	if w.timeout == 0 {
 		w.timeout = DefaultTimeout
@@ -134,8 +157,12 @@ func (wk *Waker) Wake(ctx context.Context, w domain.Wake) error {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", wk.userAgent)
 	req.Header.Set("Idempotency-Key", w.OccurrenceKey)
-	if wk.secret != nil {
-		req.Header.Set(SignatureHeader, Sign(wk.secret, time.Now(), body))
+	if len(wk.secrets) > 0 {
+		now := time.Now()
+		req.Header.Set(SignatureHeader, SignAll(wk.secrets, now, body))
+		req.Header.Set(StandardIDHeader, w.OccurrenceKey)
+		req.Header.Set(StandardTimestampHeader, strconv.FormatInt(now.Unix(), 10))
+		req.Header.Set(StandardSignatureHeader, SignStandard(wk.standard, w.OccurrenceKey, now, body))
 	}
 
 	resp, err := wk.client.Do(req)
@@ -153,6 +180,7 @@ func (wk *Waker) Wake(ctx context.Context, w domain.Wake) error {
 		Status:   resp.Status,
 		Location: resp.Header.Get("Location"),
 		Body:     strings.TrimSpace(strings.ToValidUTF8(string(prefix), "\uFFFD")),
+		Wait:     retryAfter(resp, time.Now()),
 	}
 }
 

@@ -90,7 +90,7 @@ func provideWaker(lc fx.Lifecycle, cfg *serveConfig, stdout io.Writer) (ports.Wa
 	}
 	w, err := webhook.New(webhook.Options{
 		URL:       cfg.WakeURL,
-		Secret:    cfg.WakeSecret,
+		Secrets:   cfg.WakeSecrets.Values,
 		Timeout:   cfg.DeliveryTimeout,
 		MaxConns:  cfg.Concurrency,
 		UserAgent: "chronos/" + Version(),

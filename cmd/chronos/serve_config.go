@@ -9,6 +9,7 @@ import (
 
 	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/flagenv"
 )
 
 const defaultStore = "sqlite://chronos.db"
@@ -19,7 +20,7 @@ type serveConfig struct {
 	NoMigrate        bool
 	Listen           string
 	WakeURL          string
-	WakeSecret       string
+	WakeSecrets      flagenv.List
 	Dev              bool
 	Tick             time.Duration
 	Lease            time.Duration
@@ -46,7 +47,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.NoMigrate, "no-migrate", false, "do not migrate at start; refuse to run on an outdated schema")
 	fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "HTTP listen address")
 	fs.StringVar(&c.WakeURL, "wake-url", "", "where wakes are POSTed (required unless --dev)")
-	fs.StringVar(&c.WakeSecret, "wake-secret", "", "HMAC-SHA256 key that signs every wake (required unless --dev)")
+	fs.Var(&c.WakeSecrets, "wake-secret", "HMAC-SHA256 key that signs every wake (required unless --dev); repeat it to sign with several while rotating (README); whsec_<base64> keys webhook-signature with the decoded bytes")
 	fs.BoolVar(&c.Dev, "dev", false, "print wakes as JSON lines to stdout instead of POSTing them")
 	fs.DurationVar(&c.Tick, "tick", d.Tick, "longest idle sleep between claims")
 	fs.DurationVar(&c.Lease, "lease", d.Lease, "claim lease; must exceed --delivery-timeout")
@@ -95,7 +96,7 @@ func (c *serveConfig) validate() error {
 		} else if u, err := url.Parse(c.WakeURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("--wake-url %q must be an absolute http:// or https:// URL", c.WakeURL))
 		}
-		if c.WakeSecret == "" {
+		if len(c.WakeSecrets.Values) == 0 {
 			errs = append(errs, errors.New("--wake-secret (CHRONOS_WAKE_SECRET) is required: receivers verify the Chronos-Signature header with it"))
 		}
 	}

@@ -58,6 +58,10 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		}
 		if e := fs.Set(f.Name, v); e != nil {
 			err = fmt.Errorf("environment %s=%q: %v", EnvName(f.Name), v, e)
+			return
+		}
+		if l, ok := f.Value.(*List); ok {
+			l.fromEnv = true
 		}
 	})
 	if err != nil {
@@ -69,5 +73,29 @@ func Parse(fs *flag.FlagSet, args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	return nil
+}
+
+// List is a repeatable flag: each use adds a value. Its environment variable gives one
+// value; the command line, when it uses the flag at all, replaces it (the command line
+// wins, as for every flag).
+type List struct {
+	Values  []string
+	fromEnv bool // Values holds the environment's value, which a command-line use replaces
+}
+
+func (l *List) String() string {
+	if l == nil {
+		return ""
+	}
+	return strings.Join(l.Values, ",")
+}
+
+// Set adds v (after dropping the environment's value on the command line's first use).
+func (l *List) Set(v string) error {
+	if l.fromEnv {
+		l.Values, l.fromEnv = nil, false
+	}
+	l.Values = append(l.Values, v)
 	return nil
 }

@@ -2,6 +2,7 @@ package flagenv
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 )
@@ -50,6 +51,33 @@ func TestUsageNamesTheEnvironmentOnlyWhenRead(t *testing.T) {
 		fs.Usage()
 		if want := "Usage of chronos bench:\n" + tc.want; out.String() != want || fs.Name() != "chronos bench" {
 			t.Errorf("usage %q (name %q); want %q", out.String(), fs.Name(), want)
+		}
+	}
+}
+
+// A repeatable flag collects every use; its environment variable gives one value, which
+// the command line replaces when it uses the flag.
+func TestListFlag(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want string
+	}{
+		{"", []string{"--secret", "a", "--secret", "b"}, "a,b"},
+		{"from-env", nil, "from-env"},
+		{"from-env", []string{"--secret", "a", "--secret", "b"}, "a,b"},
+	} {
+		fs := New("test", io.Discard)
+		var l List
+		fs.Var(&l, "secret", "")
+		if tc.env != "" {
+			t.Setenv("CHRONOS_SECRET", tc.env)
+		}
+		if err := Parse(fs, tc.args); err != nil {
+			t.Fatal(err)
+		}
+		if got := l.String(); got != tc.want {
+			t.Errorf("env %q args %v: %q, want %q", tc.env, tc.args, got, tc.want)
 		}
 	}
 }

@@ -44,6 +44,9 @@ type receiver struct {
 	respond func(n int64, w wake) int
 }
 
+// retryAfterStatus, returned by a receiver's respond, answers 503 with Retry-After: 1.
+const retryAfterStatus = -1
+
 func newReceiver(t *testing.T, respond func(n int64, w wake) int) *receiver {
 	r := &receiver{respond: respond}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, req *http.Request) {
@@ -60,6 +63,10 @@ func newReceiver(t *testing.T, respond func(n int64, w wake) int) *receiver {
 		status := http.StatusOK
 		if r.respond != nil {
 			status = r.respond(n, w)
+		}
+		if status == retryAfterStatus {
+			rw.Header().Set("Retry-After", "1")
+			status = http.StatusServiceUnavailable
 		}
 		rw.WriteHeader(status)
 		_, _ = io.WriteString(rw, http.StatusText(status))
