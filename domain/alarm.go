@@ -62,6 +62,8 @@ type Alarm struct {
 	ConversationID string
 	WakeMessage    string
 	Payload        json.RawMessage // stored and echoed byte-for-byte
+	// Endpoint names the owner's endpoint its wakes go to; "" for the server's --wake-url.
+	Endpoint string
 
 	Status         Status
 	Delivery       Delivery

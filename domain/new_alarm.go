@@ -39,6 +39,9 @@ type Spec struct {
 	MaxFailures    int // 0 means Defaults.MaxFailures
 	Delivery       Delivery
 	Series         Series // cron only
+	// Endpoint names one of the owner's endpoints; "" for the server's --wake-url. That
+	// it exists is the caller's to check (app.Alarms asks the store).
+	Endpoint string
 }
 
 // Defaults fill in what a Spec leaves out.
@@ -60,6 +63,7 @@ func NewAlarm(id string, spec Spec, now time.Time, d Defaults) (Alarm, error) {
 		Kind:           spec.Kind,
 		ConversationID: spec.ConversationID,
 		WakeMessage:    spec.WakeMessage,
+		Endpoint:       spec.Endpoint,
 		Payload:        spec.Payload,
 		Status:         StatusActive,
 		Delivery:       spec.Delivery,
@@ -161,6 +165,9 @@ func validateCommon(s Spec) error {
 		if err := checkText(f.field, f.value, f.limit); err != nil {
 			return err
 		}
+	}
+	if s.Endpoint != "" && !endpointName.MatchString(s.Endpoint) {
+		return invalid("endpoint", "%q is not an endpoint name", s.Endpoint)
 	}
 	if len(s.Payload) > MaxPayloadBytes {
 		return invalid("payload", "is %d bytes; the limit is %d", len(s.Payload), MaxPayloadBytes)

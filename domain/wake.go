@@ -19,6 +19,8 @@ type Wake struct {
 	WakeMessage    string
 	Payload        json.RawMessage
 	Delivery       Delivery
+	// Endpoint is the owner's endpoint the wake goes to; "" for the server's default.
+	Endpoint string
 }
 
 // NewWake builds the wake for the alarm's current occurrence, sent at now.
@@ -36,5 +38,6 @@ func NewWake(a Alarm, now time.Time) Wake {
 		WakeMessage:    a.WakeMessage,
 		Payload:        a.Payload,
 		Delivery:       a.Delivery,
+		Endpoint:       a.Endpoint,
 	}
 }
