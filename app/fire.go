@@ -133,6 +133,13 @@ func (d *Dispatcher) deliverOne(ctx context.Context, a domain.Alarm) (out domain
 		d.metrics.Woke(ports.WakeDelivered, end.Sub(a.NextFireAt), end.Sub(start))
 		d.lag.observe(end.Sub(a.NextFireAt))
 		return domain.Delivered(), true
+	case errors.As(err, new(ports.Deferral)):
+		// Held back before it was sent (its endpoint busy, its breaker open): not an
+		// attempt, so no failure, no lag sample; due again after the wait.
+		d.stats.deferred.Add(1)
+		var df ports.Deferral
+		errors.As(err, &df)
+		return domain.Deferred(df.DeferFor(), err.Error()), true
 	case errors.Is(context.Cause(ctx), errAbandoned):
 		// Shutdown cut the wake short: we do not know whether it arrived, so we record
 		// nothing and let the lease decide (at-least-once: fired again).

@@ -9,6 +9,7 @@ import (
 type Stats struct {
 	claims, claimed, claimErrors atomic.Int64
 	delivered, failed, abandoned atomic.Int64
+	deferred                     atomic.Int64
 	applied, stale, applyErrors  atomic.Int64
 	advanceSkipped, applyCalls   atomic.Int64
 	claimNanos                   atomic.Int64
@@ -22,6 +23,7 @@ type StatsSnapshot struct {
 	Delivered      int64         // wakes acknowledged
 	Failed         int64         // wakes that failed
 	Abandoned      int64         // wakes cut short by shutdown (lease kept)
+	Deferred       int64         // wakes held back, not sent (endpoint busy, breaker open)
 	Applied        int64         // transitions applied
 	Stale          int64         // transitions refused by the fence
 	ApplyErrors    int64         // Apply calls that failed (after retries)
@@ -33,7 +35,7 @@ type StatsSnapshot struct {
 func (s *Stats) snapshot() StatsSnapshot {
 	return StatsSnapshot{
 		Claims: s.claims.Load(), Claimed: s.claimed.Load(), ClaimErrors: s.claimErrors.Load(),
-		Delivered: s.delivered.Load(), Failed: s.failed.Load(), Abandoned: s.abandoned.Load(),
+		Delivered: s.delivered.Load(), Failed: s.failed.Load(), Abandoned: s.abandoned.Load(), Deferred: s.deferred.Load(),
 		Applied: s.applied.Load(), Stale: s.stale.Load(), ApplyErrors: s.applyErrors.Load(),
 		AdvanceSkipped: s.advanceSkipped.Load(), ApplyCalls: s.applyCalls.Load(),
 		ClaimTime: time.Duration(s.claimNanos.Load()),

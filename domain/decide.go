@@ -16,7 +16,14 @@ type Outcome struct {
 	// Gone: the receiver will never take this occurrence (410 Gone). It is not retried:
 	// a once alarm fails, a series moves on as after its last failed delivery.
 	Gone bool
+	// Defer: the wake was not sent (its endpoint had no room, or its breaker was open)
+	// and the alarm is due again after this long. Not an attempt: nothing is counted,
+	// no retry is used. Error says why, for the log.
+	Defer time.Duration
 }
+
+// Deferred is the outcome of a wake held back for d (see Outcome.Defer).
+func Deferred(d time.Duration, why string) Outcome { return Outcome{Defer: d, Error: why} }
 
 // Delivered is the outcome of an acknowledged wake.
 func Delivered() Outcome { return Outcome{Delivered: true} }
@@ -102,10 +109,13 @@ func inDoubt(a Alarm, now time.Time) string {
 // At-most-once (the advance is already committed): the outcome is recorded and the
 // lease released; a failure is never retried (once: failed; cron: last_error).
 func Decide(f Firing, o Outcome, now time.Time, p Policy) Transition {
+	a := f.Alarm
+	if o.Defer > 0 {
+		return deferred(f, o, now)
+	}
 	if f.Advance != nil {
 		return record(f, o, now)
 	}
-	a := f.Alarm
 	if o.Delivered {
 		return advance(f, now, p)
 	}
@@ -251,6 +261,20 @@ func misfireAtClaim(a Alarm, now time.Time, p Policy) (Transition, bool) {
 	}
 	t.NextFireAt, t.ScheduledFor = a.dueAt(pl.next), pl.next
 	return t, true
+}
+
+// deferred puts a wake that was held back (never sent) back as it was claimed, due
+// again after o.Defer, its lease released and nothing counted. For an at-most-once
+// alarm it also undoes the advance committed before the wake would have gone: the row
+// returns to the occurrence it was at, and an event says so, since the advance's fired
+// event is already written.
+func deferred(f Firing, o Outcome, now time.Time) Transition {
+	t := base(TransitionDeferred, f.Alarm, now)
+	t.NextFireAt = now.UTC().Add(o.Defer)
+	if f.Advance != nil {
+		t.event(EventDeferred, f.Alarm, now, "not sent: "+o.Error+"; the advance is undone")
+	}
+	return t
 }
 
 // record is the at-most-once outcome, written after the advance. It starts from the

@@ -640,3 +640,29 @@ func TestDecideHonoursTheReceiversWord(t *testing.T) {
 		t.Errorf("410 on a series: %s %s next %s streak %d, want skipped to the next occurrence", tr.Kind, tr.Status, tr.ScheduledFor, tr.SkipStreak)
 	}
 }
+
+// A wake held back (its endpoint busy, its breaker open) is not an attempt: the alarm is
+// due again later with nothing counted; an at-most-once alarm's advance is undone.
+func TestDecideDeferred(t *testing.T) {
+	p := Policy{Backoff: DefaultBackoff}
+	once := fxClaim(withFailures(2, "HTTP 503")(fxOnce(t)), fxWorker, fxClaimedAt)
+	tr := Decide(Begin(once, fxNow, p), Deferred(time.Second, "endpoint busy"), fxNow, p)
+	got := tr.ApplyTo(once)
+	if tr.Kind != TransitionDeferred || got.FailureCount != 2 || got.LastError != "HTTP 503" || !got.NextFireAt.Equal(fxNow.Add(time.Second)) ||
+		got.Claimed() || len(tr.Events) != 0 {
+		t.Errorf("deferred once alarm: %+v events %v", got, tr.Events)
+	}
+	amo := fxClaim(fxCron(t, func(s *Spec) { s.Delivery = AtMostOnce }), fxWorker, fxClaimedAt)
+	f := Begin(amo, fxNow, p)
+	advanced := f.Advance.ApplyTo(amo)
+	tr = Decide(f, Deferred(time.Second, "endpoint busy"), fxNow, p)
+	undone := tr.ApplyTo(advanced)
+	if !undone.ScheduledFor.Equal(amo.ScheduledFor) || undone.FireCount != amo.FireCount || undone.LastError != amo.LastError ||
+		!undone.NextFireAt.Equal(fxNow.Add(time.Second)) || undone.Claimed() {
+		t.Errorf("deferred at-most-once series: %+v, want the advance undone", undone)
+	}
+	assertFenced(t, tr, advanced)
+	if len(tr.Events) != 1 || tr.Events[0].Type != EventDeferred {
+		t.Errorf("events %v, want one deferred event", tr.Events)
+	}
+}

@@ -17,9 +17,10 @@ const (
 	EventPaused           EventType = "paused"
 	EventResumed          EventType = "resumed"
 	EventTriggered        EventType = "triggered"
-	EventRetried          EventType = "retried" // an admin made a failed alarm due again
-	EventMissed           EventType = "missed"  // cron: a gap of occurrences dropped (Message: how many, first to last)
-	EventUpdated          EventType = "updated" // the owner changed the definition (Message: which fields)
+	EventRetried          EventType = "retried"  // an admin made a failed alarm due again
+	EventMissed           EventType = "missed"   // cron: a gap of occurrences dropped (Message: how many, first to last)
+	EventUpdated          EventType = "updated"  // the owner changed the definition (Message: which fields)
+	EventDeferred         EventType = "deferred" // at-most-once: a wake held back after its advance; the advance undone
 )
 
 // Event is one row of an alarm's history. ID is assigned by the store, increasing in

@@ -31,6 +31,7 @@ const (
 	TransitionMissed      TransitionKind = "missed"       // misfire policy: claimed occurrence dropped, no wake
 	TransitionSkippedNext TransitionKind = "skipped_next" // the owner dropped the next occurrence
 	TransitionUpdated     TransitionKind = "updated"      // the owner changed the series' definition
+	TransitionDeferred    TransitionKind = "deferred"     // not sent (endpoint busy or breaker open); due again later
 )
 
 // Transition is the complete new value of an alarm's mutable columns plus the events

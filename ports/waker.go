@@ -29,3 +29,12 @@ type ReceiverVerdict interface {
 	// Gone reports that the receiver will never take this occurrence (410 Gone).
 	Gone() bool
 }
+
+// Deferral is implemented by a Waker's error (found with errors.As) when the wake was
+// not sent and is not an attempt: the alarm is due again after DeferFor, nothing
+// counted. app.EndpointRouter returns it when an endpoint has no room for another wake
+// or its breaker is open.
+type Deferral interface {
+	error
+	DeferFor() time.Duration
+}

@@ -1,0 +1,277 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+	"golang.org/x/time/rate"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// EndpointsStateName is the cluster state value the endpoint use cases change whenever
+// an endpoint is created, changed or deleted; routers re-read endpoints when it moves.
+const EndpointsStateName = "endpoints"
+
+// EndpointRouterConfig tunes an EndpointRouter; zero values take the defaults.
+type EndpointRouterConfig struct {
+	// BreakerFailures consecutive failed deliveries to an endpoint open its breaker (10).
+	BreakerFailures int
+	// BreakerCooldown is how long a breaker first stays open (30s); each failed probe
+	// doubles it, up to BreakerMaxCooldown (10m).
+	BreakerCooldown    time.Duration
+	BreakerMaxCooldown time.Duration
+	// Refresh is how often the endpoints' state value is read to notice changes (1s).
+	Refresh time.Duration
+	// BusyWait is how long a wake that found its endpoint full waits before it is due
+	// again (1s).
+	BusyWait time.Duration
+	// Log receives breaker changes; nil: none.
+	Log *zap.Logger
+}
+
+func (c *EndpointRouterConfig) defaults() {
+	set := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	if c.BreakerFailures <= 0 {
+		c.BreakerFailures = 10
+	}
+	set(&c.BreakerCooldown, 30*time.Second)
+	set(&c.BreakerMaxCooldown, 10*time.Minute)
+	set(&c.Refresh, time.Second)
+	set(&c.BusyWait, time.Second)
+	if c.Log == nil {
+		c.Log = zap.NewNop()
+	}
+}
+
+// EndpointSource is what a router reads: the owners' endpoints, and the state value
+// that says they changed. A ports.Store is one.
+type EndpointSource interface {
+	GetEndpoint(ctx context.Context, owner, name string) (domain.Endpoint, error)
+	GetState(ctx context.Context, name string) (ports.State, bool, error)
+}
+
+// WakerBuilder makes the waker of one endpoint (its URL, secrets and timeout).
+type WakerBuilder func(e domain.Endpoint) (ports.Waker, error)
+
+// EndpointRouter is a node's waker when alarms may name endpoints. A wake naming none
+// goes to the default waker (--wake-url); one naming an endpoint goes to that
+// endpoint's own waker, built once and rebuilt when the endpoint changes.
+//
+// It keeps receivers apart: on this node, an endpoint's wakes in flight are capped by
+// its max_in_flight and paced by its rate_per_second, and a wake that finds no room is
+// held back (a ports.Deferral: the alarm is due again shortly, nothing counted), so a
+// slow or dead receiver holds at most its own share of the delivery slots. After
+// BreakerFailures failed deliveries in a row an endpoint's breaker opens: its wakes are
+// held back until the cool-down ends, then one probe at a time decides whether it
+// closes (a delivery) or opens again for twice as long.
+type EndpointRouter struct {
+	def    ports.Waker
+	source EndpointSource
+	build  WakerBuilder
+	cfg    EndpointRouterConfig
+
+	mu        sync.Mutex
+	endpoints map[endpointKey]*endpointState
+	version   string    // the endpoints state value last read
+	checked   time.Time // when it was read
+}
+
+type endpointKey struct{ owner, name string }
+
+// endpointState is one endpoint as this node delivers to it.
+type endpointState struct {
+	ep      domain.Endpoint
+	waker   ports.Waker
+	limiter *rate.Limiter // nil: unpaced
+	missing error         // the endpoint does not exist (until the next change)
+	stale   bool          // the endpoints changed: read it again before the next wake
+
+	inFlight int
+	// the breaker
+	failures  int       // failed deliveries in a row
+	openUntil time.Time // zero: closed
+	cooldown  time.Duration
+	probing   bool // half-open: the one probe is in flight
+}
+
+// NewEndpointRouter routes wakes between def and the endpoints' own wakers.
+func NewEndpointRouter(def ports.Waker, source EndpointSource, build WakerBuilder, cfg EndpointRouterConfig) *EndpointRouter {
+	cfg.defaults()
+	return &EndpointRouter{def: def, source: source, build: build, cfg: cfg, endpoints: map[endpointKey]*endpointState{}}
+}
+
+var _ ports.Waker = (*EndpointRouter)(nil)
+
+// heldBack is a wake the router did not send (ports.Deferral).
+type heldBack struct {
+	wait time.Duration
+	why  string
+}
+
+func (h *heldBack) Error() string           { return h.why }
+func (h *heldBack) DeferFor() time.Duration { return h.wait }
+
+// Wake delivers w to its endpoint, or holds it back.
+func (r *EndpointRouter) Wake(ctx context.Context, w domain.Wake) error {
+	if w.Endpoint == "" {
+		return r.def.Wake(ctx, w)
+	}
+	st, err := r.endpoint(ctx, w.Owner, w.Endpoint)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	waker, probe, held := r.admit(st, now)
+	if held != nil {
+		return held
+	}
+	err = waker.Wake(ctx, w)
+	r.settle(ctx, st, err, probe)
+	return err
+}
+
+// admit takes room for one wake on st, or says why not.
+func (r *EndpointRouter) admit(st *endpointState, now time.Time) (ports.Waker, bool, *heldBack) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	probe := false
+	if !st.openUntil.IsZero() {
+		if now.Before(st.openUntil) {
+			return nil, false, &heldBack{wait: st.openUntil.Sub(now), why: "endpoint " + st.ep.Name + ": breaker open"}
+		}
+		if st.probing {
+			return nil, false, &heldBack{wait: r.cfg.BusyWait, why: "endpoint " + st.ep.Name + ": breaker half-open, a probe is in flight"}
+		}
+		probe = true // the cool-down is over: this wake is the probe
+	}
+	if !probe && st.ep.MaxInFlight > 0 && st.inFlight >= st.ep.MaxInFlight {
+		return nil, false, &heldBack{wait: r.cfg.BusyWait, why: fmt.Sprintf("endpoint %s: %d wakes in flight (max_in_flight)", st.ep.Name, st.inFlight)}
+	}
+	if st.limiter != nil {
+		res := st.limiter.ReserveN(now, 1)
+		if wait := res.DelayFrom(now); wait > 0 {
+			res.CancelAt(now)
+			return nil, false, &heldBack{wait: wait, why: fmt.Sprintf("endpoint %s: over rate_per_second %g", st.ep.Name, st.ep.RatePerSecond)}
+		}
+	}
+	st.inFlight++
+	st.probing = st.probing || probe
+	return st.waker, probe, nil
+}
+
+// settle releases the wake's room and feeds the breaker. A wake the caller gave up on
+// (shutdown) says nothing about the receiver; a 410 Gone is a receiver that answered.
+func (r *EndpointRouter) settle(ctx context.Context, st *endpointState, err error, probe bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st.inFlight--
+	if probe {
+		st.probing = false
+	}
+	var verdict ports.ReceiverVerdict
+	switch {
+	case ctx.Err() != nil && err != nil:
+		return
+	case err == nil, errors.As(err, &verdict) && verdict.Gone():
+		if !st.openUntil.IsZero() {
+			r.cfg.Log.Info("endpoint breaker closed", zap.String("owner", st.ep.Owner), zap.String("endpoint", st.ep.Name))
+		}
+		st.failures, st.openUntil, st.cooldown = 0, time.Time{}, 0
+	default:
+		st.failures++
+		switch {
+		case probe:
+			st.cooldown = min(2*st.cooldown, r.cfg.BreakerMaxCooldown)
+		case st.openUntil.IsZero() && st.failures >= r.cfg.BreakerFailures:
+			st.cooldown = r.cfg.BreakerCooldown
+		default:
+			return
+		}
+		st.openUntil = time.Now().Add(st.cooldown)
+		r.cfg.Log.Warn("endpoint breaker open", zap.String("owner", st.ep.Owner), zap.String("endpoint", st.ep.Name),
+			zap.Int("failures_in_a_row", st.failures), zap.Duration("for", st.cooldown), zap.Error(err))
+	}
+}
+
+// endpoint returns the state of the owner's endpoint, reading it from the source when
+// it is new here or the endpoints changed since.
+func (r *EndpointRouter) endpoint(ctx context.Context, owner, name string) (*endpointState, error) {
+	r.refresh(ctx)
+	key := endpointKey{owner, name}
+	r.mu.Lock()
+	st := r.endpoints[key]
+	fresh := st != nil && !st.stale
+	r.mu.Unlock()
+	if !fresh {
+		ep, err := r.source.GetEndpoint(ctx, owner, name)
+		var missing error
+		switch {
+		case errors.Is(err, ports.ErrNotFound):
+			missing = fmt.Errorf("endpoint %q of owner %q does not exist", name, owner)
+		case err != nil:
+			return nil, fmt.Errorf("reading endpoint %q: %w", name, err)
+		}
+		var waker ports.Waker
+		if missing == nil {
+			if waker, err = r.build(ep); err != nil {
+				return nil, fmt.Errorf("endpoint %q: %w", name, err)
+			}
+		}
+		r.mu.Lock()
+		if st = r.endpoints[key]; st == nil {
+			st = &endpointState{}
+			r.endpoints[key] = st
+		}
+		if old, ok := st.waker.(interface{ Close() }); ok && st.waker != waker {
+			old.Close() // idle connections only: wakes in flight finish
+		}
+		st.ep, st.waker, st.missing, st.stale = ep, waker, missing, false
+		st.limiter = nil
+		if ep.RatePerSecond > 0 {
+			// A burst of one second's worth, at least one: a receiver asked to take N a
+			// second gets no more than N in any second.
+			st.limiter = rate.NewLimiter(rate.Limit(ep.RatePerSecond), max(1, int(ep.RatePerSecond)))
+		}
+		r.mu.Unlock()
+	}
+	if st.missing != nil {
+		return nil, st.missing
+	}
+	return st, nil
+}
+
+// refresh reads the endpoints' state value at most once per Refresh and marks every
+// endpoint stale when it moved.
+func (r *EndpointRouter) refresh(ctx context.Context) {
+	r.mu.Lock()
+	due := time.Since(r.checked) >= r.cfg.Refresh
+	if due {
+		r.checked = time.Now() // one reader at a time; the others go on with what they have
+	}
+	r.mu.Unlock()
+	if !due {
+		return
+	}
+	s, _, err := r.source.GetState(ctx, EndpointsStateName)
+	if err != nil {
+		return // keep what we have; the next look tries again
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s.Value != r.version {
+		r.version = s.Value
+		for _, st := range r.endpoints {
+			st.stale = true
+		}
+	}
+}

@@ -1,0 +1,203 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// endpointsFake is an EndpointSource: the router's reads, not a store under test.
+type endpointsFake struct {
+	mu      sync.Mutex
+	eps     map[string]domain.Endpoint // by name, owner "o"
+	version string
+}
+
+func (f *endpointsFake) GetEndpoint(_ context.Context, owner, name string) (domain.Endpoint, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	e, ok := f.eps[name]
+	if !ok || owner != "o" {
+		return domain.Endpoint{}, ports.ErrNotFound
+	}
+	return e, nil
+}
+
+func (f *endpointsFake) GetState(context.Context, string) (ports.State, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return ports.State{Value: f.version}, f.version != "", nil
+}
+
+func (f *endpointsFake) set(e domain.Endpoint) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.eps[e.Name] = e
+	f.version += "x"
+}
+
+// recorder is a waker that records the URL each wake went to, answering with answer.
+type recorder struct {
+	url    string
+	answer func() error
+	got    *[]string
+	mu     *sync.Mutex
+}
+
+func (r recorder) Wake(ctx context.Context, w domain.Wake) error {
+	r.mu.Lock()
+	*r.got = append(*r.got, r.url)
+	r.mu.Unlock()
+	if r.answer != nil {
+		return r.answer()
+	}
+	return nil
+}
+
+type routerEnv struct {
+	src    *endpointsFake
+	router *app.EndpointRouter
+	mu     sync.Mutex
+	got    []string
+	answer func() error
+}
+
+func newRouterEnv(cfg app.EndpointRouterConfig, eps ...domain.Endpoint) *routerEnv {
+	e := &routerEnv{src: &endpointsFake{eps: map[string]domain.Endpoint{}}}
+	for _, ep := range eps {
+		e.src.eps[ep.Name] = ep
+	}
+	answer := func() error {
+		e.mu.Lock()
+		a := e.answer
+		e.mu.Unlock()
+		if a == nil {
+			return nil
+		}
+		return a()
+	}
+	def := recorder{url: "default", got: &e.got, mu: &e.mu}
+	cfg.Refresh = time.Millisecond
+	e.router = app.NewEndpointRouter(def, e.src, func(ep domain.Endpoint) (ports.Waker, error) {
+		return recorder{url: ep.URL, answer: answer, got: &e.got, mu: &e.mu}, nil
+	}, cfg)
+	return e
+}
+
+func (e *routerEnv) wake(t *testing.T, endpoint string) error {
+	t.Helper()
+	return e.router.Wake(t.Context(), domain.Wake{AlarmID: "a", Owner: "o", Endpoint: endpoint})
+}
+
+func deferFor(err error) (time.Duration, bool) {
+	var d ports.Deferral
+	if errors.As(err, &d) {
+		return d.DeferFor(), true
+	}
+	return 0, false
+}
+
+func TestRouterSendsEachWakeToItsEndpoint(t *testing.T) {
+	e := newRouterEnv(app.EndpointRouterConfig{}, domain.Endpoint{Owner: "o", Name: "billing", URL: "http://billing"})
+	for _, ep := range []string{"", "billing"} {
+		if err := e.wake(t, ep); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.wake(t, "nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("an unknown endpoint: %v, want an error naming it", err)
+	}
+	e.src.set(domain.Endpoint{Owner: "o", Name: "billing", URL: "http://billing-v2"})
+	time.Sleep(5 * time.Millisecond)
+	_ = e.wake(t, "billing")
+	if got := strings.Join(e.got, " "); got != "default http://billing http://billing-v2" {
+		t.Errorf("wakes went to %q", got)
+	}
+}
+
+func TestRouterCapsWakesInFlight(t *testing.T) {
+	e := newRouterEnv(app.EndpointRouterConfig{BusyWait: 250 * time.Millisecond},
+		domain.Endpoint{Owner: "o", Name: "slow", URL: "http://slow", MaxInFlight: 2})
+	release := make(chan struct{})
+	e.answer = func() error { <-release; return nil }
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = e.wake(t, "slow") }()
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		e.mu.Lock()
+		n := len(e.got)
+		e.mu.Unlock()
+		if n == 2 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	err := e.wake(t, "slow")
+	if d, ok := deferFor(err); !ok || d != 250*time.Millisecond {
+		t.Errorf("a third wake with two in flight: %v, want held back 250ms", err)
+	}
+	if err := e.wake(t, ""); err != nil {
+		t.Errorf("the default receiver is not held up by a full endpoint: %v", err)
+	}
+	close(release)
+	wg.Wait()
+	e.answer = nil
+	if err := e.wake(t, "slow"); err != nil {
+		t.Errorf("after the two finished: %v", err)
+	}
+}
+
+func TestRouterPacesAnEndpoint(t *testing.T) {
+	e := newRouterEnv(app.EndpointRouterConfig{}, domain.Endpoint{Owner: "o", Name: "paced", URL: "http://paced", RatePerSecond: 2})
+	for i := range 2 {
+		if err := e.wake(t, "paced"); err != nil {
+			t.Fatalf("wake %d within the burst: %v", i, err)
+		}
+	}
+	d, ok := deferFor(e.wake(t, "paced"))
+	if !ok || d <= 0 || d > 600*time.Millisecond {
+		t.Errorf("a third wake in the same instant at 2/s: held back %s (%v), want about 500ms", d, ok)
+	}
+}
+
+func TestRouterBreaker(t *testing.T) {
+	e := newRouterEnv(app.EndpointRouterConfig{BreakerFailures: 3, BreakerCooldown: 100 * time.Millisecond, BreakerMaxCooldown: time.Second},
+		domain.Endpoint{Owner: "o", Name: "dead", URL: "http://dead"})
+	e.answer = func() error { return errors.New("timeout") }
+	for range 3 {
+		if _, held := deferFor(e.wake(t, "dead")); held {
+			t.Fatal("held back before the breaker opened")
+		}
+	}
+	d, held := deferFor(e.wake(t, "dead"))
+	if !held || d > 100*time.Millisecond {
+		t.Fatalf("after 3 failures: held %v for %s, want the breaker open for up to 100ms", held, d)
+	}
+	attempts := len(e.got)
+	time.Sleep(110 * time.Millisecond)
+	_ = e.wake(t, "dead") // the probe, which fails: open again for twice as long
+	if len(e.got) != attempts+1 {
+		t.Fatalf("the probe did not go out")
+	}
+	if d, held := deferFor(e.wake(t, "dead")); !held || d <= 100*time.Millisecond {
+		t.Errorf("after a failed probe: held %v for %s, want about 200ms", held, d)
+	}
+	time.Sleep(210 * time.Millisecond)
+	e.answer = nil
+	if err := e.wake(t, "dead"); err != nil {
+		t.Fatalf("the second probe: %v", err)
+	}
+	if err := e.wake(t, "dead"); err != nil {
+		t.Errorf("after a delivered probe the breaker is closed, got %v", err)
+	}
+}
