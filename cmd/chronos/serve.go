@@ -17,6 +17,7 @@ import (
 	"github.com/chronoshq/chronos"
 	"github.com/chronoshq/chronos/adapters/metrics"
 	"github.com/chronoshq/chronos/adapters/webhook"
+	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/internal/flagenv"
 	"github.com/chronoshq/chronos/ports"
@@ -84,7 +85,7 @@ func provideStore(lc fx.Lifecycle, cfg *serveConfig, log *zap.Logger) (ports.Sto
 	return s, nil
 }
 
-func provideWaker(lc fx.Lifecycle, cfg *serveConfig, stdout io.Writer) (ports.Waker, error) {
+func provideWaker(lc fx.Lifecycle, s ports.Store, cfg *serveConfig, stdout io.Writer, log *zap.Logger) (ports.Waker, error) {
 	if cfg.Dev {
 		return webhook.NewPrinter(stdout), nil
 	}
@@ -99,7 +100,27 @@ func provideWaker(lc fx.Lifecycle, cfg *serveConfig, stdout io.Writer) (ports.Wa
 		return nil, err
 	}
 	lc.Append(fx.StopHook(w.Close))
-	return w, nil
+	src, ok := s.(app.EndpointSource)
+	if !ok {
+		return w, nil
+	}
+	// Alarms that name an endpoint are woken at its URL with its secrets; the rest at
+	// --wake-url. Each endpoint's waker keeps its own connections.
+	build := func(e domain.Endpoint) (ports.Waker, error) {
+		timeout := cfg.DeliveryTimeout
+		if e.Timeout > 0 {
+			timeout = min(e.Timeout, cfg.DeliveryTimeout) // the dispatcher's deadline is the node's
+		}
+		conns := cfg.Concurrency
+		if e.MaxInFlight > 0 {
+			conns = min(conns, e.MaxInFlight)
+		}
+		return webhook.New(webhook.Options{URL: e.URL, Secrets: e.Secrets, Timeout: timeout, MaxConns: conns,
+			UserAgent: "chronos/" + Version()})
+	}
+	return app.NewEndpointRouter(w, src, build, app.EndpointRouterConfig{
+		BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown, Log: log.Named("endpoints"),
+	}), nil
 }
 
 func provideMetrics(log *zap.Logger) *metrics.Metrics {

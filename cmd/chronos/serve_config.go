@@ -30,6 +30,8 @@ type serveConfig struct {
 	BackoffBase      time.Duration
 	BackoffCap       time.Duration
 	MisfireThreshold time.Duration
+	BreakerFailures  int
+	BreakerCooldown  time.Duration
 	DeliveryTimeout  time.Duration
 	DrainTimeout     time.Duration
 	Retention        time.Duration
@@ -57,6 +59,8 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.BackoffBase, "backoff-base", d.Policy.Backoff.Base, "first retry delay; doubles per failure")
 	fs.DurationVar(&c.BackoffCap, "backoff-cap", d.Policy.Backoff.Cap, "longest retry delay")
 	fs.DurationVar(&c.MisfireThreshold, "misfire-threshold", d.Policy.MisfireThreshold, "how late a cron occurrence may fall due before its series' misfire policy counts it as missed")
+	fs.IntVar(&c.BreakerFailures, "endpoint-breaker-failures", 10, "failed deliveries in a row that open an endpoint's breaker (its wakes are then held back, not retried)")
+	fs.DurationVar(&c.BreakerCooldown, "endpoint-breaker-cooldown", 30*time.Second, "how long an endpoint's breaker first stays open; doubles after each failed probe, up to 10m")
 	fs.DurationVar(&c.DeliveryTimeout, "delivery-timeout", d.DeliveryTimeout, "how long a receiver has to answer a wake")
 	fs.DurationVar(&c.DrainTimeout, "drain-timeout", d.DrainTimeout, "on shutdown, how long in-flight wakes may finish")
 	fs.DurationVar(&c.Retention, "retention", 720*time.Hour, "delete fired, cancelled and failed alarms, and events, older than this (0 keeps everything; at least 1m)")
@@ -99,6 +103,12 @@ func (c *serveConfig) validate() error {
 		if len(c.WakeSecrets.Values) == 0 {
 			errs = append(errs, errors.New("--wake-secret (CHRONOS_WAKE_SECRET) is required: receivers verify the Chronos-Signature header with it"))
 		}
+	}
+	if c.BreakerFailures < 1 {
+		errs = append(errs, fmt.Errorf("--endpoint-breaker-failures must be at least 1, got %d", c.BreakerFailures))
+	}
+	if c.BreakerCooldown <= 0 || c.BreakerCooldown > 10*time.Minute {
+		errs = append(errs, fmt.Errorf("--endpoint-breaker-cooldown must be above 0 and at most 10m, got %s", c.BreakerCooldown))
 	}
 	if c.MaxFailures < domain.MinMaxFailures || c.MaxFailures > domain.MaxMaxFailures {
 		errs = append(errs, fmt.Errorf("--max-failures must be between %d and %d, got %d", domain.MinMaxFailures, domain.MaxMaxFailures, c.MaxFailures))
