@@ -31,8 +31,9 @@ type EndpointRouterConfig struct {
 	// BusyWait is how long a wake that found its endpoint full waits before it is due
 	// again (1s).
 	BusyWait time.Duration
-	// Log receives breaker changes; nil: none.
-	Log *zap.Logger
+	// Log receives breaker changes; nil: none. Metrics counts them; nil: none.
+	Log     *zap.Logger
+	Metrics ports.Metrics
 }
 
 func (c *EndpointRouterConfig) defaults() {
@@ -50,6 +51,9 @@ func (c *EndpointRouterConfig) defaults() {
 	set(&c.BusyWait, time.Second)
 	if c.Log == nil {
 		c.Log = zap.NewNop()
+	}
+	if c.Metrics == nil {
+		c.Metrics = ports.NopMetrics{}
 	}
 }
 
@@ -184,6 +188,7 @@ func (r *EndpointRouter) settle(ctx context.Context, st *endpointState, err erro
 		return
 	case err == nil, errors.As(err, &verdict) && verdict.Gone():
 		if !st.openUntil.IsZero() {
+			r.cfg.Metrics.EndpointBreaker(false)
 			r.cfg.Log.Info("endpoint breaker closed", zap.String("owner", st.ep.Owner), zap.String("endpoint", st.ep.Name))
 		}
 		st.failures, st.openUntil, st.cooldown = 0, time.Time{}, 0
@@ -194,6 +199,7 @@ func (r *EndpointRouter) settle(ctx context.Context, st *endpointState, err erro
 			st.cooldown = min(2*st.cooldown, r.cfg.BreakerMaxCooldown)
 		case st.openUntil.IsZero() && st.failures >= r.cfg.BreakerFailures:
 			st.cooldown = r.cfg.BreakerCooldown
+			r.cfg.Metrics.EndpointBreaker(true)
 		default:
 			return
 		}

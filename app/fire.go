@@ -137,6 +137,7 @@ func (d *Dispatcher) deliverOne(ctx context.Context, a domain.Alarm) (out domain
 		// Held back before it was sent (its endpoint busy, its breaker open): not an
 		// attempt, so no failure, no lag sample; due again after the wait.
 		d.stats.deferred.Add(1)
+		d.metrics.Deferred()
 		var df ports.Deferral
 		errors.As(err, &df)
 		return domain.Deferred(df.DeferFor(), err.Error()), true

@@ -15,6 +15,11 @@ type Metrics interface {
 	// was delivered minus when it was due (the alarm's next_fire_at at the claim);
 	// took is the delivery's own duration.
 	Woke(outcome string, lag, took time.Duration)
+	// Deferred: a wake held back, not sent and not an attempt (its endpoint had no
+	// room, was over its rate, or its breaker was open).
+	Deferred()
+	// EndpointBreaker: an endpoint's breaker opened (open) or closed again on this node.
+	EndpointBreaker(open bool)
 	// Stale: n outcomes refused by the lease fence (another worker or an admin or owner
 	// action took the alarm first).
 	Stale(n int)
@@ -43,6 +48,8 @@ type NopMetrics struct{}
 func (NopMetrics) Claimed(int, time.Duration)                 {}
 func (NopMetrics) Woke(string, time.Duration, time.Duration)  {}
 func (NopMetrics) Stale(int)                                  {}
+func (NopMetrics) Deferred()                                  {}
+func (NopMetrics) EndpointBreaker(bool)                       {}
 func (NopMetrics) RetentionDeleted(string, int)               {}
 func (NopMetrics) DispatchPaused(bool)                        {}
 func (NopMetrics) AlarmCounts(AlarmCounts, bool)              {}

@@ -31,6 +31,9 @@ type Metrics struct {
 	handler  http.Handler
 
 	delivered, failed, stale prometheus.Counter
+	deferred                 prometheus.Counter
+	breakerChanges           *prometheus.CounterVec
+	breakersOpen             prometheus.Gauge
 	wakes                    *prometheus.CounterVec
 	wakeLag                  prometheus.Histogram
 	delivery                 prometheus.Histogram
@@ -70,7 +73,7 @@ func New(opts Options) *Metrics {
 		registry: prometheus.NewRegistry(),
 		wakes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "chronos_wakes_total",
-			Help: "Wakes finished by this node, by outcome: delivered, failed (the attempt failed), or stale (the outcome was refused by the lease fence).",
+			Help: "Wakes finished by this node, by outcome: delivered, failed (the attempt failed), stale (the outcome was refused by the lease fence), or deferred (held back, not sent: its endpoint full, over its rate or its breaker open).",
 		}, []string{"outcome"}),
 		wakeLag: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "chronos_wake_lag_seconds",
@@ -104,6 +107,14 @@ func New(opts Options) *Metrics {
 			Help: "1 while the cluster-wide dispatch pause is on, as this node last read it; 0 otherwise.",
 		}),
 		sample: newSampleCollector(),
+		breakerChanges: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "chronos_endpoint_breaker_changes_total",
+			Help: "Endpoint breakers this node opened or closed, by the state entered: open or closed.",
+		}, []string{"to"}),
+		breakersOpen: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "chronos_endpoint_breakers_open",
+			Help: "Endpoints whose breaker is open on this node now.",
+		}),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "chronos_api_requests_total",
 			Help: "API requests answered by this node, by method, route template and status code.",
@@ -117,6 +128,9 @@ func New(opts Options) *Metrics {
 	m.delivered = m.wakes.WithLabelValues(ports.WakeDelivered)
 	m.failed = m.wakes.WithLabelValues(ports.WakeFailed)
 	m.stale = m.wakes.WithLabelValues(wakeStale)
+	m.deferred = m.wakes.WithLabelValues(wakeDeferred)
+	m.breakerChanges.WithLabelValues("open")
+	m.breakerChanges.WithLabelValues("closed")
 	m.retentionDeleted.WithLabelValues("alarms")
 	m.retentionDeleted.WithLabelValues("alarm_events")
 
@@ -133,7 +147,7 @@ func New(opts Options) *Metrics {
 		buildInfo,
 		m.wakes, m.wakeLag, m.delivery,
 		m.claims, m.claimed, m.claimDuration,
-		m.retentionDeleted, m.dispatchPaused, m.sample,
+		m.retentionDeleted, m.dispatchPaused, m.sample, m.breakerChanges, m.breakersOpen,
 		m.requests, m.requestDuration,
 	)
 	m.handler = newHandler(m.registry, opts.Logger)
@@ -141,7 +155,10 @@ func New(opts Options) *Metrics {
 }
 
 // wakeStale is the third outcome of chronos_wakes_total, counted by Stale.
-const wakeStale = "stale"
+const (
+	wakeStale    = "stale"
+	wakeDeferred = "deferred"
+)
 
 // Claimed implements ports.Metrics.
 func (m *Metrics) Claimed(n int, took time.Duration) {
@@ -166,6 +183,20 @@ func (m *Metrics) Woke(outcome string, lag, took time.Duration) {
 	}
 	m.wakeLag.Observe(max(lag, 0).Seconds())
 	m.delivery.Observe(took.Seconds())
+}
+
+// Deferred implements ports.Metrics.
+func (m *Metrics) Deferred() { m.deferred.Inc() }
+
+// EndpointBreaker implements ports.Metrics.
+func (m *Metrics) EndpointBreaker(open bool) {
+	if open {
+		m.breakerChanges.WithLabelValues("open").Inc()
+		m.breakersOpen.Inc()
+		return
+	}
+	m.breakerChanges.WithLabelValues("closed").Inc()
+	m.breakersOpen.Dec()
 }
 
 // Stale implements ports.Metrics.

@@ -110,6 +110,8 @@ func driveAll(m *metrics.Metrics) {
 		Due:      1, OldestDue: now.Add(-time.Second), Now: now,
 	}, true)
 	m.Request(http.MethodGet, "/v1/alarms/{id}", http.StatusOK, time.Millisecond)
+	m.Deferred()
+	m.EndpointBreaker(true)
 }
 
 var none = map[string]string{}
@@ -120,20 +122,22 @@ func TestEveryMetricIsExposedWithItsTypeAndHelp(t *testing.T) {
 	fams := scrape(t, m)
 
 	want := map[string]dto.MetricType{
-		"chronos_wakes_total":                  dto.MetricType_COUNTER,
-		"chronos_wake_lag_seconds":             dto.MetricType_HISTOGRAM,
-		"chronos_delivery_duration_seconds":    dto.MetricType_HISTOGRAM,
-		"chronos_claim_duration_seconds":       dto.MetricType_HISTOGRAM,
-		"chronos_claimed_total":                dto.MetricType_COUNTER,
-		"chronos_claims_total":                 dto.MetricType_COUNTER,
-		"chronos_due_backlog":                  dto.MetricType_GAUGE,
-		"chronos_oldest_due_lag_seconds":       dto.MetricType_GAUGE,
-		"chronos_alarms":                       dto.MetricType_GAUGE,
-		"chronos_retention_deleted_total":      dto.MetricType_COUNTER,
-		"chronos_dispatch_paused":              dto.MetricType_GAUGE,
-		"chronos_api_requests_total":           dto.MetricType_COUNTER,
-		"chronos_api_request_duration_seconds": dto.MetricType_HISTOGRAM,
-		"chronos_build_info":                   dto.MetricType_GAUGE,
+		"chronos_wakes_total":                    dto.MetricType_COUNTER,
+		"chronos_wake_lag_seconds":               dto.MetricType_HISTOGRAM,
+		"chronos_delivery_duration_seconds":      dto.MetricType_HISTOGRAM,
+		"chronos_claim_duration_seconds":         dto.MetricType_HISTOGRAM,
+		"chronos_claimed_total":                  dto.MetricType_COUNTER,
+		"chronos_claims_total":                   dto.MetricType_COUNTER,
+		"chronos_due_backlog":                    dto.MetricType_GAUGE,
+		"chronos_oldest_due_lag_seconds":         dto.MetricType_GAUGE,
+		"chronos_alarms":                         dto.MetricType_GAUGE,
+		"chronos_retention_deleted_total":        dto.MetricType_COUNTER,
+		"chronos_dispatch_paused":                dto.MetricType_GAUGE,
+		"chronos_api_requests_total":             dto.MetricType_COUNTER,
+		"chronos_api_request_duration_seconds":   dto.MetricType_HISTOGRAM,
+		"chronos_build_info":                     dto.MetricType_GAUGE,
+		"chronos_endpoint_breaker_changes_total": dto.MetricType_COUNTER,
+		"chronos_endpoint_breakers_open":         dto.MetricType_GAUGE,
 	}
 	for name, typ := range want {
 		mf, ok := fams[name]
@@ -240,8 +244,8 @@ func TestClaimsAndWakesMoveByWhatWasObserved(t *testing.T) {
 			t.Errorf("chronos_wakes_total{outcome=%q} = %g, want %g", outcome, got, want)
 		}
 	}
-	if n := len(fams["chronos_wakes_total"].GetMetric()); n != 3 {
-		t.Errorf("chronos_wakes_total has %d series, want 3", n)
+	if n := len(fams["chronos_wakes_total"].GetMetric()); n != 4 {
+		t.Errorf("chronos_wakes_total has %d series, want 4 (delivered, failed, stale, deferred)", n)
 	}
 	lag := histogram(t, fams, "chronos_wake_lag_seconds", none)
 	if lag.GetSampleCount() != 3 || !near(lag.GetSampleSum(), 2) {
@@ -399,7 +403,8 @@ func TestLabelValuesAreOnlyWhatWasPassed(t *testing.T) {
 		statuses[string(st)] = true
 	}
 	allowed := map[string]map[string]bool{
-		"outcome": {"delivered": true, "failed": true, "stale": true},
+		"outcome": {"delivered": true, "failed": true, "stale": true, "deferred": true},
+		"to":      {"open": true, "closed": true},
 		"table":   {"alarms": true, "alarm_events": true},
 		"status":  statuses,
 		"method":  {"GET": true, "DELETE": true},
@@ -499,5 +504,26 @@ func TestConcurrentUse(t *testing.T) {
 	wg.Wait()
 	if got := counter(t, scrape(t, m), "chronos_claims_total", none); got != 800 {
 		t.Errorf("chronos_claims_total = %g, want 800", got)
+	}
+}
+
+// Deferred wakes count as their own outcome, and the breaker gauge follows opens and
+// closes.
+func TestDeferredAndBreakers(t *testing.T) {
+	m := metrics.New(metrics.Options{})
+	m.Deferred()
+	m.Deferred()
+	m.EndpointBreaker(true)
+	m.EndpointBreaker(true)
+	m.EndpointBreaker(false)
+	fams := scrape(t, m)
+	if got := counter(t, fams, "chronos_wakes_total", map[string]string{"outcome": "deferred"}); got != 2 {
+		t.Errorf("deferred = %g, want 2", got)
+	}
+	if got := counter(t, fams, "chronos_endpoint_breaker_changes_total", map[string]string{"to": "open"}); got != 2 {
+		t.Errorf("opened = %g, want 2", got)
+	}
+	if got := gauge(t, fams, "chronos_endpoint_breakers_open", none); got != 1 {
+		t.Errorf("open now = %g, want 1", got)
 	}
 }

@@ -85,7 +85,7 @@ func provideStore(lc fx.Lifecycle, cfg *serveConfig, log *zap.Logger) (ports.Sto
 	return s, nil
 }
 
-func provideWaker(lc fx.Lifecycle, s ports.Store, cfg *serveConfig, stdout io.Writer, log *zap.Logger) (ports.Waker, error) {
+func provideWaker(lc fx.Lifecycle, s ports.Store, m *metrics.Metrics, cfg *serveConfig, stdout io.Writer, log *zap.Logger) (ports.Waker, error) {
 	if cfg.Dev {
 		return webhook.NewPrinter(stdout), nil
 	}
@@ -119,7 +119,7 @@ func provideWaker(lc fx.Lifecycle, s ports.Store, cfg *serveConfig, stdout io.Wr
 			UserAgent: "chronos/" + Version()})
 	}
 	return app.NewEndpointRouter(w, src, build, app.EndpointRouterConfig{
-		BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown, Log: log.Named("endpoints"),
+		BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown, Log: log.Named("endpoints"), Metrics: m,
 	}), nil
 }
 
