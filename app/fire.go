@@ -127,20 +127,19 @@ func (d *Dispatcher) deliverOne(ctx context.Context, a domain.Alarm) (out domain
 	start := d.clock.Now()
 	err := d.waker.Wake(ctx, domain.NewWake(a, start))
 	end := d.clock.Now()
+	var held ports.Deferral
 	switch {
 	case err == nil:
 		d.stats.delivered.Add(1)
 		d.metrics.Woke(ports.WakeDelivered, end.Sub(a.NextFireAt), end.Sub(start))
 		d.lag.observe(end.Sub(a.NextFireAt))
 		return domain.Delivered(), true
-	case errors.As(err, new(ports.Deferral)):
+	case errors.As(err, &held):
 		// Held back before it was sent (its endpoint busy, its breaker open): not an
 		// attempt, so no failure, no lag sample; due again after the wait.
 		d.stats.deferred.Add(1)
 		d.metrics.Deferred()
-		var df ports.Deferral
-		errors.As(err, &df)
-		return domain.Deferred(df.DeferFor(), err.Error()), true
+		return domain.Deferred(held.DeferFor(), err.Error()), true
 	case errors.Is(context.Cause(ctx), errAbandoned):
 		// Shutdown cut the wake short: we do not know whether it arrived, so we record
 		// nothing and let the lease decide (at-least-once: fired again).
