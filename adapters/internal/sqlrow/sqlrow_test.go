@@ -51,9 +51,11 @@ func TestAlarmsScanConvertsNulls(t *testing.T) {
 		set, "", "wake", `{"a":1}`, "active", "at_least_once",
 		sql.NullString{}, 3, 0, "", sql.NullString{String: "w", Valid: true}, set,
 		set, set, null,
-		sql.NullString{}, 0, 0, "", null}
+		sql.NullString{}, 0, 0, "", null,
+		""}
 	series := slices.Clone(row)
 	series[23], series[24], series[25], series[26], series[27] = sql.NullString{String: `{"misfire":"skip","max_fires":9}`, Valid: true}, 4, 2, "the breaker", set
+	series[28] = "billing"
 	rs := &fakeRows{rows: [][]any{series, row}}
 	got, err := NewAlarms(NullTime, NullString).All(rs, 2)
 	if err != nil {
@@ -65,12 +67,13 @@ func TestAlarmsScanConvertsNulls(t *testing.T) {
 		t.Errorf("scanned %+v", got)
 	}
 	// The scanner's targets are reused: the second row keeps none of the first's series.
-	if a.Series != (domain.Series{}) || a.FireCount != 0 || a.SkipStreak != 0 || a.PausedReason != "" || !a.PausedUntil.IsZero() {
+	if a.Series != (domain.Series{}) || a.FireCount != 0 || a.SkipStreak != 0 || a.PausedReason != "" || !a.PausedUntil.IsZero() ||
+		a.Endpoint != "" {
 		t.Errorf("a row without series options or state scanned as %+v", a)
 	}
 	s := got[0]
 	if s.Series != (domain.Series{Misfire: domain.MisfireSkip, MaxFires: 9}) || s.FireCount != 4 || s.SkipStreak != 2 ||
-		s.PausedReason != "the breaker" || !s.PausedUntil.Equal(at) {
+		s.PausedReason != "the breaker" || !s.PausedUntil.Equal(at) || s.Endpoint != "billing" {
 		t.Errorf("series row scanned as %+v", s)
 	}
 }
@@ -82,7 +85,8 @@ func TestAlarmsScanRefusesBadSeries(t *testing.T) {
 		set, "", "", `null`, "active", "at_least_once",
 		sql.NullString{}, 3, 0, "", sql.NullString{}, sql.NullTime{},
 		set, set, sql.NullTime{},
-		sql.NullString{String: `{"start_at":"yesterday"}`, Valid: true}, 0, 0, "", sql.NullTime{}}
+		sql.NullString{String: `{"start_at":"yesterday"}`, Valid: true}, 0, 0, "", sql.NullTime{},
+		""}
 	if _, err := NewAlarms(NullTime, NullString).All(&fakeRows{rows: [][]any{row}}, 1); err == nil {
 		t.Error("a series with a bad start_at scanned without an error")
 	}
