@@ -28,7 +28,11 @@ func TestMigrateSeriesKeepsRows(t *testing.T) {
 // endpoint, and there is no endpoint. Rolled back to 00006 and applied again, the same.
 func TestMigrateEndpointsKeepsRows(t *testing.T) {
 	upgradeKeepsRows(t, 6, upgradetest.AlarmColumnsV6, upgradetest.V6Params, upgradetest.AlarmsV6(t),
-		func(ctx context.Context, s *Store, when string) {})
+		func(ctx context.Context, s *Store, when string) {
+			if es, err := s.ListEndpoints(ctx, ""); err != nil || len(es) != 0 {
+				t.Errorf("%s: ListEndpoints = %v, %v; want none", when, es, err)
+			}
+		})
 }
 
 // upgradeKeepsRows writes as (the columns cols, the first n values of each row) and
