@@ -52,6 +52,9 @@ func NewEndpoints(store ports.Store, clock ports.Clock, log *zap.Logger) *Endpoi
 	return &Endpoints{store: store, clock: clock, log: log}
 }
 
+// changedTimeout bounds telling the nodes of a change (a write of one small row).
+const changedTimeout = 10 * time.Second
+
 // maxOwnerLen is the longest owner a token may have (Tokens.Create), so the longest
 // that can own an endpoint.
 const maxOwnerLen = 200
@@ -115,8 +118,11 @@ func (s *Endpoints) Delete(ctx context.Context, owner, name, by string) error {
 
 // changed tells every node that the endpoints changed, and logs who changed what. The
 // change itself is stored already: a failure here is returned, saying so, because
-// until the next change the nodes would keep delivering with what they cached.
+// until the next change the nodes would keep delivering with what they cached. For the
+// same reason a caller that gives up now (its context ends) does not stop the telling.
 func (s *Endpoints) changed(ctx context.Context, owner, name, action, by string) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), changedTimeout)
+	defer cancel()
 	var v [8]byte
 	_, _ = rand.Read(v[:]) // never fails (crypto/rand)
 	c := EndpointsChange{Version: hex.EncodeToString(v[:]), At: s.clock.Now().UTC(), Owner: owner, Name: name,
