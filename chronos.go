@@ -122,6 +122,7 @@ type Node struct {
 	alarms  *app.Alarms
 	tokens  *app.Tokens
 	admin   *app.Admin
+	eps     *app.Endpoints
 	gate    *app.DispatchGate
 	ret     *app.Retention
 	disp    *app.Dispatcher
@@ -174,6 +175,7 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 		Defaults: domain.Defaults{MaxFailures: maxFailures}, HintWindow: dc.Tick,
 	}, log.Named("alarms"))
 	n.tokens = app.NewTokens(store, n.clock)
+	n.eps = app.NewEndpoints(store, n.clock, log.Named("endpoints"))
 	n.gate = app.NewDispatchGate(store, dc.Tick, metrics, log.Named("dispatch-gate"))
 	var err error
 	n.ret, err = app.NewRetention(store, app.RetentionConfig{
@@ -278,6 +280,9 @@ func (n *Node) Tokens() *app.Tokens { return n.tokens }
 // Admin is the operator's use cases across owners.
 func (n *Node) Admin() *app.Admin { return n.admin }
 
+// Endpoints is the admin's use cases on the owners' endpoints (their delivery targets).
+func (n *Node) Endpoints() *app.Endpoints { return n.eps }
+
 // Stats is what the dispatcher did so far.
 func (n *Node) Stats() app.StatsSnapshot { return n.disp.Stats() }
 
@@ -292,7 +297,7 @@ func (n *Node) Retention() *app.Retention { return n.ret }
 // Mount it on your own server; it serves once Start has returned.
 func (n *Node) Handler() http.Handler {
 	api := httpapi.New(n.alarms, n.tokens, n.store, httpapi.Options{
-		Logger: n.log.Named("http"), Admin: n.admin, ShowPayloads: n.cfg.ShowPayloads,
+		Logger: n.log.Named("http"), Admin: n.admin, Endpoints: n.eps, ShowPayloads: n.cfg.ShowPayloads,
 		Metrics: n.cfg.Metrics, MetricsHandler: n.cfg.MetricsHandler,
 	})
 	if n.ui == nil {

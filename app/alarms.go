@@ -47,6 +47,11 @@ func (s *Alarms) Create(ctx context.Context, spec domain.Spec) (domain.Alarm, bo
 	if err != nil {
 		return domain.Alarm{}, false, err
 	}
+	if a.Endpoint != "" {
+		if _, err := s.store.GetEndpoint(ctx, a.Owner, a.Endpoint); err != nil {
+			return domain.Alarm{}, false, noSuchEndpoint(err, a.Owner, a.Endpoint)
+		}
+	}
 	// Concurrent creates share a transaction (createBatcher).
 	stored, deduped, err := s.creates.create(ctx, a)
 	if err != nil {
@@ -87,6 +92,10 @@ func (s *Alarms) CreateBatch(ctx context.Context, specs []domain.Spec) ([]Create
 		}
 		valid, at = append(valid, a), append(at, i)
 	}
+	valid, at, err := s.withEndpoints(ctx, valid, at, out)
+	if err != nil {
+		return nil, err
+	}
 	if len(valid) == 0 {
 		return out, nil
 	}
@@ -105,6 +114,49 @@ func (s *Alarms) CreateBatch(ctx context.Context, specs []domain.Spec) ([]Create
 		s.hintIfDueSoon(ctx, soonest, now)
 	}
 	return out, nil
+}
+
+// withEndpoints keeps the alarms of valid whose endpoint, if they name one, their owner
+// has, and answers the others in out (at[j] is valid[j]'s index there). It reads each
+// owner's endpoints once, whatever the number of alarms naming them (a batch from the
+// API has one owner), and reads nothing when no alarm names one.
+func (s *Alarms) withEndpoints(ctx context.Context, valid []domain.Alarm, at []int, out []CreateResult) ([]domain.Alarm, []int, error) {
+	names := map[string]map[string]bool{} // owner -> the names it has
+	for _, a := range valid {
+		if a.Endpoint == "" || names[a.Owner] != nil {
+			continue
+		}
+		es, err := s.store.ListEndpoints(ctx, a.Owner)
+		if err != nil {
+			return nil, nil, err
+		}
+		names[a.Owner] = make(map[string]bool, len(es))
+		for _, e := range es {
+			names[a.Owner][e.Name] = true
+		}
+	}
+	if len(names) == 0 {
+		return valid, at, nil
+	}
+	kept, keptAt := valid[:0], at[:0]
+	for j, a := range valid {
+		if a.Endpoint != "" && !names[a.Owner][a.Endpoint] {
+			out[at[j]] = CreateResult{Err: noSuchEndpoint(ports.ErrNotFound, a.Owner, a.Endpoint)}
+			continue
+		}
+		kept, keptAt = append(kept, a), append(keptAt, at[j])
+	}
+	return kept, keptAt, nil
+}
+
+// noSuchEndpoint is the refusal of an alarm naming an endpoint its owner does not have
+// (err wraps ports.ErrNotFound); any other error of the lookup is returned as it is.
+func noSuchEndpoint(err error, owner, name string) error {
+	if !errors.Is(err, ports.ErrNotFound) {
+		return err
+	}
+	return &domain.ValidationError{Field: "endpoint",
+		Message: fmt.Sprintf("no endpoint named %q for owner %q: an admin registers endpoints (chronos endpoint create)", name, owner)}
 }
 
 func (s *Alarms) hintIfDueSoon(ctx context.Context, at, now time.Time) {

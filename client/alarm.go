@@ -35,6 +35,8 @@ type Alarm struct {
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
 	LastFiredAt time.Time `json:"last_fired_at"`
+	// Endpoint is the owner's endpoint its wakes go to; "" for the server's --wake-url.
+	Endpoint string `json:"endpoint"`
 
 	// The rest is a cron alarm's: a once alarm's view has none of it, and leaves it zero.
 	// docs/schedules.md explains each option.

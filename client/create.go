@@ -40,6 +40,10 @@ type CreateAlarm struct {
 	// MaxFailures bounds failed deliveries of one occurrence; 0 means the server's
 	// default.
 	MaxFailures int
+	// Endpoint names one of the owner's endpoints (ListMyEndpoints) that the wakes go
+	// to; "" for the server's --wake-url. A name the owner has no endpoint of is
+	// invalid (IsInvalid, field "endpoint"). It cannot be changed later.
+	Endpoint string
 
 	// The rest are a cron alarm's options beyond its expression (docs/schedules.md
 	// explains each); the server refuses them on a once alarm. Left zero, the series is
@@ -79,6 +83,7 @@ type createWire struct {
 	Delivery       domain.Delivery `json:"delivery,omitempty"`
 	IdempotencyKey string          `json:"idempotency_key,omitempty"`
 	MaxFailures    int             `json:"max_failures,omitempty"`
+	Endpoint       string          `json:"endpoint,omitempty"`
 
 	Misfire             domain.Misfire `json:"misfire,omitempty"`
 	CatchUpLimit        int            `json:"catch_up_limit,omitempty"`
@@ -104,6 +109,7 @@ func (r CreateAlarm) body() ([]byte, error) {
 		Delivery:       r.Delivery,
 		IdempotencyKey: r.IdempotencyKey,
 		MaxFailures:    r.MaxFailures,
+		Endpoint:       r.Endpoint,
 
 		Misfire:             r.Misfire,
 		CatchUpLimit:        r.CatchUpLimit,

@@ -46,7 +46,7 @@ func Backfill(series Alarm, id string, from, to, now time.Time) (Alarm, int, err
 		Label:    backfillLabel(series.Label),
 		CronExpr: series.CronExpr, Timezone: series.Timezone,
 		ConversationID: series.ConversationID, WakeMessage: series.WakeMessage, Payload: series.Payload,
-		Status: StatusActive, Delivery: series.Delivery, MaxFailures: series.MaxFailures,
+		Endpoint: series.Endpoint, Status: StatusActive, Delivery: series.Delivery, MaxFailures: series.MaxFailures,
 		IdempotencyKey: fmt.Sprintf("backfill %s %s %s", series.ID, from.Format(time.RFC3339Nano), to.Format(time.RFC3339Nano)),
 		Series: Series{Misfire: MisfireCatchUp, CatchUpLimit: series.Series.CatchUpLimit, StartAt: from, EndAt: to,
 			BackfillOf: series.ID},

@@ -8,6 +8,7 @@ import (
 
 func TestBackfillDeliversThePastWindowOldestFirstWithTheSeriesKeys(t *testing.T) {
 	s := series(t, "0 9 * * *", "Europe/Berlin", Series{Misfire: MisfireSkip}, utc("2025-03-01T08:00:00Z"), utc("2025-04-02T07:00:00Z"))
+	s.Endpoint = "billing"
 	now := utc("2025-04-01T12:00:00Z")
 	// 09:00 Berlin from the 28th (CET, 08:00Z) across the spring-forward Sunday (CEST, 07:00Z).
 	b, n, err := Backfill(s, "b1", utc("2025-03-28T00:00:00Z"), utc("2025-03-31T23:00:00Z"), now)
@@ -25,6 +26,9 @@ func TestBackfillDeliversThePastWindowOldestFirstWithTheSeriesKeys(t *testing.T)
 	w := NewWake(fxClaim(b, fxWorker, now), now)
 	if w.AlarmID != s.ID || w.OccurrenceKey != s.ID+"/2025-03-28T08:00:00Z" {
 		t.Errorf("wake names %s / %s; want the series' id and key", w.AlarmID, w.OccurrenceKey)
+	}
+	if b.Endpoint != s.Endpoint || w.Endpoint != s.Endpoint {
+		t.Errorf("backfill names endpoint %q, its wake %q; want the series' %q", b.Endpoint, w.Endpoint, s.Endpoint)
 	}
 }
 

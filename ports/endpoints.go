@@ -12,12 +12,15 @@ import (
 type EndpointStore interface {
 	// CreateEndpoint stores e (validated by domain.ValidateEndpoint), stamping CreatedAt
 	// and UpdatedAt with the store's now, and returns it as stored. ErrConflict when the
-	// owner already has an endpoint of that name.
+	// owner already has an endpoint of that name. Secrets are kept exactly, in order;
+	// Timeout at least to the millisecond (app.Endpoints rounds it to whole milliseconds
+	// before it stores it); times at the store's TimePrecision.
 	CreateEndpoint(ctx context.Context, e domain.Endpoint) (domain.Endpoint, error)
 	// GetEndpoint returns the owner's endpoint. ErrNotFound when there is none.
 	GetEndpoint(ctx context.Context, owner, name string) (domain.Endpoint, error)
 	// ListEndpoints returns the owner's endpoints by name; every owner's (by owner, then
-	// name) when owner is "". None is an empty slice.
+	// name) when owner is "". Both compare as bytes, as the stores' keys do. None is an
+	// empty slice.
 	ListEndpoints(ctx context.Context, owner string) ([]domain.Endpoint, error)
 	// UpdateEndpoint replaces every field of the owner's endpoint e.Name but its
 	// CreatedAt, stamping UpdatedAt, and returns it as stored. ErrNotFound when there is

@@ -22,6 +22,7 @@ type Store interface {
 	LeaseStore
 	AdminStore
 	StateStore
+	EndpointStore
 
 	// Capabilities declares what this store can and cannot do. It never changes for the
 	// life of the Store.

@@ -3,8 +3,6 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -21,15 +19,7 @@ const maxIDLen = 255
 // the store, which might choke on the bytes (PostgreSQL refuses NUL in text).
 func alarmID(r *http.Request) (string, bool) {
 	id := mux.Vars(r)["id"]
-	if id == "" || len(id) > maxIDLen || !utf8.ValidString(id) {
-		return "", false
-	}
-	for _, c := range id {
-		if unicode.IsControl(c) {
-			return "", false
-		}
-	}
-	return id, true
+	return id, id != "" && len(id) <= maxIDLen && printable(id)
 }
 
 // errNoAlarm answers an id that cannot exist like one that does not.

@@ -27,6 +27,9 @@ type createRequest struct {
 	IdempotencyKey string          `json:"idempotency_key"`
 	MaxFailures    *int            `json:"max_failures"` // nil: the server default
 	Delivery       string          `json:"delivery"`
+	// Endpoint names one of the owner's endpoints (an admin registers them); "" for the
+	// server's --wake-url.
+	Endpoint string `json:"endpoint"`
 	seriesRequest
 }
 
@@ -103,11 +106,12 @@ func (req createRequest) spec(owner string) (domain.Spec, error) {
 		Payload:        req.Payload,
 		IdempotencyKey: req.IdempotencyKey,
 		Delivery:       domain.Delivery(req.Delivery),
+		Endpoint:       req.Endpoint,
 	}
 	for _, f := range []struct{ name, value string }{
 		{"label", req.Label}, {"kind", req.Kind}, {"cron_expr", req.CronExpr}, {"timezone", req.Timezone},
 		{"conversation_id", req.ConversationID}, {"wake_message", req.WakeMessage},
-		{"idempotency_key", req.IdempotencyKey}, {"delivery", req.Delivery},
+		{"idempotency_key", req.IdempotencyKey}, {"delivery", req.Delivery}, {"endpoint", req.Endpoint},
 	} {
 		// PostgreSQL text cannot hold NUL, and no user means one; refuse it here rather
 		// than fail in the store with a 500.

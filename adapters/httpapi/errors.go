@@ -66,6 +66,21 @@ var sentinels = []struct {
 	{ports.ErrBusy, http.StatusConflict, "conflict", ""},
 }
 
+// errNoEndpoint answers an endpoint that is not there, or a name that cannot be one.
+var errNoEndpoint = &apiError{Status: http.StatusNotFound, Code: "not_found", Message: "no such endpoint"}
+
+// endpointError rewords the table's answers that speak of alarms for the endpoint
+// routes: their not-found and conflict are an endpoint's.
+func endpointError(err error) error {
+	switch {
+	case errors.Is(err, ports.ErrNotFound):
+		return errNoEndpoint
+	case errors.Is(err, ports.ErrConflict):
+		return &apiError{Status: http.StatusConflict, Code: "conflict", Message: "the owner already has an endpoint of that name"}
+	}
+	return err
+}
+
 // Messages for failures whose detail stays in the log: it can name hosts, tables or
 // driver internals that are none of the client's business.
 const (

@@ -39,6 +39,18 @@ type Alarms interface {
 	Preview(expr, tz string, from time.Time, n int) ([]time.Time, error)
 }
 
+// Endpoints is the set of endpoint use cases the API drives (*app.Endpoints): an
+// admin's, on any owner's endpoints, and List for the owner's own. by is the id of the
+// admin token making a change.
+type Endpoints interface {
+	Create(ctx context.Context, e domain.Endpoint, by string) (domain.Endpoint, error)
+	Get(ctx context.Context, owner, name string) (domain.Endpoint, error)
+	// List returns the owner's endpoints by name; every owner's when owner is "".
+	List(ctx context.Context, owner string) ([]domain.Endpoint, error)
+	Update(ctx context.Context, owner, name string, p domain.EndpointPatch, by string) (domain.Endpoint, error)
+	Delete(ctx context.Context, owner, name, by string) error
+}
+
 // Authenticator resolves a bearer token (*app.Tokens). It returns an error wrapping
 // domain.ErrUnauthenticated for an unknown or revoked token; any other error is a store
 // failure and is answered as such, not as a 401.
@@ -68,6 +80,9 @@ type Options struct {
 	Logger *zap.Logger
 	// Admin serves /admin/v1 to admin-scoped tokens; nil leaves those routes out.
 	Admin Admin
+	// Endpoints serves the endpoint routes: the admin's under /admin/v1 and the owner's
+	// GET /v1/endpoints; nil leaves them out.
+	Endpoints Endpoints
 	// ShowPayloads shows payloads and wake messages in admin views; by default they are
 	// redacted to their size and SHA-256.
 	ShowPayloads bool
@@ -86,6 +101,7 @@ type api struct {
 	maxBatchBody int64
 	log          *zap.Logger
 	adm          Admin
+	endpoints    Endpoints
 	showPayloads bool
 	metrics      ports.Metrics
 	metricsPage  http.Handler
@@ -95,7 +111,7 @@ type api struct {
 // /readyz reports ready whenever the process serves.
 func New(alarms Alarms, auth Authenticator, ready Pinger, opts Options) http.Handler {
 	a := &api{alarms: alarms, auth: auth, ready: ready, maxBody: opts.MaxBodyBytes, log: opts.Logger,
-		adm: opts.Admin, showPayloads: opts.ShowPayloads, metrics: opts.Metrics, metricsPage: opts.MetricsHandler}
+		adm: opts.Admin, endpoints: opts.Endpoints, showPayloads: opts.ShowPayloads, metrics: opts.Metrics, metricsPage: opts.MetricsHandler}
 	if a.metrics == nil {
 		a.metrics = ports.NopMetrics{}
 	}
@@ -143,6 +159,7 @@ func (a *api) routes() *mux.Router {
 	r.Handle("/v1/alarms/{id}/events", a.owned(a.listEvents)).Methods(http.MethodGet)
 	r.Handle("/v1/schedules/preview", a.owned(a.preview)).Methods(http.MethodPost)
 	a.adminRoutes(r)
+	a.endpointRoutes(r)
 	return r
 }
 

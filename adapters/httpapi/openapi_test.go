@@ -73,8 +73,9 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 		}
 	}
 	served := map[string]bool{}
-	// Every optional route on: the admin routes (any Admin) and /metrics (any handler).
-	everything := &api{adm: struct{ Admin }{}, metricsPage: http.NotFoundHandler()}
+	// Every optional route on: the admin routes (any Admin), the endpoint routes (any
+	// Endpoints) and /metrics (any handler).
+	everything := &api{adm: struct{ Admin }{}, endpoints: struct{ Endpoints }{}, metricsPage: http.NotFoundHandler()}
 	err := everything.routes().Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
 		path, err := route.GetPathTemplate()
 		if err != nil {

@@ -36,6 +36,7 @@ type patchRequest struct {
 	IdempotencyKey json.RawMessage `json:"idempotency_key"`
 	FireAt         json.RawMessage `json:"fire_at"`
 	DelaySeconds   json.RawMessage `json:"delay_seconds"`
+	Endpoint       json.RawMessage `json:"endpoint"`
 }
 
 // patch turns the request into the domain's Patch; the domain checks the rules.
@@ -44,7 +45,8 @@ func (req patchRequest) patch() (domain.Patch, error) {
 		name string
 		raw  json.RawMessage
 	}{{"kind", req.Kind}, {"delivery", req.Delivery}, {"conversation_id", req.ConversationID},
-		{"idempotency_key", req.IdempotencyKey}, {"fire_at", req.FireAt}, {"delay_seconds", req.DelaySeconds}} {
+		{"idempotency_key", req.IdempotencyKey}, {"fire_at", req.FireAt}, {"delay_seconds", req.DelaySeconds},
+		{"endpoint", req.Endpoint}} {
 		if f.raw != nil {
 			return domain.Patch{}, invalidArgument(f.name, "cannot be changed; cancel the alarm and create another")
 		}

@@ -63,6 +63,7 @@ func alarmMembers(o *object, a domain.Alarm, payload []byte, wakeMessage string)
 	o.time("created_at", a.CreatedAt)
 	o.time("updated_at", a.UpdatedAt)
 	o.time("last_fired_at", a.LastFiredAt)
+	o.str("endpoint", a.Endpoint)
 	if a.Kind == domain.KindCron {
 		seriesMembers(o, a)
 	}

@@ -17,7 +17,7 @@ func sampleAlarm() domain.Alarm {
 		Kind: domain.KindCron, CronExpr: "0 9 * * 1-5", Timezone: "Europe/Paris",
 		NextFireAt: at, ScheduledFor: at, Payload: json.RawMessage(`{"b": 1,  "a": [1, 2]}`),
 		Status: domain.StatusActive, Delivery: domain.AtLeastOnce, MaxFailures: 5,
-		ClaimedBy: "worker-1", ClaimedAt: at, CreatedAt: at, UpdatedAt: at,
+		ClaimedBy: "worker-1", ClaimedAt: at, CreatedAt: at, UpdatedAt: at, Endpoint: "billing",
 	}
 }
 
@@ -42,7 +42,7 @@ func TestAlarmViewFieldsInOrder(t *testing.T) {
 	want := []string{"id", "label", "kind", "fire_at", "cron_expr", "timezone", "next_fire_at",
 		"scheduled_for", "conversation_id", "wake_message", "payload", "status", "delivery",
 		"idempotency_key", "max_failures", "failure_count", "last_error", "created_at",
-		"updated_at", "last_fired_at",
+		"updated_at", "last_fired_at", "endpoint",
 		// A cron alarm's options and series state (a once alarm has none).
 		"misfire", "catch_up_limit", "catch_up_window", "max_consecutive_skips", "start_at", "end_at",
 		"max_fires", "remaining_fires", "jitter_seconds", "fire_count", "skip_streak", "paused_reason", "paused_until", "backfill_of"}
@@ -78,6 +78,7 @@ func TestAlarmViewValues(t *testing.T) {
 		"fire_at":       nil,                              // unset
 		"last_fired_at": nil,
 		"max_failures":  float64(5),
+		"endpoint":      "billing",
 	}
 	for k, want := range checks {
 		if v[k] != want {

@@ -49,7 +49,10 @@ type database struct {
 	workers   map[string]domain.Worker  // by id
 	leases    map[string]clusterLease   // by name
 	state     map[string]ports.State    // by name
+	endpoints map[ownerName]domain.Endpoint
 }
+
+type ownerName struct{ owner, name string }
 
 type ownerKey struct{ owner, key string }
 
@@ -65,7 +68,8 @@ var _ ports.BulkCreator = (*Store)(nil)
 func New(clock ports.Clock) *Store {
 	s := &Store{database: &database{alarms: map[string]domain.Alarm{},
 		keys: map[ownerKey]string{}, events: map[string][]domain.Event{}, tokens: map[string]domain.Token{},
-		workers: map[string]domain.Worker{}, leases: map[string]clusterLease{}, state: map[string]ports.State{}}}
+		workers: map[string]domain.Worker{}, leases: map[string]clusterLease{}, state: map[string]ports.State{},
+		endpoints: map[ownerName]domain.Endpoint{}}}
 	return s.Open(clock)
 }
 

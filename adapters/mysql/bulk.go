@@ -12,7 +12,7 @@ import (
 
 var _ ports.BulkCreator = (*Store)(nil)
 
-// Bounds of one multi-row INSERT in CreateMany: 28 placeholders a row keeps 500 rows
+// Bounds of one multi-row INSERT in CreateMany: 29 placeholders a row keeps 500 rows
 // far below the 65,535 a statement may carry, and the byte budget keeps a statement of
 // large payloads well below the server's max_allowed_packet (16 MiB by default).
 const (

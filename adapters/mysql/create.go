@@ -74,6 +74,7 @@ func alarmArgs(a domain.Alarm) []any {
 		a.MaxFailures, a.FailureCount, a.LastError, stringArg(a.ClaimedBy), timeArg(a.ClaimedAt),
 		timeArg(a.CreatedAt), timeArg(a.UpdatedAt), timeArg(a.LastFiredAt),
 		stringArg(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, timeArg(a.PausedUntil),
+		a.Endpoint,
 	}
 }
 

@@ -46,6 +46,7 @@ func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 			a.IdempotencyKey, int32(a.MaxFailures), int32(a.FailureCount), a.LastError, textArg(a.ClaimedBy), timeArg(a.ClaimedAt),
 			timeArg(a.CreatedAt), timeArg(a.UpdatedAt), timeArg(a.LastFiredAt),
 			textArg(sqlrow.EncodeSeries(a.Series)), int32(a.FireCount), int32(a.SkipStreak), a.PausedReason, timeArg(a.PausedUntil),
+			a.Endpoint,
 		}, nil
 	})); err != nil {
 		return mapError(err)

@@ -20,12 +20,12 @@ const createSQL = `
 WITH inserted AS (
 	INSERT INTO alarms (` + alarmColumns + `)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
-	        $24, $25, $26, $27, $28)
+	        $24, $25, $26, $27, $28, $29)
 	ON CONFLICT (owner, idempotency_key) WHERE idempotency_key <> '' DO NOTHING
 	RETURNING ` + alarmColumns + `
 ), event AS (
 	INSERT INTO alarm_events (alarm_id, type, at, attempt, scheduled_for, worker, message)
-	SELECT id, $29, created_at, 0, scheduled_for, '', '' FROM inserted
+	SELECT id, $30, created_at, 0, scheduled_for, '', '' FROM inserted
 )
 SELECT ` + alarmColumns + ` FROM inserted`
 
@@ -46,7 +46,7 @@ func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool,
 			a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError, textArg(a.ClaimedBy), timeArg(a.ClaimedAt),
 			timeArg(a.CreatedAt), timeArg(a.UpdatedAt), timeArg(a.LastFiredAt),
 			textArg(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, timeArg(a.PausedUntil),
-			string(domain.EventCreated)))
+			a.Endpoint, string(domain.EventCreated)))
 		if err == nil {
 			return stored, false, nil
 		}

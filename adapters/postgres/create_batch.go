@@ -26,24 +26,24 @@ WITH t AS (
 		$8::timestamptz[], $9::timestamptz[], $10::text[], $11::text[], $12::text[], $13::text[],
 		$14::text[], $15::text[], $16::int[], $17::int[], $18::text[], $19::timestamptz[],
 		$20::timestamptz[], $21::timestamptz[], $22::text[], $23::int[], $24::int[],
-		$25::text[], $26::timestamptz[]
+		$25::text[], $26::timestamptz[], $27::text[]
 	) WITH ORDINALITY AS t(id, owner, label, kind, fire_at, cron_expr, timezone,
 		next_fire_at, scheduled_for, conversation_id, wake_message, payload, status,
 		delivery, idempotency_key, max_failures, failure_count, last_error, created_at,
 		updated_at, last_fired_at, series, fire_count, skip_streak, paused_reason,
-		paused_until, ord)
+		paused_until, endpoint, ord)
 ), inserted AS (
 	INSERT INTO alarms (` + alarmColumns + `)
 	SELECT id, owner, label, kind, fire_at, cron_expr, timezone, next_fire_at, scheduled_for,
 	       conversation_id, wake_message, payload::json, status, delivery, idempotency_key,
 	       max_failures, failure_count, last_error, NULL, NULL, created_at, updated_at, last_fired_at,
-	       series, fire_count, skip_streak, paused_reason, paused_until
+	       series, fire_count, skip_streak, paused_reason, paused_until, endpoint
 	FROM t ORDER BY ord
 	ON CONFLICT DO NOTHING
 	RETURNING ` + alarmColumns + `
 ), event AS (
 	INSERT INTO alarm_events (alarm_id, type, at, attempt, scheduled_for, worker, message)
-	SELECT id, $27, created_at, 0, scheduled_for, '', '' FROM inserted
+	SELECT id, $28, created_at, 0, scheduled_for, '', '' FROM inserted
 )
 SELECT ` + alarmColumns + ` FROM inserted`
 
@@ -173,6 +173,7 @@ func createBatchArgs(as []domain.Alarm) []any {
 		column(as, func(a a) pgtype.Int4 { return int4(a.SkipStreak) }),
 		column(as, func(a a) pgtype.Text { return text(a.PausedReason) }),
 		column(as, func(a a) pgtype.Timestamptz { return timestamptz(a.PausedUntil) }),
+		column(as, func(a a) pgtype.Text { return text(a.Endpoint) }),
 		string(domain.EventCreated),
 	}
 }

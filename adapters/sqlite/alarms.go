@@ -126,7 +126,8 @@ func alarmArgs(a domain.Alarm) []any {
 		toDB(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadBytes(a.Payload), string(a.Status),
 		string(a.Delivery), a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError,
 		nullString(a.ClaimedBy), toDB(a.ClaimedAt), toDB(a.CreatedAt), toDB(a.UpdatedAt), toDB(a.LastFiredAt),
-		nullString(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, toDB(a.PausedUntil)}
+		nullString(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, toDB(a.PausedUntil),
+		a.Endpoint}
 }
 
 // insertAlarmSQL inserts one alarm; a clash on the owner's idempotency key inserts

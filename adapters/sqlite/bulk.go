@@ -11,7 +11,7 @@ import (
 
 var _ ports.BulkCreator = (*Store)(nil)
 
-// alarmsPerInsert keeps one multi-row INSERT of sqlrow.AlarmParams (28) variables a row
+// alarmsPerInsert keeps one multi-row INSERT of sqlrow.AlarmParams (29) variables a row
 // far below SQLite's limit of 32766 bound variables.
 const alarmsPerInsert = 500
 

@@ -32,10 +32,12 @@ Usage:
   chronos alarm   create|get|list|update|cancel|pause|resume|skip|trigger|upcoming|events|preview
                   the owner's alarms and schedules, over the API
   chronos admin   overview|alarms|alarm|events|retry|cancel|delete|workers|dispatch|pause|resume|retention
+  chronos endpoint create|list|get|update|delete
+                  the owners' delivery targets (admin); list --mine: the token owner's own
   chronos version
 
 Every flag has an environment fallback: --wake-url is CHRONOS_WAKE_URL, and so on; the
-alarm and admin commands read only CHRONOS_SERVER and CHRONOS_TOKEN.
+alarm, admin and endpoint commands read only CHRONOS_SERVER and CHRONOS_TOKEN.
 Run "chronos <command> -h" for a command's flags.
 `
 
@@ -71,6 +73,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cli.Alarm(ctx, rest, cliWiring(), stdout, stderr)
 	case "admin":
 		return cli.Admin(ctx, rest, cliWiring(), stdout, stderr)
+	case "endpoint":
+		return cli.Endpoint(ctx, rest, cliWiring(), stdout, stderr)
 	case bench.WorkerCommand: // hidden: one node of `chronos bench --nodes K`
 		return benchWorkerCommand(ctx, rest, stdout, stderr)
 	case "version", "--version", "-v":

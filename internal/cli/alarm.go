@@ -20,7 +20,7 @@ const alarmUsage = `Usage: chronos alarm <subcommand> [flags]
 
   create   --in 10m | --at 2030-01-02T15:04:05Z | --cron "0 9 * * 1-5" [--tz Europe/Paris]
            [--label L] [--payload JSON | --payload-file F] [--wake-message M] [--conversation C]
-           [--idempotency-key K] [--max-failures N] [--at-most-once]
+           [--idempotency-key K] [--max-failures N] [--at-most-once] [--endpoint NAME]
            cron only: [--misfire fire_once|skip|catch_up] [--catch-up-limit N] [--catch-up-window 36h]
            [--max-consecutive-skips N] [--start-at T] [--end-at T] [--max-fires N] [--jitter-seconds N]
   get      ID
@@ -167,6 +167,7 @@ func alarmCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []stri
 	key := fs.String("idempotency-key", "", "repeat-safe key: a second create with it answers the first alarm")
 	maxFailures := fs.Int("max-failures", 0, "failed deliveries of one occurrence before giving up (the server's default when 0)")
 	atMostOnce := fs.Bool("at-most-once", false, "deliver each occurrence at most once instead of at least once")
+	endpoint := fs.String("endpoint", "", "the owner's endpoint the wakes go to (chronos endpoint list --mine); the server's --wake-url when not given")
 	if err := noArgs(fs, args); err != nil {
 		return err
 	}
@@ -174,7 +175,7 @@ func alarmCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []stri
 
 	req := client.CreateAlarm{
 		Label: *label, WakeMessage: *wake, ConversationID: *conv, IdempotencyKey: *key,
-		MaxFailures: *maxFailures, CronExpr: *cron, Timezone: *tz,
+		MaxFailures: *maxFailures, CronExpr: *cron, Timezone: *tz, Endpoint: *endpoint,
 	}
 	switch n := count(set["in"], set["at"], set["cron"]); {
 	case n == 0:

@@ -86,6 +86,7 @@ func addAlarm(l listing, a client.Alarm) {
 	l.add("next_fire_at", when(a.NextFireAt))
 	l.add("scheduled_for", when(a.ScheduledFor))
 	l.add("delivery", a.Delivery)
+	l.add("endpoint", orDash(a.Endpoint))
 	l.add("failure_count", strconv.Itoa(a.FailureCount)+" of max_failures "+strconv.Itoa(a.MaxFailures))
 	l.add("last_error", oneLine(a.LastError))
 	l.add("conversation_id", a.ConversationID)

@@ -33,13 +33,14 @@ type Options struct {
 
 // Server is one node's use cases over its store, and its HTTP handler.
 type Server struct {
-	Store   *sqlite.Store
-	Clock   *app.StoreClock
-	Alarms  *app.Alarms
-	Tokens  *app.Tokens
-	Admin   *app.Admin
-	UI      *webui.UI // nil unless Options.Dashboard
-	Handler http.Handler
+	Store     *sqlite.Store
+	Clock     *app.StoreClock
+	Alarms    *app.Alarms
+	Tokens    *app.Tokens
+	Admin     *app.Admin
+	Endpoints *app.Endpoints
+	UI        *webui.UI // nil unless Options.Dashboard
+	Handler   http.Handler
 }
 
 // New builds the server on a new SQLite file in t's temporary directory; t's cleanup
@@ -66,10 +67,10 @@ func New(t testing.TB, opts Options) *Server {
 	}
 	s := &Server{Store: store, Clock: clock,
 		Alarms: app.NewAlarms(store, clock, nil, app.AlarmsConfig{Defaults: domain.Defaults{MaxFailures: MaxFailures}}, nil),
-		Tokens: app.NewTokens(store, clock)}
+		Tokens: app.NewTokens(store, clock), Endpoints: app.NewEndpoints(store, clock, nil)}
 	s.Admin = app.NewAdmin(store, clock, app.NewDispatchGate(store, time.Second, nil, nil), retention,
 		app.AdminConfig{Lease: time.Minute, WorkerTimeout: 30 * time.Second}, nil)
-	api := httpapi.New(s.Alarms, s.Tokens, store, httpapi.Options{Admin: s.Admin, ShowPayloads: opts.ShowPayloads})
+	api := httpapi.New(s.Alarms, s.Tokens, store, httpapi.Options{Admin: s.Admin, Endpoints: s.Endpoints, ShowPayloads: opts.ShowPayloads})
 	s.Handler = api
 	if opts.Dashboard {
 		if s.UI, err = webui.New(s.Admin, s.Tokens, store, webui.Options{ShowPayloads: opts.ShowPayloads}); err != nil {

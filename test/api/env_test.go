@@ -153,6 +153,7 @@ type alarmView struct {
 	CreatedAt      *string         `json:"created_at"`
 	UpdatedAt      *string         `json:"updated_at"`
 	LastFiredAt    *string         `json:"last_fired_at"`
+	Endpoint       string          `json:"endpoint"`
 
 	// A cron alarm's options and series state; absent on a once alarm.
 	Misfire             *string `json:"misfire"`

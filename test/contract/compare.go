@@ -93,6 +93,7 @@ func (e *env) alarmDiff(got, want domain.Alarm) string {
 	num("SkipStreak", got.SkipStreak, want.SkipStreak)
 	str("PausedReason", got.PausedReason, want.PausedReason)
 	tm("PausedUntil", got.PausedUntil, want.PausedUntil)
+	str("Endpoint", got.Endpoint, want.Endpoint)
 	// The series' options: its times within the store's precision like the others; the
 	// window exactly (the API's are whole seconds).
 	gs, ws := got.Series, want.Series

@@ -38,6 +38,12 @@ func (e *env) storeCalls(ctx context.Context, existing domain.Alarm) map[string]
 	_, _, calls["GetState"] = e.store.GetState(ctx, "dispatch")
 	calls["PutState"] = e.store.PutState(ctx, "dispatch", "{}")
 	_, calls["ListWorkers"] = e.store.ListWorkers(ctx)
+	ep := e.newEndpoint(alice, "billing")
+	_, calls["CreateEndpoint"] = e.store.CreateEndpoint(ctx, ep)
+	_, calls["GetEndpoint"] = e.store.GetEndpoint(ctx, alice, ep.Name)
+	_, calls["ListEndpoints"] = e.store.ListEndpoints(ctx, "")
+	_, calls["UpdateEndpoint"] = e.store.UpdateEndpoint(ctx, ep)
+	calls["DeleteEndpoint"] = e.store.DeleteEndpoint(ctx, alice, ep.Name)
 	calls["Ping"] = e.store.Ping(ctx)
 	return calls
 }

@@ -42,6 +42,10 @@ package contract
 //   Series        series.go        a cron series' options and state round-trip through
 //                                  every read and write (Apply, fenced or stale, Mutate,
 //                                  AdminMutate); DuePauses: which, in what order, how many
+//   Endpoints     endpoints.go     an owner's endpoints: every field round-trips (secrets
+//                                  and rate exactly), list order, duplicates, update keeps
+//                                  CreatedAt, delete; an alarm's endpoint through every
+//                                  create and read, and the claim
 //   BulkCreate    bulk.go          the optional ports.BulkCreator: round trip, created
 //                                  events, claimable, all-or-nothing conflicts (each
 //                                  case skipped, saying so, on a store without it)
@@ -83,6 +87,7 @@ func areas() []area {
 		{"Admin", adminCases},
 		{"State", stateCases},
 		{"Series", seriesCases},
+		{"Endpoints", endpointCases},
 	}
 }
 

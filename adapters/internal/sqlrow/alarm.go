@@ -8,16 +8,19 @@ import (
 )
 
 // AlarmColumns is the column list every alarm read selects, in Alarms.Scan's order (and
-// every alarm insert writes). The last five are a cron series' options (series, JSON:
-// see EncodeSeries) and state (migration 00006).
+// every alarm insert writes). Then come a cron series' options (series, JSON: see
+// EncodeSeries) and state (migration 00006), and last the endpoint its wakes go to
+// (00007). The endpoint is written by inserts only: a transition never changes it, so
+// Apply's statements leave it out.
 const AlarmColumns = `id, owner, label, kind, fire_at, cron_expr, timezone, next_fire_at,
 	scheduled_for, conversation_id, wake_message, payload, status, delivery,
 	idempotency_key, max_failures, failure_count, last_error, claimed_by, claimed_at,
 	created_at, updated_at, last_fired_at,
-	series, fire_count, skip_streak, paused_reason, paused_until`
+	series, fire_count, skip_streak, paused_reason, paused_until,
+	endpoint`
 
 // AlarmParams is how many values one row of AlarmColumns binds.
-const AlarmParams = 28
+const AlarmParams = 29
 
 // AlarmTimes are a's time columns, for a store to bring each to its precision before
 // it writes them. The series' own times are not among them: they are JSON text, kept
@@ -58,7 +61,8 @@ func NewAlarms[T, S any](toTime func(T) time.Time, toText func(S) string) *Alarm
 		&s.scheduledFor, &a.ConversationID, &a.WakeMessage, &s.payload, &s.status, &s.delivery,
 		&s.idempotencyKey, &a.MaxFailures, &a.FailureCount, &a.LastError, &s.claimedBy, &s.claimedAt,
 		&s.createdAt, &s.updatedAt, &s.lastFiredAt,
-		&s.series, &a.FireCount, &a.SkipStreak, &a.PausedReason, &s.pausedUntil}
+		&s.series, &a.FireCount, &a.SkipStreak, &a.PausedReason, &s.pausedUntil,
+		&a.Endpoint}
 	return s
 }
 

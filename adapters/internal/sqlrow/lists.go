@@ -11,3 +11,7 @@ const ListTokensSQL = `SELECT ` + TokenColumns + ` FROM api_tokens ORDER BY crea
 // ListWorkersSQL reads every registered worker, oldest first
 // (ports.WorkerStore.ListWorkers); the id orders workers started in the same instant.
 const ListWorkersSQL = `SELECT ` + WorkerColumns + ` FROM workers ORDER BY started_at, id`
+
+// ListAllEndpointsSQL reads every owner's endpoints by owner, then name
+// (ports.EndpointStore.ListEndpoints with no owner), walking the primary key.
+const ListAllEndpointsSQL = `SELECT ` + EndpointColumns + ` FROM endpoints ORDER BY owner, name`

@@ -3,7 +3,9 @@ package sqlrow
 import (
 	"database/sql"
 	"errors"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,6 +32,10 @@ func (f *fakeRows) Scan(dest ...any) error {
 			*d = v.(string)
 		case *int:
 			*d = v.(int)
+		case *int64:
+			*d = v.(int64)
+		case *float64:
+			*d = v.(float64)
 		case *[]byte:
 			*d = []byte(v.(string))
 		case *sql.NullString:
@@ -51,9 +57,11 @@ func TestAlarmsScanConvertsNulls(t *testing.T) {
 		set, "", "wake", `{"a":1}`, "active", "at_least_once",
 		sql.NullString{}, 3, 0, "", sql.NullString{String: "w", Valid: true}, set,
 		set, set, null,
-		sql.NullString{}, 0, 0, "", null}
+		sql.NullString{}, 0, 0, "", null,
+		""}
 	series := slices.Clone(row)
 	series[23], series[24], series[25], series[26], series[27] = sql.NullString{String: `{"misfire":"skip","max_fires":9}`, Valid: true}, 4, 2, "the breaker", set
+	series[28] = "billing"
 	rs := &fakeRows{rows: [][]any{series, row}}
 	got, err := NewAlarms(NullTime, NullString).All(rs, 2)
 	if err != nil {
@@ -65,12 +73,13 @@ func TestAlarmsScanConvertsNulls(t *testing.T) {
 		t.Errorf("scanned %+v", got)
 	}
 	// The scanner's targets are reused: the second row keeps none of the first's series.
-	if a.Series != (domain.Series{}) || a.FireCount != 0 || a.SkipStreak != 0 || a.PausedReason != "" || !a.PausedUntil.IsZero() {
+	if a.Series != (domain.Series{}) || a.FireCount != 0 || a.SkipStreak != 0 || a.PausedReason != "" || !a.PausedUntil.IsZero() ||
+		a.Endpoint != "" {
 		t.Errorf("a row without series options or state scanned as %+v", a)
 	}
 	s := got[0]
 	if s.Series != (domain.Series{Misfire: domain.MisfireSkip, MaxFires: 9}) || s.FireCount != 4 || s.SkipStreak != 2 ||
-		s.PausedReason != "the breaker" || !s.PausedUntil.Equal(at) {
+		s.PausedReason != "the breaker" || !s.PausedUntil.Equal(at) || s.Endpoint != "billing" {
 		t.Errorf("series row scanned as %+v", s)
 	}
 }
@@ -82,7 +91,8 @@ func TestAlarmsScanRefusesBadSeries(t *testing.T) {
 		set, "", "", `null`, "active", "at_least_once",
 		sql.NullString{}, 3, 0, "", sql.NullString{}, sql.NullTime{},
 		set, set, sql.NullTime{},
-		sql.NullString{String: `{"start_at":"yesterday"}`, Valid: true}, 0, 0, "", sql.NullTime{}}
+		sql.NullString{String: `{"start_at":"yesterday"}`, Valid: true}, 0, 0, "", sql.NullTime{},
+		""}
 	if _, err := NewAlarms(NullTime, NullString).All(&fakeRows{rows: [][]any{row}}, 1); err == nil {
 		t.Error("a series with a bad start_at scanned without an error")
 	}
@@ -130,3 +140,39 @@ type driverResult int64
 
 func (r driverResult) LastInsertId() (int64, error) { return 0, nil }
 func (r driverResult) RowsAffected() (int64, error) { return int64(r), nil }
+
+// An endpoint's secrets come back exactly and in order (quotes, backslashes, non-ASCII),
+// its timeout to the millisecond; a secrets column that is not a JSON array is an error
+// that quotes none of it.
+func TestScanEndpoint(t *testing.T) {
+	set := sql.NullTime{Time: at, Valid: true}
+	secrets := []string{`whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`, `a "quoted" \ secret — é 😀`}
+	e := domain.Endpoint{Owner: "alice", Name: "billing", URL: "https://example.com/hook", Secrets: secrets,
+		Timeout: 1500 * time.Millisecond, MaxInFlight: 8, RatePerSecond: 2.5, FailureURL: "https://example.com/fail"}
+	row := append(EndpointValues(e), set, set)
+	if len(row) != EndpointParams {
+		t.Fatalf("EndpointValues and the stamps are %d values, EndpointParams says %d", len(row), EndpointParams)
+	}
+	got, err := scanEndpointRow(row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := e
+	want.CreatedAt, want.UpdatedAt = at, at
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ScanEndpoint = %+v, want %+v", got, want)
+	}
+	if EncodeSecrets(nil) != "[]" {
+		t.Errorf("EncodeSecrets(nil) = %s, want []", EncodeSecrets(nil))
+	}
+	for _, bad := range []string{`whsec_notjson`, `null`, `{"a":1}`, `[1]`} {
+		row[3] = bad
+		if _, err := scanEndpointRow(row); err == nil || strings.Contains(err.Error(), "whsec") {
+			t.Errorf("secrets column %s: error %v, want one quoting nothing of it", bad, err)
+		}
+	}
+}
+
+func scanEndpointRow(row []any) (domain.Endpoint, error) {
+	return ScanEndpoint(&fakeRows{rows: [][]any{row}, next: 1}, NullTime)
+}

@@ -24,6 +24,14 @@ const AlarmColumnsV5 = `id, owner, label, kind, fire_at, cron_expr, timezone, ne
 // V5Params is how many values a row of AlarmColumnsV5 binds.
 const V5Params = 23
 
+// AlarmColumnsV6 are the columns of alarms up to migration 00006: the v5 ones and a
+// series' options and state, again a prefix of sqlrow.AlarmColumns.
+const AlarmColumnsV6 = AlarmColumnsV5 + `,
+	series, fire_count, skip_streak, paused_reason, paused_until`
+
+// V6Params is how many values a row of AlarmColumnsV6 binds.
+const V6Params = 28
+
 // Now is when the rows were written. Every time in them is a whole millisecond, which
 // every store keeps exactly, so a store's read compares equal without its precision.
 var Now = time.Date(2030, time.June, 1, 12, 0, 0, 0, time.UTC)
@@ -77,6 +85,32 @@ func Alarms(t testing.TB) []domain.Alarm {
 	return []domain.Alarm{active, fired, cancelled, leased, paused, failed}
 }
 
+// AlarmsV6 are a v6 database's alarms: those of Alarms, and series with options and
+// state (a paused one with a note and an end, one counting fires and skips). None names
+// an endpoint: that is how an upgraded row must read.
+func AlarmsV6(t testing.TB) []domain.Alarm {
+	t.Helper()
+	as := Alarms(t)
+	series := func(id string) domain.Alarm {
+		a, err := domain.NewAlarm(id, domain.Spec{Owner: "carol", Kind: domain.KindCron, CronExpr: "0 9 * * 1-5", Timezone: "Europe/Paris",
+			Label: "series " + id, Payload: []byte(`{"v":6}`)}, Now.Add(-48*time.Hour), domain.Defaults{MaxFailures: 3})
+		if err != nil {
+			t.Fatalf("upgradetest: NewAlarm(%s): %v", id, err)
+		}
+		return a
+	}
+	counting := series("0190f0c0-0000-7000-8000-000000000007")
+	counting.Series = domain.Series{Misfire: domain.MisfireCatchUp, CatchUpLimit: 20, CatchUpWindow: 36 * time.Hour,
+		MaxConsecutiveSkips: 4, StartAt: Now.Add(-72 * time.Hour), EndAt: Now.Add(90 * 24 * time.Hour), MaxFires: 500, JitterSeconds: 30}
+	counting.FireCount, counting.SkipStreak, counting.UpdatedAt = 41, 2, Now.Add(-time.Hour)
+
+	paused := series("0190f0c0-0000-7000-8000-000000000008")
+	paused.Series = domain.Series{Misfire: domain.MisfireSkip}
+	paused.Status, paused.PausedReason, paused.PausedUntil = domain.StatusPaused, "maintenance window", Now.Add(2*time.Hour)
+	paused.FireCount, paused.UpdatedAt = 7, Now.Add(-10*time.Minute)
+	return append(as, counting, paused)
+}
+
 // Events are the histories of as: the created event of each, and for the fired and
 // the failed alarms their attempts.
 func Events(as []domain.Alarm) []domain.Event {
@@ -97,8 +131,9 @@ func Events(as []domain.Alarm) []domain.Event {
 	return evs
 }
 
-// CheckAlarms fails t unless get reads every alarm of want exactly as it was written,
-// with no series options and no series state.
+// CheckAlarms fails t unless get reads every alarm of want exactly as it was written:
+// with the series options and state it was written with (none before 00006), and no
+// endpoint.
 func CheckAlarms(t testing.TB, get func(owner, id string) (domain.Alarm, error), want []domain.Alarm) {
 	t.Helper()
 	for _, w := range want {

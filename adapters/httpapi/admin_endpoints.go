@@ -1,0 +1,187 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/url"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+// endpointRequest is the body of POST /admin/v1/owners/{owner}/endpoints: the endpoint
+// in full, secrets included. Zero is each optional field's default (the node's timeout,
+// no cap, unpaced, no failure URL); domain.ValidateEndpoint checks the rest.
+type endpointRequest struct {
+	Name           string   `json:"name"`
+	URL            string   `json:"url"`
+	Secrets        []string `json:"secrets"`
+	TimeoutSeconds float64  `json:"timeout_seconds"`
+	MaxInFlight    int      `json:"max_in_flight"`
+	RatePerSecond  float64  `json:"rate_per_second"`
+	FailureURL     string   `json:"failure_url"`
+}
+
+// endpointPatchRequest is the body of PATCH /admin/v1/owners/{owner}/endpoints/{name}:
+// every member optional, an absent or null one left as it is. Secrets given replace the
+// whole list.
+type endpointPatchRequest struct {
+	URL            *string  `json:"url"`
+	Secrets        []string `json:"secrets"`
+	TimeoutSeconds *float64 `json:"timeout_seconds"`
+	MaxInFlight    *int     `json:"max_in_flight"`
+	RatePerSecond  *float64 `json:"rate_per_second"`
+	FailureURL     *string  `json:"failure_url"`
+	// The name is the endpoint's for life: named so the refusal can say so.
+	Name json.RawMessage `json:"name"`
+}
+
+func (req endpointPatchRequest) patch() (domain.EndpointPatch, error) {
+	if req.Name != nil && !bytes.Equal(bytes.TrimSpace(req.Name), null) {
+		return domain.EndpointPatch{}, invalidArgument("name", "cannot be changed; create an endpoint of the new name, move the alarms, then delete this one")
+	}
+	p := domain.EndpointPatch{URL: req.URL, Secrets: req.Secrets, MaxInFlight: req.MaxInFlight,
+		RatePerSecond: req.RatePerSecond, FailureURL: req.FailureURL}
+	if req.TimeoutSeconds != nil {
+		d := secondsToDuration(*req.TimeoutSeconds)
+		p.Timeout = &d
+	}
+	return p, nil
+}
+
+// adminListAllEndpoints serves GET /admin/v1/endpoints: every owner's, by owner then name.
+func (a *api) adminListAllEndpoints(w http.ResponseWriter, r *http.Request, _ domain.Token) {
+	a.writeEndpoints(w, r, "")
+}
+
+// adminListEndpoints serves GET /admin/v1/owners/{owner}/endpoints, by name.
+func (a *api) adminListEndpoints(w http.ResponseWriter, r *http.Request, _ domain.Token) {
+	owner, err := ownerParam(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	a.writeEndpoints(w, r, owner)
+}
+
+func (a *api) writeEndpoints(w http.ResponseWriter, r *http.Request, owner string) {
+	es, err := a.endpoints.List(r.Context(), owner)
+	if err != nil {
+		a.writeError(w, r, endpointError(err))
+		return
+	}
+	views := make([]adminEndpointView, len(es))
+	for i, e := range es {
+		views[i] = newAdminEndpointView(e)
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Endpoints []adminEndpointView `json:"endpoints"`
+	}{views})
+}
+
+// adminCreateEndpoint serves POST /admin/v1/owners/{owner}/endpoints.
+func (a *api) adminCreateEndpoint(w http.ResponseWriter, r *http.Request, tok domain.Token) {
+	owner, err := ownerParam(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	body, err := a.readBody(w, r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	var req endpointRequest
+	if err := decodeObject(body, &req); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	e, err := a.endpoints.Create(r.Context(), domain.Endpoint{Owner: owner, Name: req.Name, URL: req.URL, Secrets: req.Secrets,
+		Timeout: secondsToDuration(req.TimeoutSeconds), MaxInFlight: req.MaxInFlight, RatePerSecond: req.RatePerSecond,
+		FailureURL: req.FailureURL}, tok.ID)
+	if err != nil {
+		a.writeError(w, r, endpointError(err))
+		return
+	}
+	w.Header().Set("Location", "/admin/v1/owners/"+url.PathEscape(e.Owner)+"/endpoints/"+url.PathEscape(e.Name))
+	writeEndpoint(w, http.StatusCreated, e)
+}
+
+// adminGetEndpoint serves GET /admin/v1/owners/{owner}/endpoints/{name}.
+func (a *api) adminGetEndpoint(w http.ResponseWriter, r *http.Request, _ domain.Token) {
+	owner, name, err := endpointKey(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	e, err := a.endpoints.Get(r.Context(), owner, name)
+	if err != nil {
+		a.writeError(w, r, endpointError(err))
+		return
+	}
+	writeEndpoint(w, http.StatusOK, e)
+}
+
+// adminUpdateEndpoint serves PATCH /admin/v1/owners/{owner}/endpoints/{name}.
+func (a *api) adminUpdateEndpoint(w http.ResponseWriter, r *http.Request, tok domain.Token) {
+	owner, name, err := endpointKey(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	body, err := a.readBody(w, r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	var req endpointPatchRequest
+	if err := decodeObject(body, &req); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	p, err := req.patch()
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	e, err := a.endpoints.Update(r.Context(), owner, name, p, tok.ID)
+	if err != nil {
+		a.writeError(w, r, endpointError(err))
+		return
+	}
+	writeEndpoint(w, http.StatusOK, e)
+}
+
+// adminDeleteEndpoint serves DELETE /admin/v1/owners/{owner}/endpoints/{name}: 204.
+func (a *api) adminDeleteEndpoint(w http.ResponseWriter, r *http.Request, tok domain.Token) {
+	owner, name, err := endpointKey(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	if err := a.endpoints.Delete(r.Context(), owner, name, tok.ID); err != nil {
+		a.writeError(w, r, endpointError(err))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// endpointKey is the {owner} and {name} of a route of one endpoint; a name that cannot
+// be one is answered like an unknown one.
+func endpointKey(r *http.Request) (owner, name string, err error) {
+	if owner, err = ownerParam(r); err != nil {
+		return "", "", err
+	}
+	name, ok := endpointName(r)
+	if !ok {
+		return "", "", errNoEndpoint
+	}
+	return owner, name, nil
+}
+
+// writeEndpoint answers {"endpoint": ...} in the admin's view.
+func writeEndpoint(w http.ResponseWriter, status int, e domain.Endpoint) {
+	writeJSON(w, status, struct {
+		Endpoint adminEndpointView `json:"endpoint"`
+	}{newAdminEndpointView(e)})
+}

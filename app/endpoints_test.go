@@ -1,0 +1,258 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// endpointStore is the part of a store the endpoint use cases and the creates touch,
+// counting the endpoint reads; every other method panics (the embedded nil Store).
+type endpointStore struct {
+	ports.Store
+	endpoints   map[[2]string]domain.Endpoint
+	states      []string // every value put under EndpointsStateName, in order
+	gets, lists int
+	updates     int
+	failState   error
+	now         time.Time
+}
+
+func newEndpointStore() *endpointStore {
+	return &endpointStore{endpoints: map[[2]string]domain.Endpoint{}, now: time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)}
+}
+
+func (s *endpointStore) Capabilities() ports.Capabilities { return ports.Capabilities{} }
+
+func (s *endpointStore) CreateEndpoint(_ context.Context, e domain.Endpoint) (domain.Endpoint, error) {
+	if _, ok := s.endpoints[[2]string{e.Owner, e.Name}]; ok {
+		return domain.Endpoint{}, ports.ErrConflict
+	}
+	e.CreatedAt, e.UpdatedAt = s.now, s.now
+	s.endpoints[[2]string{e.Owner, e.Name}] = e
+	return e, nil
+}
+
+func (s *endpointStore) GetEndpoint(_ context.Context, owner, name string) (domain.Endpoint, error) {
+	s.gets++
+	if e, ok := s.endpoints[[2]string{owner, name}]; ok {
+		return e, nil
+	}
+	return domain.Endpoint{}, fmt.Errorf("fake: %w", ports.ErrNotFound)
+}
+
+func (s *endpointStore) ListEndpoints(_ context.Context, owner string) ([]domain.Endpoint, error) {
+	s.lists++
+	out := []domain.Endpoint{}
+	for k, e := range s.endpoints {
+		if k[0] == owner || owner == "" {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func (s *endpointStore) UpdateEndpoint(_ context.Context, e domain.Endpoint) (domain.Endpoint, error) {
+	old, ok := s.endpoints[[2]string{e.Owner, e.Name}]
+	if !ok {
+		return domain.Endpoint{}, ports.ErrNotFound
+	}
+	s.updates++
+	e.CreatedAt, e.UpdatedAt = old.CreatedAt, s.now.Add(time.Minute)
+	s.endpoints[[2]string{e.Owner, e.Name}] = e
+	return e, nil
+}
+
+func (s *endpointStore) DeleteEndpoint(_ context.Context, owner, name string) error {
+	if _, ok := s.endpoints[[2]string{owner, name}]; !ok {
+		return ports.ErrNotFound
+	}
+	delete(s.endpoints, [2]string{owner, name})
+	return nil
+}
+
+func (s *endpointStore) PutState(_ context.Context, name, value string) error {
+	if name != EndpointsStateName {
+		return fmt.Errorf("PutState(%q)", name)
+	}
+	if s.failState != nil {
+		return s.failState
+	}
+	s.states = append(s.states, value)
+	return nil
+}
+
+func (s *endpointStore) CreateBatch(_ context.Context, as []domain.Alarm) ([]ports.CreateResult, error) {
+	out := make([]ports.CreateResult, len(as))
+	for i, a := range as {
+		out[i] = ports.CreateResult{Alarm: a}
+	}
+	return out, nil
+}
+
+type fixedClock time.Time
+
+func (c fixedClock) Now() time.Time { return time.Time(c) }
+
+func billing(owner string) domain.Endpoint {
+	return domain.Endpoint{Owner: owner, Name: "billing", URL: "https://hooks.example.com/billing", Secrets: []string{"s1"}}
+}
+
+// Every change writes a new value under EndpointsStateName, so a node that cached the
+// endpoints reads them again; reads write nothing. The timeout is kept to the
+// millisecond, rounded.
+func TestEndpointsChangesBumpTheState(t *testing.T) {
+	ctx := t.Context()
+	s := newEndpointStore()
+	eps := NewEndpoints(s, fixedClock(s.now), nil)
+	e := billing("alice")
+	e.Timeout = 1500*time.Millisecond + 600*time.Microsecond
+	created, err := eps.Create(ctx, e, "tok_admin")
+	if err != nil || created.Timeout != 1501*time.Millisecond {
+		t.Fatalf("Create = %+v, %v; want the timeout rounded to 1.501s", created, err)
+	}
+	if _, err := eps.Get(ctx, "alice", "billing"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eps.List(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	url := "https://hooks.example.com/other"
+	if _, err := eps.Update(ctx, "alice", "billing", domain.EndpointPatch{URL: &url}, "tok_admin"); err != nil {
+		t.Fatal(err)
+	}
+	if err := eps.Delete(ctx, "alice", "billing", "tok_admin"); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.states) != 3 {
+		t.Fatalf("state written %d times (%q), want 3: create, update, delete", len(s.states), s.states)
+	}
+	seen := map[string]bool{}
+	for _, v := range s.states {
+		if seen[v] {
+			t.Errorf("two changes wrote the same value %s: a node could miss the second", v)
+		}
+		seen[v] = true
+	}
+
+	// A change the nodes were not told of is an error that says the change was made.
+	s.failState = errors.New("store down")
+	_, err = eps.Create(ctx, billing("bob"), "tok_admin")
+	if err == nil || !errors.Is(err, s.failState) {
+		t.Errorf("Create with the state unwritable: %v, want the store's error", err)
+	}
+}
+
+// Update changes only the fields the patch gives, validates the result as Create does
+// (naming the field), and writes nothing when nothing changes; unknown is ErrNotFound.
+func TestEndpointsUpdate(t *testing.T) {
+	ctx := t.Context()
+	s := newEndpointStore()
+	eps := NewEndpoints(s, fixedClock(s.now), nil)
+	e := billing("alice")
+	e.MaxInFlight, e.FailureURL = 7, "https://hooks.example.com/failed"
+	if _, err := eps.Create(ctx, e, "tok"); err != nil {
+		t.Fatal(err)
+	}
+	rate := 2.5
+	got, err := eps.Update(ctx, "alice", "billing", domain.EndpointPatch{RatePerSecond: &rate, Secrets: []string{"s2", "s1"}}, "tok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.RatePerSecond != 2.5 || len(got.Secrets) != 2 || got.MaxInFlight != 7 || got.FailureURL != e.FailureURL || got.URL != e.URL ||
+		!got.CreatedAt.Equal(s.now) {
+		t.Errorf("Update = %+v; want rate and secrets changed, the rest kept", got)
+	}
+	states, updates := len(s.states), s.updates
+	if _, err := eps.Update(ctx, "alice", "billing", domain.EndpointPatch{RatePerSecond: &rate}, "tok"); err != nil {
+		t.Fatal(err)
+	}
+	if s.updates != updates || len(s.states) != states {
+		t.Error("a patch that changes nothing wrote")
+	}
+	bad := "ftp://example.com"
+	_, err = eps.Update(ctx, "alice", "billing", domain.EndpointPatch{URL: &bad}, "tok")
+	if ve := (*domain.ValidationError)(nil); !errors.As(err, &ve) || ve.Field != "url" {
+		t.Errorf("Update to an ftp URL: %v, want a validation error on url", err)
+	}
+	if _, err := eps.Update(ctx, "alice", "nope", domain.EndpointPatch{RatePerSecond: &rate}, "tok"); !errors.Is(err, ports.ErrNotFound) {
+		t.Errorf("Update of an unknown endpoint: %v, want ErrNotFound", err)
+	}
+}
+
+// An owner no token could have is refused before the store sees it.
+func TestEndpointsRefuseImpossibleOwners(t *testing.T) {
+	s := newEndpointStore()
+	eps := NewEndpoints(s, fixedClock(s.now), nil)
+	for _, owner := range []string{"", "a\x00b", string(make([]byte, 201)), "\xff"} {
+		_, err := eps.Create(t.Context(), billing(owner), "tok")
+		if ve := (*domain.ValidationError)(nil); !errors.As(err, &ve) || ve.Field != "owner" {
+			t.Errorf("owner %q: %v, want a validation error on owner", owner, err)
+		}
+	}
+	if len(s.endpoints) != 0 {
+		t.Error("an endpoint of an impossible owner was stored")
+	}
+}
+
+// A create naming an endpoint its owner has goes through; one naming an endpoint the
+// owner does not have (or another owner has) is a validation error on "endpoint". A
+// batch reads each owner's endpoints once, whatever the number of items; a create or a
+// batch naming no endpoint reads none.
+func TestCreatesCheckTheEndpoint(t *testing.T) {
+	ctx := t.Context()
+	s := newEndpointStore()
+	s.endpoints[[2]string{"alice", "billing"}] = billing("alice")
+	s.endpoints[[2]string{"bob", "reports"}] = billing("bob")
+	alarms := NewAlarms(s, fixedClock(s.now), nil, AlarmsConfig{Defaults: domain.Defaults{MaxFailures: 3}}, nil)
+	spec := func(owner, endpoint string) domain.Spec {
+		d := time.Hour
+		return domain.Spec{Owner: owner, Kind: domain.KindOnce, Delay: &d, Endpoint: endpoint}
+	}
+	wantRefused := func(what string, err error, name string) {
+		t.Helper()
+		ve := (*domain.ValidationError)(nil)
+		if !errors.As(err, &ve) || ve.Field != "endpoint" || !strings.Contains(ve.Message, `"`+name+`"`) || !strings.Contains(ve.Message, `"alice"`) {
+			t.Errorf("%s: %v, want a validation error on endpoint naming %q and the owner", what, err, name)
+		}
+	}
+
+	if a, _, err := alarms.Create(ctx, spec("alice", "billing")); err != nil || a.Endpoint != "billing" {
+		t.Errorf("Create naming alice's endpoint: %+v, %v", a, err)
+	}
+	_, _, err := alarms.Create(ctx, spec("alice", "reports"))
+	wantRefused("Create naming bob's endpoint as alice", err, "reports")
+	gets := s.gets
+	if _, _, err := alarms.Create(ctx, spec("alice", "")); err != nil || s.gets != gets || s.lists != 0 {
+		t.Errorf("Create naming no endpoint: %v, %d endpoint reads; want none", err, s.gets-gets+s.lists)
+	}
+
+	rs, err := alarms.CreateBatch(ctx, []domain.Spec{
+		spec("alice", "billing"), spec("alice", "nope"), spec("alice", ""), spec("alice", "billing"), spec("alice", "Bad Name"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.lists != 1 {
+		t.Errorf("the batch read alice's endpoints %d times, want once", s.lists)
+	}
+	for _, i := range []int{0, 2, 3} {
+		if rs[i].Err != nil {
+			t.Errorf("batch item %d: %v, want created", i, rs[i].Err)
+		}
+	}
+	wantRefused("batch item 1", rs[1].Err, "nope")
+	if ve := (*domain.ValidationError)(nil); !errors.As(rs[4].Err, &ve) || ve.Field != "endpoint" {
+		t.Errorf("batch item 4 (a name that is no name): %v, want a validation error on endpoint", rs[4].Err)
+	}
+	lists := s.lists
+	if _, err := alarms.CreateBatch(ctx, []domain.Spec{spec("alice", ""), spec("bob", "")}); err != nil || s.lists != lists {
+		t.Errorf("a batch naming no endpoint: %v, %d endpoint reads; want none", err, s.lists-lists)
+	}
+}
