@@ -14,10 +14,6 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// EndpointsStateName is the cluster state value the endpoint use cases change whenever
-// an endpoint is created, changed or deleted; routers re-read endpoints when it moves.
-const EndpointsStateName = "endpoints"
-
 // EndpointRouterConfig tunes an EndpointRouter; zero values take the defaults.
 type EndpointRouterConfig struct {
 	// BreakerFailures consecutive failed deliveries to an endpoint open its breaker (10).

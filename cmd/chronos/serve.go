@@ -100,10 +100,6 @@ func provideWaker(lc fx.Lifecycle, s ports.Store, m *metrics.Metrics, cfg *serve
 		return nil, err
 	}
 	lc.Append(fx.StopHook(w.Close))
-	src, ok := s.(app.EndpointSource)
-	if !ok {
-		return w, nil
-	}
 	// Alarms that name an endpoint are woken at its URL with its secrets; the rest at
 	// --wake-url. Each endpoint's waker keeps its own connections.
 	build := func(e domain.Endpoint) (ports.Waker, error) {
@@ -118,7 +114,7 @@ func provideWaker(lc fx.Lifecycle, s ports.Store, m *metrics.Metrics, cfg *serve
 		return webhook.New(webhook.Options{URL: e.URL, Secrets: e.Secrets, Timeout: timeout, MaxConns: conns,
 			UserAgent: "chronos/" + Version()})
 	}
-	return app.NewEndpointRouter(w, src, build, app.EndpointRouterConfig{
+	return app.NewEndpointRouter(w, s, build, app.EndpointRouterConfig{
 		BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown, Log: log.Named("endpoints"), Metrics: m,
 	}), nil
 }
