@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"golang.org/x/sync/singleflight"
 	"golang.org/x/time/rate"
 
 	"github.com/chronoshq/chronos/domain"
@@ -79,6 +80,8 @@ type EndpointRouter struct {
 	source EndpointSource
 	build  WakerBuilder
 	cfg    EndpointRouterConfig
+
+	reads singleflight.Group // concurrent reads of one endpoint share one query
 
 	mu        sync.Mutex
 	endpoints map[endpointKey]*endpointState
@@ -215,39 +218,57 @@ func (r *EndpointRouter) endpoint(ctx context.Context, owner, name string) (*end
 	fresh := st != nil && !st.stale
 	r.mu.Unlock()
 	if !fresh {
-		ep, err := r.source.GetEndpoint(ctx, owner, name)
-		var missing error
-		switch {
-		case errors.Is(err, ports.ErrNotFound):
-			missing = fmt.Errorf("endpoint %q of owner %q does not exist", name, owner)
-		case err != nil:
-			return nil, fmt.Errorf("reading endpoint %q: %w", name, err)
+		// A burst of wakes for an endpoint not read yet (a node's first, or after a
+		// change) reads and builds it once, not once per wake: a thousand concurrent
+		// reads of one row held a burst's first wakes back by a tenth of a second.
+		v, err, _ := r.reads.Do(owner+"\x00"+name, func() (any, error) { return r.load(ctx, key) })
+		if err != nil {
+			return nil, err
 		}
-		var waker ports.Waker
-		if missing == nil {
-			if waker, err = r.build(ep); err != nil {
-				return nil, fmt.Errorf("endpoint %q: %w", name, err)
-			}
-		}
-		r.mu.Lock()
-		if st = r.endpoints[key]; st == nil {
-			st = &endpointState{}
-			r.endpoints[key] = st
-		}
-		if old, ok := st.waker.(interface{ Close() }); ok && st.waker != waker {
-			old.Close() // idle connections only: wakes in flight finish
-		}
-		st.ep, st.waker, st.missing, st.stale = ep, waker, missing, false
-		st.limiter = nil
-		if ep.RatePerSecond > 0 {
-			// A burst of one second's worth, at least one: a receiver asked to take N a
-			// second gets no more than N in any second.
-			st.limiter = rate.NewLimiter(rate.Limit(ep.RatePerSecond), max(1, int(ep.RatePerSecond)))
-		}
-		r.mu.Unlock()
+		st = v.(*endpointState)
 	}
-	if st.missing != nil {
-		return nil, st.missing
+	r.mu.Lock()
+	missing := st.missing
+	r.mu.Unlock()
+	if missing != nil {
+		return nil, missing
+	}
+	return st, nil
+}
+
+// load reads the endpoint and (re)builds its waker, keeping its in-flight count and
+// breaker across changes.
+func (r *EndpointRouter) load(ctx context.Context, key endpointKey) (*endpointState, error) {
+	ep, err := r.source.GetEndpoint(ctx, key.owner, key.name)
+	var missing error
+	switch {
+	case errors.Is(err, ports.ErrNotFound):
+		missing = fmt.Errorf("endpoint %q of owner %q does not exist", key.name, key.owner)
+	case err != nil:
+		return nil, fmt.Errorf("reading endpoint %q: %w", key.name, err)
+	}
+	var waker ports.Waker
+	if missing == nil {
+		if waker, err = r.build(ep); err != nil {
+			return nil, fmt.Errorf("endpoint %q: %w", key.name, err)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.endpoints[key]
+	if st == nil {
+		st = &endpointState{}
+		r.endpoints[key] = st
+	}
+	if old, ok := st.waker.(interface{ Close() }); ok {
+		old.Close() // idle connections only: wakes in flight finish
+	}
+	st.ep, st.waker, st.missing, st.stale = ep, waker, missing, false
+	st.limiter = nil
+	if ep.RatePerSecond > 0 {
+		// A burst of one second's worth, at least one: a receiver asked to take N a
+		// second gets no more than N in any second.
+		st.limiter = rate.NewLimiter(rate.Limit(ep.RatePerSecond), max(1, int(ep.RatePerSecond)))
 	}
 	return st, nil
 }

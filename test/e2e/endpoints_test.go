@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -25,14 +26,22 @@ func TestEndpointsKeepReceiversApart(t *testing.T) {
 	hung := NewReceiver(t, e2eSecret)
 	var aDown atomic.Bool
 	aDown.Store(true)
+	done := make(chan struct{})
 	a := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if aDown.Load() {
-			<-r.Context().Done() // never answers: the node's timeout ends it
+			// Never answers: the node's timeout ends it. The body is read first, or the
+			// server would not notice the node hang up.
+			_, _ = io.Copy(io.Discard, r.Body)
+			select {
+			case <-r.Context().Done():
+			case <-done:
+			}
 			return
 		}
 		hung.srv.Config.Handler.ServeHTTP(w, r)
 	}))
 	t.Cleanup(a.Close)
+	t.Cleanup(func() { close(done) }) // runs first: no handler outlives the test
 
 	admin := CreateToken(t, store, "ops", "--admin")
 	owner := CreateToken(t, store, "e2e")
