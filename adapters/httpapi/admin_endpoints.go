@@ -86,14 +86,8 @@ func (a *api) adminCreateEndpoint(w http.ResponseWriter, r *http.Request, tok do
 		a.writeError(w, r, err)
 		return
 	}
-	body, err := a.readBody(w, r)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
 	var req endpointRequest
-	if err := decodeObject(body, &req); err != nil {
-		a.writeError(w, r, err)
+	if !a.readObject(w, r, &req) {
 		return
 	}
 	e, err := a.endpoints.Create(r.Context(), domain.Endpoint{Owner: owner, Name: req.Name, URL: req.URL, Secrets: req.Secrets,
@@ -129,14 +123,8 @@ func (a *api) adminUpdateEndpoint(w http.ResponseWriter, r *http.Request, tok do
 		a.writeError(w, r, err)
 		return
 	}
-	body, err := a.readBody(w, r)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
 	var req endpointPatchRequest
-	if err := decodeObject(body, &req); err != nil {
-		a.writeError(w, r, err)
+	if !a.readObject(w, r, &req) {
 		return
 	}
 	p, err := req.patch()

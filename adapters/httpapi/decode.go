@@ -39,6 +39,20 @@ func (a *api) readBodyLimit(w http.ResponseWriter, r *http.Request, limit int64)
 	return body, nil
 }
 
+// readObject reads the request body (readBody's limits) and decodes it strictly into
+// dst (decodeObject). On an error it answers it and returns false.
+func (a *api) readObject(w http.ResponseWriter, r *http.Request, dst any) bool {
+	body, err := a.readBody(w, r)
+	if err == nil {
+		err = decodeObject(body, dst)
+	}
+	if err != nil {
+		a.writeError(w, r, err)
+		return false
+	}
+	return true
+}
+
 // decodeObject decodes body, which must be exactly one JSON object, into dst (a pointer
 // to a struct with json tags). It is stricter than encoding/json on purpose: a field is
 // known only when its name matches a tag exactly (encoding/json would accept "Label"

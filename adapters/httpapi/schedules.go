@@ -66,7 +66,7 @@ func (a *api) upcoming(w http.ResponseWriter, r *http.Request, owner string) {
 	views := make([]occurrenceView, len(list))
 	for i, o := range list {
 		views[i] = occurrenceView{ScheduledFor: jsonTime(o.ScheduledFor), DueAt: jsonTime(o.DueAt),
-			OccurrenceKey: domain.OccurrenceKey(alarm.ID, o.ScheduledFor)}
+			OccurrenceKey: domain.OccurrenceKey(alarm.SeriesID(), o.ScheduledFor)}
 	}
 	writeJSON(w, http.StatusOK, struct {
 		Occurrences []occurrenceView `json:"occurrences"`
@@ -103,14 +103,8 @@ type previewRequest struct {
 // preview serves POST /v1/schedules/preview: a schedule's next occurrences, validated
 // as a create would validate it, without creating anything.
 func (a *api) preview(w http.ResponseWriter, r *http.Request, _ string) {
-	body, err := a.readBody(w, r)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
 	var req previewRequest
-	if err := decodeObject(body, &req); err != nil {
-		a.writeError(w, r, err)
+	if !a.readObject(w, r, &req) {
 		return
 	}
 	from, err := optionalTime("from", req.From)
@@ -153,14 +147,8 @@ func (a *api) backfill(w http.ResponseWriter, r *http.Request, owner string) {
 		a.writeError(w, r, errNoAlarm)
 		return
 	}
-	body, err := a.readBody(w, r)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
 	var req backfillRequest
-	if err := decodeObject(body, &req); err != nil {
-		a.writeError(w, r, err)
+	if !a.readObject(w, r, &req) {
 		return
 	}
 	from, err := optionalTime("from", req.From)

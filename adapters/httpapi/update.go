@@ -125,14 +125,8 @@ func (req patchRequest) patch() (domain.Patch, error) {
 
 // updateAlarm serves PATCH /v1/alarms/{id}.
 func (a *api) updateAlarm(w http.ResponseWriter, r *http.Request, owner string) {
-	body, err := a.readBody(w, r)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
 	var req patchRequest
-	if err := decodeObject(body, &req); err != nil {
-		a.writeError(w, r, err)
+	if !a.readObject(w, r, &req) {
 		return
 	}
 	p, err := req.patch()

@@ -203,6 +203,18 @@ func TestBackfill(t *testing.T) {
 		instant(t, b.ScheduledFor) != from.Add(9*time.Hour) || *b.Misfire != "catch_up" {
 		t.Errorf("backfill answer: %+v %+v", out, b)
 	}
+	// Its upcoming occurrences carry the series' keys, as its wakes do.
+	var up struct {
+		Occurrences []struct {
+			ScheduledFor  *string `json:"scheduled_for"`
+			DueAt         *string `json:"due_at"`
+			OccurrenceKey string  `json:"occurrence_key"`
+		} `json:"occurrences"`
+	}
+	decodeStrict(t, e.as(e.alice, "GET", "/v1/alarms/"+b.ID+"/upcoming?count=10", ""), &up)
+	if len(up.Occurrences) != 4 || up.Occurrences[0].OccurrenceKey != s.ID+"/"+from.Add(9*time.Hour).Format(time.RFC3339) {
+		t.Errorf("the backfill's upcoming: %+v", up)
+	}
 	// The same window again: the same backfill.
 	res = e.as(e.alice, "POST", path, body)
 	decodeStrict(t, res, &out)
