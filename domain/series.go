@@ -51,6 +51,10 @@ type Series struct {
 	// BackfillOf, set only on a backfill (see Backfill), is the series whose past
 	// occurrences it delivers: its wakes carry that series' id and occurrence keys.
 	BackfillOf string
+	// Notice, set only on a failure notice (see notice.go), is its type: "alarm.failed"
+	// or "alarm.paused". A notice is a once alarm whose payload is the notice's body,
+	// sent to its endpoint's failure_url.
+	Notice string
 }
 
 // Limits and defaults of the series options (the API's contract; README lists them).
