@@ -95,6 +95,7 @@ type endpointKey struct{ owner, name string }
 type endpointState struct {
 	ep      domain.Endpoint
 	waker   ports.Waker
+	notices ports.Waker   // to the failure_url; nil when it has none
 	limiter *rate.Limiter // nil: unpaced
 	missing error         // the endpoint does not exist (until the next change)
 	stale   bool          // the endpoints changed: read it again before the next wake
@@ -133,6 +134,9 @@ func (r *EndpointRouter) Wake(ctx context.Context, w domain.Wake) error {
 	if err != nil {
 		return err
 	}
+	if w.Notice != "" {
+		return r.notify(ctx, st, w)
+	}
 	now := time.Now()
 	waker, probe, held := r.admit(st, now)
 	if held != nil {
@@ -141,6 +145,20 @@ func (r *EndpointRouter) Wake(ctx context.Context, w domain.Wake) error {
 	err = waker.Wake(ctx, w)
 	r.settle(ctx, st, err, probe)
 	return err
+}
+
+// notify delivers a failure notice to its endpoint's failure_url. An endpoint without
+// one has nobody to tell: the notice is done. Notices are few (one per alarm failed for
+// good): they take no room of the endpoint's and do not feed its breaker, whose
+// receiver they are not sent to.
+func (r *EndpointRouter) notify(ctx context.Context, st *endpointState, w domain.Wake) error {
+	r.mu.Lock()
+	notices := st.notices
+	r.mu.Unlock()
+	if notices == nil {
+		return nil
+	}
+	return notices.Wake(ctx, w)
 }
 
 // admit takes room for one wake on st, or says why not.
@@ -247,10 +265,17 @@ func (r *EndpointRouter) load(ctx context.Context, key endpointKey) (*endpointSt
 	case err != nil:
 		return nil, fmt.Errorf("reading endpoint %q: %w", key.name, err)
 	}
-	var waker ports.Waker
+	var waker, notices ports.Waker
 	if missing == nil {
 		if waker, err = r.build(ep); err != nil {
 			return nil, fmt.Errorf("endpoint %q: %w", key.name, err)
+		}
+		if ep.FailureURL != "" {
+			at := ep
+			at.URL = ep.FailureURL
+			if notices, err = r.build(at); err != nil {
+				return nil, fmt.Errorf("endpoint %q failure_url: %w", key.name, err)
+			}
 		}
 	}
 	r.mu.Lock()
@@ -260,10 +285,12 @@ func (r *EndpointRouter) load(ctx context.Context, key endpointKey) (*endpointSt
 		st = &endpointState{}
 		r.endpoints[key] = st
 	}
-	if old, ok := st.waker.(interface{ Close() }); ok {
-		old.Close() // idle connections only: wakes in flight finish
+	for _, w := range []ports.Waker{st.waker, st.notices} {
+		if old, ok := w.(interface{ Close() }); ok {
+			old.Close() // idle connections only: wakes in flight finish
+		}
 	}
-	st.ep, st.waker, st.missing, st.stale = ep, waker, missing, false
+	st.ep, st.waker, st.notices, st.missing, st.stale = ep, waker, notices, missing, false
 	st.limiter = nil
 	if ep.RatePerSecond > 0 {
 		// A burst of one second's worth, at least one: a receiver asked to take N a

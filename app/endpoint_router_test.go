@@ -201,3 +201,17 @@ func TestRouterBreaker(t *testing.T) {
 		t.Errorf("after a delivered probe the breaker is closed, got %v", err)
 	}
 }
+
+func TestRouterSendsNoticesToTheFailureURL(t *testing.T) {
+	e := newRouterEnv(app.EndpointRouterConfig{},
+		domain.Endpoint{Owner: "o", Name: "told", URL: "http://told", FailureURL: "http://told/failures"},
+		domain.Endpoint{Owner: "o", Name: "silent", URL: "http://silent"})
+	for _, ep := range []string{"told", "silent"} {
+		if err := e.router.Wake(t.Context(), domain.Wake{AlarmID: "n", Owner: "o", Endpoint: ep, Notice: domain.NoticeFailed}); err != nil {
+			t.Errorf("notice via %s: %v", ep, err)
+		}
+	}
+	if got := strings.Join(e.got, " "); got != "http://told/failures" {
+		t.Errorf("notices went to %q, want only the failure_url of the endpoint that has one", got)
+	}
+}

@@ -109,6 +109,12 @@ func inDoubt(a Alarm, now time.Time) string {
 // At-most-once (the advance is already committed): the outcome is recorded and the
 // lease released; a failure is never retried (once: failed; cron: last_error).
 func Decide(f Firing, o Outcome, now time.Time, p Policy) Transition {
+	t := decide(f, o, now, p)
+	t.attachNotice(f.Alarm, now)
+	return t
+}
+
+func decide(f Firing, o Outcome, now time.Time, p Policy) Transition {
 	a := f.Alarm
 	if o.Defer > 0 {
 		return deferred(f, o, now)

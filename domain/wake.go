@@ -21,6 +21,9 @@ type Wake struct {
 	Delivery       Delivery
 	// Endpoint is the owner's endpoint the wake goes to; "" for the server's default.
 	Endpoint string
+	// Notice is set on a failure notice (NoticeFailed, NoticePaused): it goes to the
+	// endpoint's failure_url, its body exactly Payload.
+	Notice string
 }
 
 // NewWake builds the wake for the alarm's current occurrence, sent at now.
@@ -39,5 +42,6 @@ func NewWake(a Alarm, now time.Time) Wake {
 		Payload:        a.Payload,
 		Delivery:       a.Delivery,
 		Endpoint:       a.Endpoint,
+		Notice:         a.Series.Notice,
 	}
 }

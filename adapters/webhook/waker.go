@@ -144,6 +144,9 @@ func (wk *Waker) Wake(ctx context.Context, w domain.Wake) error {
 		return err
 	}
 	body := Body(w)
+	if w.Notice != "" {
+		body = w.Payload // a failure notice delivers its body as it is (domain/notice.go)
+	}
 	reqCtx, cancel := context.WithTimeoutCause(ctx, wk.timeout, errTimedOut)
 	defer cancel()
 
