@@ -91,6 +91,8 @@ type AlarmStore interface {
 	// in one transaction. fn returning changed=false commits nothing and Mutate returns
 	// the alarm as read; fn returning an error aborts and Mutate returns that error as is.
 	// fn must be pure: a store may call it again if it retries the transaction.
+	// Owner and operator actions never carry a Notice (only domain.Decide makes one, for
+	// Apply), so stores do not insert one here.
 	// ErrNotFound when the id is unknown or not owned.
 	Mutate(ctx context.Context, owner, id string, fn MutateFunc) (domain.Alarm, error)
 
@@ -143,6 +145,11 @@ type ClaimStore interface {
 	// no longer matches is stale: it changes nothing, its events are not written, and its
 	// alarm id is reported in ApplyResult.Stale. The events of applied transitions are
 	// appended in the same transaction. Ids in one batch are distinct.
+	// An applied transition's Notice is inserted in the same transaction, exactly as
+	// AlarmStore.Create would insert it (with its created event); a stale one's is not.
+	// A notice whose id already exists fails the batch with ErrConflict (its id derives
+	// from its alarm's and the time, so this does not happen). A batch without notices
+	// must cost nothing more for their sake: it is the dispatcher's hot path.
 	// An error means nothing in the batch was applied.
 	Apply(ctx context.Context, ts []domain.Transition) (ApplyResult, error)
 

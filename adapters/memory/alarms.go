@@ -142,7 +142,7 @@ func (s *Store) mutate(ctx context.Context, id string, in scope, fn ports.Mutate
 			return out(a), err
 		}
 		t.Fence = domain.Fence{} // owner actions are unfenced: the transaction is the guard
-		s.apply(t)
+		s.apply(t)               // never with a Notice: only Decide makes one (ports.AlarmStore.Mutate)
 		return out(s.alarms[a.ID]), nil
 	})
 }
@@ -231,11 +231,24 @@ func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fe
 	})
 }
 
+// Apply inserts the Notice of each transition that applies, as Create would. A notice
+// whose id exists fails the batch, checked before anything is written since this store
+// cannot roll back (a database's transaction would).
 func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
 	return txv(s, ctx, func() (r ports.ApplyResult, _ error) {
 		for _, t := range ts {
+			if t.Notice == nil || !s.applies(t) {
+				continue
+			}
+			if _, ok := s.alarms[t.Notice.ID]; ok {
+				return r, fmt.Errorf("memory: notice of alarm %q: alarm id %q: %w", t.AlarmID, t.Notice.ID, ports.ErrConflict)
+			}
+		}
+		for _, t := range ts {
 			if !s.apply(t) {
 				r.Stale = append(r.Stale, t.AlarmID)
+			} else if t.Notice != nil {
+				s.create(*t.Notice)
 			}
 		}
 		r.Applied = len(ts) - len(r.Stale)
@@ -243,14 +256,19 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 	})
 }
 
+// applies reports whether t's UPDATE would match its row.
+func (s *Store) applies(t domain.Transition) bool {
+	a, ok := s.alarms[t.AlarmID]
+	return ok && (t.Fence.IsZero() || holds(a, t.Fence))
+}
+
 // apply is "UPDATE ... WHERE id = ? AND claimed_by = ? AND claimed_at = ?" (by id alone
 // when unfenced) and, only when the row matched, the INSERT of t's events.
 func (s *Store) apply(t domain.Transition) bool {
-	a, ok := s.alarms[t.AlarmID]
-	if !ok || (!t.Fence.IsZero() && !holds(a, t.Fence)) {
+	if !s.applies(t) {
 		return false
 	}
-	s.alarms[a.ID] = keep(t.ApplyTo(a))
+	s.alarms[t.AlarmID] = keep(t.ApplyTo(s.alarms[t.AlarmID]))
 	s.appendEvents(t.Events)
 	return true
 }

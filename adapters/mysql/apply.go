@@ -24,6 +24,9 @@ import (
 // as many rows as there are transitions, every fence held and nothing is stale: that is
 // a burn-down's every batch, and it spares the locking read the exact path needs.
 //
+// The notices of the applied transitions follow, in the same transaction (see
+// insertNotices).
+//
 // When it matched fewer, some transition is stale, and a count cannot say which: the
 // transaction is rolled back and the batch applied by the exact path (applyLocked),
 // which locks every row, compares the fences in Go, and writes only the fresh ones.
@@ -47,7 +50,10 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 		if matched != len(ts) {
 			return errSomeStale // rolled back by inTx; nothing of the batch was written
 		}
-		return insertEvents(ctx, btx, batchEvents(ts))
+		if err := insertEvents(ctx, btx, batchEvents(ts)); err != nil {
+			return err
+		}
+		return insertNotices(ctx, btx, ts)
 	})
 	if err == nil {
 		return ports.ApplyResult{Applied: len(ts)}, nil
@@ -94,12 +100,34 @@ func (s *Store) applyLocked(ctx context.Context, ts []domain.Transition) (ports.
 			return err
 		}
 		res.Applied = len(fresh)
-		return nil
+		return insertNotices(ctx, btx, fresh)
 	})
 	if err != nil {
 		return ports.ApplyResult{}, mapError(err)
 	}
 	return res, nil
+}
+
+// insertNotices inserts the notices of ts, transitions this transaction applied, as
+// Create inserts an alarm: the row, then its created event. One INSERT per notice, and
+// none for a batch without notices (the hot path). Notices carry no idempotency key, so
+// a duplicate key can only be a taken id, which cannot happen (a notice's id derives
+// from its alarm's and the time); it would fail the batch with ErrConflict. Mutate's
+// transitions never carry a notice (only Decide makes one), so writeTransitions, which
+// Mutate shares, does not insert them.
+func insertNotices(ctx context.Context, tx batchTx, ts []domain.Transition) error {
+	var events []domain.Event
+	for _, t := range ts {
+		if t.Notice == nil {
+			continue
+		}
+		n := storedAlarm(*t.Notice)
+		if _, err := tx.ExecContext(ctx, insertAlarmSQL, alarmArgs(n)...); err != nil {
+			return err
+		}
+		events = append(events, createdEvent(n))
+	}
+	return insertEvents(ctx, tx, events)
 }
 
 // writeTransitions writes ts, whose rows this transaction has locked and whose fences

@@ -2,9 +2,11 @@ package postgres
 
 import (
 	"context"
-	"github.com/jackc/pgx/v5/pgtype"
 	"slices"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -73,6 +75,11 @@ WITH t AS (
 SELECT id FROM applied`
 
 // Apply writes a batch of transitions, each fenced on its lease, with their events.
+// A batch without notices is applySQL alone, in its implicit transaction. One with
+// notices runs applySQL and then, in the same explicit transaction, createSQL for the
+// notice of each transition applySQL returned: a notice costs a round trip, but only
+// the rare batch that carries one pays it. A notice whose id is taken (it cannot be:
+// its id derives from its alarm's and the time) fails the batch with ErrConflict.
 func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
 	if len(ts) == 0 {
 		return ports.ApplyResult{}, nil
@@ -80,20 +87,26 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 	args := applyArgs(ts)
 	var applied map[string]bool
 	err := withRetry(ctx, func() error {
-		applied = make(map[string]bool, len(ts))
-		rows, err := s.pool.Query(ctx, applySQL, args...)
-		if err != nil {
+		if !hasNotice(ts) {
+			var err error
+			applied, err = applyIn(ctx, s.pool, len(ts), args)
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			var err error
+			if applied, err = applyIn(ctx, tx, len(ts), args); err != nil {
 				return err
 			}
-			applied[id] = true
-		}
-		return rows.Err()
+			for _, t := range ts {
+				if t.Notice != nil && applied[t.AlarmID] {
+					// Notices carry no idempotency key, so createSQL inserts or fails.
+					if _, err := tx.Exec(ctx, createSQL, createArgs(*t.Notice)...); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
 	})
 	if err != nil {
 		return ports.ApplyResult{}, mapError(err)
@@ -105,6 +118,36 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 		}
 	}
 	return res, nil
+}
+
+// applyIn runs applySQL on q (the pool, or a transaction) and returns the ids it applied.
+func applyIn(ctx context.Context, q interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, n int, args []any) (map[string]bool, error) {
+	applied := make(map[string]bool, n)
+	rows, err := q.Query(ctx, applySQL, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		applied[id] = true
+	}
+	return applied, rows.Err()
+}
+
+// hasNotice reports whether some transition carries a notice to create.
+func hasNotice(ts []domain.Transition) bool {
+	for i := range ts {
+		if ts[i].Notice != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // applyArgs lays a batch out as applySQL's arrays. Transitions are sent sorted by alarm

@@ -40,13 +40,7 @@ const byIdempotencyKeySQL = `SELECT ` + alarmColumns + ` FROM alarms
 // idempotency key (deduped).
 func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool, error) {
 	for attempt := 1; ; attempt++ {
-		stored, err := scanAlarm(s.pool.QueryRow(ctx, createSQL,
-			a.ID, a.Owner, a.Label, string(a.Kind), timeArg(a.FireAt), a.CronExpr, a.Timezone, timeArg(a.NextFireAt),
-			timeArg(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadArg(a.Payload), string(a.Status), string(a.Delivery),
-			a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError, textArg(a.ClaimedBy), timeArg(a.ClaimedAt),
-			timeArg(a.CreatedAt), timeArg(a.UpdatedAt), timeArg(a.LastFiredAt),
-			textArg(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, timeArg(a.PausedUntil),
-			a.Endpoint, string(domain.EventCreated)))
+		stored, err := scanAlarm(s.pool.QueryRow(ctx, createSQL, createArgs(a)...))
 		if err == nil {
 			return stored, false, nil
 		}
@@ -66,6 +60,18 @@ func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool,
 			return domain.Alarm{}, false, fmt.Errorf("postgres: idempotency key %q is taken, but its alarm vanished %d times: %w",
 				a.IdempotencyKey, attempt, ports.ErrConflict)
 		}
+	}
+}
+
+// createArgs are createSQL's arguments for a.
+func createArgs(a domain.Alarm) []any {
+	return []any{
+		a.ID, a.Owner, a.Label, string(a.Kind), timeArg(a.FireAt), a.CronExpr, a.Timezone, timeArg(a.NextFireAt),
+		timeArg(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadArg(a.Payload), string(a.Status), string(a.Delivery),
+		a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError, textArg(a.ClaimedBy), timeArg(a.ClaimedAt),
+		timeArg(a.CreatedAt), timeArg(a.UpdatedAt), timeArg(a.LastFiredAt),
+		textArg(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, timeArg(a.PausedUntil),
+		a.Endpoint, string(domain.EventCreated),
 	}
 }
 

@@ -72,7 +72,8 @@ func (s *Store) mutate(ctx context.Context, sc ownerScope, id string, fn ports.M
 				result = a
 				return errUnchanged
 			}
-			// An owner action is unfenced: the row lock is what makes it safe.
+			// An owner action is unfenced: the row lock is what makes it safe. It never
+			// carries a Notice (only Decide makes one, for Apply; ports.AlarmStore.Mutate).
 			t.AlarmID, t.Fence = a.ID, domain.Fence{}
 			if _, err := tx.Exec(ctx, applySQL, applyArgs([]domain.Transition{t})...); err != nil {
 				return err

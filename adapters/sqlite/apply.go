@@ -13,7 +13,9 @@ import (
 // Apply writes a batch of transitions in one transaction: one UPDATE ... FROM per
 // chunk of transitions (fenced in its WHERE, RETURNING the ids it changed), then the
 // events of those that applied in as few INSERTs as possible, then one commit. A
-// transition whose fence no longer matches changes nothing and is reported stale.
+// transition whose fence no longer matches changes nothing and is reported stale. The
+// notice of a transition that applied is inserted in the same transaction (one more
+// statement per notice; a batch without notices runs none).
 //
 // One statement per chunk (prepared once per size bucket; see statements) rather than one
 // prepared UPDATE per transition: the writer
@@ -44,6 +46,16 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 			}
 			res.Applied++
 			events = append(events, t.Events...)
+			if t.Notice != nil {
+				// Inserted as Create inserts it; its created event goes in with the
+				// others. A taken id (it cannot be: a notice's id derives from its
+				// alarm's and the time) fails the batch with ErrConflict.
+				n := storedAlarm(*t.Notice)
+				if r := s.createIn(ctx, tx, n); r.Err != nil {
+					return r.Err
+				}
+				events = append(events, createdEvent(n))
+			}
 		}
 		return s.insertEvents(ctx, tx, events)
 	})

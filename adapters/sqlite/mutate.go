@@ -41,7 +41,7 @@ func (s *Store) mutate(ctx context.Context, id string, owner sql.NullString, fn 
 			return nil
 		}
 		t = storedTransition(t)
-		t.AlarmID, t.Fence = a.ID, domain.Fence{}
+		t.AlarmID, t.Fence = a.ID, domain.Fence{} // never with a Notice: only Decide makes one (ports.AlarmStore.Mutate)
 		ok, err := applyTransition(ctx, tx.StmtContext(ctx, s.stmts.applyUnfenced), t)
 		if err != nil {
 			return err

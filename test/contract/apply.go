@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
 )
 
 func applyCases() []testCase {
@@ -16,6 +17,7 @@ func applyCases() []testCase {
 		{"Unfenced", testApplyUnfenced},
 		{"EmptyBatch", testApplyEmptyBatch},
 		{"UnknownAlarmIsStale", testApplyUnknownAlarm},
+		{"Notice", testApplyNotice},
 	}
 	for _, k := range transitionKinds {
 		cases = append(cases, testCase{"Kind/" + k.name, func(t *testing.T, e *env) { testApplyKind(t, e, k) }})
@@ -155,6 +157,57 @@ func testApplyUnknownAlarm(t *testing.T, e *env) {
 	fired := e.fire(held)
 	e.applyStale([]domain.Transition{ghost, fired}, ghost.AlarmID)
 	e.wantStored("the real alarm", fired.ApplyTo(held))
+}
+
+// A transition's Notice is created with it, as Create would create it (its created
+// event, claimable when due), and only when the transition applies: presented again,
+// now stale, it makes no second notice; in a batch, a stale transition's notice is
+// left out and a fresh one's goes in.
+func testApplyNotice(t *testing.T, e *env) {
+	a := e.createDue(alice)
+	failed := e.withNotice(e.fail(e.claimOnly("w1", longLease, a.ID), "HTTP 404: no such hook"))
+	e.applyOK(failed)
+	n := *failed.Notice
+	e.wantStored("the notice", n)
+	e.wantEvents("the notice's events", e.events(alice, n.ID), n)
+
+	e.applyStale([]domain.Transition{failed}, a.ID)
+	e.wantEvents("the notice's events after the replay", e.events(alice, n.ID), n)
+	if all := e.listAll(alice, "", 100); len(all) != 2 {
+		t.Errorf("after the replay alice has %v, want the alarm and one notice", alarmIDs(all))
+	}
+	e.claimOnly("w2", longLease, n.ID) // the failed alarm is not due; its notice is
+
+	b, c := e.createDue(alice), e.createDue(alice)
+	claimed := map[string]domain.Alarm{}
+	for _, x := range e.claim("w3", longLease, 10).Alarms {
+		claimed[x.ID] = x
+	}
+	if len(claimed) != 2 {
+		t.Fatalf("claimed %v, want %s and %s", claimed, b.ID, c.ID)
+	}
+	e.mutate(alice, b.ID, cancelFn) // releases b's lease: its outcome is stale
+	stale := e.withNotice(e.fail(claimed[b.ID], "HTTP 404"))
+	fresh := e.withNotice(e.fail(claimed[c.ID], "HTTP 404"))
+	e.applyStale([]domain.Transition{stale, fresh}, b.ID)
+	e.wantStored("the fresh one's notice", *fresh.Notice)
+	e.wantEvents("the fresh one's notice's events", e.events(alice, fresh.Notice.ID), *fresh.Notice)
+	_, err := e.store.Get(e.ctx, alice, stale.Notice.ID)
+	wantErr(t, "Get of a stale transition's notice", err, ports.ErrNotFound)
+}
+
+// withNotice attaches to tr a failure notice for its alarm's owner (alice), due now,
+// built as the domain builds one: a plain once alarm whose Series names the notice.
+func (e *env) withNotice(tr domain.Transition) domain.Transition {
+	e.t.Helper()
+	zero := time.Duration(0)
+	n, err := domain.NewAlarm(newID(), domain.Spec{Owner: alice, Kind: domain.KindOnce, Delay: &zero, Label: "notice"}, e.now(), defaults)
+	if err != nil {
+		e.t.Fatalf("domain.NewAlarm(notice): %v", err)
+	}
+	n.Series.Notice = "alarm.failed"
+	tr.Notice = &n
+	return tr
 }
 
 // transitionKind is one way a claimed alarm's delivery can end.

@@ -107,6 +107,7 @@ func (e *env) alarmDiff(got, want domain.Alarm) string {
 	tm("Series.EndAt", gs.EndAt, ws.EndAt)
 	num("Series.MaxFires", gs.MaxFires, ws.MaxFires)
 	num("Series.JitterSeconds", gs.JitterSeconds, ws.JitterSeconds)
+	str("Series.Notice", gs.Notice, ws.Notice)
 	return b.String()
 }
 

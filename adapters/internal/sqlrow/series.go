@@ -28,6 +28,7 @@ type seriesJSON struct {
 	MaxFires            int    `json:"max_fires,omitempty"`
 	JitterSeconds       int    `json:"jitter_seconds,omitempty"`
 	BackfillOf          string `json:"backfill_of,omitempty"`
+	Notice              string `json:"notice,omitempty"`
 }
 
 // EncodeSeries is the series column of s: "" for the zero Series, which the store
@@ -47,6 +48,7 @@ func EncodeSeries(s domain.Series) string {
 		MaxFires:            s.MaxFires,
 		JitterSeconds:       s.JitterSeconds,
 		BackfillOf:          s.BackfillOf,
+		Notice:              s.Notice,
 	})
 	if err != nil {
 		panic(err) // strings and integers only: cannot fail
@@ -81,6 +83,7 @@ func DecodeSeries(text string) (domain.Series, error) {
 		MaxFires:            j.MaxFires,
 		JitterSeconds:       j.JitterSeconds,
 		BackfillOf:          j.BackfillOf,
+		Notice:              j.Notice,
 	}, nil
 }
 

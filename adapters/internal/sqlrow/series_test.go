@@ -32,6 +32,7 @@ func TestSeriesRoundTrip(t *testing.T) {
 			JitterSeconds:       domain.MaxJitterSeconds,
 		}, `{"misfire":"catch_up","catch_up_limit":250,"catch_up_window_ns":129600000000001,"max_consecutive_skips":7,` +
 			`"start_at":"2031-03-04T04:06:07.123456789Z","end_at":"2032-01-01T00:00:00.000000001Z","max_fires":1000000000,"jitter_seconds":3600}`},
+		{"a notice", domain.Series{Notice: "alarm.failed"}, `{"notice":"alarm.failed"}`},
 		{"an end alone", domain.Series{EndAt: time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC)}, `{"end_at":"2031-01-01T00:00:00Z"}`},
 	} {
 		text := EncodeSeries(c.s)
