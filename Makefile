@@ -1,9 +1,10 @@
 # chronos — every command a developer or CI needs. See README.md.
 GO        ?= go
 FUZZTIME  ?= 10s
+FUZZTIME_API ?= 60s
 BIN       ?= bin/chronos
 
-.PHONY: all build run test test-e2e test-ui screenshots lint fuzz bench race clean
+.PHONY: all build run test test-e2e test-ui screenshots lint fuzz fuzz-api bench race clean
 
 all: lint test
 
@@ -53,6 +54,11 @@ fuzz:
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; done
+
+## fuzz-api: the HTTP API's fuzz target alone, longer (FUZZTIME_API; a count such as
+## 1000000x works too); docs/reliability.md, "Fuzzing the HTTP API"
+fuzz-api:
+	$(GO) test -run '^$$' -fuzz '^FuzzAPI$$' -fuzztime $(FUZZTIME_API) ./test/api
 
 ## bench: burn-down benchmarks on SQLite, PostgreSQL and MariaDB (docs/benchmarks.md)
 bench: build
