@@ -95,6 +95,25 @@ func (o *object) time(name string, v time.Time) {
 	}
 }
 
+// numOrNull and strOrNull add v, or null when !ok (a value the alarm does not have).
+func (o *object) numOrNull(name string, v int, ok bool) {
+	if !ok {
+		o.raw(name, null)
+		return
+	}
+	o.num(name, v)
+}
+
+func (o *object) strOrNull(name, v string, ok bool) {
+	if !ok {
+		o.raw(name, null)
+		return
+	}
+	o.str(name, v)
+}
+
+var null = []byte("null")
+
 // appendString writes s as a JSON string exactly as appendJSON would (no HTML
 // escaping): directly when every byte is printable ASCII other than the quote and the
 // backslash, through encoding/json otherwise (control characters, U+2028, invalid

@@ -73,25 +73,14 @@ func alarmMembers(o *object, a domain.Alarm, payload []byte, wakeMessage string)
 func seriesMembers(o *object, a domain.Alarm) {
 	s := a.Series
 	o.str("misfire", string(s.Policy()))
-	if s.Policy() == domain.MisfireCatchUp {
-		o.num("catch_up_limit", s.Limit())
-	} else {
-		o.raw("catch_up_limit", null)
-	}
-	if s.CatchUpWindow > 0 {
-		o.str("catch_up_window", s.CatchUpWindow.String())
-	} else {
-		o.raw("catch_up_window", null)
-	}
+	o.numOrNull("catch_up_limit", s.Limit(), s.Policy() == domain.MisfireCatchUp)
+	o.strOrNull("catch_up_window", s.CatchUpWindow.String(), s.CatchUpWindow > 0)
 	o.num("max_consecutive_skips", s.MaxConsecutiveSkips)
 	o.time("start_at", s.StartAt)
 	o.time("end_at", s.EndAt)
 	o.num("max_fires", s.MaxFires)
-	if n, bounded := a.RemainingFires(); bounded {
-		o.num("remaining_fires", n)
-	} else {
-		o.raw("remaining_fires", null)
-	}
+	remaining, bounded := a.RemainingFires()
+	o.numOrNull("remaining_fires", remaining, bounded)
 	o.num("jitter_seconds", s.JitterSeconds)
 	o.num("fire_count", a.FireCount)
 	o.num("skip_streak", a.SkipStreak)
@@ -99,8 +88,6 @@ func seriesMembers(o *object, a domain.Alarm) {
 	o.time("paused_until", a.PausedUntil)
 	o.str("backfill_of", s.BackfillOf)
 }
-
-var null = []byte("null")
 
 // alarmBody is {"alarm": ...}, with "deduped" when the reply is to a create.
 func alarmBody(a domain.Alarm, deduped *bool) ([]byte, error) {

@@ -78,13 +78,7 @@ func TestPauseWithNoteAndEnd(t *testing.T) {
 	if p.Status != "paused" || *p.PausedReason != "office closed" || !instant(t, p.PausedUntil).Equal(until) {
 		t.Fatalf("paused with a note and an end: %+v", p)
 	}
-	var upcoming struct {
-		Occurrences []struct {
-			ScheduledFor  *string `json:"scheduled_for"`
-			DueAt         *string `json:"due_at"`
-			OccurrenceKey string  `json:"occurrence_key"`
-		} `json:"occurrences"`
-	}
+	var upcoming upcomingView
 	decodeStrict(t, e.as(e.alice, "GET", "/v1/alarms/"+a.ID+"/upcoming?count=2", ""), &upcoming)
 	if len(upcoming.Occurrences) != 2 || !instant(t, upcoming.Occurrences[0].ScheduledFor).After(until) {
 		t.Errorf("upcoming of a series paused until %s: %+v", until, upcoming)
@@ -129,13 +123,7 @@ func TestUpcomingAndPreview(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.create(e.alice, `{"kind":"cron","cron_expr":"0 9 * * *","timezone":"UTC","max_fires":3}`)
-	var up struct {
-		Occurrences []struct {
-			ScheduledFor  *string `json:"scheduled_for"`
-			DueAt         *string `json:"due_at"`
-			OccurrenceKey string  `json:"occurrence_key"`
-		} `json:"occurrences"`
-	}
+	var up upcomingView
 	decodeStrict(t, e.as(e.alice, "GET", "/v1/alarms/"+a.ID+"/upcoming?count=10", ""), &up)
 	if len(up.Occurrences) != 3 {
 		t.Fatalf("upcoming of a series with 3 fires left: %d occurrences", len(up.Occurrences))
@@ -204,13 +192,7 @@ func TestBackfill(t *testing.T) {
 		t.Errorf("backfill answer: %+v %+v", out, b)
 	}
 	// Its upcoming occurrences carry the series' keys, as its wakes do.
-	var up struct {
-		Occurrences []struct {
-			ScheduledFor  *string `json:"scheduled_for"`
-			DueAt         *string `json:"due_at"`
-			OccurrenceKey string  `json:"occurrence_key"`
-		} `json:"occurrences"`
-	}
+	var up upcomingView
 	decodeStrict(t, e.as(e.alice, "GET", "/v1/alarms/"+b.ID+"/upcoming?count=10", ""), &up)
 	if len(up.Occurrences) != 4 || up.Occurrences[0].OccurrenceKey != s.ID+"/"+from.Add(9*time.Hour).Format(time.RFC3339) {
 		t.Errorf("the backfill's upcoming: %+v", up)
@@ -236,4 +218,13 @@ func TestBackfill(t *testing.T) {
 	once := e.create(e.alice, `{"kind":"once","delay_seconds":60}`)
 	expectError(t, e.as(e.alice, "POST", "/v1/alarms/"+once.ID+"/backfill", body), http.StatusConflict, "invalid_state", "")
 	expectError(t, e.as(e.bob, "POST", path, body), http.StatusNotFound, "not_found", "")
+}
+
+// upcomingView is the answer of GET /v1/alarms/{id}/upcoming.
+type upcomingView struct {
+	Occurrences []struct {
+		ScheduledFor  *string `json:"scheduled_for"`
+		DueAt         *string `json:"due_at"`
+		OccurrenceKey string  `json:"occurrence_key"`
+	} `json:"occurrences"`
 }
