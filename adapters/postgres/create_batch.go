@@ -69,9 +69,9 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 			if err != nil {
 				return err
 			}
-			byID := make(map[string]domain.Alarm, len(inserted))
-			for _, a := range inserted {
-				byID[a.ID] = a
+			byID := make(map[string]int, len(inserted)) // index into inserted
+			for i, a := range inserted {
+				byID[a.ID] = i
 			}
 			type ownerKey struct{ owner, key string }
 			var owners, keys []string
@@ -94,16 +94,28 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 					existing[ownerKey{a.Owner, a.IdempotencyKey}] = a
 				}
 			}
+			// The first item with an id is the one inserted (a later one with the same id
+			// conflicts), and the first with an owner's key is the one a later item with
+			// that key is deduped to: both found through maps, never by walking the batch
+			// again for each item.
+			firstWithKey := make(map[ownerKey]string)
+			for _, a := range as {
+				if k := (ownerKey{a.Owner, a.IdempotencyKey}); a.IdempotencyKey != "" && firstWithKey[k] == "" {
+					firstWithKey[k] = a.ID
+				}
+			}
+			given := make(map[string]bool, len(inserted)) // ids already given to an item
 			for i, a := range as {
-				stored, ok := byID[a.ID]
+				j, ok := byID[a.ID]
 				switch {
-				case ok && !seenBefore(as[:i], a):
-					out[i] = ports.CreateResult{Alarm: stored}
+				case ok && !given[a.ID]:
+					given[a.ID] = true // a later item with the same id is not this one
+					out[i] = ports.CreateResult{Alarm: inserted[j]}
 				case a.IdempotencyKey != "" && existing[ownerKey{a.Owner, a.IdempotencyKey}].ID != "":
 					out[i] = ports.CreateResult{Alarm: existing[ownerKey{a.Owner, a.IdempotencyKey}], Deduped: true}
 				case a.IdempotencyKey != "":
-					if e, ok := byID[firstWithKey(as, a)]; ok {
-						out[i] = ports.CreateResult{Alarm: e, Deduped: true}
+					if j, ok := byID[firstWithKey[ownerKey{a.Owner, a.IdempotencyKey}]]; ok {
+						out[i] = ports.CreateResult{Alarm: inserted[j], Deduped: true}
 						continue
 					}
 					// The key's alarm was deleted between the conflict and the read
@@ -120,27 +132,6 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 		return nil, mapError(err)
 	}
 	return out, nil
-}
-
-// seenBefore reports whether an earlier item of the batch had a's id (an id repeated in
-// one batch is created once; the later item conflicts).
-func seenBefore(earlier []domain.Alarm, a domain.Alarm) bool {
-	for _, e := range earlier {
-		if e.ID == a.ID {
-			return true
-		}
-	}
-	return false
-}
-
-// firstWithKey is the id of the first item of the batch with a's owner and key.
-func firstWithKey(as []domain.Alarm, a domain.Alarm) string {
-	for _, e := range as {
-		if e.Owner == a.Owner && e.IdempotencyKey == a.IdempotencyKey {
-			return e.ID
-		}
-	}
-	return ""
 }
 
 // createBatchArgs are createBatchSQL's parameters: one array per column.
