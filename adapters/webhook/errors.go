@@ -156,7 +156,7 @@ func describe(err error) error {
 	case errors.Is(err, syscall.ECONNRESET):
 		return &plainError{"the receiver reset the connection: " + err.Error(), err}
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return &plainError{"the receiver closed the connection before its answer was complete (" + err.Error() + ")", err}
+		return &plainError{"the connection ended before the receiver's answer was complete (" + err.Error() + ")", err}
 	}
 	return err
 }

@@ -66,14 +66,15 @@ func resetAfter(raw string) http.HandlerFunc {
 	}
 }
 
-// The status line is the answer: a 2xx acknowledges the wake even when its body drips
-// or would run to 50 MB, and the waker neither waits for the rest beyond maxBodyWait nor
+// The status line is the answer: a 2xx acknowledges the wake even when its body drips,
+// would run to 50 MB or is cut by a reset, and the waker neither waits for the rest beyond maxBodyWait nor
 // reads more than maxDrain of it.
 func TestWakeTakesTheStatusAsTheAnswer(t *testing.T) {
 	var written atomic.Int64
 	for name, h := range map[string]http.HandlerFunc{
-		"dripping body": drip(http.StatusOK, 100*time.Millisecond),
-		"50 MB body":    flood(http.StatusOK, 50<<20, 'x', &written),
+		"dripping body":  drip(http.StatusOK, 100*time.Millisecond),
+		"50 MB body":     flood(http.StatusOK, 50<<20, 'x', &written),
+		"reset mid-body": resetAfter("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nhalf"),
 	} {
 		t.Run(name, func(t *testing.T) {
 			srv := httptest.NewServer(h)
@@ -166,10 +167,13 @@ func TestWakeSaysWhatTheConnectionDid(t *testing.T) {
 	}{
 		{"closed without answering", func() *httptest.Server {
 			return httptest.NewServer(closeWithoutAnswer())
-		}, []string{"webhook: the receiver closed the connection before its answer was complete (EOF)"}},
+		}, []string{"webhook: the connection ended before the receiver's answer was complete (EOF)"}},
 		{"reset before answering", func() *httptest.Server {
 			return httptest.NewServer(resetAfter(""))
 		}, []string{"webhook: the receiver reset the connection: ", "connection reset by peer"}},
+		{"reset mid-headers", func() *httptest.Server {
+			return httptest.NewServer(resetAfter("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"))
+		}, []string{"webhook: the connection ended before the receiver's answer was complete (", "unexpected EOF)"}},
 		{"self-signed certificate", func() *httptest.Server {
 			return httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 		}, []string{"webhook: the receiver's TLS certificate is not trusted: x509: certificate signed by unknown authority"}},
