@@ -218,7 +218,7 @@ func (wk *Waker) Wake(ctx context.Context, w domain.Wake) error {
 func (wk *Waker) cutReason(ctx, reqCtx context.Context, err error) string {
 	switch cause := context.Cause(reqCtx); {
 	case ctx.Err() != nil:
-		return "the delivery was cancelled"
+		return context.Cause(ctx).Error() // the caller's reason: its deadline, a shutdown
 	case errors.Is(cause, errTimedOut):
 		return fmt.Sprintf("timeout after %s", wk.timeout)
 	case errors.Is(cause, errBodyWait):
