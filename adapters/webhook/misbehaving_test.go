@@ -246,3 +246,17 @@ func TestRedirectLocationIsQuoted(t *testing.T) {
 
 // quietLog is a server's error log that drops what it is told.
 func quietLog() *log.Logger { return log.New(io.Discard, "", 0) }
+
+// A refusal whose body the caller's deadline cut (the dispatcher's delivery timeout, a
+// shutdown) still reports the status, with the caller's reason.
+func TestWakeSaysTheCallersReasonForACutBody(t *testing.T) {
+	srv := httptest.NewServer(drip(http.StatusServiceUnavailable, 100*time.Millisecond))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeoutCause(context.Background(), 500*time.Millisecond, errors.New("delivery timeout"))
+	defer cancel()
+	err := newWaker(t, Options{URL: srv.URL, Timeout: 5 * time.Second}).Wake(ctx, sampleWake())
+	var se *StatusError
+	if !errors.As(err, &se) || se.Code != http.StatusServiceUnavailable || !strings.HasSuffix(err.Error(), "(body cut short: delivery timeout)") {
+		t.Fatalf("error = %v, want the 503 with its body cut short by the delivery timeout", err)
+	}
+}
