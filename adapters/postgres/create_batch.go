@@ -40,9 +40,9 @@ WITH t AS (
 	       series, fire_count, skip_streak, paused_reason, paused_until, endpoint
 	FROM t ORDER BY ord
 	ON CONFLICT DO NOTHING
-	RETURNING ` + alarmColumns + `
+	RETURNING id
 )
-SELECT ` + alarmColumns + ` FROM inserted`
+SELECT id FROM inserted`
 
 // byIdempotencyKeysSQL reads the alarms of (owner, key) pairs; like byIdempotencyKeySQL
 // it repeats the partial index's predicate so the generic plan can use the index.
@@ -62,13 +62,22 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 			if err != nil {
 				return err
 			}
-			inserted, err := collectAlarms(rows, len(as))
+			// The statement returns only the ids it inserted: an inserted row is the
+			// item as given, at the store's precision (storedAlarm), so reading every
+			// column back would only return what is already here, for the server's
+			// time to send 29 columns an alarm and the node's to decode them.
+			ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 			if err != nil {
 				return err
 			}
-			byID := make(map[string]int, len(inserted)) // index into inserted
-			for i, a := range inserted {
-				byID[a.ID] = i
+			byID := make(map[string]int, len(ids)) // index into as of the first item with the id
+			for _, id := range ids {
+				byID[id] = -1
+			}
+			for i, a := range as {
+				if j, ok := byID[a.ID]; ok && j < 0 {
+					byID[a.ID] = i
+				}
 			}
 			type ownerKey struct{ owner, key string }
 			var owners, keys []string
@@ -101,18 +110,18 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 					firstWithKey[k] = a.ID
 				}
 			}
-			given := make(map[string]bool, len(inserted)) // ids already given to an item
+			given := make(map[string]bool, len(ids)) // ids already given to an item
 			for i, a := range as {
 				j, ok := byID[a.ID]
 				switch {
 				case ok && !given[a.ID]:
 					given[a.ID] = true // a later item with the same id is not this one
-					out[i] = ports.CreateResult{Alarm: inserted[j]}
+					out[i] = ports.CreateResult{Alarm: storedAlarm(as[j])}
 				case a.IdempotencyKey != "" && existing[ownerKey{a.Owner, a.IdempotencyKey}].ID != "":
 					out[i] = ports.CreateResult{Alarm: existing[ownerKey{a.Owner, a.IdempotencyKey}], Deduped: true}
 				case a.IdempotencyKey != "":
 					if j, ok := byID[firstWithKey[ownerKey{a.Owner, a.IdempotencyKey}]]; ok {
-						out[i] = ports.CreateResult{Alarm: inserted[j], Deduped: true}
+						out[i] = ports.CreateResult{Alarm: storedAlarm(as[j]), Deduped: true}
 						continue
 					}
 					// The key's alarm was deleted between the conflict and the read
