@@ -81,7 +81,7 @@ func (l *RateLimiter) Allow(key string) error {
 	l.metrics.Refused(ports.RefusedRate)
 	wait := time.Duration(short / float64(l.limit) * float64(time.Second))
 	return &domain.LimitError{Kind: domain.ErrRateLimited, RetryAfter: wait,
-		Message: fmt.Sprintf("this token made more than %d requests a second (bursts of %d) on this node; retry after Retry-After", int(l.limit), l.burst)}
+		Message: fmt.Sprintf("this token is over its request rate on this node (%d a second, in bursts of %d); retry after Retry-After", int(l.limit), l.burst)}
 }
 
 // sweep drops the buckets that are full again, at most once per the time an empty
