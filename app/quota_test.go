@@ -32,6 +32,9 @@ type countingStore struct {
 	calls  atomic.Int64
 	err    error
 	gate   chan struct{}
+	// takes, with clock, is how long each count takes on the test's clock.
+	clock *testClock
+	takes time.Duration
 }
 
 func (s *countingStore) set(owner string, n int) {
@@ -47,6 +50,9 @@ func (s *countingStore) CountActive(ctx context.Context, owner string, atMost in
 	s.mu.Unlock()
 	if gate != nil {
 		<-gate
+	}
+	if s.clock != nil {
+		s.clock.advance(s.takes)
 	}
 	if err != nil {
 		return 0, err
@@ -215,6 +221,26 @@ func TestQuotaRenewsInTheBackground(t *testing.T) {
 		t.Fatalf("35 more with 65 held of 100: %v", err)
 	}
 	wantQuotaRefusal(t, "one more", admit(t, q, "alice", 1, 1), testRefresh)
+}
+
+// A slow count (an owner near a large quota, a slow database) is renewed no sooner than
+// 20 times its duration, so counting one owner takes at most a twentieth of the
+// database's time per node; refusals say so in their RetryAfter.
+func TestQuotaSlowCountsAreRenewedLessOften(t *testing.T) {
+	q, store, clock := newTestQuota(t, 10)
+	store.clock, store.takes = clock, 500*time.Millisecond // 20 × 500ms = 10s
+	store.set("alice", 10)
+	wantQuotaRefusal(t, "at the quota", admit(t, q, "alice", 1, 1), 9500*time.Millisecond)
+	store.set("alice", 0)
+	clock.advance(testRefresh)
+	wantQuotaRefusal(t, "a refresh later", admit(t, q, "alice", 1, 1), 7500*time.Millisecond)
+	if n := store.calls.Load(); n != 1 {
+		t.Fatalf("%d counts, want 1: a count of 500ms is not renewed after 2s", n)
+	}
+	clock.advance(7500 * time.Millisecond)
+	if err := admit(t, q, "alice", 10, 10); err != nil || store.calls.Load() != 2 {
+		t.Errorf("20 counts' time later: %v after %d counts, want admitted on a second count", err, store.calls.Load())
+	}
 }
 
 // On one node, however many creates race, exactly the quota's worth is admitted.
