@@ -243,6 +243,53 @@ func TestQuotaSlowCountsAreRenewedLessOften(t *testing.T) {
 	}
 }
 
+// Two nodes over one store: each sees the other's creates only through its counts, so
+// the owner can end over its quota by what the other node created since this one's
+// count, and by no more; once the counts catch up, both refuse.
+func TestQuotaOnTwoNodesOvershootsByOneRefresh(t *testing.T) {
+	store := &countingStore{active: map[string]int{}}
+	clock := newTestClock()
+	cfg := QuotaConfig{MaxActivePerOwner: 10, Refresh: testRefresh, Clock: clock}
+	a, b := NewQuota(store, cfg), NewQuota(store, cfg)
+	create := func(q *Quota) error { // admit one and commit it to the shared store
+		r, err := q.Admit(t.Context(), "alice", 1)
+		if err != nil {
+			return err
+		}
+		store.mu.Lock()
+		store.active["alice"]++
+		store.mu.Unlock()
+		r.Done(1)
+		return nil
+	}
+	createdBy := func(q *Quota, n int) int {
+		ok := 0
+		for range n {
+			if create(q) == nil {
+				ok++
+			}
+		}
+		return ok
+	}
+	if got := createdBy(a, 6); got != 6 { // a counts 0 first
+		t.Fatalf("node a: %d of 6 created", got)
+	}
+	if got := createdBy(b, 6); got != 4 { // b counts a's 6 first
+		t.Fatalf("node b: %d of 6 created, want 4", got)
+	}
+	// a has not counted since b's 4: it still has room for 4 in its eyes.
+	if got := createdBy(a, 6); got != 4 {
+		t.Fatalf("node a again: %d of 6 created, want 4", got)
+	}
+	if total := store.active["alice"]; total != 14 {
+		t.Fatalf("%d stored, want 14: over by b's 4 created since a's count", total)
+	}
+	clock.advance(testRefresh)
+	if got := createdBy(a, 1) + createdBy(b, 1); got != 0 {
+		t.Errorf("after a refresh: %d created, want none (both count 14)", got)
+	}
+}
+
 // On one node, however many creates race, exactly the quota's worth is admitted.
 func TestQuotaHoldsUnderConcurrency(t *testing.T) {
 	q, _, _ := newTestQuota(t, 500)
