@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -58,11 +59,12 @@ func (e *env) refusals(reason string) string {
 
 // An owner at its quota gets 429 quota_exceeded on create, with Retry-After, and
 // nothing is written; another owner is not held by it. A batch that would cross the
-// quota is refused whole; one that fits is created.
+// quota is refused whole; one that fits is created. A backfill is a create too.
 func TestQuotaRefusesCreatesOverIt(t *testing.T) {
 	t.Parallel()
 	e, _ := newLimitsEnv(t, 5, 0)
-	for range 3 {
+	series := e.create(e.alice, `{"kind": "cron", "cron_expr": "0 9 * * *"}`)
+	for range 2 {
 		e.create(e.alice, onceBody)
 	}
 	res := e.as(e.alice, "POST", "/v1/alarms/batch", `{"alarms": [`+strings.Repeat(onceBody+",", 2)+onceBody+`]}`)
@@ -75,12 +77,15 @@ func TestQuotaRefusesCreatesOverIt(t *testing.T) {
 	}
 	res = e.as(e.alice, "POST", "/v1/alarms", `{"kind": "cron", "cron_expr": "@hourly", "idempotency_key": "k"}`)
 	expectLimited(t, res, "quota_exceeded", "2")
+	day := time.Now().UTC().Truncate(24 * time.Hour)
+	window := fmt.Sprintf(`{"from": %q, "to": %q}`, day.Add(-72*time.Hour).Format(time.RFC3339), day.Add(-24*time.Hour).Format(time.RFC3339))
+	expectLimited(t, e.as(e.alice, "POST", "/v1/alarms/"+series.ID+"/backfill", window), "quota_exceeded", "2")
 	if n := e.stored("alice"); n != 5 {
-		t.Errorf("after a refused create at 5 of 5: %d alarms stored, want 5", n)
+		t.Errorf("after a refused create and backfill at 5 of 5: %d alarms stored, want 5", n)
 	}
 	e.create(e.bob, onceBody) // bob's quota is his own
-	if got := e.refusals("quota_exceeded"); got != "2" {
-		t.Errorf("chronos_refusals_total{reason=quota_exceeded} = %s, want 2", got)
+	if got := e.refusals("quota_exceeded"); got != "3" {
+		t.Errorf("chronos_refusals_total{reason=quota_exceeded} = %s, want 3", got)
 	}
 }
 
