@@ -146,6 +146,12 @@ func (d *Dispatcher) deliverOne(ctx context.Context, a domain.Alarm) (out domain
 		d.stats.abandoned.Add(1)
 		return domain.Outcome{}, false
 	default:
+		if errors.Is(err, context.DeadlineExceeded) && errors.Is(context.Cause(ctx), errDeliveryTimeout) {
+			// The batch's deadline passed a hair before the waker's own timeout of the
+			// same length, and the waker handed back the context's error: say what
+			// happened, as the waker would have, not "context deadline exceeded".
+			err = fmt.Errorf("timeout after %s: no answer within the delivery timeout", d.cfg.DeliveryTimeout)
+		}
 		d.stats.failed.Add(1)
 		d.metrics.Woke(ports.WakeFailed, end.Sub(a.NextFireAt), end.Sub(start))
 		d.lag.observe(end.Sub(a.NextFireAt))

@@ -23,17 +23,20 @@ type Outcome struct {
 }
 
 // Deferred is the outcome of a wake held back for d (see Outcome.Defer).
-func Deferred(d time.Duration, why string) Outcome { return Outcome{Defer: d, Error: why} }
+func Deferred(d time.Duration, why string) Outcome {
+	return Outcome{Defer: d, Error: failureText(why)}
+}
 
 // Delivered is the outcome of an acknowledged wake.
 func Delivered() Outcome { return Outcome{Delivered: true} }
 
 // DeliveryFailed is the outcome of a wake that was refused, timed out or never sent.
+// msg is recorded as printable text of at most MaxFailureText bytes (failureText).
 func DeliveryFailed(msg string) Outcome {
 	if msg == "" {
 		msg = "delivery failed"
 	}
-	return Outcome{Error: msg}
+	return Outcome{Error: failureText(msg)}
 }
 
 // Policy holds the tunables Begin and Decide need.

@@ -666,3 +666,22 @@ func TestDecideDeferred(t *testing.T) {
 		t.Errorf("events %v, want one deferred event", tr.Events)
 	}
 }
+
+// Whatever a waker's error holds, the outcome records text every store keeps and an
+// owner can read: no NUL (PostgreSQL refuses it, and an outcome it cannot write is
+// never recorded), valid UTF-8, bounded.
+func TestFailureTextIsPrintableAndBounded(t *testing.T) {
+	long := strings.Repeat("é", MaxFailureText) // twice the bound in bytes
+	for _, tt := range []struct{ in, want string }{
+		{"HTTP 503 Service Unavailable: busy\nretry later", "HTTP 503 Service Unavailable: busy\nretry later"},
+		{"handler: \x00\x01 raw \xff bytes\tand a tab", "handler: \uFFFD\uFFFD raw \uFFFD bytes\tand a tab"},
+		{long, long[:MaxFailureText] + "…"},
+		{"x" + long, "x" + long[:MaxFailureText-2] + "…"}, // never half a character
+	} {
+		for _, o := range []Outcome{DeliveryFailed(tt.in), Deferred(time.Second, tt.in)} {
+			if o.Error != tt.want {
+				t.Errorf("outcome of %.40q: Error = %.60q..., want %.60q...", tt.in, o.Error, tt.want)
+			}
+		}
+	}
+}

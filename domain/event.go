@@ -35,3 +35,27 @@ type Event struct {
 	Worker       string    // the worker that caused it; "" for owner actions
 	Message      string    // error text or detail, for people
 }
+
+// CreatedEvent opens the history of an alarm created at createdAt. Stores do not write
+// it when an alarm is created: the alarm's own row already says when, and that event
+// was one of the three rows and eight index entries a once alarm wrote from its create
+// to its fire (docs/benchmarks.md, "Write-ahead log per fire"). WithCreated puts it
+// back when the history is read. It concerns the first occurrence: a once alarm's fireAt (zero for
+// a series, whose first occurrence the row no longer keeps). Its ID is 0, before every
+// stored event's.
+func CreatedEvent(alarmID string, createdAt, fireAt time.Time) Event {
+	return Event{AlarmID: alarmID, Type: EventCreated, At: createdAt, ScheduledFor: fireAt}
+}
+
+// WithCreated is an alarm's history as the API shows it: stored, the alarm's events
+// after its creation, oldest first, at most limit; returned, created first, then those,
+// at most limit in all. A history whose first stored event is a created event (written
+// by a version that stored them) is returned as it is.
+func WithCreated(stored []Event, created Event, limit int) []Event {
+	if len(stored) > 0 && stored[0].Type == EventCreated {
+		return stored
+	}
+	out := make([]Event, 0, min(len(stored)+1, max(limit, 1)))
+	out = append(out, created)
+	return append(out, stored[:min(len(stored), max(limit-1, 0))]...)
+}

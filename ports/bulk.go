@@ -17,11 +17,11 @@ import (
 // Adapters that implement it assert so at compile time, and the contract suite runs
 // its BulkCreate cases on them (and says plainly that it skipped them otherwise).
 type BulkCreator interface {
-	// CreateMany inserts every alarm of as, each built by domain.NewAlarm, and appends
-	// one EventCreated per alarm, exactly as Create would: a bulk-loaded alarm is
-	// indistinguishable from one created singly, history included.
+	// CreateMany inserts every alarm of as, each built by domain.NewAlarm, exactly as
+	// Create would: a bulk-loaded alarm is indistinguishable from one created singly,
+	// history included.
 	//
-	// It is all or nothing: the alarms and their events are written in one
+	// It is all or nothing: the alarms are written in one
 	// transaction. There is no dedupe: an id, or an owner's idempotency key, that is
 	// already stored or repeated within as is ErrConflict, and then nothing is
 	// written. An empty slice writes nothing and is not an error.

@@ -56,7 +56,8 @@ type Capabilities struct {
 
 // AlarmStore is the owner-facing side: create, read and change alarms.
 type AlarmStore interface {
-	// Create inserts a, built by domain.NewAlarm, and appends its EventCreated.
+	// Create inserts a, built by domain.NewAlarm. It need not store a created event:
+	// Events puts one first (domain.WithCreated), from the alarm's own row.
 	//
 	// When a.IdempotencyKey is non-empty and the owner already has an alarm with that
 	// key, nothing is written and the existing alarm is returned with deduped = true,
@@ -66,7 +67,7 @@ type AlarmStore interface {
 	Create(ctx context.Context, a domain.Alarm) (stored domain.Alarm, deduped bool, err error)
 
 	// CreateBatch creates every alarm of as in one transaction, each exactly as Create
-	// would (with its EventCreated), and returns one result per alarm, in order. Each is
+	// would, and returns one result per alarm, in order. Each is
 	// idempotent on its own key: an owner's key already stored gives that alarm with
 	// Deduped; a key repeated within as makes one alarm, and the later items get it
 	// with Deduped; this holds under concurrency with other creates and batches. An id
@@ -98,8 +99,11 @@ type AlarmStore interface {
 	Mutate(ctx context.Context, owner, id string, fn MutateFunc) (domain.Alarm, error)
 
 	// Events returns the owner's alarm's history, oldest first, at most
-	// min(limit, MaxEventsLimit) rows (limit <= 0 means MaxEventsLimit). ErrNotFound
-	// when the alarm is unknown or not owned.
+	// min(limit, MaxEventsLimit) rows (limit <= 0 means MaxEventsLimit), beginning with
+	// its created event: stores build it from the alarm's row with domain.WithCreated
+	// and domain.CreatedEvent rather than write an event row per create (a history
+	// that already begins with a stored one keeps it). ErrNotFound when the alarm is
+	// unknown or not owned.
 	Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error)
 }
 
@@ -147,7 +151,7 @@ type ClaimStore interface {
 	// alarm id is reported in ApplyResult.Stale. The events of applied transitions are
 	// appended in the same transaction. Ids in one batch are distinct.
 	// An applied transition's Notice is inserted in the same transaction, exactly as
-	// AlarmStore.Create would insert it (with its created event); a stale one's is not.
+	// AlarmStore.Create would insert it; a stale one's is not.
 	// A notice whose id already exists fails the batch with ErrConflict (its id derives
 	// from its alarm's and the time, so this does not happen). A batch without notices
 	// must cost nothing more for their sake: it is the dispatcher's hot path.

@@ -21,7 +21,8 @@ func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool,
 }
 
 // create is Create inside tx: the key first (a deduped create wins whatever a says),
-// then the INSERT into the table and its unique index, with the created event.
+// then the INSERT into the table and its unique index. The created event is not stored:
+// history adds it (domain.CreatedEvent), as the SQL stores do.
 func (s *Store) create(a domain.Alarm) ports.CreateResult {
 	if id, ok := s.keys[ownerKey{a.Owner, a.IdempotencyKey}]; ok && a.IdempotencyKey != "" {
 		return ports.CreateResult{Alarm: out(s.alarms[id]), Deduped: true}
@@ -34,7 +35,6 @@ func (s *Store) create(a domain.Alarm) ports.CreateResult {
 	if a.IdempotencyKey != "" {
 		s.keys[ownerKey{a.Owner, a.IdempotencyKey}] = a.ID
 	}
-	s.appendEvents([]domain.Event{{AlarmID: a.ID, Type: domain.EventCreated, At: a.CreatedAt}})
 	return ports.CreateResult{Alarm: out(a)}
 }
 
@@ -159,8 +159,11 @@ func (s *Store) history(ctx context.Context, id string, in scope, limit int) ([]
 	}
 	return txv(s, ctx, func() ([]domain.Event, error) {
 		a, err := s.find(id, in)
-		evs := s.events[a.ID] // none when err != nil
-		return slices.Clone(evs[:min(limit, len(evs))]), err
+		if err != nil {
+			return nil, err
+		}
+		evs := s.events[a.ID]
+		return domain.WithCreated(slices.Clone(evs[:min(limit, len(evs))]), domain.CreatedEvent(a.ID, a.CreatedAt, a.FireAt), limit), nil
 	})
 }
 

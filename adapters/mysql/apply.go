@@ -109,14 +109,13 @@ func (s *Store) applyLocked(ctx context.Context, ts []domain.Transition) (ports.
 }
 
 // insertNotices inserts the notices of ts, transitions this transaction applied, as
-// Create inserts an alarm: the row, then its created event. One INSERT per notice, and
+// Create inserts an alarm (its created event is not stored). One INSERT per notice, and
 // none for a batch without notices (the hot path). Notices carry no idempotency key, so
 // a duplicate key can only be a taken id, which cannot happen (a notice's id derives
 // from its alarm's and the time); it would fail the batch with ErrConflict. Mutate's
 // transitions never carry a notice (only Decide makes one), so writeTransitions, which
 // Mutate shares, does not insert them.
 func insertNotices(ctx context.Context, tx batchTx, ts []domain.Transition) error {
-	var events []domain.Event
 	for _, t := range ts {
 		if t.Notice == nil {
 			continue
@@ -125,9 +124,8 @@ func insertNotices(ctx context.Context, tx batchTx, ts []domain.Transition) erro
 		if _, err := tx.ExecContext(ctx, insertAlarmSQL, alarmArgs(n)...); err != nil {
 			return err
 		}
-		events = append(events, createdEvent(n))
 	}
-	return insertEvents(ctx, tx, events)
+	return nil
 }
 
 // writeTransitions writes ts, whose rows this transaction has locked and whose fences

@@ -20,8 +20,8 @@ const (
 	alarmBytesPerInsert = 4 << 20
 )
 
-// CreateMany inserts as and their created events with multi-row INSERTs in one
-// transaction. A taken id or idempotency key (stored, or twice in as) is a duplicate
+// CreateMany inserts as with multi-row INSERTs in one transaction (their created events
+// are not stored: domain.CreatedEvent). A taken id or idempotency key (stored, or twice in as) is a duplicate
 // key error that rolls the whole transaction back: ErrConflict, nothing written.
 func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 	if len(as) == 0 {
@@ -32,13 +32,6 @@ func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 		for rest := as; len(rest) > 0; {
 			n := insertChunk(rest)
 			if err := insertAlarms(ctx, tx, rest[:n], false); err != nil {
-				return err
-			}
-			evs := make([]domain.Event, n)
-			for i, a := range rest[:n] {
-				evs[i] = createdEvent(storedAlarm(a))
-			}
-			if err := insertEvents(ctx, s.batch(tx), evs); err != nil {
 				return err
 			}
 			rest = rest[n:]

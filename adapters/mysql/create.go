@@ -17,7 +17,7 @@ var insertAlarmSQL = `INSERT INTO alarms (` + alarmColumns + `) VALUES (` + plac
 // owner vanished (retention deleted it) before it could be read.
 const createAttempts = 3
 
-// Create inserts a with its EventCreated, or returns the owner's existing alarm with the
+// Create inserts a (its created event is not stored: domain.CreatedEvent), or returns the owner's existing alarm with the
 // same idempotency key (deduped).
 //
 // MySQL has no INSERT ... ON CONFLICT DO NOTHING RETURNING, so the insert is simply
@@ -28,12 +28,7 @@ const createAttempts = 3
 func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool, error) {
 	a = storedAlarm(a)
 	for attempt := 1; ; attempt++ {
-		err := s.inTx(ctx, func(tx *sql.Tx) error {
-			if _, err := tx.ExecContext(ctx, insertAlarmSQL, alarmArgs(a)...); err != nil {
-				return err
-			}
-			return insertEvents(ctx, s.batch(tx), []domain.Event{createdEvent(a)})
-		})
+		_, err := s.db.ExecContext(ctx, insertAlarmSQL, alarmArgs(a)...)
 		if err == nil {
 			return a, false, nil
 		}
@@ -84,12 +79,6 @@ func payloadArg(p []byte) []byte {
 		return []byte{}
 	}
 	return p
-}
-
-// createdEvent opens an alarm's history: it concerns the first occurrence, before any
-// attempt.
-func createdEvent(a domain.Alarm) domain.Event {
-	return domain.Event{AlarmID: a.ID, Type: domain.EventCreated, At: a.CreatedAt, ScheduledFor: a.ScheduledFor}
 }
 
 // Get returns the owner's alarm.

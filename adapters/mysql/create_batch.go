@@ -57,7 +57,6 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 		for _, a := range fresh {
 			inFresh[a.ID] = true
 		}
-		var events []domain.Event
 		for i, a := range stored {
 			twin, keyed := byKey[[2]string{a.Owner, a.IdempotencyKey}]
 			switch {
@@ -66,7 +65,6 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 				continue
 			case a.IdempotencyKey == "" || (keyed && twin.ID == a.ID):
 				out[i] = ports.CreateResult{Alarm: a}
-				events = append(events, createdEvent(a))
 			case keyed:
 				out[i] = ports.CreateResult{Alarm: twin, Deduped: true}
 			default:
@@ -75,7 +73,7 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 			}
 			inFresh[a.ID] = false // a later item with the same id is not this one
 		}
-		return insertEvents(ctx, s.batch(tx), events)
+		return nil
 	})
 	if err != nil {
 		return nil, mapError(err)

@@ -30,10 +30,12 @@ func insertEvents(ctx context.Context, tx batchTx, evs []domain.Event) error {
 	return nil
 }
 
-// eventsSQL reads the alarm and its events in one statement: no row means the alarm is
-// unknown (or not the owner's); one row with a NULL event id means it has no events left.
+// eventsSQL reads the alarm and its stored events in one statement: no row means the
+// alarm is unknown (or not the owner's); one row with a NULL event id means it has no
+// stored events. Its creation comes with every row: the created event is not stored
+// (domain.CreatedEvent).
 func eventsSQL(where string) string {
-	return `SELECT e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
+	return `SELECT a.created_at, a.fire_at, e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
 	FROM alarms a LEFT JOIN alarm_events e ON e.alarm_id = a.id
 	WHERE ` + where + `
 	ORDER BY e.id
@@ -56,6 +58,7 @@ func (s *Store) events(ctx context.Context, r alarmRef, limit int) ([]domain.Eve
 	defer rows.Close()
 	found := false
 	out := []domain.Event{}
+	var createdAt, fireAt sql.NullTime
 	for rows.Next() {
 		found = true
 		var (
@@ -64,7 +67,7 @@ func (s *Store) events(ctx context.Context, r alarmRef, limit int) ([]domain.Eve
 			at, scheduledFor sql.NullTime
 			attempt          sql.NullInt64
 		)
-		if err := rows.Scan(&evID, &typ, &at, &attempt, &scheduledFor, &worker, &msg); err != nil {
+		if err := rows.Scan(&createdAt, &fireAt, &evID, &typ, &at, &attempt, &scheduledFor, &worker, &msg); err != nil {
 			return nil, mapError(err)
 		}
 		if !evID.Valid {
@@ -87,5 +90,5 @@ func (s *Store) events(ctx context.Context, r alarmRef, limit int) ([]domain.Eve
 	if !found {
 		return nil, notFound("alarm", r.id)
 	}
-	return out, nil
+	return domain.WithCreated(out, domain.CreatedEvent(r.id, createdAt.Time, fireAt.Time), limit), nil
 }

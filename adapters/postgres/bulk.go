@@ -22,9 +22,8 @@ var alarmColumnNames = func() []string {
 	return names
 }()
 
-var eventColumnNames = []string{"alarm_id", "type", "at", "attempt", "scheduled_for", "worker", "message"}
-
-// CreateMany inserts as and their created events with two COPYs in one transaction:
+// CreateMany inserts as with a COPY in one transaction (their created events are not
+// stored: domain.CreatedEvent):
 // the binary COPY protocol streams rows without a statement per row, so a load costs
 // what the server needs to write it. A taken id or idempotency key is a unique
 // violation that aborts the COPY, and with it the whole transaction.
@@ -48,14 +47,6 @@ func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 			textArg(sqlrow.EncodeSeries(a.Series)), int32(a.FireCount), int32(a.SkipStreak), a.PausedReason, timeArg(a.PausedUntil),
 			a.Endpoint,
 		}, nil
-	})); err != nil {
-		return mapError(err)
-	}
-	// The created event, as createSQL writes it: at the alarm's creation, before any
-	// attempt, about its first occurrence.
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"alarm_events"}, eventColumnNames, pgx.CopyFromSlice(len(as), func(i int) ([]any, error) {
-		a := as[i]
-		return []any{a.ID, string(domain.EventCreated), timeArg(a.CreatedAt), int32(0), timeArg(a.ScheduledFor), "", ""}, nil
 	})); err != nil {
 		return mapError(err)
 	}

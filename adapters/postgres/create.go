@@ -12,22 +12,16 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// createSQL inserts an alarm and its created event in one statement. A second alarm
-// with the owner's idempotency key inserts nothing (the arbiter is the partial unique
-// index, so keyless alarms never conflict) and returns no row; an id collision is a
-// unique violation. The event is inserted only for a row actually inserted.
+// createSQL inserts an alarm (its created event is not stored: domain.CreatedEvent). A
+// second alarm with the owner's idempotency key inserts nothing (the arbiter is the
+// partial unique index, so keyless alarms never conflict) and returns no row; an id
+// collision is a unique violation.
 const createSQL = `
-WITH inserted AS (
-	INSERT INTO alarms (` + alarmColumns + `)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
-	        $24, $25, $26, $27, $28, $29)
-	ON CONFLICT (owner, idempotency_key) WHERE idempotency_key <> '' DO NOTHING
-	RETURNING ` + alarmColumns + `
-), event AS (
-	INSERT INTO alarm_events (alarm_id, type, at, attempt, scheduled_for, worker, message)
-	SELECT id, $30, created_at, 0, scheduled_for, '', '' FROM inserted
-)
-SELECT ` + alarmColumns + ` FROM inserted`
+INSERT INTO alarms (` + alarmColumns + `)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
+        $24, $25, $26, $27, $28, $29)
+ON CONFLICT (owner, idempotency_key) WHERE idempotency_key <> '' DO NOTHING
+RETURNING ` + alarmColumns
 
 // byIdempotencyKeySQL repeats the partial index's predicate (the key is not empty) so
 // that the store's generic plans (see genericPlans) can prove the index applies; from
@@ -36,7 +30,7 @@ SELECT ` + alarmColumns + ` FROM inserted`
 const byIdempotencyKeySQL = `SELECT ` + alarmColumns + ` FROM alarms
 	WHERE owner = $1 AND idempotency_key = $2 AND idempotency_key <> ''`
 
-// Create inserts a and its EventCreated, or returns the owner's alarm with the same
+// Create inserts a, or returns the owner's alarm with the same
 // idempotency key (deduped).
 func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool, error) {
 	for attempt := 1; ; attempt++ {
@@ -71,7 +65,7 @@ func createArgs(a domain.Alarm) []any {
 		a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError, textArg(a.ClaimedBy), timeArg(a.ClaimedAt),
 		timeArg(a.CreatedAt), timeArg(a.UpdatedAt), timeArg(a.LastFiredAt),
 		textArg(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, timeArg(a.PausedUntil),
-		a.Endpoint, string(domain.EventCreated),
+		a.Endpoint,
 	}
 }
 

@@ -12,8 +12,8 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// createBatchSQL inserts a batch of alarms, and the created event of each row actually
-// inserted, in one statement. The alarms arrive as parallel arrays, one element per
+// createBatchSQL inserts a batch of alarms in one statement (their created events are
+// not stored: domain.CreatedEvent). The alarms arrive as parallel arrays, one element per
 // alarm (the elems encoding of apply.go). ON CONFLICT DO NOTHING without a target skips
 // a row that hits any unique index: an owner's idempotency key already stored (or taken
 // by an earlier row of the same batch) or an id that exists; CreateBatch then tells the
@@ -41,9 +41,6 @@ WITH t AS (
 	FROM t ORDER BY ord
 	ON CONFLICT DO NOTHING
 	RETURNING ` + alarmColumns + `
-), event AS (
-	INSERT INTO alarm_events (alarm_id, type, at, attempt, scheduled_for, worker, message)
-	SELECT id, $28, created_at, 0, scheduled_for, '', '' FROM inserted
 )
 SELECT ` + alarmColumns + ` FROM inserted`
 
@@ -165,7 +162,6 @@ func createBatchArgs(as []domain.Alarm) []any {
 		column(as, func(a a) pgtype.Text { return text(a.PausedReason) }),
 		column(as, func(a a) pgtype.Timestamptz { return timestamptz(a.PausedUntil) }),
 		column(as, func(a a) pgtype.Text { return text(a.Endpoint) }),
-		string(domain.EventCreated),
 	}
 }
 

@@ -8,12 +8,13 @@ import (
 	"github.com/chronoshq/chronos/domain"
 )
 
-// eventsSQL reads the alarm's owner and its history in one statement and one snapshot:
+// eventsSQL reads the alarm's owner, creation and its stored history in one statement
+// and one snapshot (the created event is not stored; domain.WithCreated adds it):
 // no row means the alarm is unknown; one row of NULLs means an alarm without (retained)
 // history. The alarm is found by id alone, and the owner is checked on the row (see
 // getSQL).
 const eventsSQL = `
-SELECT a.owner, e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
+SELECT a.owner, a.created_at, a.fire_at, e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
 FROM alarms a
 LEFT JOIN LATERAL (
 	SELECT * FROM alarm_events WHERE alarm_id = a.id ORDER BY id LIMIT $2
@@ -36,6 +37,7 @@ func (s *Store) events(ctx context.Context, sc ownerScope, id string, limit int)
 	defer rows.Close()
 	found := false
 	events := []domain.Event{}
+	var createdAt, fireAt *time.Time
 	for rows.Next() {
 		found = true
 		var (
@@ -45,7 +47,7 @@ func (s *Store) events(ctx context.Context, sc ownerScope, id string, limit int)
 			at, scheduledFor     *time.Time
 			attempt              *int
 		)
-		if err := rows.Scan(&alarmOwner, &eid, &typ, &at, &attempt, &scheduledFor, &worker, &message); err != nil {
+		if err := rows.Scan(&alarmOwner, &createdAt, &fireAt, &eid, &typ, &at, &attempt, &scheduledFor, &worker, &message); err != nil {
 			return nil, mapError(err)
 		}
 		if !sc.sees(alarmOwner) {
@@ -71,5 +73,5 @@ func (s *Store) events(ctx context.Context, sc ownerScope, id string, limit int)
 	if !found {
 		return nil, notFound("alarm", id)
 	}
-	return events, nil
+	return domain.WithCreated(events, domain.CreatedEvent(id, deref(createdAt), deref(fireAt)), limit), nil
 }

@@ -15,19 +15,14 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// Create inserts a with its EventCreated, or returns the owner's existing alarm with the
+// Create inserts a (its created event is not stored: domain.CreatedEvent), or returns the owner's existing alarm with the
 // same idempotency key (deduped). The write lock makes check and insert one step, so
 // concurrent creates with one key, from any process, make one row.
 func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool, error) {
 	var r ports.CreateResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if r = s.createIn(ctx, tx, storedAlarm(a)); r.Err != nil {
-			return r.Err
-		}
-		if r.Deduped {
-			return nil
-		}
-		return s.insertEvents(ctx, tx, []domain.Event{createdEvent(r.Alarm)})
+		r = s.createIn(ctx, tx, storedAlarm(a))
+		return r.Err
 	})
 	if err != nil {
 		return domain.Alarm{}, false, err
@@ -57,7 +52,7 @@ const byKeySQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE owner = ? AND id
 // CreateBatch creates many alarms in one write transaction, each as Create would: one
 // prepared multi-row INSERT per chunk of the batch (createBatchSQL), then, for the items
 // it skipped, their owner's alarm with the same key (deduped) or ErrConflict (the id
-// exists). The created events go in one multi-row INSERT at the end.
+// exists).
 func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.CreateResult, error) {
 	out := make([]ports.CreateResult, len(as))
 	if len(as) == 0 {
@@ -91,13 +86,11 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 				return mapError(err)
 			}
 		}
-		events := make([]domain.Event, 0, len(stored))
 		byKey := tx.StmtContext(ctx, s.stmts.byKey)
 		for i, a := range stored {
 			if inserted[a.ID] {
 				inserted[a.ID] = false // a later item with the same id is not this one
 				out[i] = ports.CreateResult{Alarm: a}
-				events = append(events, createdEvent(a))
 				continue
 			}
 			if a.IdempotencyKey != "" {
@@ -112,7 +105,7 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 			}
 			out[i] = ports.CreateResult{Err: fmt.Errorf("sqlite: alarm id %q exists: %w", a.ID, ports.ErrConflict)}
 		}
-		return s.insertEvents(ctx, tx, events)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -153,17 +146,6 @@ func (s *Store) createIn(ctx context.Context, tx *sql.Tx, a domain.Alarm) ports.
 		return ports.CreateResult{Err: mapError(err)}
 	}
 	return ports.CreateResult{Alarm: stored, Deduped: true}
-}
-
-// createdEvent opens an alarm's history: it concerns the first occurrence, before any
-// attempt.
-func createdEvent(a domain.Alarm) domain.Event {
-	return domain.Event{
-		AlarmID:      a.ID,
-		Type:         domain.EventCreated,
-		At:           a.CreatedAt,
-		ScheduledFor: a.ScheduledFor,
-	}
 }
 
 // storedAlarm is a as the store keeps it: every time column truncated to the

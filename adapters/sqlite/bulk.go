@@ -15,8 +15,8 @@ var _ ports.BulkCreator = (*Store)(nil)
 // far below SQLite's limit of 32766 bound variables.
 const alarmsPerInsert = 500
 
-// CreateMany inserts as and their created events with multi-row INSERTs in one write
-// transaction. A taken id or idempotency key (stored, or twice in as) fails the
+// CreateMany inserts as with multi-row INSERTs in one write transaction (their created
+// events are not stored: domain.CreatedEvent). A taken id or idempotency key (stored, or twice in as) fails the
 // INSERT, which rolls everything back: ErrConflict, nothing written.
 func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 	if len(as) == 0 {
@@ -26,15 +26,10 @@ func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 		for rest := as; len(rest) > 0; {
 			n := min(len(rest), alarmsPerInsert)
 			chunk := make([]domain.Alarm, n)
-			evs := make([]domain.Event, n)
 			for i, a := range rest[:n] {
 				chunk[i] = storedAlarm(a)
-				evs[i] = createdEvent(chunk[i])
 			}
 			if err := insertAlarms(ctx, tx, chunk); err != nil {
-				return err
-			}
-			if err := s.insertEvents(ctx, tx, evs); err != nil {
 				return err
 			}
 			rest = rest[n:]

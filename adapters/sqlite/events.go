@@ -55,8 +55,8 @@ func (s *Store) events(ctx context.Context, id string, owner sql.NullString, lim
 		return nil, mapError(err)
 	}
 	defer tx.Rollback()
-	var one int
-	err = tx.QueryRowContext(ctx, `SELECT 1 FROM alarms WHERE id = ?1 AND (?2 IS NULL OR owner = ?2)`, id, owner).Scan(&one)
+	var createdAt, fireAt sql.NullInt64
+	err = tx.QueryRowContext(ctx, `SELECT created_at, fire_at FROM alarms WHERE id = ?1 AND (?2 IS NULL OR owner = ?2)`, id, owner).Scan(&createdAt, &fireAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("alarm", id)
 	}
@@ -69,5 +69,9 @@ func (s *Store) events(ctx context.Context, id string, owner sql.NullString, lim
 		return nil, mapError(err)
 	}
 	events, err := scanEvents(rows)
-	return events, mapError(err)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	// The created event is not stored (domain.CreatedEvent).
+	return domain.WithCreated(events, domain.CreatedEvent(id, fromDB(createdAt), fromDB(fireAt)), limit), nil
 }

@@ -15,8 +15,16 @@
 // stored, byte for byte (null when the alarm has none).
 //
 // Any 2xx answer within the delivery timeout acknowledges the wake. Everything else
-// (another status, a redirect, a timeout, a connection error) is a failed attempt and
-// the error says which. Retries are the dispatcher's business, never this package's.
+// (another status, a redirect, a timeout, a connection error, an untrusted TLS
+// certificate) is a failed attempt and the error says which, in words: it becomes the
+// alarm's last_error. Retries are the dispatcher's business, never this package's.
+//
+// The status line is the answer. Once it has arrived, the body is read for at most a
+// second and 64 KiB (to quote the first 512 bytes of a refusal and to reuse the
+// connection), then the connection is dropped: a 2xx whose body drips, runs to 50 MB or
+// is cut by a reset still acknowledges the wake, and a refusal's error says why its
+// body was cut short. Redirects are never followed: the signed wake goes only to the
+// configured URL. Response headers over 64 KiB fail the attempt.
 //
 // Receivers check the signature with Verify; the dev server prints wakes with Printer,
 // which writes the same JSON as Body.

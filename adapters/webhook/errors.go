@@ -1,11 +1,16 @@
 package webhook
 
 import (
+	"crypto/tls"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ErrTimeout is wrapped by the error of a delivery that outlived Options.Timeout; its
@@ -15,6 +20,10 @@ var ErrTimeout = errors.New("webhook: timeout")
 // errTimedOut is the cause of the per-delivery context, so Wake can tell its own
 // timeout from the caller's deadline.
 var errTimedOut = errors.New("webhook: delivery timeout elapsed")
+
+// errBodyWait is the cause that ends a delivery whose body was still arriving
+// maxBodyWait after its status line.
+var errBodyWait = errors.New("webhook: body still arriving")
 
 // maxErrorBody is how much of a refusing receiver's body is quoted in the error. The
 // text becomes the alarm's last_error, so it must stay short.
@@ -26,8 +35,13 @@ const maxErrorBody = 512
 type StatusError struct {
 	Code     int    // the HTTP status code
 	Status   string // the status line after the protocol, e.g. "503 Service Unavailable"
-	Location string // the Location header of a 3xx answer; redirects are never followed
-	Body     string // up to the first 512 bytes of the response body, made valid UTF-8
+	Location string // the Location header of a 3xx answer, quoted as Body is; redirects are never followed
+	// Body is up to the first 512 bytes of the response body, as printable text: valid
+	// UTF-8, control characters replaced, "(binary, not quoted)" for a body with NULs.
+	Body string
+	// Cut says why the body stopped arriving before its end or its first 512 bytes
+	// (a timeout, a reset, still dripping after maxBodyWait); "" when it did not.
+	Cut string
 	// Wait is the receiver's Retry-After on a 429 or 503 (seconds or an HTTP date), 0
 	// when it gave none or another status.
 	Wait time.Duration
@@ -87,5 +101,62 @@ func (e *StatusError) Error() string {
 		b.WriteString(": ")
 		b.WriteString(e.Body)
 	}
+	if e.Cut != "" {
+		b.WriteString(" (body cut short: ")
+		b.WriteString(e.Cut)
+		b.WriteString(")")
+	}
 	return b.String()
+}
+
+// quote makes what a receiver sent fit for last_error, which owners read in the API
+// and the dashboard and every store keeps as text (PostgreSQL refuses a NUL in text):
+// valid UTF-8 without control characters other than newline and tab, at most
+// maxErrorBody bytes, a binary body not quoted at all.
+func quote(s string) string {
+	if strings.IndexByte(s, 0) >= 0 {
+		return "(binary, not quoted)"
+	}
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' {
+			return utf8.RuneError
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	s = strings.TrimSpace(s)
+	if len(s) > maxErrorBody {
+		cut := maxErrorBody
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+// plainError puts a transport error into words an owner reading last_error follows,
+// with the transport's own text after them; the original error stays in the chain.
+type plainError struct {
+	text string
+	err  error
+}
+
+func (e *plainError) Error() string { return e.text }
+func (e *plainError) Unwrap() error { return e.err }
+
+// describe says what a failed round trip or body read means for the receiver, when
+// the transport's own text would leave an owner guessing ("EOF").
+func describe(err error) error {
+	var cert *tls.CertificateVerificationError
+	switch {
+	case errors.As(err, &cert):
+		// cert.Err says why: "x509: certificate signed by unknown authority", "x509:
+		// certificate is valid for a.example, not b.example", "... has expired".
+		return &plainError{"the receiver's TLS certificate is not trusted: " + cert.Err.Error(), err}
+	case errors.Is(err, syscall.ECONNRESET):
+		return &plainError{"the receiver reset the connection: " + err.Error(), err}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return &plainError{"the connection ended before the receiver's answer was complete (" + err.Error() + ")", err}
+	}
+	return err
 }

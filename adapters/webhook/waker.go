@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/chronoshq/chronos/domain"
@@ -25,9 +24,23 @@ const (
 	MaxSecrets = 10
 )
 
-// maxDrain bounds how much of a response body is read and discarded so its connection
-// can be reused. A receiver sending more than this costs a new connection, not memory.
-const maxDrain = 64 << 10
+// The status line is the receiver's answer; its body is read only to quote the start of
+// a refusal and to keep the connection for the next wake. Both reads are bounded, so a
+// receiver that answers 50 MB, or drips its body a byte a second, costs at most
+// maxDrain bytes and maxBodyWait of a delivery slot, then its connection is dropped.
+const (
+	// maxDrain bounds how much of a response body is read and discarded so its
+	// connection can be reused. A receiver sending more costs a new connection, not memory.
+	maxDrain = 64 << 10
+	// maxBodyWait bounds how long the body is read after the status line arrived (the
+	// delivery timeout still applies). A healthy receiver's body is there at once.
+	maxBodyWait = time.Second
+	// maxHeaderBytes bounds a response's headers; larger ones fail the attempt. The
+	// transport's default, 10 MB per connection, would let a receiver's answer take
+	// gigabytes across a node's thousand concurrent wakes. Proxies in front of
+	// receivers usually refuse more than 8–16 KB anyway.
+	maxHeaderBytes = 64 << 10
+)
 
 // Options configure a Waker.
 type Options struct {
@@ -127,6 +140,7 @@ func New(o Options) (*Waker, error) {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = maxConns
 	t.MaxIdleConnsPerHost = maxConns
+	t.MaxResponseHeaderBytes = maxHeaderBytes
 	w.client = &http.Client{
 		Transport: t,
 		// A redirect is a failure: following it would POST the wake, secret-signed, to
@@ -147,7 +161,11 @@ func (wk *Waker) Wake(ctx context.Context, w domain.Wake) error {
 	if w.Notice != "" {
 		body = w.Payload // a failure notice delivers its body as it is (domain/notice.go)
 	}
-	reqCtx, cancel := context.WithTimeoutCause(ctx, wk.timeout, errTimedOut)
+	// reqCtx ends at the delivery timeout (cause errTimedOut) or, once the status line
+	// has arrived, maxBodyWait later (cause errBodyWait): either drops the connection.
+	bodyCtx, cutBody := context.WithCancelCause(ctx)
+	defer cutBody(nil)
+	reqCtx, cancel := context.WithTimeoutCause(bodyCtx, wk.timeout, errTimedOut)
 	defer cancel()
 
 	// A bytes.Reader body lets net/http set Content-Length and GetBody; with the
@@ -172,19 +190,41 @@ func (wk *Waker) Wake(ctx context.Context, w domain.Wake) error {
 	if err != nil {
 		return wk.deliveryError(ctx, reqCtx, err)
 	}
+	// The status is the answer: a 2xx acknowledges the wake whatever its body does next
+	// (drips, never ends, is cut by a reset), since the receiver has said it took it.
+	stop := time.AfterFunc(maxBodyWait, func() { cutBody(errBodyWait) })
+	defer stop.Stop()
 	defer drainAndClose(resp.Body)
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return nil
 	}
-	// Best effort: if the body cannot be read in time, report the status with what came.
-	prefix, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	return &StatusError{
+	// Best effort: if the body cannot be read in time, report the status with what came
+	// and why the rest did not.
+	prefix, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	se := &StatusError{
 		Code:     resp.StatusCode,
 		Status:   resp.Status,
-		Location: resp.Header.Get("Location"),
-		Body:     strings.TrimSpace(strings.ToValidUTF8(string(prefix), "\uFFFD")),
+		Location: quote(resp.Header.Get("Location")),
+		Body:     quote(string(prefix)),
 		Wait:     retryAfter(resp, time.Now()),
 	}
+	if err != nil {
+		se.Cut = wk.cutReason(ctx, reqCtx, err)
+	}
+	return se
+}
+
+// cutReason says why a body stopped arriving before its end.
+func (wk *Waker) cutReason(ctx, reqCtx context.Context, err error) string {
+	switch cause := context.Cause(reqCtx); {
+	case ctx.Err() != nil:
+		return context.Cause(ctx).Error() // the caller's reason: its deadline, a shutdown
+	case errors.Is(cause, errTimedOut):
+		return fmt.Sprintf("timeout after %s", wk.timeout)
+	case errors.Is(cause, errBodyWait):
+		return fmt.Sprintf("still arriving %s after the status", maxBodyWait)
+	}
+	return describe(err).Error()
 }
 
 // deliveryError turns a failed round trip into the error Wake returns.
@@ -202,7 +242,7 @@ func (wk *Waker) deliveryError(ctx, reqCtx context.Context, err error) error {
 	if errors.As(err, &uerr) {
 		err = uerr.Err
 	}
-	return fmt.Errorf("webhook: %w", err)
+	return fmt.Errorf("webhook: %w", describe(err))
 }
 
 // drainAndClose reads what is left of a response body, up to maxDrain, before closing

@@ -310,7 +310,7 @@ func testAdminDelete(t *testing.T, e *env) {
 	claimed := e.claimOnly("w1", time.Minute, leased.ID)
 	done := e.fired(bob)
 	keepEvents := len(e.events(alice, keep.ID))
-	events := len(e.events(alice, active.ID)) + len(e.events(bob, leased.ID)) + len(e.events(bob, done.ID))
+	events := len(stored(e.events(alice, active.ID))) + len(stored(e.events(bob, leased.ID))) + len(stored(e.events(bob, done.ID)))
 
 	d, err := e.store.DeleteAlarms(e.ctx, []string{active.ID, leased.ID, done.ID, newID()})
 	if err != nil {

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -228,6 +229,11 @@ var transitionKinds = []transitionKind{
 		spec: func(e *env) domain.Spec { s := e.onceIn(alice, 0); s.MaxFailures = 3; return s }},
 	{name: "Failed", want: domain.TransitionFailed, outcome: domain.DeliveryFailed("HTTP 404: no such hook"),
 		spec: func(e *env) domain.Spec { s := e.onceIn(alice, 0); s.MaxFailures = 1; return s }},
+	// A waker's error as raw as it comes (an in-process handler's bytes, a receiver's):
+	// the store keeps whatever text the domain made of it.
+	{name: "FailedWithRawBytes", want: domain.TransitionFailed,
+		outcome: domain.DeliveryFailed("handler: \x00\xff\x1b " + strings.Repeat("é", 2*domain.MaxFailureText)),
+		spec:    func(e *env) domain.Spec { s := e.onceIn(alice, 0); s.MaxFailures = 1; return s }},
 	{name: "Skipped", want: domain.TransitionSkipped, outcome: domain.DeliveryFailed("timeout after 10s"),
 		spec: func(*env) domain.Spec { s := cronSpec(alice, "@hourly", ""); s.MaxFailures = 1; return s }},
 	{name: "AdvancedThenRecordedDelivered", want: domain.TransitionRecorded, outcome: domain.Delivered(), advanced: true,

@@ -74,7 +74,7 @@ func testRetentionDeletesExpired(t *testing.T, e *env) {
 	if got := e.get(bob, failed.ID); got.Status != domain.StatusFailed {
 		t.Fatalf("setup: alarm is %s, want failed", got.Status)
 	}
-	events := len(e.events(alice, f.ID)) + len(e.events(alice, c.ID)) + len(e.events(bob, failed.ID))
+	events := len(stored(e.events(alice, f.ID))) + len(stored(e.events(alice, c.ID))) + len(stored(e.events(bob, failed.ID)))
 
 	e.clock.Advance(time.Hour)
 	d := e.deleteExpired(e.now().Add(-time.Minute), 100)
@@ -197,14 +197,15 @@ func (e *env) failTimes(a domain.Alarm, n int) {
 
 // Events older than the cutoff go, for a live alarm too; newer ones stay.
 func testTrimEventsByAge(t *testing.T, e *env) {
-	a := e.create(cronSpec(alice, "0 9 * * *", "UTC")) // created event at epoch
+	a := e.create(cronSpec(alice, "0 9 * * *", "UTC"))
+	e.failTimes(a, 2) // old events
 	e.clock.Advance(2 * time.Hour)
 	cutoff := e.now()
 	e.failTimes(a, 2) // newer events
-	before := e.events(alice, a.ID)
+	before := stored(e.events(alice, a.ID))
 
 	deleted := e.sweep(10, cutoff, 0)
-	after := e.events(alice, a.ID)
+	after := stored(e.events(alice, a.ID))
 	var want []domain.Event
 	for _, ev := range before {
 		if !ev.At.Before(cutoff) {
@@ -230,7 +231,7 @@ func testTrimEventsKeep(t *testing.T, e *env) {
 	busy := e.create(cronSpec(alice, "0 9 * * *", "UTC"))
 	e.failTimes(busy, 4)
 	quiet := e.create(cronSpec(bob, "0 9 * * *", "UTC"))
-	all := e.events(alice, busy.ID)
+	all := stored(e.events(alice, busy.ID))
 	quietBefore := e.events(bob, quiet.ID)
 	const keep = 3
 	if len(all) <= keep {
@@ -238,7 +239,7 @@ func testTrimEventsKeep(t *testing.T, e *env) {
 	}
 
 	deleted := e.sweep(1, time.Time{}, keep) // nothing is too old; only the cap deletes
-	got := e.events(alice, busy.ID)
+	got := stored(e.events(alice, busy.ID))
 	if deleted != len(all)-keep || len(got) != keep {
 		t.Fatalf("deleted %d, %d left; want %d deleted, %d left", deleted, len(got), len(all)-keep, keep)
 	}
@@ -257,14 +258,16 @@ func testTrimEventsKeep(t *testing.T, e *env) {
 func testTrimEventsSweep(t *testing.T, e *env) {
 	var ids []string
 	for range 5 {
-		ids = append(ids, e.create(e.onceIn(alice, time.Hour)).ID)
+		a := e.create(e.onceIn(alice, time.Hour))
+		e.mutate(alice, a.ID, cancelFn) // one stored event each
+		ids = append(ids, a.ID)
 	}
 	e.clock.Advance(time.Hour)
 	if deleted := e.sweep(2, e.now(), 0); deleted != 5 {
-		t.Errorf("a sweep in steps of 2 deleted %d events, want the 5 created events", deleted)
+		t.Errorf("a sweep in steps of 2 deleted %d events, want the 5 cancelled events", deleted)
 	}
 	for _, id := range ids {
-		if n := len(e.events(alice, id)); n != 0 {
+		if n := len(stored(e.events(alice, id))); n != 0 {
 			t.Errorf("alarm %s kept %d events older than the cutoff", id, n)
 		}
 	}
