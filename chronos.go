@@ -38,7 +38,8 @@ import (
 )
 
 // Config is a Node's configuration. Its zero value, plus a Handler or a Waker, is a
-// working node with the defaults of `chronos serve`, except that Retention is off.
+// working node with the defaults of `chronos serve`, except that Retention, the quota
+// and the rate limit are off.
 type Config struct {
 	// Handler receives every wake in this process (see HandlerFunc). Exactly one of
 	// Handler and Waker is set.
@@ -69,6 +70,17 @@ type Config struct {
 	// everything. EventsPerAlarm caps each alarm's history (0: no cap).
 	Retention      time.Duration
 	EventsPerAlarm int
+
+	// MaxActiveAlarmsPerOwner refuses a create (every create: Alarms() and the API)
+	// that would take its owner past this many active or paused alarms; 0: no quota.
+	// QuotaRefresh is how old a node's count of an owner may get (0:
+	// app.DefaultQuotaRefresh); on N nodes an owner can end over by what the others
+	// created for it in about one QuotaRefresh (docs/reliability.md).
+	MaxActiveAlarmsPerOwner int
+	QuotaRefresh            time.Duration
+	// RateLimit paces Handler's requests per token on this node: RateLimit a second in
+	// bursts of twice that, over it 429 rate_limited; 0: no limit.
+	RateLimit int
 
 	// Metrics receives what the node measures (adapters/metrics for Prometheus); nil:
 	// none. MetricsHandler, when set, is served at GET /metrics by Handler.
@@ -130,6 +142,7 @@ type Node struct {
 	beat    *app.Heartbeat
 	upkeep  *app.Maintenance
 	ui      *webui.UI
+	limiter *app.RateLimiter
 
 	mu      sync.Mutex
 	started bool
@@ -161,6 +174,10 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	if metrics == nil {
 		metrics = ports.NopMetrics{}
 	}
+	if cfg.MaxActiveAlarmsPerOwner < 0 || cfg.QuotaRefresh < 0 || cfg.RateLimit < 0 {
+		return nil, fmt.Errorf("chronos: MaxActiveAlarmsPerOwner (%d), QuotaRefresh (%s) and RateLimit (%d) must not be negative; 0 is off (the default refresh)",
+			cfg.MaxActiveAlarmsPerOwner, cfg.QuotaRefresh, cfg.RateLimit)
+	}
 	worker := cfg.WorkerID
 	if worker == "" {
 		worker = app.NewWorkerID()
@@ -171,9 +188,12 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	if maxFailures == 0 {
 		maxFailures = 5
 	}
+	quota := app.NewQuota(store, app.QuotaConfig{MaxActivePerOwner: cfg.MaxActiveAlarmsPerOwner,
+		Refresh: cfg.QuotaRefresh, Metrics: metrics, Log: log.Named("quota")})
 	n.alarms = app.NewAlarms(store, n.clock, n.hints, app.AlarmsConfig{
-		Defaults: domain.Defaults{MaxFailures: maxFailures}, HintWindow: dc.Tick,
+		Defaults: domain.Defaults{MaxFailures: maxFailures}, HintWindow: dc.Tick, Quota: quota,
 	}, log.Named("alarms"))
+	n.limiter = app.NewRateLimiter(cfg.RateLimit, nil, metrics)
 	n.tokens = app.NewTokens(store, n.clock)
 	n.eps = app.NewEndpoints(store, n.clock, log.Named("endpoints"))
 	n.gate = app.NewDispatchGate(store, dc.Tick, metrics, log.Named("dispatch-gate"))
@@ -296,10 +316,14 @@ func (n *Node) Retention() *app.Retention { return n.ret }
 // when Config.MetricsHandler is set) and the dashboard at /ui/ when Config.Dashboard.
 // Mount it on your own server; it serves once Start has returned.
 func (n *Node) Handler() http.Handler {
-	api := httpapi.New(n.alarms, n.tokens, n.store, httpapi.Options{
+	opts := httpapi.Options{
 		Logger: n.log.Named("http"), Admin: n.admin, Endpoints: n.eps, ShowPayloads: n.cfg.ShowPayloads,
 		Metrics: n.cfg.Metrics, MetricsHandler: n.cfg.MetricsHandler,
-	})
+	}
+	if n.limiter != nil { // none: not even a call per request
+		opts.RateLimiter = n.limiter
+	}
+	api := httpapi.New(n.alarms, n.tokens, n.store, opts)
 	if n.ui == nil {
 		return api
 	}

@@ -2,9 +2,12 @@ package chronos_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -183,6 +186,8 @@ func TestNewRefuses(t *testing.T) {
 		"both":                {memory.New(nil), chronos.Config{Handler: h, Waker: noWaker{}}, "not both"},
 		"lease too short":     {memory.New(nil), chronos.Config{Handler: h, Lease: time.Second, DeliveryTimeout: 2 * time.Second}, "lease"},
 		"retention too short": {memory.New(nil), chronos.Config{Handler: h, Retention: time.Second}, "retention"},
+		"negative quota":      {memory.New(nil), chronos.Config{Handler: h, MaxActiveAlarmsPerOwner: -1}, "MaxActiveAlarmsPerOwner"},
+		"negative rate":       {memory.New(nil), chronos.Config{Handler: h, RateLimit: -1}, "RateLimit"},
 	} {
 		_, err := chronos.New(c.store, c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -209,6 +214,54 @@ func TestNodeHandlerServesTheAPI(t *testing.T) {
 	res.Body.Close()
 	if res, err := http.Get(srv.URL + "/ui/login"); err != nil || res.StatusCode != http.StatusOK {
 		t.Errorf("the dashboard: %v %v", err, res)
+	}
+}
+
+// The limits a Config sets hold the node's use cases and its Handler: the quota every
+// create (in Go too), the rate every request with a token; the zero Config sets none.
+func TestNodeLimits(t *testing.T) {
+	n, _ := start(t, func(context.Context, domain.Wake) error { return nil }, chronos.Config{MaxActiveAlarmsPerOwner: 2, RateLimit: 1})
+	hour := time.Hour
+	spec := domain.Spec{Owner: "shop", Kind: domain.KindOnce, Delay: &hour}
+	for range 2 {
+		if _, _, err := n.Alarms().Create(t.Context(), spec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := n.Alarms().Create(t.Context(), spec); !errors.Is(err, domain.ErrQuotaExceeded) {
+		t.Errorf("a third create with a quota of 2: %v, want ErrQuotaExceeded", err)
+	}
+	plain, _, err := n.Tokens().Create(t.Context(), "shop", domain.ScopeOwner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(n.Handler())
+	defer srv.Close()
+	var got []string
+	for range 5 { // a burst of 2, then 1 a second: some of the last 3 refused for the rate
+		req, _ := http.NewRequest("POST", srv.URL+"/v1/alarms", strings.NewReader(`{"kind":"once","delay_seconds":3600}`))
+		req.Header.Set("Authorization", "Bearer "+plain)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Error struct{ Code string } `json:"error"`
+		}
+		_ = json.NewDecoder(res.Body).Decode(&body)
+		res.Body.Close()
+		got = append(got, fmt.Sprint(res.StatusCode, " ", body.Error.Code))
+	}
+	want := []string{"429 quota_exceeded", "429 quota_exceeded"}
+	if !slices.Equal(got[:2], want) || !slices.Contains(got[2:], "429 rate_limited") {
+		t.Errorf("five creates over HTTP at the quota with a rate of 1: %v, want %v, then rate_limited", got, want)
+	}
+
+	free, _ := start(t, func(context.Context, domain.Wake) error { return nil }, chronos.Config{})
+	for i := range 50 {
+		if _, _, err := free.Alarms().Create(t.Context(), spec); err != nil {
+			t.Fatalf("create %d on a node without limits: %v", i+1, err)
+		}
 	}
 }
 

@@ -19,6 +19,9 @@ type AlarmsConfig struct {
 	// once (this node's directly, other nodes' through the store when it has hints).
 	// Set it to the dispatcher tick.
 	HintWindow time.Duration
+	// Quota holds every create to its owner's quota of active alarms (NewQuota); nil:
+	// none.
+	Quota *Quota
 }
 
 // Alarms is the set of owner-facing use cases. Every call is scoped by owner.
@@ -52,8 +55,7 @@ func (s *Alarms) Create(ctx context.Context, spec domain.Spec) (domain.Alarm, bo
 			return domain.Alarm{}, false, noSuchEndpoint(err, a.Owner, a.Endpoint)
 		}
 	}
-	// Concurrent creates share a transaction (createBatcher).
-	stored, deduped, err := s.creates.create(ctx, a)
+	stored, deduped, err := s.createOne(ctx, a)
 	if err != nil {
 		return domain.Alarm{}, false, err
 	}
@@ -99,7 +101,12 @@ func (s *Alarms) CreateBatch(ctx context.Context, specs []domain.Spec) ([]Create
 	if len(valid) == 0 {
 		return out, nil
 	}
+	reserved, err := s.admitBatch(ctx, valid)
+	if err != nil {
+		return nil, err
+	}
 	rs, err := s.store.CreateBatch(ctx, valid)
+	reserved.done(rs, err)
 	if err != nil {
 		return nil, err
 	}
@@ -114,6 +121,67 @@ func (s *Alarms) CreateBatch(ctx context.Context, specs []domain.Spec) ([]Create
 		s.hintIfDueSoon(ctx, soonest, now)
 	}
 	return out, nil
+}
+
+// createOne stores a, validated, within its owner's quota. Concurrent creates share a
+// transaction (createBatcher).
+func (s *Alarms) createOne(ctx context.Context, a domain.Alarm) (domain.Alarm, bool, error) {
+	r, err := s.cfg.Quota.Admit(ctx, a.Owner, 1)
+	if err != nil {
+		return domain.Alarm{}, false, err
+	}
+	stored, deduped, err := s.creates.create(ctx, a)
+	created := 0
+	if (err == nil && !deduped) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		created = 1 // a create whose caller left may still commit
+	}
+	r.Done(created)
+	return stored, deduped, err
+}
+
+// batchReservations is the room a batch holds in its owners' quotas (a batch from the
+// API has one owner; a Go caller's may have several).
+type batchReservations map[string]Reservation
+
+// admitBatch reserves room for every alarm of as in its owner's quota, or refuses the
+// whole batch: nothing of it is created when any owner's share would cross its quota.
+func (s *Alarms) admitBatch(ctx context.Context, as []domain.Alarm) (batchReservations, error) {
+	if s.cfg.Quota == nil {
+		return nil, nil
+	}
+	per := map[string]int{}
+	for _, a := range as {
+		per[a.Owner]++
+	}
+	held := make(batchReservations, len(per))
+	for owner, n := range per {
+		r, err := s.cfg.Quota.Admit(ctx, owner, n)
+		if err != nil {
+			held.done(nil, nil)
+			return nil, err
+		}
+		held[owner] = r
+	}
+	return held, nil
+}
+
+// done ends the reservations with what the store created: each result neither refused
+// nor deduped (none when the call failed: the port says nothing was written).
+func (b batchReservations) done(rs []CreateResult, err error) {
+	if b == nil {
+		return
+	}
+	created := map[string]int{}
+	if err == nil {
+		for _, r := range rs {
+			if r.Err == nil && !r.Deduped {
+				created[r.Alarm.Owner]++
+			}
+		}
+	}
+	for owner, r := range b {
+		r.Done(created[owner])
+	}
 }
 
 // withEndpoints keeps the alarms of valid whose endpoint, if they name one, their owner
@@ -224,7 +292,7 @@ func (s *Alarms) Backfill(ctx context.Context, owner, id string, from, to time.T
 	if err != nil {
 		return domain.Alarm{}, 0, false, err
 	}
-	stored, deduped, err := s.creates.create(ctx, b)
+	stored, deduped, err := s.createOne(ctx, b)
 	if err != nil {
 		return domain.Alarm{}, 0, false, err
 	}

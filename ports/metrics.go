@@ -34,12 +34,22 @@ type Metrics interface {
 	// Request: the API answered one request. route is the router's path template
 	// ("/v1/alarms/{id}"), never the raw path; "unmatched" when no route matched.
 	Request(method, route string, code int, took time.Duration)
+	// Refused: a request refused by a limit, before it did anything: reason is
+	// RefusedQuota (a create over its owner's quota) or RefusedRate (a token over its
+	// request rate). One call per refused request, whatever it carried (a batch is one).
+	Refused(reason string)
 }
 
 // Wake outcomes for Metrics.Woke; Metrics.Stale counts the third, "stale".
 const (
 	WakeDelivered = "delivered"
 	WakeFailed    = "failed"
+)
+
+// Refusal reasons for Metrics.Refused: the API's error codes for them.
+const (
+	RefusedQuota = "quota_exceeded"
+	RefusedRate  = "rate_limited"
 )
 
 // NopMetrics discards every measurement.
@@ -54,3 +64,4 @@ func (NopMetrics) RetentionDeleted(string, int)               {}
 func (NopMetrics) DispatchPaused(bool)                        {}
 func (NopMetrics) AlarmCounts(AlarmCounts, bool)              {}
 func (NopMetrics) Request(string, string, int, time.Duration) {}
+func (NopMetrics) Refused(string)                             {}

@@ -23,6 +23,7 @@ type Store interface {
 	AdminStore
 	StateStore
 	EndpointStore
+	QuotaStore
 
 	// Capabilities declares what this store can and cannot do. It never changes for the
 	// life of the Store.

@@ -17,7 +17,7 @@ func (a *api) owned(h ownedHandler) http.Handler {
 
 // authenticated resolves the bearer token before h sees it. A request without an
 // acceptable token is answered 401 and never reaches a use case, so it reads and
-// writes nothing.
+// writes nothing; nor does one over its token's rate (429).
 func (a *api) authenticated(h func(w http.ResponseWriter, r *http.Request, tok domain.Token)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		plain, err := bearerToken(r.Header.Get("Authorization"))
@@ -29,6 +29,12 @@ func (a *api) authenticated(h func(w http.ResponseWriter, r *http.Request, tok d
 		if err != nil {
 			a.writeError(w, r, err) // a 401, or a 503/500 when the store failed
 			return
+		}
+		if a.limiter != nil {
+			if err := a.limiter.Allow(tok.ID); err != nil {
+				a.writeError(w, r, err)
+				return
+			}
 		}
 		h(w, r, tok)
 	})

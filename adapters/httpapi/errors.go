@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -64,6 +65,9 @@ var sentinels = []struct {
 	{domain.ErrInvalidState, http.StatusConflict, "invalid_state", ""},
 	{ports.ErrConflict, http.StatusConflict, "conflict", "the request conflicts with an existing alarm"},
 	{ports.ErrBusy, http.StatusConflict, "conflict", ""},
+	// Nothing was done; Retry-After says when to try again (writeError).
+	{domain.ErrQuotaExceeded, http.StatusTooManyRequests, "quota_exceeded", ""},
+	{domain.ErrRateLimited, http.StatusTooManyRequests, "rate_limited", ""},
 }
 
 // errNoEndpoint answers an endpoint that is not there, or a name that cannot be one.
@@ -144,6 +148,8 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			challenge += `, error="invalid_token"` // RFC 6750: a token was sent and refused
 		}
 		w.Header().Set("WWW-Authenticate", challenge)
+	case http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", retryAfter(err))
 	case http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", "1")
 		if !errors.Is(err, context.Canceled) {
@@ -155,6 +161,18 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, ae.Status, struct {
 		Error *apiError `json:"error"`
 	}{ae})
+}
+
+// retryAfter is a refusal's Retry-After: its domain.LimitError's wait in whole
+// seconds, rounded up, at least 1 (the header has no finer unit, and 0 would invite an
+// immediate retry that is refused again).
+func retryAfter(err error) string {
+	secs := int64(1)
+	var le *domain.LimitError
+	if errors.As(err, &le) && le.RetryAfter > time.Second {
+		secs = int64((le.RetryAfter + time.Second - 1) / time.Second)
+	}
+	return strconv.FormatInt(secs, 10)
 }
 
 // requestFields are the log fields that tie an entry to its request.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -38,6 +39,8 @@ func TestToAPIError(t *testing.T) {
 		{"schema version", wrap(ports.ErrSchemaVersion), 503, "unavailable", ""},
 		{"anything else", errors.New("disk on fire at /var/lib/x"), 500, "internal", ""},
 		{"own error", badRequest("label", "x"), 400, "invalid_request", "label"},
+		{"quota", &domain.LimitError{Kind: domain.ErrQuotaExceeded, Message: "m"}, 429, "quota_exceeded", ""},
+		{"rate", &domain.LimitError{Kind: domain.ErrRateLimited, Message: "m"}, 429, "rate_limited", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -47,6 +50,23 @@ func TestToAPIError(t *testing.T) {
 					c.err, got.Status, got.Code, got.Field, c.status, c.code, c.field)
 			}
 		})
+	}
+}
+
+// Retry-After is whole seconds, rounded up and at least 1: a client that waits that
+// long never retries early, and never retries at once.
+func TestRetryAfterWholeSeconds(t *testing.T) {
+	for _, c := range []struct {
+		wait time.Duration
+		want string
+	}{
+		{0, "1"}, {time.Millisecond, "1"}, {time.Second, "1"}, {time.Second + time.Millisecond, "2"},
+		{1500 * time.Millisecond, "2"}, {2 * time.Second, "2"}, {61 * time.Second, "61"},
+	} {
+		err := &domain.LimitError{Kind: domain.ErrRateLimited, Message: "m", RetryAfter: c.wait}
+		if got := retryAfter(fmt.Errorf("wrapped: %w", err)); got != c.want {
+			t.Errorf("RetryAfter %s: Retry-After %q, want %q", c.wait, got, c.want)
+		}
 	}
 }
 

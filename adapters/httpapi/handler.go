@@ -58,6 +58,13 @@ type Authenticator interface {
 	Authenticate(ctx context.Context, plainToken string) (domain.Token, error)
 }
 
+// RateLimiter paces each token's requests (*app.RateLimiter). Allow takes one request
+// of the token with this id, or refuses it with an error wrapping domain.ErrRateLimited
+// (a *domain.LimitError saying when to retry).
+type RateLimiter interface {
+	Allow(tokenID string) error
+}
+
 // Pinger reports whether the store answers; /readyz calls it.
 type Pinger interface {
 	Ping(ctx context.Context) error
@@ -90,6 +97,10 @@ type Options struct {
 	Metrics ports.Metrics
 	// MetricsHandler, when set, is served without a token at GET /metrics.
 	MetricsHandler http.Handler
+	// RateLimiter paces every request that carries a valid token (/v1, /admin/v1),
+	// keyed by the token's id; nil: none. Requests without one (health, metrics, the
+	// document, a 401) are not paced.
+	RateLimiter RateLimiter
 }
 
 // api holds what the handlers share.
@@ -105,13 +116,15 @@ type api struct {
 	showPayloads bool
 	metrics      ports.Metrics
 	metricsPage  http.Handler
+	limiter      RateLimiter
 }
 
 // New returns the API's handler, middlewares included. ready may be nil, in which case
 // /readyz reports ready whenever the process serves.
 func New(alarms Alarms, auth Authenticator, ready Pinger, opts Options) http.Handler {
 	a := &api{alarms: alarms, auth: auth, ready: ready, maxBody: opts.MaxBodyBytes, log: opts.Logger,
-		adm: opts.Admin, endpoints: opts.Endpoints, showPayloads: opts.ShowPayloads, metrics: opts.Metrics, metricsPage: opts.MetricsHandler}
+		adm: opts.Admin, endpoints: opts.Endpoints, showPayloads: opts.ShowPayloads, metrics: opts.Metrics, metricsPage: opts.MetricsHandler,
+		limiter: opts.RateLimiter}
 	if a.metrics == nil {
 		a.metrics = ports.NopMetrics{}
 	}

@@ -41,7 +41,7 @@ func TestOpenAPIDocumentValidates(t *testing.T) {
 			}
 			// What every route that takes a token can answer.
 			authenticated := op.Security == nil || len(*op.Security) > 0
-			want := map[bool][]int{true: {401, 500, 503}}[authenticated]
+			want := map[bool][]int{true: {401, 429, 500, 503}}[authenticated]
 			if strings.HasPrefix(path, "/admin/") {
 				want = append(want, 403)
 			}

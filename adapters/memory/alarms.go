@@ -345,6 +345,20 @@ func (s *Store) CountAlarms(ctx context.Context, lease time.Duration) (ports.Ala
 	})
 }
 
+// CountActive walks every alarm; a database walks its (owner, status) index and stops
+// after atMost entries (the port promises a cost of what it counts).
+func (s *Store) CountActive(ctx context.Context, owner string, atMost int) (int, error) {
+	return txv(s, ctx, func() (int, error) {
+		n := 0
+		for _, a := range s.alarms {
+			if a.Owner == owner && a.Status.CountsTowardQuota() {
+				n++
+			}
+		}
+		return min(n, atMost), nil
+	})
+}
+
 // DeleteExpiredAlarms walks every alarm; a database needs an index on terminal rows by
 // updated_at (the port promises a cost of the rows deleted).
 func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) (ports.Deleted, error) {

@@ -17,9 +17,10 @@
 //	chronos_dispatch_paused                           0 or 1
 //	chronos_api_requests_total{method,route,code}
 //	chronos_api_request_duration_seconds{method,route}
+//	chronos_refusals_total{reason}                    quota_exceeded, rate_limited
 //	chronos_build_info{version}                       always 1
 //
-// plus the go_ and process_ collectors. Every label value is bounded: outcomes, tables
-// and statuses are fixed sets, route is the router's template, and a method outside
-// the standard HTTP ones is counted as "other".
+// plus the go_ and process_ collectors. Every label value is bounded: outcomes, tables,
+// statuses and reasons are fixed sets, route is the router's template, and a method
+// outside the standard HTTP ones is counted as "other".
 package metrics

@@ -47,6 +47,7 @@ type Metrics struct {
 
 	requests        *prometheus.CounterVec
 	requestDuration *prometheus.HistogramVec
+	refusals        *prometheus.CounterVec
 }
 
 var _ ports.Metrics = (*Metrics)(nil)
@@ -124,6 +125,10 @@ func New(opts Options) *Metrics {
 			Help:    "Seconds the API took to answer one request, by method and route template.",
 			Buckets: requestBuckets,
 		}, []string{"method", "route"}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "chronos_refusals_total",
+			Help: "Requests this node refused before doing anything, by reason: quota_exceeded (a create over its owner's quota of active alarms) or rate_limited (a token over its request rate). A refused batch counts once.",
+		}, []string{"reason"}),
 	}
 	m.delivered = m.wakes.WithLabelValues(ports.WakeDelivered)
 	m.failed = m.wakes.WithLabelValues(ports.WakeFailed)
@@ -133,6 +138,8 @@ func New(opts Options) *Metrics {
 	m.breakerChanges.WithLabelValues("closed")
 	m.retentionDeleted.WithLabelValues("alarms")
 	m.retentionDeleted.WithLabelValues("alarm_events")
+	m.refusals.WithLabelValues(ports.RefusedQuota)
+	m.refusals.WithLabelValues(ports.RefusedRate)
 
 	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "chronos_build_info",
@@ -148,7 +155,7 @@ func New(opts Options) *Metrics {
 		m.wakes, m.wakeLag, m.delivery,
 		m.claims, m.claimed, m.claimDuration,
 		m.retentionDeleted, m.dispatchPaused, m.sample, m.breakerChanges, m.breakersOpen,
-		m.requests, m.requestDuration,
+		m.requests, m.requestDuration, m.refusals,
 	)
 	m.handler = newHandler(m.registry, opts.Logger)
 	return m
@@ -238,6 +245,9 @@ func (m *Metrics) Request(method, route string, code int, took time.Duration) {
 	m.requests.WithLabelValues(method, route, strconv.Itoa(code)).Inc()
 	m.requestDuration.WithLabelValues(method, route).Observe(took.Seconds())
 }
+
+// Refused implements ports.Metrics.
+func (m *Metrics) Refused(reason string) { m.refusals.WithLabelValues(validUTF8(reason)).Inc() }
 
 // knownMethod returns method when it is one of net/http's, else "other": net/http
 // accepts any token as a method, and a client must not be able to mint label values.

@@ -112,6 +112,7 @@ func driveAll(m *metrics.Metrics) {
 	m.Request(http.MethodGet, "/v1/alarms/{id}", http.StatusOK, time.Millisecond)
 	m.Deferred()
 	m.EndpointBreaker(true)
+	m.Refused(ports.RefusedRate)
 }
 
 var none = map[string]string{}
@@ -138,6 +139,7 @@ func TestEveryMetricIsExposedWithItsTypeAndHelp(t *testing.T) {
 		"chronos_build_info":                     dto.MetricType_GAUGE,
 		"chronos_endpoint_breaker_changes_total": dto.MetricType_COUNTER,
 		"chronos_endpoint_breakers_open":         dto.MetricType_GAUGE,
+		"chronos_refusals_total":                 dto.MetricType_COUNTER,
 	}
 	for name, typ := range want {
 		mf, ok := fams[name]
@@ -190,6 +192,11 @@ func TestFixedLabelValuesReadZeroBeforeTheFirstEvent(t *testing.T) {
 	for _, table := range []string{"alarms", "alarm_events"} {
 		if got := counter(t, fams, "chronos_retention_deleted_total", map[string]string{"table": table}); got != 0 {
 			t.Errorf("chronos_retention_deleted_total{table=%q} = %g, want 0", table, got)
+		}
+	}
+	for _, reason := range []string{"quota_exceeded", "rate_limited"} {
+		if got := counter(t, fams, "chronos_refusals_total", map[string]string{"reason": reason}); got != 0 {
+			t.Errorf("chronos_refusals_total{reason=%q} = %g, want 0", reason, got)
 		}
 	}
 	for _, name := range []string{"chronos_claims_total", "chronos_claimed_total"} {
@@ -386,6 +393,21 @@ func TestRequests(t *testing.T) {
 	}
 }
 
+// Each refusal counts once under its reason, the other reason untouched.
+func TestRefusals(t *testing.T) {
+	m := metrics.New(metrics.Options{})
+	m.Refused(ports.RefusedQuota)
+	m.Refused(ports.RefusedQuota)
+	m.Refused(ports.RefusedRate)
+	m.Refused(ports.RefusedQuota)
+	fams := scrape(t, m)
+	for reason, want := range map[string]float64{"quota_exceeded": 3, "rate_limited": 1} {
+		if got := counter(t, fams, "chronos_refusals_total", map[string]string{"reason": reason}); got != want {
+			t.Errorf("chronos_refusals_total{reason=%q} = %g, want %g", reason, got, want)
+		}
+	}
+}
+
 // TestLabelValuesAreOnlyWhatWasPassed walks every chronos_ series and checks each
 // label's value against what the test passed (or the documented fixed sets), so a
 // label invented from anything else fails.
@@ -406,6 +428,7 @@ func TestLabelValuesAreOnlyWhatWasPassed(t *testing.T) {
 		"outcome": {"delivered": true, "failed": true, "stale": true, "deferred": true},
 		"to":      {"open": true, "closed": true},
 		"table":   {"alarms": true, "alarm_events": true},
+		"reason":  {"quota_exceeded": true, "rate_limited": true},
 		"status":  statuses,
 		"method":  {"GET": true, "DELETE": true},
 		"route":   {"/v1/alarms/{id}": true, "unmatched": true},

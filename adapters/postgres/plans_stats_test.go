@@ -61,6 +61,9 @@ func TestPlansWithoutStatistics(t *testing.T) {
 		{"admin list, cancelled", adminRareSQL["cancelled"][0], `11, 'cancelled', 'cron', 'a', NULL`, []string{"Index Scan Backward using alarms_rare_status_idx"}, true},
 		{"admin list, failed since, next page", adminRareSQL["failed"][1], `11, 'failed', 'once', 'billing:', '` + at + `', '000000010000'`, []string{"Index Scan Backward using alarms_rare_status_idx"}, true},
 		{"admin delete", deleteByIDSQL, `'{000000000001,000000000002}'`, []string{byID}, false},
+		// The quota's count: the owner's ranges of alarms_owner_status_id_idx, stopped
+		// by its LIMIT.
+		{"quota count", countActiveSQL, `'owner1', 1000`, []string{"Index Only Scan using alarms_owner_status_id_idx|Index Scan using alarms_owner_status_id_idx"}, true},
 		{"admin counts", countAlarmsSQL, `NULL, 60000000`, []string{"Index Scan using alarms_due_idx"}, false},
 	}
 	states := []struct {

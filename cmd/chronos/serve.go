@@ -138,6 +138,7 @@ func provideNode(s ports.Store, w ports.Waker, m *metrics.Metrics, cfg *serveCon
 		Backoff: domain.Backoff{Base: cfg.BackoffBase, Cap: cfg.BackoffCap}, MaxFailures: cfg.MaxFailures,
 		MisfireThreshold: cfg.MisfireThreshold,
 		Retention:        cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
+		MaxActiveAlarmsPerOwner: cfg.MaxActive, QuotaRefresh: cfg.QuotaRefresh, RateLimit: cfg.RateLimit,
 		Metrics: m, MetricsHandler: m.Handler(), Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads,
 		Logger: log, ClockOptions: clock,
 	})
@@ -155,6 +156,8 @@ func runNode(lc fx.Lifecycle, n *chronos.Node, cfg *serveConfig, log *zap.Logger
 			} else {
 				log.Info("retention on", zap.Duration("retention", cfg.Retention), zap.Int("events_per_alarm", cfg.EventsPerAlarm))
 			}
+			log.Info("limits", zap.Int("max_active_alarms_per_owner", cfg.MaxActive), zap.Duration("quota_refresh", cfg.QuotaRefresh),
+				zap.Int("rate_limit_per_token", cfg.RateLimit))
 			if cfg.ShowPayloads {
 				log.Warn("--admin-show-payloads: admin views show alarm payloads and wake messages in full")
 			}

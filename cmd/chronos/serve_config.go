@@ -37,6 +37,9 @@ type serveConfig struct {
 	Retention        time.Duration
 	EventsPerAlarm   int
 	MetricsListen    string
+	MaxActive        int
+	QuotaRefresh     time.Duration
+	RateLimit        int
 	ShowPayloads     bool
 	UI               bool
 	LogFormat        string
@@ -66,6 +69,9 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Retention, "retention", 720*time.Hour, "delete fired, cancelled and failed alarms, and events, older than this (0 keeps everything; at least 1m)")
 	fs.IntVar(&c.EventsPerAlarm, "events-per-alarm", 1000, "keep at most this many events per alarm, newest first (0: no cap)")
 	fs.StringVar(&c.MetricsListen, "metrics-listen", "", "also serve /metrics (no token) on this address, e.g. 127.0.0.1:9090; it is always on --listen too")
+	fs.IntVar(&c.MaxActive, "max-active-alarms-per-owner", 1_000_000, "refuse (429 quota_exceeded) a create that would take its owner past this many active or paused alarms; 0: no quota")
+	fs.DurationVar(&c.QuotaRefresh, "quota-refresh", app.DefaultQuotaRefresh, "how old a node's count of an owner's active alarms may get; on N nodes an owner can end over its quota by what the others created in about this long")
+	fs.IntVar(&c.RateLimit, "rate-limit", app.DefaultRateLimit, "requests per second per token on this node, in bursts of twice that (429 rate_limited over it); 0: no limit")
 	fs.BoolVar(&c.ShowPayloads, "admin-show-payloads", false, "show payloads and wake messages in admin views (default: redacted to size and SHA-256)")
 	fs.BoolVar(&c.UI, "ui", true, "serve the web dashboard at /ui/ (sign in with an admin token); --ui=false answers 404 there")
 	fs.StringVar(&c.LogFormat, "log-format", "console", "log format: console or json")
@@ -112,6 +118,15 @@ func (c *serveConfig) validate() error {
 	}
 	if c.MaxFailures < domain.MinMaxFailures || c.MaxFailures > domain.MaxMaxFailures {
 		errs = append(errs, fmt.Errorf("--max-failures must be between %d and %d, got %d", domain.MinMaxFailures, domain.MaxMaxFailures, c.MaxFailures))
+	}
+	if c.MaxActive < 0 {
+		errs = append(errs, fmt.Errorf("--max-active-alarms-per-owner must be 0 (no quota) or more, got %d", c.MaxActive))
+	}
+	if c.QuotaRefresh <= 0 {
+		errs = append(errs, fmt.Errorf("--quota-refresh must be above 0, got %s", c.QuotaRefresh))
+	}
+	if c.RateLimit < 0 {
+		errs = append(errs, fmt.Errorf("--rate-limit must be 0 (no limit) or more, got %d", c.RateLimit))
 	}
 	if c.LogFormat != "console" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format must be console or json, got %q", c.LogFormat))

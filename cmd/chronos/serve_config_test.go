@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chronoshq/chronos/internal/flagenv"
 )
@@ -26,6 +27,9 @@ func TestServeRefusesUnsafeConfiguration(t *testing.T) {
 		{"every reason at once", nil, nil, []string{"--wake-url", "--wake-secret"}},
 		{"max failures out of range", []string{"--dev", "--max-failures", "0"}, nil, []string{"--max-failures must be between 1 and 100"}},
 		{"bad log format", []string{"--dev", "--log-format", "xml"}, nil, []string{"--log-format must be console or json"}},
+		{"negative quota", []string{"--dev", "--max-active-alarms-per-owner", "-1"}, nil, []string{"--max-active-alarms-per-owner must be 0 (no quota) or more"}},
+		{"no quota refresh", []string{"--dev", "--quota-refresh", "0s"}, nil, []string{"--quota-refresh must be above 0"}},
+		{"negative rate limit", nil, map[string]string{"CHRONOS_DEV": "true", "CHRONOS_RATE_LIMIT": "-5"}, []string{"--rate-limit must be 0 (no limit) or more, got -5"}},
 		{"backoff cap below base", []string{"--dev", "--backoff-base", "1m", "--backoff-cap", "30s"}, nil, []string{"backoff base (1m0s) must be positive and not above the cap (30s)"}},
 	}
 	for _, c := range cases {
@@ -70,6 +74,33 @@ func TestFlagWinsOverEnvironment(t *testing.T) {
 	}
 	if cfg.Lease.String() != "1m30s" {
 		t.Errorf("lease = %s, want the flag's 1m30s over the environment's 1s", cfg.Lease)
+	}
+}
+
+// The limits default to a quota of 1,000,000 and 1,000 requests a second per token;
+// the environment sets them as it does every flag, 0 turns each off, and the flag wins.
+func TestLimitFlags(t *testing.T) {
+	parse := func(args []string) serveConfig {
+		t.Helper()
+		var cfg serveConfig
+		fs := flagenv.New("serve", &bytes.Buffer{})
+		cfg.register(fs)
+		if err := flagenv.Parse(fs, args); err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	if c := parse(nil); c.MaxActive != 1_000_000 || c.RateLimit != 1000 || c.QuotaRefresh != 2*time.Second {
+		t.Errorf("defaults: quota %d, rate %d, refresh %s; want 1000000, 1000, 2s", c.MaxActive, c.RateLimit, c.QuotaRefresh)
+	}
+	t.Setenv("CHRONOS_MAX_ACTIVE_ALARMS_PER_OWNER", "0")
+	t.Setenv("CHRONOS_RATE_LIMIT", "0")
+	t.Setenv("CHRONOS_QUOTA_REFRESH", "500ms")
+	if c := parse(nil); c.MaxActive != 0 || c.RateLimit != 0 || c.QuotaRefresh != 500*time.Millisecond {
+		t.Errorf("from the environment: quota %d, rate %d, refresh %s; want 0, 0, 500ms", c.MaxActive, c.RateLimit, c.QuotaRefresh)
+	}
+	if c := parse([]string{"--rate-limit", "50", "--max-active-alarms-per-owner", "10"}); c.MaxActive != 10 || c.RateLimit != 50 {
+		t.Errorf("flags over the environment: quota %d, rate %d; want 10, 50", c.MaxActive, c.RateLimit)
 	}
 }
 

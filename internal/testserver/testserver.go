@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/httpapi"
+	"github.com/chronoshq/chronos/adapters/metrics"
 	"github.com/chronoshq/chronos/adapters/sqlite"
 	"github.com/chronoshq/chronos/adapters/webui"
 	"github.com/chronoshq/chronos/app"
@@ -29,6 +30,16 @@ type Options struct {
 	// RetentionHolder names the node in retention's lease and its recorded passes;
 	// "" is "test-node". Retention keeps an hour.
 	RetentionHolder string
+	// The limits, as chronos.Config sets them (0: off): --max-active-alarms-per-owner,
+	// --quota-refresh (0: app.DefaultQuotaRefresh) and --rate-limit. LimitsClock, when
+	// set, is the clock both measure time on, so a test can move it.
+	MaxActiveAlarmsPerOwner int
+	QuotaRefresh            time.Duration
+	RateLimit               int
+	LimitsClock             ports.Clock
+	// Metrics serves Prometheus metrics (adapters/metrics) at GET /metrics and counts
+	// into them, as `chronos serve` does.
+	Metrics bool
 }
 
 // Server is one node's use cases over its store, and its HTTP handler.
@@ -65,12 +76,25 @@ func New(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var m *metrics.Metrics
+	apiOpts := httpapi.Options{ShowPayloads: opts.ShowPayloads}
+	var counted ports.Metrics = ports.NopMetrics{}
+	if opts.Metrics {
+		m = metrics.New(metrics.Options{})
+		counted, apiOpts.Metrics, apiOpts.MetricsHandler = m, m, m.Handler()
+	}
+	quota := app.NewQuota(store, app.QuotaConfig{MaxActivePerOwner: opts.MaxActiveAlarmsPerOwner,
+		Refresh: opts.QuotaRefresh, Clock: opts.LimitsClock, Metrics: counted})
+	if l := app.NewRateLimiter(opts.RateLimit, opts.LimitsClock, counted); l != nil {
+		apiOpts.RateLimiter = l
+	}
 	s := &Server{Store: store, Clock: clock,
-		Alarms: app.NewAlarms(store, clock, nil, app.AlarmsConfig{Defaults: domain.Defaults{MaxFailures: MaxFailures}}, nil),
+		Alarms: app.NewAlarms(store, clock, nil, app.AlarmsConfig{Defaults: domain.Defaults{MaxFailures: MaxFailures}, Quota: quota}, nil),
 		Tokens: app.NewTokens(store, clock), Endpoints: app.NewEndpoints(store, clock, nil)}
 	s.Admin = app.NewAdmin(store, clock, app.NewDispatchGate(store, time.Second, nil, nil), retention,
 		app.AdminConfig{Lease: time.Minute, WorkerTimeout: 30 * time.Second}, nil)
-	api := httpapi.New(s.Alarms, s.Tokens, store, httpapi.Options{Admin: s.Admin, Endpoints: s.Endpoints, ShowPayloads: opts.ShowPayloads})
+	apiOpts.Admin, apiOpts.Endpoints = s.Admin, s.Endpoints
+	api := httpapi.New(s.Alarms, s.Tokens, store, apiOpts)
 	s.Handler = api
 	if opts.Dashboard {
 		if s.UI, err = webui.New(s.Admin, s.Tokens, store, webui.Options{ShowPayloads: opts.ShowPayloads}); err != nil {

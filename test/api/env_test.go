@@ -37,6 +37,12 @@ type env struct {
 // envOptions varies the server a test gets.
 type envOptions struct {
 	showPayloads bool // --admin-show-payloads
+	// The limits (0: off) and the clock they measure time on (nil: the process's).
+	maxActive    int
+	quotaRefresh time.Duration
+	rateLimit    int
+	limitsClock  *manualClock
+	metrics      bool // serve /metrics
 }
 
 func newEnv(t *testing.T) *env { return newEnvWith(t, envOptions{}) }
@@ -44,7 +50,13 @@ func newEnv(t *testing.T) *env { return newEnvWith(t, envOptions{}) }
 func newEnvWith(t *testing.T, opts envOptions) *env {
 	t.Helper()
 	ctx := t.Context()
-	s := testserver.New(t, testserver.Options{ShowPayloads: opts.showPayloads, RetentionHolder: "api-test-node"})
+	so := testserver.Options{ShowPayloads: opts.showPayloads, RetentionHolder: "api-test-node",
+		MaxActiveAlarmsPerOwner: opts.maxActive, QuotaRefresh: opts.quotaRefresh, RateLimit: opts.rateLimit,
+		Metrics: opts.metrics}
+	if opts.limitsClock != nil {
+		so.LimitsClock = opts.limitsClock
+	}
+	s := testserver.New(t, so)
 	store, tokens := s.Store, s.Tokens
 	srv := httptest.NewServer(s.Handler)
 	t.Cleanup(srv.Close)

@@ -46,6 +46,8 @@ package contract
 //                                  and rate exactly), list order, duplicates, update keeps
 //                                  CreatedAt, delete; an alarm's endpoint through every
 //                                  create and read, and the claim
+//   Quota         quota.go         CountActive: the owner's active and paused alarms only,
+//                                  through every change of status; at most atMost
 //   BulkCreate    bulk.go          the optional ports.BulkCreator: round trip, created
 //                                  events, claimable, all-or-nothing conflicts (each
 //                                  case skipped, saying so, on a store without it)
@@ -88,6 +90,7 @@ func areas() []area {
 		{"State", stateCases},
 		{"Series", seriesCases},
 		{"Endpoints", endpointCases},
+		{"Quota", quotaCases},
 	}
 }
 

@@ -1,0 +1,56 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The two limits a node puts on its callers. Both refuse a request before it does
+// anything, and say when trying again may succeed (LimitError.RetryAfter).
+var (
+	// ErrQuotaExceeded: the create would take its owner past the most active alarms it
+	// may have (CheckQuota).
+	ErrQuotaExceeded = errors.New("quota exceeded")
+	// ErrRateLimited: the token made more requests than its rate allows.
+	ErrRateLimited = errors.New("rate limited")
+)
+
+// LimitError is a refusal by ErrQuotaExceeded or ErrRateLimited (Kind, which Unwrap
+// returns, so errors.Is sees it): nothing was read or written for the request, and a
+// retry after RetryAfter may succeed. Message is fit for the caller.
+type LimitError struct {
+	Kind       error
+	Message    string
+	RetryAfter time.Duration
+}
+
+func (e *LimitError) Error() string { return e.Message }
+func (e *LimitError) Unwrap() error { return e.Kind }
+
+// QuotaStatuses are the statuses an alarm counts against its owner's quota in: every
+// status in which it may still fire. A paused series counts (resuming it must not take
+// its owner past the quota, and pausing must not be a way around it); fired, cancelled
+// and failed alarms do not (they only wait for retention).
+var QuotaStatuses = []Status{StatusActive, StatusPaused}
+
+// CountsTowardQuota reports whether an alarm in status s counts against its owner's
+// quota (QuotaStatuses).
+func (s Status) CountsTowardQuota() bool { return s == StatusActive || s == StatusPaused }
+
+// CheckQuota decides whether an owner that has active alarms (as counted: QuotaStatuses)
+// may create adding more when it may have at most limit; limit <= 0 is no quota. The
+// refusal is a *LimitError of ErrQuotaExceeded whose RetryAfter is the caller's to set.
+// The whole request is refused or none of it: a batch that would cross the quota
+// creates nothing, rather than whichever of its items happen to come first.
+func CheckQuota(limit, active, adding int) error {
+	if limit <= 0 || active+adding <= limit {
+		return nil
+	}
+	msg := fmt.Sprintf("the owner may have at most %d active or paused alarms and has about %d; "+
+		"creating %d more would exceed that: cancel alarms or wait for some to fire", limit, active, adding)
+	if adding > limit {
+		msg = fmt.Sprintf("the owner may have at most %d active or paused alarms; one request cannot create %d", limit, adding)
+	}
+	return &LimitError{Kind: ErrQuotaExceeded, Message: msg}
+}

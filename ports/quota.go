@@ -1,0 +1,17 @@
+package ports
+
+import "context"
+
+// QuotaStore counts what an owner's quota of active alarms is checked against
+// (--max-active-alarms-per-owner). app.Quota keeps each owner's count in memory and
+// calls CountActive about once per refresh interval for each owner that creates on the
+// node, never once per create: the create path is the API's hottest.
+type QuotaStore interface {
+	// CountActive returns how many of the owner's alarms have a status of
+	// domain.QuotaStatuses (active or paused), counting at most atMost of them:
+	// min(count, atMost). atMost is at least 1. A read: it takes no lock a create or a
+	// claim waits for, and reads a snapshot no older than the call. Its cost must grow
+	// with min(count, atMost), never with the table or with other owners' alarms: a
+	// walk of an index on (owner, status) that stops after atMost entries.
+	CountActive(ctx context.Context, owner string, atMost int) (int, error)
+}
