@@ -35,16 +35,34 @@ const (
 	diskFullPad = 16 * 1024
 )
 
-// TestSQLiteDiskFull fills the filesystem under a running SQLite node (a tmpfs of 8 MiB
+// TestSQLiteDiskFull fills the filesystem under a running SQLite node (a tmpfs of 16 MiB
 // the test mounts) while wakes are in flight. Creates answer 503 saying the disk is
-// full, and a refused create leaves no row; the in-flight wakes' outcomes fail to
-// apply and are retried, and once space is freed they are recorded under the lease
-// they were claimed with: each wake arrived once, none again. Every alarm the API
-// accepted is delivered, PRAGMA integrity_check says ok while the disk is full and
-// after the node stops, and creates and wakes work again.
+// full, and a refused create leaves no row; the in-flight wakes' outcomes and the
+// claims of alarms falling due fail and are retried, and once space is freed the
+// outcomes are recorded under the lease they were claimed with: each wake arrived
+// once, none again. Every alarm the API accepted is delivered, PRAGMA integrity_check
+// says ok while the disk is full and after the node stops, and creates and wakes work
+// again.
+//
+// Twice: on a WAL that has only grown since the node started (every write needs new
+// blocks, so the first write after the fill is refused), and on a WAL that SQLite has
+// checkpointed and is reusing from its start, as on a node that has run a while
+// (writes go on in its room for a while; checkpoints cannot grow the database file).
 func TestSQLiteDiskFull(t *testing.T) {
-	t.Parallel()
-	dir := mountTmpfs(t, "8m")
+	for _, reused := range []bool{false, true} {
+		name := "fresh WAL"
+		if reused {
+			name = "reused WAL"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			runDiskFull(t, reused)
+		})
+	}
+}
+
+func runDiskFull(t *testing.T, reusedWAL bool) {
+	dir := mountTmpfs(t, "16m")
 	path := filepath.Join(dir, "chronos.db")
 	store := "sqlite://" + path
 	recv := NewReceiver(t, e2eSecret)
@@ -55,8 +73,22 @@ func TestSQLiteDiskFull(t *testing.T) {
 		"--backoff-base", "500ms", "--backoff-cap", "2s",
 	}})
 	c := NewClient(t, token)
+	pad := strings.Repeat("x", diskFullPad)
 
-	// Wakes in flight: claimed, leased, held at the gate until the disk is full.
+	// Ballast due in an hour, more than one WAL's worth (SQLite checkpoints at 1,000
+	// pages, 4 MiB): the WAL has been checkpointed and is being reused when the disk
+	// fills.
+	var ballast []Alarm
+	if reusedWAL {
+		for i := range 300 {
+			ballast = append(ballast, c.Create(node, fmt.Sprintf(
+				`{"kind": "once", "delay_seconds": 3600, "label": "ballast-%d", "payload": {"pad": %q}}`, i, pad)))
+		}
+	}
+
+	// Wakes in flight: claimed, leased, held at the gate until the disk is full. Their
+	// padded payloads make each outcome rewrite several pages, more than a refused
+	// create can leave behind in the WAL, so recording them needs new blocks.
 	gates.Hold("held")
 	var held []Alarm
 	for i := range diskFullHeldN {
@@ -65,7 +97,7 @@ func TestSQLiteDiskFull(t *testing.T) {
 			delivery = atMostOnce
 		}
 		held = append(held, c.Create(node, fmt.Sprintf(
-			`{"kind": "once", "delay_seconds": 1, "delivery": %q, "label": "held-%d", "payload": {"gate": "held", "n": %d}}`, delivery, i, i)))
+			`{"kind": "once", "delay_seconds": 1, "delivery": %q, "label": "held-%d", "payload": {"gate": "held", "pad": %q}}`, delivery, i, pad)))
 	}
 	gates.WaitFor(t, "held", diskFullHeldN, 15*time.Second)
 
@@ -79,18 +111,25 @@ func TestSQLiteDiskFull(t *testing.T) {
 	filled := fillFilesystem(t, filler)
 	t.Logf("filler: %d bytes; the filesystem is full", filled)
 
-	// Creates go on while SQLite still has room in files it already has, then are refused.
+	// Creates go on while SQLite still has room in the files it has, then are refused;
+	// a refused create may leave WAL pages behind that a smaller one can still use, so
+	// padded creates until one is refused, then small ones until one is.
 	var accepted []Alarm
 	refused := 0
-	pad := strings.Repeat("x", diskFullPad)
-	for i := 0; refused == 0; i++ {
-		if i == 3000 {
-			t.Fatalf("3,000 creates of %d KiB accepted on a full filesystem; want a refusal", diskFullPad/1024)
-		}
-		body := fmt.Sprintf(`{"kind": "once", "delay_seconds": 2, "label": "after-full-%d", "payload": {"pad": %q}}`, i, pad)
-		status, hdr, raw := postAlarm(t, c, node, body)
-		switch status {
-		case http.StatusCreated:
+	for _, body := range []string{`"payload": {"pad": "` + pad + `"}`, `"payload": null`} {
+		for i := 0; ; i++ {
+			if i == 3000 {
+				t.Fatalf("3,000 creates accepted on a full filesystem; want a refusal")
+			}
+			status, hdr, raw := postAlarm(t, c, node, fmt.Sprintf(`{"kind": "once", "delay_seconds": 2, "label": "on-full-%d", %s}`, len(accepted), body))
+			if status == http.StatusServiceUnavailable {
+				refused++
+				checkDiskFullAnswer(t, hdr, raw)
+				break
+			}
+			if status != http.StatusCreated {
+				t.Fatalf("create on a full filesystem: HTTP %d: %s; want 201 or 503", status, raw)
+			}
 			var out struct {
 				Alarm Alarm `json:"alarm"`
 			}
@@ -98,32 +137,6 @@ func TestSQLiteDiskFull(t *testing.T) {
 				t.Fatalf("create: decoding %s: %v", raw, err)
 			}
 			accepted = append(accepted, out.Alarm)
-		case http.StatusServiceUnavailable:
-			refused++
-			checkDiskFullAnswer(t, hdr, raw)
-		default:
-			t.Fatalf("create on a full filesystem: HTTP %d: %s; want 201 or 503", status, raw)
-		}
-	}
-	// A refused create may leave WAL pages behind that a smaller write can still use
-	// (seen once the WAL is being reused): small creates either fit or are refused the
-	// same way.
-	for i := range 3 {
-		status, hdr, raw := postAlarm(t, c, node, fmt.Sprintf(`{"kind": "once", "delay_seconds": 2, "label": "small-%d"}`, i))
-		switch status {
-		case http.StatusCreated:
-			var out struct {
-				Alarm Alarm `json:"alarm"`
-			}
-			if err := json.Unmarshal(raw, &out); err != nil {
-				t.Fatalf("create: decoding %s: %v", raw, err)
-			}
-			accepted = append(accepted, out.Alarm)
-		case http.StatusServiceUnavailable:
-			refused++
-			checkDiskFullAnswer(t, hdr, raw)
-		default:
-			t.Fatalf("create on a full filesystem: HTTP %d: %s; want 201 or 503", status, raw)
 		}
 	}
 	t.Logf("after the filesystem filled: %d creates accepted, then %d refused with 503", len(accepted), refused)
@@ -131,7 +144,8 @@ func TestSQLiteDiskFull(t *testing.T) {
 		t.Errorf("PRAGMA integrity_check on the full filesystem: %s", res)
 	}
 
-	// The held wakes arrive now; their outcomes cannot be written.
+	// The held wakes arrive now; their outcomes cannot be written, nor the claims of
+	// the alarms falling due.
 	gates.Open("held")
 	fullSince := time.Now()
 	waitLog(t, node, "applying outcomes failed; retrying", "storage full", 10*time.Second)
@@ -152,7 +166,7 @@ func TestSQLiteDiskFull(t *testing.T) {
 	for _, a := range append(dueWhileFull, accepted...) {
 		waitAcked(t, recv, a.ID, 30*time.Second)
 		if got := waitStatus(c, node, a.ID, "fired", 5*time.Second); got.Status != "fired" {
-			t.Errorf("alarm %s accepted on the full filesystem: status %q, want fired", a.ID, got.Status)
+			t.Errorf("alarm %s: status %q, want fired", a.ID, got.Status)
 		}
 	}
 	// Creates and wakes work again.
@@ -191,14 +205,21 @@ func TestSQLiteDiskFull(t *testing.T) {
 
 	// Nothing a refused create sent was stored, and nothing is missing.
 	in := OpenInspector(t, onSQLite, store, "e2e")
-	if got, want := len(in.Alarms("")), len(held)+len(dueWhileFull)+len(accepted)+len(later); got != want {
+	if got, want := len(in.Alarms("")), len(ballast)+len(held)+len(dueWhileFull)+len(accepted)+len(later); got != want {
 		t.Errorf("the store holds %d alarms; want %d (no refused create)", got, want)
+	}
+	if got := len(in.Alarms(domain.StatusActive)); got != len(ballast) {
+		t.Errorf("%d alarms are active; want %d (the ballast, due in an hour)", got, len(ballast))
 	}
 	if res := integrityCheck(t, path); res != "ok" {
 		t.Errorf("PRAGMA integrity_check after the node stopped: %s", res)
 	}
-	t.Logf("figures: scenario=disk-full store=sqlite held=%d due_while_full=%d accepted_on_full=%d refused=%d apply_retries=%d claim_failures=%d delivered=%d lost=0 duplicates=%d",
-		len(held), len(dueWhileFull), len(accepted), refused, retries, claimFailures, delivered, duplicates)
+	wal := "fresh"
+	if reusedWAL {
+		wal = "reused"
+	}
+	t.Logf("figures: scenario=disk-full store=sqlite wal=%s ballast=%d held=%d due_while_full=%d accepted_on_full=%d refused=%d apply_retries=%d claim_failures=%d delivered=%d lost=0 duplicates=%d",
+		wal, len(ballast), len(held), len(dueWhileFull), len(accepted), refused, retries, claimFailures, delivered, duplicates)
 }
 
 // mountTmpfs mounts a tmpfs of size (such as "8m") on a new temporary directory and
