@@ -366,13 +366,3 @@ func waitLog(t *testing.T, n *Node, msg, detail string, timeout time.Duration) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
-
-func countEvents(evs []Event, typ domain.EventType) int {
-	n := 0
-	for _, e := range evs {
-		if e.Type == string(typ) {
-			n++
-		}
-	}
-	return n
-}
