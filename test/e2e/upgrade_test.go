@@ -18,6 +18,15 @@ import (
 // 10 s on a loaded machine), so the current binary is the one that fires them.
 const upgradeLaterAt = 25 * time.Second
 
+// upgradeLease is every node's --lease: the old node's leases of wakes in flight when
+// it stops hold the current nodes off for that long. The delivery timeout under it is
+// long enough for those wakes to be still in flight when the old node stops (about 5 s
+// after they fell due), rather than failed by their timeout.
+const (
+	upgradeLease           = 16 * time.Second
+	upgradeDeliveryTimeout = 12 * time.Second
+)
+
 // upgradeNewColumns are the columns the migrations since previousRelease add to a
 // table, with the value a row written before them must have (cellText's form).
 var upgradeNewColumns = map[string]map[string]string{
@@ -112,7 +121,7 @@ func runUpgrade(t *testing.T, kind storeKind, prev string) {
 	store := newStoreURL(t, kind)
 	recv := NewReceiver(t, e2eSecret)
 	gates := NewGates(t, recv)
-	flags := []string{"--lease", "6s", "--delivery-timeout", "4s", "--tick", "200ms", "--drain-timeout", "1s",
+	flags := []string{"--lease", upgradeLease.String(), "--delivery-timeout", upgradeDeliveryTimeout.String(), "--tick", "200ms", "--drain-timeout", "1s",
 		"--backoff-base", "500ms", "--backoff-cap", "2s"}
 
 	// The previous release creates the schema (token create migrates) and serves.
@@ -171,6 +180,8 @@ func runUpgrade(t *testing.T, kind storeKind, prev string) {
 	}
 	gates.Hold("g1")
 	gates.Hold("g2")
+	// One group after the other, so they are claimed in different batches: a batch's
+	// outcomes are applied together, after its last wake.
 	var g1, g2 []Alarm
 	for i := range 3 {
 		delivery := atLeastOnce
@@ -178,11 +189,13 @@ func runUpgrade(t *testing.T, kind storeKind, prev string) {
 			delivery = atMostOnce
 		}
 		g1 = append(g1, c.Create(old, fmt.Sprintf(`{"kind": "once", "delay_seconds": 0.5, "delivery": %q, "payload": {"gate": "g1"}}`, delivery)))
-		// g2 is at-least-once only: an at-most-once wake cut off by a stopping node is
-		// never sent again, by design (docs/reliability.md).
-		g2 = append(g2, c.Create(old, `{"kind": "once", "delay_seconds": 0.5, "payload": {"gate": "g2"}}`))
 	}
 	gates.WaitFor(t, "g1", len(g1), 15*time.Second)
+	for range 3 {
+		// At-least-once only: an at-most-once wake cut off by a stopping node is never
+		// sent again, by design (docs/reliability.md).
+		g2 = append(g2, c.Create(old, `{"kind": "once", "delay_seconds": 0.5, "payload": {"gate": "g2"}}`))
+	}
 	gates.WaitFor(t, "g2", len(g2), 15*time.Second)
 
 	var settledIDs, inFlightIDs, allIDs []string
@@ -228,6 +241,9 @@ func runUpgrade(t *testing.T, kind storeKind, prev string) {
 	later = append(later, c.Create(old, `{"kind": "once", "fire_at": "`+laterAt+`", "label": "created by the old node on the new schema"}`))
 	allIDs = append(allIDs, later[len(later)-1].ID)
 	old.Stop() // its drain gives up on g2's wakes after 1 s: their leases stay
+	if !strings.Contains(old.Logs(), "abandoning in-flight wakes") {
+		t.Errorf("the old node stopped without abandoning g2's wakes: they were not in flight")
+	}
 	gates.Open("g2")
 	if time.Now().After(began.Add(upgradeLaterAt - 2*time.Second)) {
 		t.Fatalf("the upgrade took %s; the alarms meant for the current release fall due %s after it began: raise upgradeLaterAt",
@@ -249,6 +265,21 @@ func runUpgrade(t *testing.T, kind storeKind, prev string) {
 		}
 		if got := waitStatus(c, newNode, a.ID, "fired", 5*time.Second); got.Status != "fired" {
 			t.Errorf("alarm %s: status %q after the upgrade, want fired", a.ID, got.Status)
+		}
+	}
+	var redelivered time.Duration
+	for _, a := range g2 {
+		// The old node's lease, kept by the migration, held the current nodes off
+		// until it expired: it was taken no earlier than the alarm fell due.
+		d := recv.Acked(a.ID)
+		if len(d) == 0 {
+			continue // waitAcked said so
+		}
+		after := d[0].Arrived.Sub(a.FireAt)
+		redelivered = max(redelivered, after)
+		if after < upgradeLease-100*time.Millisecond {
+			t.Errorf("in-flight alarm %s was delivered again %s after it fell due, before the old node's lease of %s ran out",
+				a.ID, after.Round(time.Millisecond), upgradeLease)
 		}
 	}
 	for _, a := range live {
@@ -300,9 +331,10 @@ func runUpgrade(t *testing.T, kind storeKind, prev string) {
 			t.Errorf("alarm %s is gone after the upgrade", id)
 		}
 	}
-	t.Logf("figures: scenario=upgrade store=%s from=%.7s alarms=%d settled=%d in_flight=%d live=%d events=%d tokens=%d migrate=%s old_node_stopped_after=%s lost=0 changed=0",
+	t.Logf("figures: scenario=upgrade store=%s from=%.7s alarms=%d settled=%d in_flight=%d live=%d events=%d tokens=%d migrate=%s old_node_stopped_after=%s in_flight_sent_again_after=%s lost=0 changed=0",
 		kind, previousRelease, len(allIDs), len(settledIDs), len(inFlightIDs), len(live)+len(later),
-		len(before["alarm_events"]), len(before["api_tokens"]), migrateTook.Round(time.Millisecond), stoppedAt.Sub(began).Round(time.Millisecond))
+		len(before["alarm_events"]), len(before["api_tokens"]), migrateTook.Round(time.Millisecond), stoppedAt.Sub(began).Round(time.Millisecond),
+		redelivered.Round(time.Millisecond))
 }
 
 // snapshot reads the tables an upgrade must keep.
