@@ -21,8 +21,10 @@ test:
 	$(GO) test -count=1 -timeout 15m ./...
 
 ## test-e2e: multi-process fault tests (build tag e2e): node kills, database restarts,
-## receiver outage, clock skew (docs/reliability.md). It stops and starts the local
-## PostgreSQL and MariaDB servers (CHRONOS_E2E_RESTART_DB=1), so run it on its own.
+## receiver outage, clock skew, SQLite on a full disk (it mounts a tmpfs: root only), an
+## upgrade from the previous release (built from the git history) (docs/reliability.md).
+## It stops and starts the local PostgreSQL and MariaDB servers
+## (CHRONOS_E2E_RESTART_DB=1), so run it on its own.
 test-e2e:
 	CHRONOS_E2E_RESTART_DB=1 $(GO) test -count=1 -v -timeout 10m -parallel 3 -tags e2e ./test/e2e/...
 
