@@ -20,6 +20,12 @@ var (
 	// shutting down, or kept a lock past the store's timeout. Nothing was applied, and
 	// the same call may succeed later: callers retry (the HTTP API answers 503).
 	ErrUnavailable = errors.New("store unavailable")
+	// ErrStorageFull: the database has no room for the write (its disk, or a quota or
+	// size limit, is full). Nothing was applied, and the same call may succeed once
+	// space is freed. Adapters return it wrapped together with ErrUnavailable, so a
+	// caller that retries an unavailable store retries this too; the HTTP API answers
+	// 503 and says the disk is full.
+	ErrStorageFull = errors.New("storage full")
 	// ErrBusy: a cluster-wide chore the caller asked for is being done by another node
 	// (it holds the chore's lease); the same call may succeed later. The API answers 409.
 	ErrBusy = errors.New("busy on another node")

@@ -68,6 +68,9 @@ var sentinels = []struct {
 	// Nothing was done; Retry-After says when to try again (writeError).
 	{domain.ErrQuotaExceeded, http.StatusTooManyRequests, "quota_exceeded", ""},
 	{domain.ErrRateLimited, http.StatusTooManyRequests, "rate_limited", ""},
+	// Before the generic unavailable answer: the operator has something to fix, and a
+	// client retrying at once only meets the same full disk.
+	{ports.ErrStorageFull, http.StatusServiceUnavailable, "unavailable", storageFullMessage},
 }
 
 // errNoEndpoint answers an endpoint that is not there, or a name that cannot be one.
@@ -89,6 +92,7 @@ func endpointError(err error) error {
 // driver internals that are none of the client's business.
 const (
 	unavailableMessage = "the store is unavailable; retry later"
+	storageFullMessage = "the store's disk is full: nothing was written; retry once space is freed"
 	internalMessage    = "internal error; the server logged the details"
 )
 

@@ -37,6 +37,7 @@ func TestToAPIError(t *testing.T) {
 		{"bad conn", wrap(driver.ErrBadConn), 503, "unavailable", ""},
 		{"refused", wrap(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}), 503, "unavailable", ""},
 		{"schema version", wrap(ports.ErrSchemaVersion), 503, "unavailable", ""},
+		{"storage full", fmt.Errorf("sqlite: %w: %w: database or disk is full (13)", ports.ErrUnavailable, ports.ErrStorageFull), 503, "unavailable", ""},
 		{"anything else", errors.New("disk on fire at /var/lib/x"), 500, "internal", ""},
 		{"own error", badRequest("label", "x"), 400, "invalid_request", "label"},
 		{"quota", &domain.LimitError{Kind: domain.ErrQuotaExceeded, Message: "m"}, 429, "quota_exceeded", ""},
@@ -67,6 +68,19 @@ func TestRetryAfterWholeSeconds(t *testing.T) {
 		if got := retryAfter(fmt.Errorf("wrapped: %w", err)); got != c.want {
 			t.Errorf("RetryAfter %s: Retry-After %q, want %q", c.wait, got, c.want)
 		}
+	}
+}
+
+// A full disk is the operator's to fix, and a client that retries at once meets it
+// again: the answer says so rather than the generic "unavailable".
+func TestToAPIErrorSaysTheDiskIsFull(t *testing.T) {
+	err := fmt.Errorf("sqlite: %w: %w: create: database or disk is full (13)", ports.ErrUnavailable, ports.ErrStorageFull)
+	got := toAPIError(err)
+	if got.Status != http.StatusServiceUnavailable || !strings.Contains(got.Message, "disk is full") {
+		t.Errorf("toAPIError(%v) = %d %q; want 503 saying the disk is full", err, got.Status, got.Message)
+	}
+	if other := toAPIError(fmt.Errorf("postgres: %w: connection refused", ports.ErrUnavailable)); strings.Contains(other.Message, "full") {
+		t.Errorf("an unreachable store is answered %q, which speaks of a full disk", other.Message)
 	}
 }
 

@@ -16,7 +16,9 @@ import (
 
 // Server error numbers the store acts on.
 const (
+	erDiskFull        = 1021 // ER_DISK_FULL: the server is out of disk space
 	erDupEntry        = 1062 // ER_DUP_ENTRY: a unique key refused the row
+	erRecordFileFull  = 1114 // ER_RECORD_FILE_FULL: InnoDB could not extend the table's tablespace
 	erNoSuchTable     = 1146 // ER_NO_SUCH_TABLE
 	erLockWaitTimeout = 1205 // ER_LOCK_WAIT_TIMEOUT: gave up waiting for a row lock
 	erLockDeadlock    = 1213 // ER_LOCK_DEADLOCK: chosen as a deadlock victim, rolled back
@@ -39,6 +41,9 @@ func mapError(err error) error {
 		return fmt.Errorf("mysql: %w", ports.ErrNotFound)
 	case serverErrorIs(err, erDupEntry):
 		return fmt.Errorf("mysql: %w: %w", ports.ErrConflict, err)
+	case serverErrorIs(err, erDiskFull), serverErrorIs(err, erRecordFileFull):
+		// The statement did not apply; it succeeds once the server has room.
+		return fmt.Errorf("mysql: %w: %w: %w", ports.ErrUnavailable, ports.ErrStorageFull, err)
 	case unreachable(err):
 		return fmt.Errorf("mysql: %w: %w", ports.ErrUnavailable, err)
 	default:

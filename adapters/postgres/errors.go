@@ -20,6 +20,7 @@ const (
 	codeUniqueViolation      = "23505"
 	codeSerializationFailure = "40001"
 	codeDeadlockDetected     = "40P01"
+	codeDiskFull             = "53100" // disk_full: the server could not extend a file
 )
 
 // mapError is the one place driver errors become portable ones. Context errors are
@@ -36,6 +37,10 @@ func mapError(err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == codeUniqueViolation {
 		return fmt.Errorf("postgres: %w: %s", ports.ErrConflict, pgErr.ConstraintName)
+	}
+	if errors.As(err, &pgErr) && pgErr.Code == codeDiskFull {
+		// The transaction was rolled back; it succeeds once the server has room.
+		return fmt.Errorf("postgres: %w: %w: %w", ports.ErrUnavailable, ports.ErrStorageFull, err)
 	}
 	if unreachable(err) {
 		return fmt.Errorf("postgres: %w: %w", ports.ErrUnavailable, err)

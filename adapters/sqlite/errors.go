@@ -40,6 +40,11 @@ func mapError(err error) error {
 		switch e.Code() & 0xff { // the primary result code, whatever the extension
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			return fmt.Errorf("sqlite: %w: %w: %s", ports.ErrUnavailable, ErrBusy, err.Error())
+		case sqlite3.SQLITE_FULL:
+			// The file (or its WAL) could not grow: the filesystem is out of space
+			// (ENOSPC) or max_page_count was reached. SQLite rolled the statement back;
+			// the file is intact, and the same write succeeds once there is room.
+			return fmt.Errorf("sqlite: %w: %w: %s", ports.ErrUnavailable, ports.ErrStorageFull, err.Error())
 		}
 	}
 	return fmt.Errorf("sqlite: %w", err)

@@ -110,6 +110,17 @@ func (c *Client) Events(n *Node, id string) []Event {
 	return out.Events
 }
 
+// countEvents is how many events of a history have type typ.
+func countEvents[T ~string](evs []Event, typ T) int {
+	n := 0
+	for _, e := range evs {
+		if e.Type == string(typ) {
+			n++
+		}
+	}
+	return n
+}
+
 func (c *Client) do(n *Node, method, path, body string, out any) (int, []byte) {
 	c.t.Helper()
 	req, err := http.NewRequest(method, "http://"+n.Addr+path, bytes.NewBufferString(body))

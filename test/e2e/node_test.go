@@ -22,6 +22,7 @@ type Node struct {
 	t      *testing.T
 	Name   string
 	Addr   string // host:port of its HTTP API
+	bin    string
 	args   []string
 	env    []string
 	logDir string
@@ -42,6 +43,7 @@ type Kill struct {
 
 // NodeConfig is what a node is started with; Extra flags are appended.
 type NodeConfig struct {
+	Binary  string // the chronos executable; "" for the one built for this run
 	Store   string
 	WakeURL string
 	Secret  string
@@ -52,7 +54,10 @@ type NodeConfig struct {
 // StartNode starts a node and waits until its API answers /healthz.
 func StartNode(t *testing.T, name string, c NodeConfig) *Node {
 	t.Helper()
-	n := &Node{t: t, Name: name, Addr: freeAddr(t), logDir: t.TempDir(), env: c.Env}
+	n := &Node{t: t, Name: name, Addr: freeAddr(t), bin: c.Binary, logDir: t.TempDir(), env: c.Env}
+	if n.bin == "" {
+		n.bin = binary
+	}
 	n.args = append([]string{"serve",
 		"--store", c.Store,
 		"--listen", n.Addr,
@@ -81,7 +86,7 @@ func (n *Node) Start() {
 		n.mu.Unlock()
 		n.t.Fatal(err)
 	}
-	cmd := exec.Command(binary, n.args...)
+	cmd := exec.Command(n.bin, n.args...)
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.Env = append(os.Environ(), n.env...)
 	if err := cmd.Start(); err != nil {
@@ -219,10 +224,16 @@ func freeAddr(t *testing.T) string {
 // --admin), and returns the token.
 func CreateToken(t *testing.T, store, owner string, extra ...string) string {
 	t.Helper()
+	return CreateTokenWith(t, binary, store, owner, extra...)
+}
+
+// CreateTokenWith is CreateToken with another chronos executable (an earlier release).
+func CreateTokenWith(t *testing.T, bin, store, owner string, extra ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	args := append([]string{"token", "create", "--owner", owner, "--store", store}, extra...)
-	out, err := exec.CommandContext(ctx, binary, args...).Output()
+	out, err := exec.CommandContext(ctx, bin, args...).Output()
 	if err != nil {
 		t.Fatalf("token create: %v\n%s", err, out)
 	}
