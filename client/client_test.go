@@ -105,10 +105,11 @@ func TestClientCronLifecycleAndEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	var types []string
-	for _, e := range events {
+	for i, e := range events {
 		types = append(types, string(e.Type))
-		if e.At.IsZero() || e.ID == 0 {
-			t.Errorf("event %+v: no id or time", e)
+		// The created event is built from the alarm (id 0); every other one is stored.
+		if e.At.IsZero() || (e.ID == 0) != (i == 0) {
+			t.Errorf("event %d %+v: no time, or an id other than 0 for created and a stored id for the rest", i, e)
 		}
 	}
 	if want := "created paused resumed triggered cancelled"; strings.Join(types, " ") != want {
