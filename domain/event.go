@@ -49,13 +49,16 @@ func CreatedEvent(alarmID string, createdAt, fireAt time.Time) Event {
 
 // WithCreated is an alarm's history as the API shows it: stored, the alarm's events
 // after its creation, oldest first, at most limit; returned, created first, then those,
-// at most limit in all. A history whose first stored event is a created event (written
-// by a version that stored them) is returned as it is.
+// at most limit in all (limit <= 0: no limit). A history whose first stored event is a
+// created event (written by a version that stored them) is returned as it is.
 func WithCreated(stored []Event, created Event, limit int) []Event {
 	if len(stored) > 0 && stored[0].Type == EventCreated {
 		return stored
 	}
-	out := make([]Event, 0, min(len(stored)+1, max(limit, 1)))
+	if limit <= 0 {
+		limit = len(stored) + 1
+	}
+	out := make([]Event, 0, min(len(stored)+1, limit))
 	out = append(out, created)
-	return append(out, stored[:min(len(stored), max(limit-1, 0))]...)
+	return append(out, stored[:min(len(stored), limit-1)]...)
 }
