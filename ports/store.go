@@ -72,8 +72,9 @@ type AlarmStore interface {
 	// Deduped; a key repeated within as makes one alarm, and the later items get it
 	// with Deduped; this holds under concurrency with other creates and batches. An id
 	// that is already stored is that item's ErrConflict (Err), and the other items are
-	// created all the same. An error returned by the call itself means nothing was
-	// written. Not a round trip per alarm: the API's group commit and its batch
+	// created all the same. Ids within one batch are distinct (the caller made them, as
+	// the API does, with domain.NewAlarm); stores need not handle an id repeated in as.
+	// An error returned by the call itself means nothing was written. Not a round trip per alarm: the API's group commit and its batch
 	// endpoint call it to put many creates in one transaction. Stores may split the
 	// work into several statements (parameter limits), never several transactions.
 	CreateBatch(ctx context.Context, as []domain.Alarm) ([]CreateResult, error)

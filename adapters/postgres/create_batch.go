@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -40,9 +41,9 @@ WITH t AS (
 	       series, fire_count, skip_streak, paused_reason, paused_until, endpoint
 	FROM t ORDER BY ord
 	ON CONFLICT DO NOTHING
-	RETURNING id
+	RETURNING id, owner, idempotency_key
 )
-SELECT id FROM inserted`
+SELECT id, owner, idempotency_key FROM inserted`
 
 // byIdempotencyKeysSQL reads the alarms of (owner, key) pairs; like byIdempotencyKeySQL
 // it repeats the partial index's predicate so the generic plan can use the index.
@@ -62,31 +63,42 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 			if err != nil {
 				return err
 			}
-			// The statement returns only the ids it inserted: an inserted row is the
-			// item as given, at the store's precision (storedAlarm), so reading every
-			// column back would only return what is already here, for the server's
-			// time to send 29 columns an alarm and the node's to decode them.
-			ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			// The statement returns what identifies each row it inserted, not every
+			// column: an inserted row is its item as given, at the store's precision
+			// (storedAlarm), so reading the row back would only return what is already
+			// here, for the server's time to send 29 columns an alarm and the node's to
+			// decode them.
+			ins, err := pgx.CollectRows(rows, pgx.RowToStructByPos[insertedRow])
 			if err != nil {
 				return err
 			}
-			byID := make(map[string]int, len(ids)) // index into as of the first item with the id
-			for _, id := range ids {
-				byID[id] = -1
+			inserted := make(map[insertedRow]bool, len(ins))
+			for _, r := range ins {
+				inserted[r] = true
 			}
-			for i, a := range as {
-				if j, ok := byID[a.ID]; ok && j < 0 {
-					byID[a.ID] = i
-				}
-			}
-			type ownerKey struct{ owner, key string }
+			// The item a row was inserted from is the first with its id, owner and key
+			// (a later twin conflicts); the item a key's later twins dedupe to is the
+			// one inserted with it. Both through maps, never by walking the batch again
+			// for each item.
+			created := make(map[string]bool, len(ins))     // ids given to an item
+			withKey := make(map[insertedRow]int, len(ins)) // (owner, key) → item inserted with it
 			var owners, keys []string
-			for _, a := range as {
-				if _, ok := byID[a.ID]; !ok && a.IdempotencyKey != "" {
+			for i, a := range as {
+				r := insertedRow{a.ID, a.Owner, a.IdempotencyKey}
+				if inserted[r] && !created[a.ID] {
+					created[a.ID] = true
+					out[i] = ports.CreateResult{Alarm: storedAlarm(a)}
+					if a.IdempotencyKey != "" {
+						withKey[insertedRow{Owner: a.Owner, Key: a.IdempotencyKey}] = i
+					}
+					continue
+				}
+				out[i].Err = errNotCreated
+				if a.IdempotencyKey != "" {
 					owners, keys = append(owners, a.Owner), append(keys, a.IdempotencyKey)
 				}
 			}
-			existing := map[ownerKey]domain.Alarm{}
+			existing := map[insertedRow]domain.Alarm{}
 			if len(keys) > 0 {
 				rows, err := tx.Query(ctx, byIdempotencyKeysSQL, owners, keys)
 				if err != nil {
@@ -97,31 +109,20 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 					return err
 				}
 				for _, a := range found {
-					existing[ownerKey{a.Owner, a.IdempotencyKey}] = a
+					existing[insertedRow{Owner: a.Owner, Key: a.IdempotencyKey}] = a
 				}
 			}
-			// The first item with an id is the one inserted (a later one with the same id
-			// conflicts), and the first with an owner's key is the one a later item with
-			// that key is deduped to: both found through maps, never by walking the batch
-			// again for each item.
-			firstWithKey := make(map[ownerKey]string)
-			for _, a := range as {
-				if k := (ownerKey{a.Owner, a.IdempotencyKey}); a.IdempotencyKey != "" && firstWithKey[k] == "" {
-					firstWithKey[k] = a.ID
-				}
-			}
-			given := make(map[string]bool, len(ids)) // ids already given to an item
 			for i, a := range as {
-				j, ok := byID[a.ID]
-				switch {
-				case ok && !given[a.ID]:
-					given[a.ID] = true // a later item with the same id is not this one
-					out[i] = ports.CreateResult{Alarm: storedAlarm(as[j])}
-				case a.IdempotencyKey != "" && existing[ownerKey{a.Owner, a.IdempotencyKey}].ID != "":
-					out[i] = ports.CreateResult{Alarm: existing[ownerKey{a.Owner, a.IdempotencyKey}], Deduped: true}
+				if out[i].Err != errNotCreated {
+					continue
+				}
+				k := insertedRow{Owner: a.Owner, Key: a.IdempotencyKey}
+				switch twin, ok := existing[k]; {
+				case a.IdempotencyKey != "" && ok:
+					out[i] = ports.CreateResult{Alarm: twin, Deduped: true}
 				case a.IdempotencyKey != "":
-					if j, ok := byID[firstWithKey[ownerKey{a.Owner, a.IdempotencyKey}]]; ok {
-						out[i] = ports.CreateResult{Alarm: storedAlarm(as[j]), Deduped: true}
+					if j, ok := withKey[k]; ok {
+						out[i] = ports.CreateResult{Alarm: out[j].Alarm, Deduped: true}
 						continue
 					}
 					// The key's alarm was deleted between the conflict and the read
@@ -139,6 +140,13 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 	}
 	return out, nil
 }
+
+// insertedRow identifies a row createBatchSQL inserted (and, without ID, an owner's key).
+type insertedRow struct{ ID, Owner, Key string }
+
+// errNotCreated marks, while CreateBatch works out its results, an item whose row was
+// not inserted; every such item ends deduped or with an error of its own.
+var errNotCreated = errors.New("postgres: not created")
 
 // createBatchArgs are createBatchSQL's parameters: one array per column.
 func createBatchArgs(as []domain.Alarm) []any {
