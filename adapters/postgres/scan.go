@@ -73,14 +73,10 @@ func truncateAlarm(a domain.Alarm) domain.Alarm {
 	return a
 }
 
-// storedAlarm is a as a read of its row returns it: every time in UTC at the store's
-// precision (timeArg), and an empty payload as the JSON null the column keeps.
+// storedAlarm is a as a read of its row returns it: its times as truncateAlarm makes
+// them, and an empty payload as the JSON null the column keeps.
 func storedAlarm(a domain.Alarm) domain.Alarm {
-	for _, t := range sqlrow.AlarmTimes(&a) {
-		if !t.IsZero() {
-			*t = t.UTC().Truncate(time.Microsecond)
-		}
-	}
+	a = truncateAlarm(a)
 	a.Payload = payloadArg(a.Payload)
 	return a
 }
