@@ -164,8 +164,8 @@ func (e *env) eventDiff(got, want domain.Event) string {
 	return b.String()
 }
 
-// wantEvents checks an alarm's history: the created event first (type, alarm and
-// time only: its other fields are the store's choice), then exactly the events of the
+// wantEvents checks an alarm's history: the created event first (wantCreatedEvent),
+// then exactly the events of the
 // applied transitions, in order, with store-assigned ids strictly increasing.
 func (e *env) wantEvents(what string, got []domain.Event, created domain.Alarm, want ...domain.Event) {
 	e.t.Helper()
@@ -186,12 +186,14 @@ func (e *env) wantEvents(what string, got []domain.Event, created domain.Alarm, 
 	}
 }
 
-// wantCreatedEvent checks the event Create appended.
+// wantCreatedEvent checks the event a history begins with: domain.CreatedEvent of the
+// alarm's row, which Events builds (Create stores no event).
 func (e *env) wantCreatedEvent(what string, got domain.Event, a domain.Alarm) {
 	e.t.Helper()
-	if got.Type != domain.EventCreated || got.AlarmID != a.ID || !e.sameTime(got.At, a.CreatedAt) || got.Worker != "" {
-		e.t.Errorf("%s: first event = {Type: %q, AlarmID: %q, At: %s, Worker: %q}, want {created, %q, %s, \"\"}",
-			what, got.Type, got.AlarmID, fmtTime(got.At), got.Worker, a.ID, fmtTime(a.CreatedAt))
+	want := domain.CreatedEvent(a.ID, a.CreatedAt, a.FireAt)
+	if got.ID != 0 || got.Type != want.Type || got.AlarmID != want.AlarmID || !e.sameTime(got.At, want.At) ||
+		!e.sameTime(got.ScheduledFor, want.ScheduledFor) || got.Attempt != 0 || got.Worker != "" || got.Message != "" {
+		e.t.Errorf("%s: first event = %+v, want %+v (built from the alarm's row, id 0)", what, got, want)
 	}
 }
 
