@@ -45,7 +45,12 @@ func (c *CountSampler) Run(ctx context.Context) {
 		_ = c.store.ReleaseLease(stop, CountSamplerLease, c.holder)
 	}()
 	for {
-		if err := c.SampleOnce(ctx); err != nil && ctx.Err() == nil {
+		// A sample outliving its lease (3 intervals) is void, and one stuck on a dead
+		// connection would stop this node sampling for good.
+		call, cancel := context.WithTimeout(ctx, 3*c.interval)
+		err := c.SampleOnce(call)
+		cancel()
+		if err != nil && ctx.Err() == nil {
 			c.log.Warn("sampling the alarm counts failed", zap.Error(err))
 		}
 		if sleepCtx(ctx, c.interval) != nil {

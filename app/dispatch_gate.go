@@ -50,7 +50,12 @@ func NewDispatchGate(store ports.StateStore, interval time.Duration, metrics por
 // Run refreshes the gate every interval until ctx is done.
 func (g *DispatchGate) Run(ctx context.Context) {
 	for {
-		if _, err := g.Refresh(ctx); err != nil && ctx.Err() == nil {
+		// Bounded (StoreCallTimeout): a read stuck on a dead connection would keep this
+		// node from ever seeing a pause or a resume.
+		call, cancel := context.WithTimeout(ctx, StoreCallTimeout)
+		_, err := g.Refresh(call)
+		cancel()
+		if err != nil && ctx.Err() == nil {
 			g.log.Warn("reading the dispatch pause gate failed; keeping the last known state", zap.Error(err))
 		}
 		if sleepCtx(ctx, g.interval) != nil {

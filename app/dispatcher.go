@@ -111,7 +111,9 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			break
 		}
 		start := time.Now()
-		claimed, err := d.store.ClaimDue(ctx, ports.ClaimParams{Worker: d.cfg.Worker, Lease: d.cfg.Lease, Batch: n})
+		claimCtx, cancel := context.WithTimeout(ctx, d.cfg.storeTimeout())
+		claimed, err := d.store.ClaimDue(claimCtx, ports.ClaimParams{Worker: d.cfg.Worker, Lease: d.cfg.Lease, Batch: n})
+		cancel()
 		if err != nil {
 			d.release(n)
 			if ctx.Err() != nil {
@@ -174,7 +176,10 @@ func (d *Dispatcher) release(n int) {
 // idle sleeps until the earliest of: the next due alarm, a hint, the tick, ctx done.
 func (d *Dispatcher) idle(ctx context.Context) {
 	wait := d.cfg.Tick
-	if next, ok, err := d.store.NextDue(ctx); err != nil {
+	nextCtx, cancel := context.WithTimeout(ctx, d.cfg.storeTimeout())
+	next, ok, err := d.store.NextDue(nextCtx)
+	cancel()
+	if err != nil {
 		if ctx.Err() == nil {
 			d.log.Warn("reading next due time failed; sleeping one tick", zap.Error(err))
 		}

@@ -82,3 +82,9 @@ func (c DispatcherConfig) Validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+// storeTimeout bounds each of the dispatcher's store calls (see StoreCallTimeout): a
+// claim, a next-due read, an at-most-once advance, a step of ending pauses, one attempt
+// of an apply. Never more than half the lease: a claim answered later than that has
+// left its wakes less than half their lease, and an apply is retried for half a lease.
+func (c DispatcherConfig) storeTimeout() time.Duration { return min(c.Lease/2, StoreCallTimeout) }

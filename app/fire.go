@@ -65,7 +65,9 @@ func (d *Dispatcher) fire(work context.Context, alarms []domain.Alarm) {
 // the advance must be durable first. Those alarms keep their lease; if the store was
 // down, the lease expires and they are claimed again.
 func (d *Dispatcher) commitAdvances(work context.Context, batch []delivery, advances []domain.Transition) {
-	stale, err := d.applyOnce(work, advances)
+	ctx, cancel := context.WithTimeout(work, d.cfg.storeTimeout())
+	stale, err := d.applyOnce(ctx, advances)
+	cancel()
 	for i := range batch {
 		w := &batch[i]
 		if w.firing.Advance != nil && (err != nil || stale[w.firing.Alarm.ID]) {
@@ -178,7 +180,9 @@ func (d *Dispatcher) apply(ts []domain.Transition) {
 	deadline := time.Now().Add(d.cfg.Lease / 2)
 	wait := newRetryDelay(50*time.Millisecond, 2*time.Second)
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), max(time.Until(deadline), time.Second))
+		// Each attempt is bounded on its own, so one on a dead connection leaves time
+		// for another on a fresh one.
+		ctx, cancel := context.WithTimeout(context.Background(), min(d.cfg.storeTimeout(), max(time.Until(deadline), time.Second)))
 		_, err := d.applyOnce(ctx, ts)
 		cancel()
 		if err == nil {

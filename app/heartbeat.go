@@ -86,7 +86,7 @@ func (h *Heartbeat) Run(ctx context.Context) {
 				registered = h.register(ctx)
 				continue
 			}
-			if err := h.store.Heartbeat(ctx, h.worker.ID, h.stats()); err != nil && ctx.Err() == nil {
+			if err := h.beat(ctx); err != nil && ctx.Err() == nil {
 				h.log.Warn("heartbeat failed", zap.Error(err))
 				registered = false // re-register next time, in case the row was removed
 			}
@@ -94,10 +94,20 @@ func (h *Heartbeat) Run(ctx context.Context) {
 	}
 }
 
+// beat refreshes the worker row, within StoreCallTimeout: a beat stuck on a dead
+// connection would leave the row to age until this live node looked dead.
+func (h *Heartbeat) beat(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, StoreCallTimeout)
+	defer cancel()
+	return h.store.Heartbeat(ctx, h.worker.ID, h.stats())
+}
+
 func (h *Heartbeat) register(ctx context.Context) bool {
 	w := h.worker
 	w.Stats = h.stats()
-	if err := h.store.RegisterWorker(ctx, w); err != nil {
+	call, cancel := context.WithTimeout(ctx, StoreCallTimeout)
+	defer cancel()
+	if err := h.store.RegisterWorker(call, w); err != nil {
 		if ctx.Err() == nil {
 			h.log.Warn("registering worker failed; will retry", zap.Error(err))
 		}

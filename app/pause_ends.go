@@ -28,7 +28,9 @@ func (p *pauseEnds) run(ctx context.Context, d *Dispatcher) {
 		return
 	}
 	p.last = now
-	ids, err := d.store.DuePauses(ctx, pauseEndBatch)
+	readCtx, cancel := context.WithTimeout(ctx, d.cfg.storeTimeout())
+	ids, err := d.store.DuePauses(readCtx, pauseEndBatch)
+	cancel()
 	if err != nil {
 		if ctx.Err() == nil {
 			d.log.Warn("reading ended pauses failed; trying again next tick", zap.Error(err))
@@ -36,10 +38,12 @@ func (p *pauseEnds) run(ctx context.Context, d *Dispatcher) {
 		return
 	}
 	for _, id := range ids {
-		a, err := d.store.AdminMutate(ctx, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		mutCtx, cancel := context.WithTimeout(ctx, d.cfg.storeTimeout())
+		a, err := d.store.AdminMutate(mutCtx, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 			t, changed := domain.ResumeDue(a, now)
 			return t, changed, nil
 		})
+		cancel()
 		if err != nil {
 			if ctx.Err() == nil {
 				d.log.Warn("ending a pause failed; trying again next tick", zap.String("alarm", id), zap.Error(err))

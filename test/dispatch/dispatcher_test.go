@@ -267,4 +267,29 @@ func TestClaimErrorsDoNotEndTheLoop(t *testing.T) {
 	}
 }
 
-var _ ports.Store = (*flakyStore)(nil)
+// A claim on a connection a network fault left hanging never answers. The dispatcher
+// gives up on it at its deadline (half the lease at most) and claims again; without
+// one the loop waited for good and the node never fired again.
+func TestClaimThatNeverAnswersTimesOut(t *testing.T) {
+	e := newEnv(t)
+	r := newReceiver(t, nil)
+	hung := &hungStore{Store: e.store, hang: 1}
+	d, err := newDispatcherOn(hung, e, e.waker(t, r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = d.Run(ctx) }()
+	a := e.create(t, domain.Spec{Kind: domain.KindOnce, Delay: ptr(time.Duration(0))})
+	lease := testConfig("").Lease
+	eventually(t, lease, "fired after a claim that never answered", func() bool { return e.get(t, a.ID).Status == domain.StatusFired })
+	if got := d.Stats().ClaimErrors; got != 1 {
+		t.Errorf("claim errors = %d, want 1 (the claim that timed out)", got)
+	}
+}
+
+var (
+	_ ports.Store = (*flakyStore)(nil)
+	_ ports.Store = (*hungStore)(nil)
+)

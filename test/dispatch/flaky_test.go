@@ -24,6 +24,23 @@ func (f *flakyStore) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.C
 	return f.Store.ClaimDue(ctx, p)
 }
 
+// hungStore is the real store whose first `hang` claims never answer, as on a
+// connection a network fault left hanging (no answer, no reset): they return only when
+// their context ends.
+type hungStore struct {
+	ports.Store
+	hang  int64
+	calls atomic.Int64
+}
+
+func (h *hungStore) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
+	if h.calls.Add(1) <= h.hang {
+		<-ctx.Done()
+		return ports.Claimed{}, ctx.Err()
+	}
+	return h.Store.ClaimDue(ctx, p)
+}
+
 func newDispatcherOn(s ports.Store, e *env, w ports.Waker) (*app.Dispatcher, error) {
 	return app.NewDispatcher(s, w, e.sclock, e.hints, testConfig("flaky"), nil)
 }
