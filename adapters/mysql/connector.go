@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"fmt"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -26,6 +27,7 @@ const sessionSetup = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"
 // connector is the driver's connector plus sessionSetup on each connection.
 type connector struct {
 	driver.Connector
+	timeout time.Duration // the URL's dial timeout; 0 when it sets none
 }
 
 func newConnector(cfg *mysql.Config) (driver.Connector, error) {
@@ -33,11 +35,21 @@ func newConnector(cfg *mysql.Config) (driver.Connector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mysql: %w", err)
 	}
-	return connector{c}, nil
+	return connector{Connector: c, timeout: cfg.Timeout}, nil
 }
+
+// connectTimeout bounds a whole connect (dial, handshake, authentication, session
+// setup); a URL's timeout parameter, which the driver applies to the dial alone, may
+// lengthen it. The driver otherwise waits as long as its context: database/sql opens
+// some connections in the background on a context that never ends, so a connect
+// started while the network path was blackholed (accepted, never answered) kept one of
+// the pool's few connections for good (test/e2e TestFaultNetwork).
+const connectTimeout = 10 * time.Second
 
 // Connect opens a connection and prepares its session.
 func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, max(connectTimeout, c.timeout))
+	defer cancel()
 	conn, err := c.Connector.Connect(ctx)
 	if err != nil {
 		return nil, err
