@@ -2,12 +2,14 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/crc64"
 	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Wake hints travel over LISTEN/NOTIFY. The payload is the due time in Unix
@@ -43,6 +45,12 @@ const (
 	// Reconnection backoff of a listener whose connection was lost.
 	minReconnectDelay = 100 * time.Millisecond
 	maxReconnectDelay = 5 * time.Second
+	// A listener that has heard nothing for listenerCheck pings its connection and
+	// reconnects if no answer comes within listenerPingTimeout. A connection a network
+	// fault left hanging (no answer, no reset) never reports an error by itself:
+	// without the ping, hints stopped for good and every node fell back to its tick.
+	listenerCheck       = 30 * time.Second
+	listenerPingTimeout = 5 * time.Second
 )
 
 // PublishHint notifies every subscribed process that an alarm is due at at.
@@ -85,7 +93,9 @@ func (s *Store) listen(ctx context.Context) (*pgx.Conn, error) {
 	if err != nil {
 		return nil, mapError(err)
 	}
-	if _, err := conn.Exec(ctx, `LISTEN `+pgx.Identifier{s.hintChannel}.Sanitize()); err != nil {
+	listen, cancel := context.WithTimeout(ctx, listenerPingTimeout)
+	defer cancel()
+	if _, err := conn.Exec(listen, `LISTEN `+pgx.Identifier{s.hintChannel}.Sanitize()); err != nil {
 		closeConn(conn)
 		return nil, mapError(err)
 	}
@@ -122,7 +132,7 @@ func (s *Store) relayHints(ctx context.Context, conn *pgx.Conn, ch chan<- time.T
 			}
 			delay = minReconnectDelay
 		}
-		n, err := conn.WaitForNotification(ctx)
+		n, err := waitForHint(ctx, conn, s.listenerCheck)
 		if err != nil {
 			// Cancelled, or the connection is gone (server restart, failover,
 			// pg_terminate_backend): either way this connection is done.
@@ -140,6 +150,29 @@ func (s *Store) relayHints(ctx context.Context, conn *pgx.Conn, ch chan<- time.T
 		select {
 		case ch <- time.UnixMilli(ms).UTC():
 		default: // the subscriber is behind; it is already due to wake
+		}
+	}
+}
+
+// waitForHint waits for the next notification on conn. When none comes within check
+// (listenerCheck) it pings conn and waits again if it answers; an error means conn is
+// done (or ctx is).
+func waitForHint(ctx context.Context, conn *pgx.Conn, check time.Duration) (*pgconn.Notification, error) {
+	for {
+		wait, cancel := context.WithTimeout(ctx, check)
+		n, err := conn.WaitForNotification(wait)
+		quiet := errors.Is(wait.Err(), context.DeadlineExceeded)
+		cancel()
+		if err == nil || !quiet || ctx.Err() != nil {
+			return n, err
+		}
+		// A wait that timed out leaves the connection usable (pgconn closes it on any
+		// other error): ask it whether it is alive.
+		ping, cancel := context.WithTimeout(ctx, listenerPingTimeout)
+		err = conn.Ping(ping)
+		cancel()
+		if err != nil {
+			return nil, err
 		}
 	}
 }

@@ -119,6 +119,26 @@ func TestHintsSurviveConnectionLoss(t *testing.T) {
 	}
 }
 
+// The listener's connection goes silent, as behind a firewall that forgot it: no
+// error ever comes. The listener notices by pinging after a quiet spell, and reconnects.
+func TestHintsSurviveASilentConnection(t *testing.T) {
+	_, u := newTestStore(t, nil)
+	path, through := newSilentPath(t, u)
+	s := openStore(t, through, Options{})
+	s.listenerCheck = 200 * time.Millisecond // before the listener starts
+	publisher := openStore(t, u, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hints, err := s.SubscribeHints(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitHint(t, publisher, hints, time.UnixMilli(1000).UTC())
+
+	path.Silence()
+	waitHint(t, publisher, hints, time.UnixMilli(2000).UTC())
+}
+
 func TestHintChannelClosesWithContextAndStore(t *testing.T) {
 	s, _ := newTestStore(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())

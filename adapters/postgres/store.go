@@ -41,6 +41,9 @@ type Store struct {
 	pool        *pgxpool.Pool
 	clock       ports.Clock // nil: the database clock
 	hintChannel string      // see hintChannelFor
+	// listenerCheck is how long a hint listener waits in silence before it pings its
+	// connection (the constant; tests shorten it before subscribing).
+	listenerCheck time.Duration
 
 	// done is closed by Close; it stops hint listeners, which live outside the pool.
 	// mu orders registering a listener against closing done.
@@ -65,7 +68,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, mapError(err)
 	}
-	s := &Store{pool: pool, clock: opts.Clock, done: make(chan struct{})}
+	s := &Store{pool: pool, clock: opts.Clock, done: make(chan struct{}), listenerCheck: listenerCheck}
 	schema, err := s.checkSchemaVersion(ctx)
 	if err != nil {
 		pool.Close()
@@ -89,8 +92,19 @@ func parseURL(url string) (*pgxpool.Config, error) {
 			cfg.ConnConfig.RuntimeParams[name] = value
 		}
 	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
+	}
 	return cfg, nil
 }
+
+// defaultConnectTimeout bounds a whole connect (dial, TLS, startup, authentication)
+// unless the URL sets connect_timeout. Without it pgx gives a pool connection 2 minutes,
+// in the background even after the caller gave up, and the hint listener forever: a
+// connect started while the network path was blackholed (accepted, never answered)
+// held one of the pool's few slots for 2 minutes, so the node stayed short of
+// connections long after the path was back (test/e2e TestFaultNetwork).
+const defaultConnectTimeout = 10 * time.Second
 
 // The store's sessions plan every prepared statement once, generically, instead of
 // letting PostgreSQL re-plan it for each execution when it guesses a custom plan is
