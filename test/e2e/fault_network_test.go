@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -174,6 +175,8 @@ func runNetworkFaults(t *testing.T, kind storeKind) {
 	final, events := readFinal(in, created)
 	noLeaseLeft(t, final)
 	fig = Verify(t, fig, final, events, recv.Deliveries(), faults, false)
+	t.Logf("network: store=%s by phase (latency, resets, blackhole): %s", kind,
+		byPhase(final, events, recv.Deliveries(), faults.Slack, map[string]Window{"latency": slow, "resets": resets, "blackhole": black}))
 	down, up := probe.worst(cut, black)
 	t.Logf("network: store=%s resets=%d blackholed_conns=%d not_ready_after=%s ready_again_after=%s firing_again_after=%s",
 		kind, reset, lost, down.Round(time.Millisecond), up.Round(time.Millisecond), firing.Round(time.Millisecond))
@@ -218,6 +221,47 @@ func waitFiring(t *testing.T, recv *Receiver, node *Node, since time.Time, withi
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// byPhase says in which phase each at-least-once duplicate was first delivered and
+// each at-most-once occurrence with an unknown outcome was dispatched (Verify has
+// checked that each falls in one), for the figures.
+func byPhase(final []domain.Alarm, events map[string][]domain.Event, got []Delivery, slack time.Duration, phases map[string]Window) string {
+	in := func(at time.Time) string { // the nearest phase, within slack
+		best, bestGap := "none", slack
+		for name, w := range phases {
+			gap := max(w.From.Sub(at), at.Sub(w.To), 0)
+			if gap <= bestGap {
+				best, bestGap = name, gap
+			}
+		}
+		return best
+	}
+	acks := map[string][]Delivery{}
+	for _, d := range got {
+		if d.Status == http.StatusOK {
+			acks[d.OccurrenceKey] = append(acks[d.OccurrenceKey], d)
+		}
+	}
+	dups, unknown := map[string]int{}, map[string]int{}
+	for _, a := range final {
+		h := readHistory(a, events[a.ID])
+		for k, ev := range h.fired {
+			switch {
+			case a.Delivery == domain.AtLeastOnce && len(acks[k]) > 1:
+				first := acks[k][0]
+				for _, d := range acks[k] {
+					if d.Arrived.Before(first.Arrived) {
+						first = d
+					}
+				}
+				dups[in(first.Arrived)]++
+			case a.Delivery == domain.AtMostOnce && !h.delivered[k] && !h.failedAttempt[k]:
+				unknown[in(ev.At)]++
+			}
+		}
+	}
+	return fmt.Sprintf("at-least-once duplicates %v, at-most-once outcomes unknown %v", dups, unknown)
 }
 
 // claimTimeouts counts the claims node logged as failed on a deadline during the
