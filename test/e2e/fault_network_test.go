@@ -304,7 +304,8 @@ func noLeaseLeft(t *testing.T, final []domain.Alarm) {
 	}
 }
 
-// readyProbe polls every node's /readyz a few times a second and keeps the answers.
+// readyProbe sends every node a /readyz probe every 250 ms, each on its own (one that
+// waits does not hold back the next), and keeps the answers in the order they came.
 type readyProbe struct {
 	mu      sync.Mutex
 	answers map[string][]readyAnswer
@@ -335,15 +336,19 @@ func newReadyProbe(nodes []*Node) *readyProbe {
 					return
 				case <-tick.C:
 				}
-				a := readyAnswer{sent: time.Now()}
-				if resp, err := client.Get("http://" + nd.Addr + "/readyz"); err == nil {
-					resp.Body.Close()
-					a.status = resp.StatusCode
-				}
-				a.answered = time.Now()
-				p.mu.Lock()
-				p.answers[nd.Name] = append(p.answers[nd.Name], a)
-				p.mu.Unlock()
+				p.wg.Add(1)
+				go func() {
+					defer p.wg.Done()
+					a := readyAnswer{sent: time.Now()}
+					if resp, err := client.Get("http://" + nd.Addr + "/readyz"); err == nil {
+						resp.Body.Close()
+						a.status = resp.StatusCode
+					}
+					a.answered = time.Now()
+					p.mu.Lock()
+					p.answers[nd.Name] = append(p.answers[nd.Name], a)
+					p.mu.Unlock()
+				}()
 			}
 		}()
 	}

@@ -63,7 +63,7 @@ type Figures struct {
 	Deliveries      int // acknowledged wakes the receiver got, duplicates included
 	Refused         int // wakes the receiver refused on purpose (503)
 	Kills, Restarts int // SIGKILLs and node restarts
-	Outages         int // database restarts
+	Outages         int // database restarts, or network fault phases
 	// LostAtLeastOnce: at-least-once occurrences never acknowledged. Must be 0.
 	LostAtLeastOnce int
 	// DupAtMostOnce: at-most-once occurrences sent more than once. Must be 0.
@@ -82,7 +82,7 @@ type Figures struct {
 }
 
 func (f Figures) String() string {
-	return fmt.Sprintf("scenario=%s store=%s alarms=%d occurrences=%d delivered=%d refused=%d kills=%d restarts=%d db_restarts=%d "+
+	return fmt.Sprintf("scenario=%s store=%s alarms=%d occurrences=%d delivered=%d refused=%d kills=%d restarts=%d outages=%d "+
 		"lost=%d amo_dup=%d alo_dup=%d (explained %d) amo_unknown=%d (undelivered %d) amo_failed=%d stuck=%d",
 		f.Scenario, f.Store, f.Alarms, f.Occurrences, f.Deliveries, f.Refused, f.Kills, f.Restarts, f.Outages,
 		f.LostAtLeastOnce, f.DupAtMostOnce, f.DupAtLeastOnce, f.DupExplained, f.UnknownAtMostOnce, f.UnknownUndelivered,
