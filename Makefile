@@ -22,7 +22,8 @@ test:
 
 ## test-e2e: multi-process fault tests (build tag e2e): node kills, database restarts,
 ## receiver outage, clock skew, SQLite on a full disk (it mounts a tmpfs: root only), an
-## upgrade from the previous release (built from the git history) (docs/reliability.md).
+## upgrade from the previous release (built from the git history), network faults between
+## the nodes and the database (docs/reliability.md).
 ## It stops and starts the local PostgreSQL and MariaDB servers
 ## (CHRONOS_E2E_RESTART_DB=1), so run it on its own.
 test-e2e:
