@@ -65,7 +65,8 @@ var sentinels = []struct {
 	{domain.ErrInvalidState, http.StatusConflict, "invalid_state", ""},
 	{ports.ErrConflict, http.StatusConflict, "conflict", "the request conflicts with an existing alarm"},
 	{ports.ErrBusy, http.StatusConflict, "conflict", ""},
-	// Nothing was done; Retry-After says when to try again (writeError).
+	// Nothing was done; Retry-After says when to try again, or is left out when no retry
+	// can succeed (writeError).
 	{domain.ErrQuotaExceeded, http.StatusTooManyRequests, "quota_exceeded", ""},
 	{domain.ErrRateLimited, http.StatusTooManyRequests, "rate_limited", ""},
 	// Before the generic unavailable answer: the operator has something to fix, and a
@@ -153,7 +154,9 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		w.Header().Set("WWW-Authenticate", challenge)
 	case http.StatusTooManyRequests:
-		w.Header().Set("Retry-After", retryAfter(err))
+		if secs, ok := retryAfter(err); ok {
+			w.Header().Set("Retry-After", secs)
+		}
 	case http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", "1")
 		if !errors.Is(err, context.Canceled) {
@@ -169,14 +172,20 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 // retryAfter is a refusal's Retry-After: its domain.LimitError's wait in whole
 // seconds, rounded up, at least 1 (the header has no finer unit, and 0 would invite an
-// immediate retry that is refused again).
-func retryAfter(err error) string {
-	secs := int64(1)
+// immediate retry that is refused again). ok is false for a Permanent refusal: no wait
+// makes it succeed, and a Retry-After would tell a client's retry loop otherwise.
+func retryAfter(err error) (secs string, ok bool) {
+	n := int64(1)
 	var le *domain.LimitError
-	if errors.As(err, &le) && le.RetryAfter > time.Second {
-		secs = int64((le.RetryAfter + time.Second - 1) / time.Second)
+	if errors.As(err, &le) {
+		if le.Permanent {
+			return "", false
+		}
+		if le.RetryAfter > time.Second {
+			n = int64((le.RetryAfter + time.Second - 1) / time.Second)
+		}
 	}
-	return strconv.FormatInt(secs, 10)
+	return strconv.FormatInt(n, 10), true
 }
 
 // requestFields are the log fields that tie an entry to its request.
