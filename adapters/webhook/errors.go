@@ -21,10 +21,6 @@ var ErrTimeout = errors.New("webhook: timeout")
 // timeout from the caller's deadline.
 var errTimedOut = errors.New("webhook: delivery timeout elapsed")
 
-// errBodyWait is the cause that ends a delivery whose body was still arriving
-// maxBodyWait after its status line.
-var errBodyWait = errors.New("webhook: body still arriving")
-
 // maxErrorBody is how much of a refusing receiver's body is quoted in the error. The
 // text becomes the alarm's last_error, so it must stay short.
 const maxErrorBody = 512
