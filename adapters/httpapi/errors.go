@@ -70,7 +70,8 @@ var sentinels = []struct {
 	{domain.ErrQuotaExceeded, http.StatusTooManyRequests, "quota_exceeded", ""},
 	{domain.ErrRateLimited, http.StatusTooManyRequests, "rate_limited", ""},
 	// Before the generic unavailable answer: the operator has something to fix, and a
-	// client retrying at once only meets the same full disk.
+	// client retrying at once only meets the same full disk, so its Retry-After is
+	// longer (storageFullRetryAfter).
 	{ports.ErrStorageFull, http.StatusServiceUnavailable, "unavailable", storageFullMessage},
 }
 
@@ -95,6 +96,16 @@ const (
 	unavailableMessage = "the store is unavailable; retry later"
 	storageFullMessage = "the store's disk is full: nothing was written; retry once space is freed"
 	internalMessage    = "internal error; the server logged the details"
+)
+
+// Retry-After of a 503. A store that could not be reached or did not answer in time
+// may be back within a second (a failover, a restart, a burst). A full disk waits for
+// an operator to free space, which takes minutes, not a second: an earlier retry only
+// writes nothing again, and a fleet of clients retrying every second adds load to a
+// node that can do nothing for them.
+const (
+	unavailableRetryAfter = "1"
+	storageFullRetryAfter = "30"
 )
 
 // toAPIError is the one place an error becomes a status and a code.
@@ -158,7 +169,11 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			w.Header().Set("Retry-After", secs)
 		}
 	case http.StatusServiceUnavailable:
-		w.Header().Set("Retry-After", "1")
+		retry := unavailableRetryAfter
+		if errors.Is(err, ports.ErrStorageFull) {
+			retry = storageFullRetryAfter
+		}
+		w.Header().Set("Retry-After", retry)
 		if !errors.Is(err, context.Canceled) {
 			a.log.Warn("store unavailable", requestFields(r, zap.Error(err))...)
 		}
