@@ -166,9 +166,19 @@ func (s *Alarms) admitBatch(ctx context.Context, as []domain.Alarm) (batchReserv
 }
 
 // done ends the reservations with what the store created: each result neither refused
-// nor deduped (none when the call failed: the port says nothing was written).
+// nor deduped. A call that failed wrote nothing (the port says so), except one whose
+// context was cancelled or timed out: like createOne's, its transaction may still have
+// committed with nobody left to hear it, so every owner's whole reservation counts as
+// created (an estimate too high refuses early until the next count; one too low would
+// let the owner past its quota).
 func (b batchReservations) done(rs []CreateResult, err error) {
 	if b == nil {
+		return
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		for _, r := range b {
+			r.Done(r.n)
+		}
 		return
 	}
 	created := map[string]int{}

@@ -147,10 +147,15 @@ func (r Reservation) Done(created int) {
 // (domain.ErrQuotaExceeded) whose RetryAfter is when a new count may show room. It
 // queries the store only for an owner it has no count of, or to check a refusal on a
 // count older than the refresh interval; otherwise a count that has aged is renewed in
-// the background. An error of that query is returned as is.
+// the background. An error of that query is returned as is. n larger than the whole
+// quota is refused at once, Permanent, without a count: no count can make it fit.
 func (q *Quota) Admit(ctx context.Context, owner string, n int) (Reservation, error) {
 	if q == nil || n <= 0 {
 		return Reservation{}, nil
+	}
+	if n > q.limit {
+		q.metrics.Refused(ports.RefusedQuota)
+		return Reservation{}, domain.CheckQuota(q.limit, 0, n)
 	}
 	waited := false
 	for {

@@ -177,6 +177,47 @@ func TestQuotaRefusesAWholeBatch(t *testing.T) {
 	}
 }
 
+// A batch larger than the whole quota can never fit: it is refused at once, as
+// Permanent (no Retry-After), without waiting for a count, fresh or stale, that could
+// not change the answer.
+func TestQuotaRefusesABatchLargerThanItAtOnce(t *testing.T) {
+	q, store, clock := newTestQuota(t, 10)
+	hold := func() { // counts wait until release: a refusal that waits for one fails
+		store.mu.Lock()
+		defer store.mu.Unlock()
+		store.gate = make(chan struct{})
+	}
+	release := func() {
+		store.mu.Lock()
+		defer store.mu.Unlock()
+		close(store.gate)
+		store.gate = nil
+	}
+	wantPermanent := func(what string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		_, err := q.Admit(ctx, "alice", 11)
+		var le *domain.LimitError
+		if !errors.As(err, &le) || !errors.Is(err, domain.ErrQuotaExceeded) || !le.Permanent || le.RetryAfter != 0 {
+			t.Fatalf("%s: %v, want a Permanent quota refusal without RetryAfter", what, err)
+		}
+	}
+	hold()
+	wantPermanent("11 of 10 for an owner never counted")
+	release()
+	if err := admit(t, q, "alice", 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	clock.advance(testRefresh) // the count is stale: a refusal on it would wait for a new one
+	hold()
+	defer release()
+	wantPermanent("11 of 10 on a stale count")
+	if n := store.calls.Load(); n != 1 {
+		t.Errorf("%d counts, want 1 (the first create's): a batch that can never fit asks nothing", n)
+	}
+}
+
 // Room freed elsewhere (a cancel, a fire, another node's delete) shows within one
 // refresh interval: a refusal on an older count waits for a new count first.
 func TestQuotaSeesFreedRoomWithinARefresh(t *testing.T) {

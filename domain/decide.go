@@ -24,19 +24,19 @@ type Outcome struct {
 
 // Deferred is the outcome of a wake held back for d (see Outcome.Defer).
 func Deferred(d time.Duration, why string) Outcome {
-	return Outcome{Defer: d, Error: failureText(why)}
+	return Outcome{Defer: d, Error: PrintableText(why, MaxFailureText)}
 }
 
 // Delivered is the outcome of an acknowledged wake.
 func Delivered() Outcome { return Outcome{Delivered: true} }
 
 // DeliveryFailed is the outcome of a wake that was refused, timed out or never sent.
-// msg is recorded as printable text of at most MaxFailureText bytes (failureText).
+// msg is recorded as printable text of at most MaxFailureText bytes (PrintableText).
 func DeliveryFailed(msg string) Outcome {
 	if msg == "" {
 		msg = "delivery failed"
 	}
-	return Outcome{Error: failureText(msg)}
+	return Outcome{Error: PrintableText(msg, MaxFailureText)}
 }
 
 // Policy holds the tunables Begin and Decide need.

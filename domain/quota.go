@@ -18,11 +18,15 @@ var (
 
 // LimitError is a refusal by ErrQuotaExceeded or ErrRateLimited (Kind, which Unwrap
 // returns, so errors.Is sees it): nothing was read or written for the request, and a
-// retry after RetryAfter may succeed. Message is fit for the caller.
+// retry after RetryAfter may succeed, unless Permanent. Message is fit for the caller.
 type LimitError struct {
 	Kind       error
 	Message    string
 	RetryAfter time.Duration
+	// Permanent: no retry of this request can ever succeed (it alone exceeds the limit),
+	// so there is no time to retry after; RetryAfter is 0 and the API sends no
+	// Retry-After.
+	Permanent bool
 }
 
 func (e *LimitError) Error() string { return e.Message }
@@ -40,17 +44,20 @@ func (s Status) CountsTowardQuota() bool { return s == StatusActive || s == Stat
 
 // CheckQuota decides whether an owner that has active alarms (as counted: QuotaStatuses)
 // may create adding more when it may have at most limit; limit <= 0 is no quota. The
-// refusal is a *LimitError of ErrQuotaExceeded whose RetryAfter is the caller's to set.
+// refusal is a *LimitError of ErrQuotaExceeded whose RetryAfter is the caller's to set,
+// or, when adding alone exceeds limit (whatever active is), a Permanent one.
 // The whole request is refused or none of it: a batch that would cross the quota
 // creates nothing, rather than whichever of its items happen to come first.
 func CheckQuota(limit, active, adding int) error {
 	if limit <= 0 || active+adding <= limit {
 		return nil
 	}
-	msg := fmt.Sprintf("the owner may have at most %d active or paused alarms and has about %d; "+
-		"creating %d more would exceed that: cancel alarms or wait for some to fire", limit, active, adding)
 	if adding > limit {
-		msg = fmt.Sprintf("the owner may have at most %d active or paused alarms; one request cannot create %d", limit, adding)
+		return &LimitError{Kind: ErrQuotaExceeded, Permanent: true, Message: fmt.Sprintf(
+			"this request alone exceeds the quota: it would create %d alarms, and the owner may have at most %d "+
+				"active or paused alarms in all; no retry of it can succeed: send at most %d a request", adding, limit, limit)}
 	}
-	return &LimitError{Kind: ErrQuotaExceeded, Message: msg}
+	return &LimitError{Kind: ErrQuotaExceeded, Message: fmt.Sprintf(
+		"the owner may have at most %d active or paused alarms and has about %d; "+
+			"creating %d more would exceed that: cancel alarms or wait for some to fire", limit, active, adding)}
 }

@@ -3,22 +3,24 @@ package domain
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
 func TestCheckQuota(t *testing.T) {
 	for _, c := range []struct {
 		limit, active, adding int
-		refused               bool
+		refused, permanent    bool
 	}{
-		{0, 5_000_000, 1000, false}, // no quota
-		{-1, 10, 10, false},
-		{10, 0, 10, false},
-		{10, 9, 1, false},
-		{10, 10, 1, true},
-		{10, 9, 2, true},  // a batch crossing it: refused whole
-		{10, 12, 1, true}, // already over (another node's creates)
-		{10, 0, 11, true}, // one request larger than the quota
+		{0, 5_000_000, 1000, false, false}, // no quota
+		{-1, 10, 10, false, false},
+		{10, 0, 10, false, false},
+		{10, 9, 1, false, false},
+		{10, 10, 1, true, false},
+		{10, 9, 2, true, false},  // a batch crossing it: refused whole
+		{10, 12, 1, true, false}, // already over (another node's creates)
+		{10, 0, 11, true, true},  // one request larger than the whole quota: never fits
+		{10, 10, 11, true, true},
 	} {
 		err := CheckQuota(c.limit, c.active, c.adding)
 		var le *LimitError
@@ -27,6 +29,10 @@ func TestCheckQuota(t *testing.T) {
 			t.Errorf("CheckQuota(%d, %d, %d) = %v, want allowed", c.limit, c.active, c.adding, err)
 		case c.refused && (!errors.Is(err, ErrQuotaExceeded) || !errors.As(err, &le) || le.Message == ""):
 			t.Errorf("CheckQuota(%d, %d, %d) = %v, want a LimitError of ErrQuotaExceeded with a message", c.limit, c.active, c.adding, err)
+		case c.refused && le.Permanent != c.permanent:
+			t.Errorf("CheckQuota(%d, %d, %d): Permanent %t, want %t (%q)", c.limit, c.active, c.adding, le.Permanent, c.permanent, le.Message)
+		case c.permanent && !strings.Contains(le.Message, "alone exceeds the quota"):
+			t.Errorf("CheckQuota(%d, %d, %d): %q does not say the request alone exceeds the quota", c.limit, c.active, c.adding, le.Message)
 		}
 	}
 }

@@ -5,7 +5,10 @@ import "context"
 // QuotaStore counts what an owner's quota of active alarms is checked against
 // (--max-active-alarms-per-owner). app.Quota keeps each owner's count in memory and
 // calls CountActive about once per refresh interval for each owner that creates on the
-// node, never once per create: the create path is the API's hottest.
+// node, not once per create: the create path is the API's hottest. Most counts run in
+// the background; a create waits for one only when the node has no count of its owner
+// (its first create there, or its first after a minute idle) or would be refused on a
+// count past its age limit. So a count must stay cheap: see the bound below.
 type QuotaStore interface {
 	// CountActive returns how many of the owner's alarms have a status of
 	// domain.QuotaStatuses (active or paused), counting at most atMost of them:

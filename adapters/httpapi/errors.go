@@ -65,11 +65,13 @@ var sentinels = []struct {
 	{domain.ErrInvalidState, http.StatusConflict, "invalid_state", ""},
 	{ports.ErrConflict, http.StatusConflict, "conflict", "the request conflicts with an existing alarm"},
 	{ports.ErrBusy, http.StatusConflict, "conflict", ""},
-	// Nothing was done; Retry-After says when to try again (writeError).
+	// Nothing was done; Retry-After says when to try again, or is left out when no retry
+	// can succeed (writeError).
 	{domain.ErrQuotaExceeded, http.StatusTooManyRequests, "quota_exceeded", ""},
 	{domain.ErrRateLimited, http.StatusTooManyRequests, "rate_limited", ""},
 	// Before the generic unavailable answer: the operator has something to fix, and a
-	// client retrying at once only meets the same full disk.
+	// client retrying at once only meets the same full disk, so its Retry-After is
+	// longer (storageFullRetryAfter).
 	{ports.ErrStorageFull, http.StatusServiceUnavailable, "unavailable", storageFullMessage},
 }
 
@@ -94,6 +96,16 @@ const (
 	unavailableMessage = "the store is unavailable; retry later"
 	storageFullMessage = "the store's disk is full: nothing was written; retry once space is freed"
 	internalMessage    = "internal error; the server logged the details"
+)
+
+// Retry-After of a 503. A store that could not be reached or did not answer in time
+// may be back within a second (a failover, a restart, a burst). A full disk waits for
+// an operator to free space, which takes minutes, not a second: an earlier retry only
+// writes nothing again, and a fleet of clients retrying every second adds load to a
+// node that can do nothing for them.
+const (
+	unavailableRetryAfter = "1"
+	storageFullRetryAfter = "30"
 )
 
 // toAPIError is the one place an error becomes a status and a code.
@@ -153,9 +165,15 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		w.Header().Set("WWW-Authenticate", challenge)
 	case http.StatusTooManyRequests:
-		w.Header().Set("Retry-After", retryAfter(err))
+		if secs, ok := retryAfter(err); ok {
+			w.Header().Set("Retry-After", secs)
+		}
 	case http.StatusServiceUnavailable:
-		w.Header().Set("Retry-After", "1")
+		retry := unavailableRetryAfter
+		if errors.Is(err, ports.ErrStorageFull) {
+			retry = storageFullRetryAfter
+		}
+		w.Header().Set("Retry-After", retry)
 		if !errors.Is(err, context.Canceled) {
 			a.log.Warn("store unavailable", requestFields(r, zap.Error(err))...)
 		}
@@ -169,14 +187,20 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 // retryAfter is a refusal's Retry-After: its domain.LimitError's wait in whole
 // seconds, rounded up, at least 1 (the header has no finer unit, and 0 would invite an
-// immediate retry that is refused again).
-func retryAfter(err error) string {
-	secs := int64(1)
+// immediate retry that is refused again). ok is false for a Permanent refusal: no wait
+// makes it succeed, and a Retry-After would tell a client's retry loop otherwise.
+func retryAfter(err error) (secs string, ok bool) {
+	n := int64(1)
 	var le *domain.LimitError
-	if errors.As(err, &le) && le.RetryAfter > time.Second {
-		secs = int64((le.RetryAfter + time.Second - 1) / time.Second)
+	if errors.As(err, &le) {
+		if le.Permanent {
+			return "", false
+		}
+		if le.RetryAfter > time.Second {
+			n = int64((le.RetryAfter + time.Second - 1) / time.Second)
+		}
 	}
-	return strconv.FormatInt(secs, 10)
+	return strconv.FormatInt(n, 10), true
 }
 
 // requestFields are the log fields that tie an entry to its request.

@@ -65,9 +65,13 @@ func TestRetryAfterWholeSeconds(t *testing.T) {
 		{1500 * time.Millisecond, "2"}, {2 * time.Second, "2"}, {61 * time.Second, "61"},
 	} {
 		err := &domain.LimitError{Kind: domain.ErrRateLimited, Message: "m", RetryAfter: c.wait}
-		if got := retryAfter(fmt.Errorf("wrapped: %w", err)); got != c.want {
-			t.Errorf("RetryAfter %s: Retry-After %q, want %q", c.wait, got, c.want)
+		if got, ok := retryAfter(fmt.Errorf("wrapped: %w", err)); got != c.want || !ok {
+			t.Errorf("RetryAfter %s: Retry-After %q (sent: %t), want %q", c.wait, got, ok, c.want)
 		}
+	}
+	permanent := &domain.LimitError{Kind: domain.ErrQuotaExceeded, Message: "m", Permanent: true}
+	if got, ok := retryAfter(fmt.Errorf("wrapped: %w", permanent)); ok {
+		t.Errorf("a Permanent refusal: Retry-After %q, want none (no retry can succeed)", got)
 	}
 }
 

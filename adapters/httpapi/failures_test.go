@@ -117,8 +117,18 @@ func serve(t *testing.T, h http.Handler, method, path, token string) (*httptest.
 func TestStoreTimeoutIsUnavailable(t *testing.T) {
 	h := New(failingAlarms{err: fmt.Errorf("sqlite: get: %w", context.DeadlineExceeded)}, tokenAuth{}, nil, Options{})
 	rec, e := serve(t, h, "GET", "/v1/alarms/x", "good")
-	if rec.Code != 503 || e.Code != "unavailable" || rec.Header().Get("Retry-After") == "" {
-		t.Errorf("got %d %+v, Retry-After %q; want 503 unavailable with Retry-After", rec.Code, e, rec.Header().Get("Retry-After"))
+	if rec.Code != 503 || e.Code != "unavailable" || rec.Header().Get("Retry-After") != "1" {
+		t.Errorf("got %d %+v, Retry-After %q; want 503 unavailable with Retry-After 1", rec.Code, e, rec.Header().Get("Retry-After"))
+	}
+}
+
+// A full disk waits for an operator: the 503 asks for a retry in 30 s, not at once.
+func TestStorageFullAsksForALaterRetry(t *testing.T) {
+	err := fmt.Errorf("sqlite: %w: %w: database or disk is full (13)", ports.ErrUnavailable, ports.ErrStorageFull)
+	h := New(failingAlarms{err: err}, tokenAuth{}, nil, Options{})
+	rec, e := serve(t, h, "GET", "/v1/alarms/x", "good")
+	if rec.Code != 503 || e.Code != "unavailable" || rec.Header().Get("Retry-After") != "30" {
+		t.Errorf("got %d %+v, Retry-After %q; want 503 unavailable with Retry-After 30", rec.Code, e, rec.Header().Get("Retry-After"))
 	}
 }
 

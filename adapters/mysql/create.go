@@ -17,8 +17,12 @@ var insertAlarmSQL = `INSERT INTO alarms (` + alarmColumns + `) VALUES (` + plac
 // owner vanished (retention deleted it) before it could be read.
 const createAttempts = 3
 
-// Create inserts a (its created event is not stored: domain.CreatedEvent), or returns the owner's existing alarm with the
-// same idempotency key (deduped).
+// Create inserts a (its created event is not stored: domain.CreatedEvent), or returns
+// the owner's existing alarm with the same idempotency key (deduped).
+//
+// The insert is one statement in autocommit, no transaction of its own, run again after
+// a deadlock or a lock wait timeout (retry), as it was when it shared inTx's transaction
+// with the created event.
 //
 // MySQL has no INSERT ... ON CONFLICT DO NOTHING RETURNING, so the insert is simply
 // tried; a duplicate-key error then says a unique key is taken, and reads decide which:
@@ -28,7 +32,10 @@ const createAttempts = 3
 func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool, error) {
 	a = storedAlarm(a)
 	for attempt := 1; ; attempt++ {
-		_, err := s.db.ExecContext(ctx, insertAlarmSQL, alarmArgs(a)...)
+		err := s.retry(ctx, func() error {
+			_, err := s.db.ExecContext(ctx, insertAlarmSQL, alarmArgs(a)...)
+			return err
+		})
 		if err == nil {
 			return a, false, nil
 		}

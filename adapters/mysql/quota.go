@@ -2,8 +2,8 @@ package mysql
 
 import (
 	"context"
-	"strings"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqltext"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -12,14 +12,8 @@ import (
 // from the index alone and stopped by the LIMIT (TestCountActiveWalksItsIndex). FORCE
 // INDEX pins it, as the list pages are pinned: the walk is the same one a list of a
 // status makes, and a plan of the primary key filtered on owner would read the table.
-var countActiveSQL = func() string {
-	in := make([]string, len(domain.QuotaStatuses))
-	for i, st := range domain.QuotaStatuses {
-		in[i] = `'` + string(st) + `'`
-	}
-	return `SELECT COUNT(*) FROM (SELECT 1 FROM alarms FORCE INDEX (alarms_owner_status_list)
-		WHERE owner = ? AND status IN (` + strings.Join(in, ", ") + `) LIMIT ?) counted`
-}()
+var countActiveSQL = `SELECT COUNT(*) FROM (SELECT 1 FROM alarms FORCE INDEX (alarms_owner_status_list)
+	WHERE owner = ? AND status IN (` + sqltext.StatusList(domain.QuotaStatuses) + `) LIMIT ?) counted`
 
 // CountActive counts the owner's active and paused alarms, at most atMost of them.
 func (s *Store) CountActive(ctx context.Context, owner string, atMost int) (int, error) {

@@ -20,11 +20,21 @@ const (
 
 // inTx runs fn in a transaction (READ COMMITTED: see connector.go) and commits it,
 // running it again from the start when the server rolled it back as a deadlock victim
-// or on a lock wait timeout. fn must therefore be safe to repeat: it must not keep
-// state across attempts except what it recomputes.
+// or on a lock wait timeout (retry). fn must therefore be safe to repeat: it must not
+// keep state across attempts except what it recomputes.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return s.retry(ctx, func() error { return s.tryTx(ctx, fn) })
+}
+
+// retry runs fn, and runs it again after a short jittered pause when it failed as a
+// deadlock victim or on a lock wait timeout, up to txAttempts in all. fn is a whole
+// transaction (inTx) or a single statement in autocommit: either way the server undid
+// all of it, so running it again is safe. A lone INSERT needs this too: concurrent
+// inserts of one unique key (an idempotency key) take shared and insert-intention locks
+// on the index that InnoDB can resolve only by picking a victim.
+func (s *Store) retry(ctx context.Context, fn func() error) error {
 	for attempt := 1; ; attempt++ {
-		err := s.tryTx(ctx, fn)
+		err := fn()
 		if err == nil || !retryable(err) || attempt == txAttempts {
 			return err
 		}

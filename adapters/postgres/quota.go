@@ -2,8 +2,8 @@ package postgres
 
 import (
 	"context"
-	"strings"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqltext"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -14,14 +14,8 @@ import (
 // on the development machine, vacuumed. One IN list, not a branch per status: a branch
 // of its own for 'paused' would be a candidate for alarms_rare_status_idx (every owner's
 // paused alarms).
-var countActiveSQL = func() string {
-	in := make([]string, len(domain.QuotaStatuses))
-	for i, st := range domain.QuotaStatuses {
-		in[i] = `'` + string(st) + `'`
-	}
-	return `SELECT count(*) FROM (SELECT 1 FROM alarms WHERE owner = $1 AND status IN (` +
-		strings.Join(in, ", ") + `) LIMIT $2) counted`
-}()
+var countActiveSQL = `SELECT count(*) FROM (SELECT 1 FROM alarms WHERE owner = $1 AND status IN (` +
+	sqltext.StatusList(domain.QuotaStatuses) + `) LIMIT $2) counted`
 
 // CountActive counts the owner's active and paused alarms, at most atMost of them.
 func (s *Store) CountActive(ctx context.Context, owner string, atMost int) (int, error) {

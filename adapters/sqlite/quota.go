@@ -2,8 +2,8 @@ package sqlite
 
 import (
 	"context"
-	"strings"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqltext"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -11,14 +11,8 @@ import (
 // the owner's ranges of those statuses in alarms_owner_status (a covering index: no
 // table row is read), stopped by the LIMIT (TestCountActivePlan). Not prepared at Open
 // like the hot statements: app.Quota runs it about once per refresh interval per owner.
-var countActiveSQL = func() string {
-	in := make([]string, len(domain.QuotaStatuses))
-	for i, st := range domain.QuotaStatuses {
-		in[i] = `'` + string(st) + `'`
-	}
-	return `SELECT count(*) FROM (SELECT 1 FROM alarms WHERE owner = ?1 AND status IN (` +
-		strings.Join(in, ", ") + `) LIMIT ?2)`
-}()
+var countActiveSQL = `SELECT count(*) FROM (SELECT 1 FROM alarms WHERE owner = ?1 AND status IN (` +
+	sqltext.StatusList(domain.QuotaStatuses) + `) LIMIT ?2)`
 
 // CountActive counts the owner's active and paused alarms, at most atMost of them.
 func (s *Store) CountActive(ctx context.Context, owner string, atMost int) (int, error) {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/chronoshq/chronos/domain"
 )
 
 // ErrTimeout is wrapped by the error of a delivery that outlived Options.Timeout; its
@@ -20,10 +20,6 @@ var ErrTimeout = errors.New("webhook: timeout")
 // errTimedOut is the cause of the per-delivery context, so Wake can tell its own
 // timeout from the caller's deadline.
 var errTimedOut = errors.New("webhook: delivery timeout elapsed")
-
-// errBodyWait is the cause that ends a delivery whose body was still arriving
-// maxBodyWait after its status line.
-var errBodyWait = errors.New("webhook: body still arriving")
 
 // maxErrorBody is how much of a refusing receiver's body is quoted in the error. The
 // text becomes the alarm's last_error, so it must stay short.
@@ -109,29 +105,15 @@ func (e *StatusError) Error() string {
 	return b.String()
 }
 
-// quote makes what a receiver sent fit for last_error, which owners read in the API
-// and the dashboard and every store keeps as text (PostgreSQL refuses a NUL in text):
-// valid UTF-8 without control characters other than newline and tab, at most
-// maxErrorBody bytes, a binary body not quoted at all.
+// quote makes what a receiver sent fit for last_error (domain.PrintableText): valid
+// UTF-8 without control characters other than newline and tab, trimmed of surrounding
+// white space, at most maxErrorBody bytes, and a binary body (one with a NUL) not
+// quoted at all: replaced character by character it would say nothing to a reader.
 func quote(s string) string {
 	if strings.IndexByte(s, 0) >= 0 {
 		return "(binary, not quoted)"
 	}
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) && r != '\n' && r != '\t' {
-			return utf8.RuneError
-		}
-		return r
-	}, strings.ToValidUTF8(s, "\uFFFD"))
-	s = strings.TrimSpace(s)
-	if len(s) > maxErrorBody {
-		cut := maxErrorBody
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
+	return domain.PrintableText(strings.TrimSpace(s), maxErrorBody)
 }
 
 // plainError puts a transport error into words an owner reading last_error follows,

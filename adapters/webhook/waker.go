@@ -161,11 +161,10 @@ func (wk *Waker) Wake(ctx context.Context, w domain.Wake) error {
 	if w.Notice != "" {
 		body = w.Payload // a failure notice delivers its body as it is (domain/notice.go)
 	}
-	// reqCtx ends at the delivery timeout (cause errTimedOut) or, once the status line
-	// has arrived, maxBodyWait later (cause errBodyWait): either drops the connection.
-	bodyCtx, cutBody := context.WithCancelCause(ctx)
-	defer cutBody(nil)
-	reqCtx, cancel := context.WithTimeoutCause(bodyCtx, wk.timeout, errTimedOut)
+	// reqCtx ends at the delivery timeout (cause errTimedOut) or, when a body follows
+	// the status line, maxBodyWait after it (cancel: cause context.Canceled); either
+	// drops the connection.
+	reqCtx, cancel := context.WithTimeoutCause(ctx, wk.timeout, errTimedOut)
 	defer cancel()
 
 	// A bytes.Reader body lets net/http set Content-Length and GetBody; with the
@@ -192,8 +191,11 @@ func (wk *Waker) Wake(ctx context.Context, w domain.Wake) error {
 	}
 	// The status is the answer: a 2xx acknowledges the wake whatever its body does next
 	// (drips, never ends, is cut by a reset), since the receiver has said it took it.
-	stop := time.AfterFunc(maxBodyWait, func() { cutBody(errBodyWait) })
-	defer stop.Stop()
+	// The body gets maxBodyWait; no timer when there is none (the common empty 2xx).
+	if resp.Body != http.NoBody && resp.ContentLength != 0 {
+		stop := time.AfterFunc(maxBodyWait, cancel)
+		defer stop.Stop()
+	}
 	defer drainAndClose(resp.Body)
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return nil
@@ -221,7 +223,9 @@ func (wk *Waker) cutReason(ctx, reqCtx context.Context, err error) string {
 		return context.Cause(ctx).Error() // the caller's reason: its deadline, a shutdown
 	case errors.Is(cause, errTimedOut):
 		return fmt.Sprintf("timeout after %s", wk.timeout)
-	case errors.Is(cause, errBodyWait):
+	case errors.Is(cause, context.Canceled):
+		// Neither the caller nor the timeout: before Wake returns, only the body's
+		// timer cancels reqCtx.
 		return fmt.Sprintf("still arriving %s after the status", maxBodyWait)
 	}
 	return describe(err).Error()

@@ -89,6 +89,30 @@ func TestQuotaRefusesCreatesOverIt(t *testing.T) {
 	}
 }
 
+// A batch larger than the whole quota can never be created: 429 quota_exceeded saying
+// so, without a Retry-After (no wait makes it fit), and nothing written, on a fresh count
+// and on a stale one alike.
+func TestQuotaRefusesABatchLargerThanItWithoutRetryAfter(t *testing.T) {
+	t.Parallel()
+	e, clock := newLimitsEnv(t, 5, 0)
+	e.create(e.alice, onceBody)
+	six := `{"alarms": [` + strings.Repeat(onceBody+",", 5) + onceBody + `]}`
+	for _, when := range []string{"on a fresh count", "on a stale count"} {
+		res := e.as(e.alice, "POST", "/v1/alarms/batch", six)
+		ev := expectError(t, res, http.StatusTooManyRequests, "quota_exceeded", "")
+		if got, sent := res.header["Retry-After"]; sent {
+			t.Errorf("%s: Retry-After %q on a batch of 6 with a quota of 5, which no retry can create", when, got)
+		}
+		if !strings.Contains(ev.Message, "alone exceeds the quota") {
+			t.Errorf("%s: message %q does not say the batch alone exceeds the quota", when, ev.Message)
+		}
+		if n := e.stored("alice"); n != 1 {
+			t.Fatalf("%s: %d alarms stored, want 1 (nothing of the batch)", when, n)
+		}
+		clock.advance(quotaRefresh)
+	}
+}
+
 // Room freed by a cancel is seen within one refresh interval of the count (the honest
 // bound: before it, the node still holds its count); a paused series keeps counting.
 func TestQuotaFreedWithinTheRefresh(t *testing.T) {

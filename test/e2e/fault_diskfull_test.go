@@ -300,7 +300,7 @@ func postAlarm(t *testing.T, c *Client, n *Node, body string) (int, http.Header,
 }
 
 // checkDiskFullAnswer checks a 503 is the error envelope, says the disk is full and
-// tells the client when to retry.
+// tells the client to retry in 30 s, not at once (space is the operator's to free).
 func checkDiskFullAnswer(t *testing.T, hdr http.Header, raw []byte) {
 	t.Helper()
 	var out struct {
@@ -315,8 +315,8 @@ func checkDiskFullAnswer(t *testing.T, hdr http.Header, raw []byte) {
 	if out.Error.Code != "unavailable" || !strings.Contains(out.Error.Message, "disk is full") {
 		t.Errorf("503 answer %s; want code unavailable and a message saying the disk is full", raw)
 	}
-	if hdr.Get("Retry-After") == "" {
-		t.Errorf("503 answer without Retry-After")
+	if got := hdr.Get("Retry-After"); got != "30" {
+		t.Errorf("503 answer with Retry-After %q, want 30", got)
 	}
 }
 

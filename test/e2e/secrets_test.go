@@ -184,6 +184,10 @@ func logsKeepSecrets(t *testing.T, kind storeKind, format string) {
 		kind, format, strings.Count(logs, "\n"), len(logs), len(def.Deliveries())+len(ep.Deliveries()), failed, len(secrets), found)
 }
 
+// sessionCookie is the dashboard's session cookie (adapters/webui); a sign-in may set
+// others beside it (a flash message).
+const sessionCookie = "chronos_session"
+
 // signIn posts the dashboard's sign-in form with token and returns the session cookie
 // it was given ("" when none), after checking the answer's status.
 func signIn(t *testing.T, n *Node, token string, want int) string {
@@ -205,7 +209,9 @@ func signIn(t *testing.T, n *Node, token string, want int) string {
 	}
 	var session string
 	for _, ck := range resp.Cookies() {
-		session = ck.Value
+		if ck.Name == sessionCookie {
+			session = ck.Value
+		}
 	}
 	if session != "" {
 		// A page or two with the session, as an operator would.

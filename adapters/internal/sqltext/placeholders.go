@@ -1,4 +1,5 @@
-// Package sqltext builds the pieces of SQL text the stores that bind with "?" share.
+// Package sqltext builds the pieces of SQL text the stores share: placeholders for
+// those that bind with "?", and literal lists for all of them.
 package sqltext
 
 import "strings"
