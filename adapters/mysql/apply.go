@@ -181,12 +181,13 @@ func (l lease) holds(f domain.Fence) bool {
 
 // lockLeases locks the rows of ts and returns their leases by id; missing ids are gone.
 func lockLeases(ctx context.Context, tx batchTx, ts []domain.Transition) (map[string]lease, error) {
-	ids := make([]any, len(ts))
+	ids := make([]string, len(ts))
 	for i, t := range ts {
 		ids[i] = t.AlarmID
 	}
+	args, marks := paddedIn(ids)
 	rows, err := tx.query(ctx, `SELECT id, claimed_by, claimed_at FROM alarms
-		WHERE id IN (`+placeholders(len(ids))+`) ORDER BY id FOR UPDATE`, ids...)
+		WHERE id IN (`+marks+`) ORDER BY id FOR UPDATE`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -206,8 +207,9 @@ func lockLeases(ctx context.Context, tx batchTx, ts []domain.Transition) (map[st
 	return leases, rows.Err()
 }
 
-// transitionsPerUpdate bounds one UPDATE-JOIN: 15 placeholders a row.
-const transitionsPerUpdate = 500
+// transitionsPerUpdate bounds one UPDATE-JOIN: 15 placeholders a row. A power of two,
+// so a full chunk needs no padding (bucket).
+const transitionsPerUpdate = 512
 
 // updateAlarms writes the mutable columns of ts (ids distinct) where each transition's
 // fence holds, in one statement per transitionsPerUpdate, and returns how many rows
@@ -231,11 +233,14 @@ func updateAlarms(ctx context.Context, tx batchTx, ts []domain.Transition) (int,
 	return matched, nil
 }
 
+// updateChunk is one UPDATE-JOIN of ts, its derived table padded to bucket(len(ts))
+// rows with rows of NULLs, which join no alarm (a.id = NULL is never true).
 func updateChunk(ctx context.Context, tx batchTx, ts []domain.Transition) (int, error) {
 	var q strings.Builder
 	q.WriteString(`UPDATE alarms a JOIN (`)
-	args := make([]any, 0, 15*len(ts))
-	for i, t := range ts {
+	size := bucket(len(ts))
+	args := make([]any, 0, 15*size)
+	for i := range size {
 		if i == 0 {
 			q.WriteString(`SELECT ? AS id, ? AS fence_worker, CAST(? AS DATETIME(6)) AS fence_at,
 				? AS status, CAST(? AS DATETIME(6)) AS next_fire_at,
@@ -247,6 +252,11 @@ func updateChunk(ctx context.Context, tx batchTx, ts []domain.Transition) (int, 
 		} else {
 			q.WriteString(` UNION ALL SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`)
 		}
+		if i >= len(ts) {
+			args = padNulls(args, 15)
+			continue
+		}
+		t := ts[i]
 		keep := 0
 		if t.KeepLease {
 			keep = 1

@@ -12,11 +12,11 @@ import (
 
 var _ ports.BulkCreator = (*Store)(nil)
 
-// Bounds of one multi-row INSERT in CreateMany: 29 placeholders a row keeps 500 rows
+// Bounds of one multi-row INSERT in CreateMany: 29 placeholders a row keeps 512 rows
 // far below the 65,535 a statement may carry, and the byte budget keeps a statement of
 // large payloads well below the server's max_allowed_packet (16 MiB by default).
 const (
-	alarmsPerInsert     = 500
+	alarmsPerInsert     = 512
 	alarmBytesPerInsert = 4 << 20
 )
 
@@ -29,15 +29,24 @@ func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 	}
 	defer s.stmts.prepareQueued(ctx) // once no transaction is open
 	return mapError(s.inTx(ctx, func(tx *sql.Tx) error {
-		for rest := as; len(rest) > 0; {
-			n := insertChunk(rest)
-			if err := insertAlarms(ctx, tx, rest[:n], false); err != nil {
+		return insertAll(ctx, s.batch(tx), as, false)
+	}))
+}
+
+// insertAll inserts as with multi-row INSERTs: chunks within insertChunk's bounds, each
+// cut into insertPieces so that every statement is one of a few prepared sizes.
+func insertAll(ctx context.Context, tx batchTx, as []domain.Alarm, skipDuplicates bool) error {
+	for rest := as; len(rest) > 0; {
+		chunk := rest[:insertChunk(rest)]
+		rest = rest[len(chunk):]
+		for _, n := range insertPieces(len(chunk)) {
+			if err := insertAlarms(ctx, tx, chunk[:n], skipDuplicates); err != nil {
 				return err
 			}
-			rest = rest[n:]
+			chunk = chunk[n:]
 		}
-		return nil
-	}))
+	}
+	return nil
 }
 
 // insertChunk is how many alarms from the front of as go into one INSERT: at least one,
@@ -56,7 +65,7 @@ func insertChunk(as []domain.Alarm) int {
 // insertAlarms writes as in one multi-row INSERT. With skipDuplicates a row that hits a
 // unique key is left out (ON DUPLICATE KEY UPDATE that changes nothing) instead of
 // failing the statement.
-func insertAlarms(ctx context.Context, tx *sql.Tx, as []domain.Alarm, skipDuplicates bool) error {
+func insertAlarms(ctx context.Context, tx batchTx, as []domain.Alarm, skipDuplicates bool) error {
 	var q strings.Builder
 	q.WriteString(`INSERT INTO alarms (` + alarmColumns + `) VALUES `)
 	row := "(" + placeholders(sqlrow.AlarmParams) + ")"
@@ -71,6 +80,6 @@ func insertAlarms(ctx context.Context, tx *sql.Tx, as []domain.Alarm, skipDuplic
 	if skipDuplicates {
 		q.WriteString(` ON DUPLICATE KEY UPDATE id = id`)
 	}
-	_, err := tx.ExecContext(ctx, q.String(), args...)
+	_, err := tx.exec(ctx, q.String(), args...)
 	return err
 }

@@ -100,7 +100,7 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 			return err
 		}
 		expired := micro(now.Add(-p.Lease))
-		rows, err := tx.QueryContext(ctx, claimSQL, claimArgs(now, expired, p.Batch)...)
+		rows, err := s.batch(tx).query(ctx, claimSQL, claimArgs(now, expired, p.Batch)...)
 		if err != nil {
 			return err
 		}
@@ -133,13 +133,13 @@ func stampLease(ctx context.Context, tx batchTx, alarms []domain.Alarm, worker s
 	if len(alarms) == 0 {
 		return nil
 	}
-	args := make([]any, 0, 2+len(alarms))
-	args = append(args, worker, now)
-	for _, a := range alarms {
-		args = append(args, a.ID)
+	ids := make([]string, len(alarms))
+	for i, a := range alarms {
+		ids[i] = a.ID
 	}
+	idArgs, marks := paddedIn(ids)
 	res, err := tx.exec(ctx,
-		`UPDATE alarms SET claimed_by = ?, claimed_at = ? WHERE id IN (`+placeholders(len(alarms))+`)`, args...)
+		`UPDATE alarms SET claimed_by = ?, claimed_at = ? WHERE id IN (`+marks+`)`, append([]any{worker, now}, idArgs...)...)
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,9 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 	for i, a := range as {
 		stored[i] = storedAlarm(a)
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	defer s.stmts.prepareQueued(ctx) // once no transaction is open
+	err := s.inTx(ctx, func(sqlTx *sql.Tx) error {
+		tx := s.batch(sqlTx)
 		taken, err := storedIDs(ctx, tx, stored)
 		if err != nil {
 			return err
@@ -42,12 +44,8 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 				fresh = append(fresh, a)
 			}
 		}
-		for rest := fresh; len(rest) > 0; {
-			n := insertChunk(rest) // CreateMany's bounds: placeholders and bytes
-			if err := insertAlarms(ctx, tx, rest[:n], true); err != nil {
-				return err
-			}
-			rest = rest[n:]
+		if err := insertAll(ctx, tx, fresh, true); err != nil {
+			return err
 		}
 		byKey, err := alarmsByKey(ctx, tx, fresh)
 		if err != nil {
@@ -82,14 +80,15 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 }
 
 // storedIDs reads which of the batch's ids are already stored.
-func storedIDs(ctx context.Context, tx *sql.Tx, as []domain.Alarm) (map[string]bool, error) {
+func storedIDs(ctx context.Context, tx batchTx, as []domain.Alarm) (map[string]bool, error) {
 	out := make(map[string]bool, len(as))
 	for chunk := range slices.Chunk(as, alarmsPerInsert) {
-		args := make([]any, len(chunk))
+		ids := make([]string, len(chunk))
 		for i, a := range chunk {
-			args[i] = a.ID
+			ids[i] = a.ID
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT id FROM alarms WHERE id IN (`+placeholders(len(chunk))+`)`, args...)
+		args, marks := paddedIn(ids)
+		rows, err := tx.query(ctx, `SELECT id FROM alarms WHERE id IN (`+marks+`)`, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -110,8 +109,8 @@ func storedIDs(ctx context.Context, tx *sql.Tx, as []domain.Alarm) (map[string]b
 
 // alarmsByKey reads the alarms of the batch's (owner, idempotency key) pairs, one query
 // per owner (a batch from the API has one) on alarms_owner_idempotency.
-func alarmsByKey(ctx context.Context, tx *sql.Tx, as []domain.Alarm) (map[[2]string]domain.Alarm, error) {
-	keys := map[string][]any{}
+func alarmsByKey(ctx context.Context, tx batchTx, as []domain.Alarm) (map[[2]string]domain.Alarm, error) {
+	keys := map[string][]string{}
 	for _, a := range as {
 		if a.IdempotencyKey != "" {
 			keys[a.Owner] = append(keys[a.Owner], a.IdempotencyKey)
@@ -120,8 +119,9 @@ func alarmsByKey(ctx context.Context, tx *sql.Tx, as []domain.Alarm) (map[[2]str
 	out := map[[2]string]domain.Alarm{}
 	for owner, ks := range keys {
 		for chunk := range slices.Chunk(ks, alarmsPerInsert) {
-			rows, err := tx.QueryContext(ctx, `SELECT `+alarmColumns+` FROM alarms WHERE owner = ? AND idempotency_key IN (`+
-				placeholders(len(chunk))+`)`, append([]any{owner}, chunk...)...)
+			args, marks := paddedIn(chunk)
+			rows, err := tx.query(ctx, `SELECT `+alarmColumns+` FROM alarms WHERE owner = ? AND idempotency_key IN (`+
+				marks+`)`, append([]any{owner}, args...)...)
 			if err != nil {
 				return nil, err
 			}

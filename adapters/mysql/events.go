@@ -13,18 +13,22 @@ import (
 
 // eventsPerInsert bounds one multi-row INSERT: 7 placeholders a row stays far below
 // the 65,535 a statement may carry, and the statement below max_allowed_packet.
-const eventsPerInsert = 1000
+const eventsPerInsert = 1024
 
-// insertEvents appends evs, in order, with multi-row INSERTs (one for any real batch).
+// insertEvents appends evs, in order, with multi-row INSERTs cut into insertPieces, so
+// that each is a prepared statement of a few sizes (buckets.go).
 func insertEvents(ctx context.Context, tx batchTx, evs []domain.Event) error {
 	for chunk := range slices.Chunk(evs, eventsPerInsert) {
-		args := make([]any, 0, sqlrow.EventParams*len(chunk))
-		for _, ev := range chunk {
-			args = sqlrow.AppendEvent(args, ev, timeArg)
-		}
-		q := `INSERT INTO alarm_events (` + sqlrow.EventColumns + `) VALUES ` + sqltext.ValuesRows(len(chunk), sqlrow.EventParams)
-		if _, err := tx.exec(ctx, q, args...); err != nil {
-			return err
+		for _, n := range insertPieces(len(chunk)) {
+			args := make([]any, 0, sqlrow.EventParams*n)
+			for _, ev := range chunk[:n] {
+				args = sqlrow.AppendEvent(args, ev, timeArg)
+			}
+			q := `INSERT INTO alarm_events (` + sqlrow.EventColumns + `) VALUES ` + sqltext.ValuesRows(n, sqlrow.EventParams)
+			if _, err := tx.exec(ctx, q, args...); err != nil {
+				return err
+			}
+			chunk = chunk[n:]
 		}
 	}
 	return nil

@@ -13,20 +13,16 @@ import (
 // table of its transitions, a multi-row INSERT of its events) carry thousands of
 // arguments. Sent as text (interpolateParams), every one is a literal the server lexes,
 // converts to the connection's character set and turns into an item, on every batch:
-// about a tenth of MariaDB's CPU in a burn-down. Prepared once and executed with binary
-// parameters, the server parses each text once per connection. A statement's text
-// depends only on the batch size, and a busy dispatcher's batches are all the same
-// size, so a handful of texts covers nearly every batch. The first batch of each size
-// goes as text; the store prepares the text once that transaction is over.
-const (
-	// preparedMinArgs: statements with fewer arguments are cheap to parse and, in a
-	// quiet system, come in every size; they are sent as text, as before.
-	preparedMinArgs = 64
-	// preparedMaxTexts bounds the texts kept prepared (each on every connection that
-	// ran it, against the server's max_prepared_stmt_count). Texts beyond it are sent
-	// as text.
-	preparedMaxTexts = 32
-)
+// about a tenth of MariaDB's CPU in a burn-down, a sixth under a steady stream. Prepared
+// once and executed with binary parameters, the server parses each text once per
+// connection. Batch statements are sent at a few sizes only (buckets.go), so a handful of
+// texts covers every batch. The first batch of each size goes as text; the store
+// prepares the text once that transaction is over.
+//
+// preparedMaxTexts bounds the texts kept prepared (each on every connection that ran it,
+// against the server's max_prepared_stmt_count, 16,382 by default, shared by every
+// client): the bucketed statements need about 80. Texts beyond it are sent as text.
+const preparedMaxTexts = 128
 
 // stmtCache holds the prepared batch statements, by text.
 //
@@ -47,11 +43,8 @@ func newStmtCache(db *sql.DB) *stmtCache {
 }
 
 // get returns the prepared statement for query, or nil: the caller then sends it as
-// text, and a batch statement is queued for prepareQueued.
-func (c *stmtCache) get(query string, nargs int) *sql.Stmt {
-	if nargs < preparedMinArgs {
-		return nil
-	}
+// text, and the text is queued for prepareQueued.
+func (c *stmtCache) get(query string) *sql.Stmt {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if st, ok := c.stmts[query]; ok {
@@ -117,7 +110,7 @@ func (s *Store) batch(tx *sql.Tx) batchTx { return batchTx{Tx: tx, stmts: s.stmt
 // exec runs query in the transaction, prepared when it is a cached batch statement,
 // bound to the transaction's connection and released with the transaction.
 func (t batchTx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if st := t.stmts.get(query, len(args)); st != nil {
+	if st := t.stmts.get(query); st != nil {
 		return t.StmtContext(ctx, st).ExecContext(ctx, args...)
 	}
 	return t.ExecContext(ctx, query, args...)
@@ -125,7 +118,7 @@ func (t batchTx) exec(ctx context.Context, query string, args ...any) (sql.Resul
 
 // query is exec for a statement that returns rows.
 func (t batchTx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if st := t.stmts.get(query, len(args)); st != nil {
+	if st := t.stmts.get(query); st != nil {
 		return t.StmtContext(ctx, st).QueryContext(ctx, args...)
 	}
 	return t.QueryContext(ctx, query, args...)
