@@ -54,7 +54,7 @@ func insertPieces(n int) []int {
 	for n > 0 {
 		p := n
 		if n >= minInsertPiece {
-			p = bucket(n + 1) >> 1 // the largest power of two <= n
+			p = bucket(n+1) >> 1 // the largest power of two <= n
 		}
 		out = append(out, p)
 		n -= p
