@@ -31,7 +31,7 @@ func TestBurnDownDeadlocks(t *testing.T) {
 	mustExec(t, first.db, `INSERT INTO alarms (`+alarmColumns+`)
 		SELECT CONCAT('0190f0c0-0000-7000-8000-', LPAD(n, 12, '0')), 'owner', 'burn', 'once',
 			due, '', '', due, due, '', '', 'null', 'active', 'at_least_once', NULL, 5, 0, '', NULL, NULL,
-			due, due, NULL, NULL, 0, 0, '', NULL
+			due, due, NULL, NULL, 0, 0, '', NULL, ''
 		FROM (SELECT n, UTC_TIMESTAMP(6) - INTERVAL 1 DAY + INTERVAL n MICROSECOND AS due
 			FROM (SELECT a.d + 10*b.d + 100*c.d + 1000*e.d + 10000*f.d AS n
 				FROM `+digits+` a, `+digits+` b, `+digits+` c, `+digits+` e, `+digits+` f) ns) gen`)

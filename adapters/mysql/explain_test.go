@@ -31,7 +31,7 @@ func TestExplainClaim(t *testing.T) {
 	mustExec(t, s.db, `INSERT INTO alarms (`+alarmColumns+`)
 		SELECT CONCAT('0190f0c0-0000-7000-8000-', LPAD(n, 12, '0')), CONCAT('owner', n % 100), 'bulk', 'once',
 			due, '', '', due, due, '', '', 'null', 'active', 'at_least_once', NULL, 5, 0, '', NULL, NULL,
-			UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), NULL, NULL, 0, 0, '', NULL
+			UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), NULL, NULL, 0, 0, '', NULL, ''
 		FROM (SELECT n, UTC_TIMESTAMP(6) + INTERVAL 1 DAY + INTERVAL n SECOND AS due
 			FROM (SELECT a.d + 10*b.d + 100*c.d + 1000*e.d + 10000*f.d + 100000*g.d AS n
 				FROM `+digits+` a, `+digits+` b, `+digits+` c, `+digits+` e, `+digits+` f, `+digits+` g) ns) gen`)
@@ -48,9 +48,10 @@ func TestExplainClaim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := claimArgs(now, now.Add(-2*time.Minute), 100)
-	explain(t, s.db, "claim: the walk", claimWalkSQL, args[:3]...)
-	explain(t, s.db, "claim: the locking read around the walk", claimSQL, args...)
+	args := claimWalkArgs(now, now.Add(-2*time.Minute), 2*time.Minute, 100)
+	lockIDs, _ := paddedIn([]string{"0190f0c0-0000-7000-8000-000000000001", "0190f0c0-0000-7000-8000-000000000002"})
+	explain(t, s.db, "claim: the walk, and the next due after it", claimWalkSQL, args...)
+	explain(t, s.db, "claim: the locking read of the walk's candidates", claimLockSQL(len(lockIDs)), append(lockIDs, now, now.Add(-2*time.Minute), 100)...)
 	explain(t, s.db, "NextDue", nextDueSQL)
 	explain(t, s.db, "Apply: UPDATE-JOIN of two transitions", `UPDATE alarms a JOIN (
 		SELECT ? AS id, ? AS status, CAST(? AS DATETIME(6)) AS next_fire_at
@@ -58,7 +59,7 @@ func TestExplainClaim(t *testing.T) {
 		SET a.status = t.status, a.next_fire_at = t.next_fire_at`,
 		"0190f0c0-0000-7000-8000-000000000001", "fired", now, "0190f0c0-0000-7000-8000-000000000002", "fired", now)
 
-	analyzeQuery(t, s, "claim, nothing due", claimWalkSQL, args[:3]...)
+	analyzeQuery(t, s, "claim, nothing due", claimWalkSQL, args...)
 	analyzeQuery(t, s, "NextDue", nextDueSQL)
 	start = time.Now()
 	claimed, err := s.ClaimDue(ctx, ports.ClaimParams{Worker: "w", Lease: 2 * time.Minute, Batch: 100})
@@ -76,8 +77,8 @@ func TestExplainClaim(t *testing.T) {
 	if now, err = s.Now(ctx); err != nil {
 		t.Fatal(err)
 	}
-	args = claimArgs(now, now.Add(-2*time.Minute), 100)
-	analyzeQuery(t, s, "claim, 10,000 due, the 50 oldest leased", claimWalkSQL, args[:3]...)
+	args = claimWalkArgs(now, now.Add(-2*time.Minute), 2*time.Minute, 100)
+	analyzeQuery(t, s, "claim, 10,000 due, the 50 oldest leased", claimWalkSQL, args...)
 	start = time.Now()
 	claimed, err = s.ClaimDue(ctx, ports.ClaimParams{Worker: "w", Lease: 2 * time.Minute, Batch: 100})
 	if err != nil || len(claimed.Alarms) != 100 {

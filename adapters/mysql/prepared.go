@@ -111,7 +111,10 @@ func (s *Store) batch(tx *sql.Tx) batchTx { return batchTx{Tx: tx, stmts: s.stmt
 // bound to the transaction's connection and released with the transaction.
 func (t batchTx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	if st := t.stmts.get(query); st != nil {
-		return t.StmtContext(ctx, st).ExecContext(ctx, args...)
+		res, err := t.StmtContext(ctx, st).ExecContext(ctx, args...)
+		if !prepareRefused(err) {
+			return res, err
+		}
 	}
 	return t.ExecContext(ctx, query, args...)
 }
@@ -119,7 +122,24 @@ func (t batchTx) exec(ctx context.Context, query string, args ...any) (sql.Resul
 // query is exec for a statement that returns rows.
 func (t batchTx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	if st := t.stmts.get(query); st != nil {
-		return t.StmtContext(ctx, st).QueryContext(ctx, args...)
+		rows, err := t.StmtContext(ctx, st).QueryContext(ctx, args...)
+		if !prepareRefused(err) {
+			return rows, err
+		}
 	}
 	return t.QueryContext(ctx, query, args...)
+}
+
+// erMaxPreparedStmtCountReached is the server's "Can't create more than
+// max_prepared_stmt_count statements".
+const erMaxPreparedStmtCountReached = 1461
+
+// prepareRefused reports whether err is the server refusing to prepare a cached
+// statement on the transaction's connection (database/sql prepares it there at first
+// use): its limit is server-wide, shared with every other client, so it can be reached
+// after the text was first prepared elsewhere. Nothing ran, and a refused prepare does
+// not end the transaction, so the caller sends the statement as text instead.
+func prepareRefused(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == erMaxPreparedStmtCountReached
 }

@@ -1,8 +1,12 @@
 package mysql
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -139,5 +143,21 @@ func TestPreparedStatementProtocol(t *testing.T) {
 	}
 	if ws, err := s.ListWorkers(ctx); err != nil || len(ws) != 1 || ws[0].Version != "v1" || ws[0].Stats.Delivered != 1 {
 		t.Fatalf("ListWorkers = %+v, %v", ws, err)
+	}
+}
+
+// A server at its max_prepared_stmt_count refuses the prepare that database/sql makes
+// on a transaction's connection at a cached statement's first use there; batchTx then
+// sends the statement as text (the limit is server-wide and cannot be set here, so the
+// refusal is built, with the server's error number).
+func TestPrepareRefusedFallsBackToText(t *testing.T) {
+	refused := fmt.Errorf("prepare: %w", &mysql.MySQLError{Number: 1461, Message: "Can't create more than max_prepared_stmt_count statements (current value: 16382)"})
+	if !prepareRefused(refused) {
+		t.Errorf("prepareRefused(%v) = false, want true", refused)
+	}
+	for _, err := range []error{nil, &mysql.MySQLError{Number: 1062}, errors.New("driver: bad connection")} {
+		if prepareRefused(err) {
+			t.Errorf("prepareRefused(%v) = true: only the prepared-statement limit may be retried as text", err)
+		}
 	}
 }
