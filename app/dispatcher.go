@@ -142,7 +142,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		if got == n {
 			continue // more may be due right now
 		}
-		d.idle(ctx, claimed)
+		d.idle(ctx)
 	}
 	return d.drain(abandon)
 }
@@ -174,24 +174,16 @@ func (d *Dispatcher) release(n int) {
 }
 
 // idle sleeps until the earliest of: the next due alarm, a hint, the tick, ctx done.
-// The next due time is the one the last claim read, when it read one (NextRead), else
-// the store's NextDue.
-func (d *Dispatcher) idle(ctx context.Context, last ports.Claimed) {
+func (d *Dispatcher) idle(ctx context.Context) {
 	wait := d.cfg.Tick
-	next, ok := last.Next, last.NextRead && !last.Next.IsZero()
-	if !last.NextRead {
-		var err error
-		nextCtx, cancel := context.WithTimeout(ctx, d.cfg.storeTimeout())
-		next, ok, err = d.store.NextDue(nextCtx)
-		cancel()
-		if err != nil {
-			if ctx.Err() == nil {
-				d.log.Warn("reading next due time failed; sleeping one tick", zap.Error(err))
-			}
-			ok = false
+	nextCtx, cancel := context.WithTimeout(ctx, d.cfg.storeTimeout())
+	next, ok, err := d.store.NextDue(nextCtx)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil {
+			d.log.Warn("reading next due time failed; sleeping one tick", zap.Error(err))
 		}
-	}
-	if ok {
+	} else if ok {
 		wait = min(wait, max(next.Sub(d.clock.Now()), 0))
 	}
 	if wait <= 0 {

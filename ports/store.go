@@ -206,16 +206,6 @@ type ClaimParams struct {
 type Claimed struct {
 	Alarms []domain.Alarm
 	Now    time.Time // the store's now at the claim
-
-	// NextRead says the claim also answered NextDue's question, so the dispatcher need
-	// not ask it: the claim took fewer than its batch, and every alarm that was due and
-	// unleased at Now is now claimed or was held by another transaction. Next is then
-	// the earliest next_fire_at after Now among active alarms (zero: none). Optional: a
-	// store that cannot tell leaves both zero and the dispatcher calls NextDue. The MySQL
-	// store reads it in the claim's own statement, where NextDue would walk again over
-	// every leased row at the head of the due range.
-	NextRead bool
-	Next     time.Time
 }
 
 // ApplyResult says what Apply did.

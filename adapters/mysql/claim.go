@@ -15,48 +15,29 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// claimWalkSQL reads the clock, chooses the batch and looks past it, in one statement.
-//
-// Its first row is the header: the store's now (the injected clock's, or
-// UTC_TIMESTAMP(6), which MySQL and MariaDB evaluate once per statement, so every
-// mention below is the same instant) and the earliest next_fire_at after now among
-// active alarms: the first alarms_due entry past the due range, one index entry.
-//
-// The other rows are the walk: alarms_due (status, next_fire_at) from the oldest due
-// entry, stopping after claimWalkFactor batches, so its cost is those plus the leased
+// claimWalkSQL chooses the batch: it walks alarms_due (status, next_fire_at) from the
+// oldest due entry and stops after the batch, so its cost is the batch plus the leased
 // rows at the head of the range, never the table. ORDER BY ends with id so ties are
 // broken the same way by every claimer; InnoDB secondary index entries end with the
-// primary key, so the order is still the index's and no sort is needed (docs/mysql.md
-// has the EXPLAIN). It is a plain read: it locks nothing.
-//
-// Parameters: the injected now (NULL: the database clock) twice, the injected lease
-// expiry (NULL: now minus the lease) and the lease in microseconds, the walk's limit.
-const claimWalkSQL = `SELECT NULL AS id, CAST(COALESCE(?, UTC_TIMESTAMP(6)) AS DATETIME(6)) AS at,
-	(SELECT next_fire_at FROM alarms FORCE INDEX (alarms_due)
-		WHERE status = 'active' AND next_fire_at > CAST(COALESCE(?, UTC_TIMESTAMP(6)) AS DATETIME(6))
-		ORDER BY next_fire_at LIMIT 1) AS next_after
-UNION ALL
-(SELECT id, next_fire_at, NULL FROM alarms FORCE INDEX (alarms_due)
-	WHERE status = 'active' AND next_fire_at <= CAST(COALESCE(?, UTC_TIMESTAMP(6)) AS DATETIME(6))
-	  AND (claimed_at IS NULL
-	       OR claimed_at <= CAST(COALESCE(?, UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND) AS DATETIME(6)))
+// primary key, so the order is still the index's and no sort is needed
+// (docs/mysql.md has the EXPLAIN).
+const claimWalkSQL = `SELECT id FROM alarms
+	WHERE status = 'active' AND next_fire_at <= ? AND (claimed_at IS NULL OR claimed_at <= ?)
 	ORDER BY next_fire_at, id
-	LIMIT ?)`
+	LIMIT ?`
 
-// claimWalkFactor is how many batches the claim's walk chooses from (see claimLockSQL).
-const claimWalkFactor = 2
-
-// claimLockSQL locks the rows the walk chose, by primary key, and reads them whole,
+// claimSQL locks the rows claimWalkSQL chooses, by primary key, and reads them whole,
 // skipping any another transaction holds (a concurrent claimer, an Apply, an owner's
-// action). The candidates are a derived table of the walk's ids, in the walk's order
-// (oldest due first), padded with NULLs to bucket(n) rows so that the statement runs
-// prepared (buckets.go); a NULL id joins nothing. STRAIGHT_JOIN and FORCE INDEX
-// (PRIMARY) pin the plan to "each candidate by primary key, in order"; LIMIT without
-// ORDER BY stops once the batch is locked, so no row beyond it is locked. The WHERE is
-// tested again on each row under its lock, against its latest committed version: a
-// row another claimer leased, or an owner paused, after the walk read it is not taken.
-// Only clustered index records are locked, and those that fail the WHERE are released
-// at once (READ COMMITTED), so nothing is held but the batch.
+// action). The walk is a derived table, so it runs as a plain, non-locking read: a
+// locking clause does not lock the rows a nested subquery reads without one of its own
+// (MySQL and MariaDB alike). STRAIGHT_JOIN and FORCE INDEX (PRIMARY) pin the plan to
+// "walk first, then each chosen row by primary key": written as IN (subquery), with the
+// claim's condition repeated outside, MariaDB planned the outer read as a range scan of
+// alarms_due when it expected few rows due, which would lock its way along the index
+// again. The WHERE is tested again on each chosen row under its lock, against its latest
+// committed version: a row another claimer leased, or an owner paused, after the walk
+// read it is not taken. Only clustered index records are locked, and those that fail the
+// WHERE are released at once (READ COMMITTED), so nothing is held but the batch.
 //
 // Why the walk must not lock (SELECT ... ORDER BY ... LIMIT ? FOR UPDATE SKIP LOCKED
 // over alarms_due, as the claim used to be): InnoDB keeps the lock on every secondary
@@ -67,116 +48,44 @@ const claimWalkFactor = 2
 // rewrite those entries: status and next_fire_at change) waited for the claim to
 // commit: ~9 s of lock waits in a 14 s burn-down (docs/benchmarks.md).
 //
-// The walk chooses claimWalkFactor batches and the locking read stops once it holds
-// one. The walk takes no locks, so claimers running at the same moment walk the same
-// head of the range: with a walk of one batch they split it under SKIP LOCKED, each
-// getting about half (two nodes: 0.0044 commits per fire against 0.0020 for one). With
-// two batches to choose from, the later claimer skips the earlier one's locked rows and
-// fills its batch from the rest: two nodes on MariaDB went from ~21,600 to ~25,000
+// The walk chooses claimWalkFactor batches and the locking read stops once it holds one
+// (LIMIT without ORDER BY, so it locks no row beyond the batch; the materialized walk is
+// read in its own order, and were it not, the batch would still come from the oldest
+// two batches due). The walk takes no locks, so claimers running at the same moment walk
+// the same head of the range: with a walk of one batch they split it under SKIP LOCKED,
+// each getting about half (two nodes: 0.0044 commits per fire against 0.0020 for one).
+// With two batches to choose from, the later claimer skips the earlier one's locked rows
+// and fills its batch from the rest: two nodes on MariaDB went from ~21,600 to ~25,000
 // fires/s at 0.0021 commits per fire, and one node did not measurably change
 // (docs/benchmarks.md). The price is one more batch of index entries walked per claim.
 //
 // It selects every column, not just the id: the rows stay locked until commit, so what
 // it returns plus the lease the UPDATE stamps is exactly what the table then holds. That
 // saves the read-back PostgreSQL gets from RETURNING and MySQL has no equivalent for.
-func claimLockSQL(candidates int) string {
-	var q strings.Builder
-	q.WriteString(`SELECT ` + qualified("a", alarmColumns) + ` FROM (SELECT ? AS id`)
-	for range candidates - 1 {
-		q.WriteString(` UNION ALL SELECT ?`)
-	}
-	q.WriteString(`) candidates
+var claimSQL = `SELECT ` + qualified("a", alarmColumns) + `
+	FROM (` + claimWalkSQL + `) candidates
 	STRAIGHT_JOIN alarms a FORCE INDEX (PRIMARY) ON a.id = candidates.id
 	WHERE a.status = 'active' AND a.next_fire_at <= ? AND (a.claimed_at IS NULL OR a.claimed_at <= ?)
 	LIMIT ?
-	FOR UPDATE SKIP LOCKED`)
-	return q.String()
-}
+	FOR UPDATE SKIP LOCKED`
 
-// claimWalk is what claimWalkSQL read.
-type claimWalk struct {
-	now       time.Time
-	nextAfter time.Time // zero: no active alarm after now
-	ids       []string  // oldest due first
-}
+// claimWalkFactor is how many batches the claim's walk chooses from (see claimSQL).
+const claimWalkFactor = 2
 
-// claimWalkArgs are claimWalkSQL's parameters for a batch of batch alarms: now and
-// expired are the injected clock's instant and lease expiry, or nil for the database's.
-func claimWalkArgs(now, expired any, lease time.Duration, batch int) []any {
-	return []any{now, now, now, expired, lease.Microseconds(), claimWalkFactor * batch}
-}
-
-// walkDue runs claimWalkSQL for a batch of batch alarms.
-func (s *Store) walkDue(ctx context.Context, tx batchTx, lease time.Duration, batch int) (claimWalk, error) {
-	var now, expired any // NULL: the statement reads the database clock
-	if s.clock != nil {
-		n := micro(s.clock.Now())
-		now, expired = n, micro(n.Add(-lease))
-	}
-	rows, err := tx.query(ctx, claimWalkSQL, claimWalkArgs(now, expired, lease, batch)...)
-	if err != nil {
-		return claimWalk{}, err
-	}
-	defer rows.Close()
-	type candidate struct {
-		id string
-		at time.Time
-	}
-	var (
-		w      claimWalk
-		header bool
-		cands  []candidate
-	)
-	for rows.Next() {
-		var (
-			id        sql.NullString
-			at, after sql.NullTime
-		)
-		if err := rows.Scan(&id, &at, &after); err != nil {
-			return claimWalk{}, err
-		}
-		if !id.Valid {
-			header = true
-			w.now, w.nextAfter = at.Time.UTC(), after.Time.UTC()
-			if !after.Valid {
-				w.nextAfter = time.Time{}
-			}
-			continue
-		}
-		cands = append(cands, candidate{id.String, at.Time})
-	}
-	if err := rows.Err(); err != nil {
-		return claimWalk{}, err
-	}
-	if !header {
-		return claimWalk{}, errors.New("mysql: claim: the walk returned no clock row")
-	}
-	// UNION ALL promises no order between its parts' rows; the walk's is restored here.
-	slices.SortFunc(cands, func(a, b candidate) int {
-		return cmp.Or(a.at.Compare(b.at), strings.Compare(a.id, b.id))
-	})
-	for _, c := range cands {
-		w.ids = append(w.ids, c.id)
-	}
-	return w, nil
+// claimArgs are claimSQL's parameters: the walk's, then the locking read's.
+func claimArgs(now, expired time.Time, batch int) []any {
+	return []any{now, expired, claimWalkFactor * batch, now, expired, batch}
 }
 
 // ClaimDue leases up to p.Batch due alarms to p.Worker, oldest due first.
 //
-// One READ COMMITTED transaction: read the clock (database or injected) and choose the
-// candidates (claimWalkSQL), so the due test, the lease-expiry test, the stamp and
-// Claimed.Now are one instant; lock the batch among them (claimLockSQL); stamp the
-// lease on exactly those ids; commit. SKIP LOCKED makes concurrent claimers (goroutines
-// or nodes) take disjoint rows without waiting on each other; one whose walk chose only
-// rows others have just locked gets fewer (or none) and the dispatcher claims again. A
-// deadlock victim is run again from the start (see inTx).
-//
-// When the walk found fewer candidates than it may choose, it saw every due, unleased
-// alarm; if the claim then took fewer than the batch, it took every one of them no
-// other transaction held, and Claimed.NextRead says so, with Claimed.Next the first
-// alarms_due entry after now. The dispatcher then sleeps until Next without asking
-// NextDue, whose walk would step again over every leased row at the head of the due
-// range (under a steady stream, every alarm in flight: docs/mysql.md).
+// One READ COMMITTED transaction: read the clock (database or injected) once, so the
+// due test, the lease-expiry test, the stamp and Claimed.Now are one instant; choose and
+// lock the batch (claimSQL); stamp the lease on exactly those ids; commit. SKIP LOCKED
+// makes concurrent claimers (goroutines or nodes) take disjoint rows without waiting on
+// each other; one whose walk chose only rows others have just locked gets fewer (or
+// none) and the dispatcher claims again. A deadlock victim is run again from the start (see
+// inTx).
 func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
 	if p.Worker == "" {
 		return ports.Claimed{}, errors.New("mysql: claim: worker is required")
@@ -185,35 +94,31 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 		return ports.Claimed{}, errors.New("mysql: claim: batch must be positive")
 	}
 	var out ports.Claimed
-	err := s.inTx(ctx, func(sqlTx *sql.Tx) error {
-		tx := s.batch(sqlTx)
-		w, err := s.walkDue(ctx, tx, p.Lease, p.Batch)
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		now, err := s.now(ctx, tx)
 		if err != nil {
 			return err
 		}
-		alarms := []domain.Alarm{}
-		if len(w.ids) > 0 {
-			expired := micro(w.now.Add(-p.Lease))
-			args, _ := paddedIn(w.ids)
-			rows, err := tx.query(ctx, claimLockSQL(len(args)), append(args, w.now, expired, p.Batch)...)
-			if err != nil {
-				return err
-			}
-			if alarms, err = scanAlarms(rows); err != nil {
-				return err
-			}
-			// Handed out oldest due first, whatever order the join produced.
-			slices.SortFunc(alarms, func(a, b domain.Alarm) int {
-				return cmp.Or(a.NextFireAt.Compare(b.NextFireAt), strings.Compare(a.ID, b.ID))
-			})
-			if err := stampLease(ctx, tx, alarms, p.Worker, w.now); err != nil {
-				return err
-			}
+		expired := micro(now.Add(-p.Lease))
+		rows, err := s.batch(tx).query(ctx, claimSQL, claimArgs(now, expired, p.Batch)...)
+		if err != nil {
+			return err
 		}
-		out = ports.Claimed{Alarms: alarms, Now: w.now}
-		if len(w.ids) < claimWalkFactor*p.Batch && len(alarms) < p.Batch {
-			out.NextRead, out.Next = true, w.nextAfter
+		alarms, err := scanAlarms(rows)
+		if err != nil {
+			return err
 		}
+		// Locked in primary-key order; handed out oldest due first.
+		slices.SortFunc(alarms, func(a, b domain.Alarm) int {
+			return cmp.Or(a.NextFireAt.Compare(b.NextFireAt), strings.Compare(a.ID, b.ID))
+		})
+		if err := stampLease(ctx, s.batch(tx), alarms, p.Worker, now); err != nil {
+			return err
+		}
+		if alarms == nil {
+			alarms = []domain.Alarm{}
+		}
+		out = ports.Claimed{Alarms: alarms, Now: now}
 		return nil
 	})
 	if err != nil {

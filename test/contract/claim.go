@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
 )
 
 var claimCases = []testCase{
@@ -18,7 +17,6 @@ var claimCases = []testCase{
 	{"NextDueNone", testNextDueNone},
 	{"NextDueEarliest", testNextDueEarliest},
 	{"NextDueIgnoresInactive", testNextDueIgnoresInactive},
-	{"NextRead", testClaimNextRead},
 }
 
 // Only active, due, unleased alarms are claimed: not paused, fired, failed or
@@ -187,48 +185,4 @@ func testNextDueIgnoresInactive(t *testing.T, e *env) {
 		t.Fatal("NextDue = false with one active alarm")
 	}
 	e.wantTime("NextDue", at, active.NextFireAt)
-}
-
-// A claim that reports NextRead (optional) has answered NextDue for the dispatcher: it
-// took fewer than its batch, no due and unleased alarm is left behind, and Next is the
-// earliest next_fire_at after Now among active alarms, zero when there is none. A claim
-// that filled its batch never reports it (more may be due).
-func testClaimNextRead(t *testing.T, e *env) {
-	check := func(what string, c ports.Claimed, batch int, want time.Time) {
-		t.Helper()
-		if !c.NextRead {
-			return // the store does not read it: the dispatcher asks NextDue
-		}
-		if len(c.Alarms) >= batch {
-			t.Errorf("%s: NextRead with a full batch of %d: more may be due", what, len(c.Alarms))
-		}
-		if left := e.claim("checker", longLease, 100); len(left.Alarms) != 0 {
-			t.Errorf("%s: NextRead, but %v were still due and unleased", what, alarmIDs(left.Alarms))
-		}
-		e.wantTime(what+": Next", c.Next, want)
-	}
-
-	// Nothing active at all: Next is zero.
-	check("an empty store", e.claim("w1", longLease, 10), 10, time.Time{})
-
-	for i := range 3 {
-		e.create(e.onceIn(alice, -time.Duration(i+1)*time.Minute))
-	}
-	soon := e.create(e.onceIn(bob, 5*time.Minute))
-	e.create(e.onceIn(alice, 10*time.Minute))
-	paused := e.create(cronSpec(alice, "@every 1m", ""))
-	e.mutate(alice, paused.ID, pauseFn)
-
-	// A batch of 1 with three due fills up: no NextRead (checked inside check).
-	c := e.claim("w1", longLease, 1)
-	if len(c.Alarms) != 1 || c.NextRead {
-		t.Errorf("claim of 1 with 3 due = %v, NextRead %v; want one alarm and no NextRead", alarmIDs(c.Alarms), c.NextRead)
-	}
-	// The other two, and the answer: bob's alarm in five minutes, not the paused series.
-	c = e.claim("w1", longLease, 10)
-	if len(c.Alarms) != 2 {
-		t.Fatalf("claim of 10 with 2 due = %v", alarmIDs(c.Alarms))
-	}
-	check("after the last due", c, 10, soon.NextFireAt)
-	check("nothing due", e.claim("w1", longLease, 10), 10, soon.NextFireAt)
 }
