@@ -21,7 +21,7 @@ import (
 //
 // preparedMaxTexts bounds the texts kept prepared (each on every connection that ran it,
 // against the server's max_prepared_stmt_count, 16,382 by default, shared by every
-// client): the bucketed statements need about 80. Texts beyond it are sent as text.
+// client): the bucketed statements need about 100. Texts beyond it are sent as text.
 const preparedMaxTexts = 128
 
 // stmtCache holds the prepared batch statements, by text.
