@@ -9,10 +9,10 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// The contract suite's batches are small, so its statements are sent as text. A
-// dispatcher's batches are large, and their statements (the claim's lease stamp,
-// Apply's UPDATE-JOIN, the events INSERT) run prepared, with binary
-// parameters, from the store's statement cache once a batch of that size has been seen.
+// A dispatcher's batch statements (the claim, its lease stamp, Apply's UPDATE-JOIN,
+// the events INSERT) run prepared, with binary parameters, from the store's statement
+// cache once a statement of that text has been seen; their sizes are bucketed
+// (buckets.go), so a handful of texts covers every batch.
 // This runs three batches of 100 on one connection: the first as text, the second
 // prepared, the third prepared with a stale transition (the optimistic UPDATE falls
 // short, is rolled back, and the batch is redone under locks), and checks every row and
