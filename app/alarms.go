@@ -132,11 +132,18 @@ func (s *Alarms) createOne(ctx context.Context, a domain.Alarm) (domain.Alarm, b
 	}
 	stored, deduped, err := s.creates.create(ctx, a)
 	created := 0
-	if (err == nil && !deduped) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		created = 1 // a create whose caller left may still commit
+	if (err == nil && !deduped) || mayHaveCommitted(err) {
+		created = 1
 	}
 	r.Done(created)
 	return stored, deduped, err
+}
+
+// mayHaveCommitted reports whether a create that failed with err may still have
+// written: one whose context was cancelled or timed out can have committed with nobody
+// left to hear it, so the quota counts it as created. Any other failure wrote nothing.
+func mayHaveCommitted(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // batchReservations is the room a batch holds in its owners' quotas (a batch from the
@@ -175,7 +182,7 @@ func (b batchReservations) done(rs []CreateResult, err error) {
 	if b == nil {
 		return
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if mayHaveCommitted(err) {
 		for _, r := range b {
 			r.Done(r.n)
 		}
