@@ -45,6 +45,18 @@ func paddedIn(values []string) ([]any, string) {
 // seven such texts, and a piece that small is cheap however it is sent.
 const minInsertPiece = 8
 
+// eachPiece calls insert with rows cut into insertPieces, in order, and stops at the
+// first error.
+func eachPiece[T any](rows []T, insert func([]T) error) error {
+	for _, n := range insertPieces(len(rows)) {
+		if err := insert(rows[:n]); err != nil {
+			return err
+		}
+		rows = rows[n:]
+	}
+	return nil
+}
+
 // insertPieces cuts n rows into the sizes a multi-row INSERT is sent at: powers of two,
 // largest first, then one piece of the rest once it is below minInsertPiece. A batch of
 // 200 is 128, 64 and 8: three statements, each prepared, where one text statement of

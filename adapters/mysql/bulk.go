@@ -39,11 +39,10 @@ func insertAll(ctx context.Context, tx batchTx, as []domain.Alarm, skipDuplicate
 	for rest := as; len(rest) > 0; {
 		chunk := rest[:insertChunk(rest)]
 		rest = rest[len(chunk):]
-		for _, n := range insertPieces(len(chunk)) {
-			if err := insertAlarms(ctx, tx, chunk[:n], skipDuplicates); err != nil {
-				return err
-			}
-			chunk = chunk[n:]
+		if err := eachPiece(chunk, func(piece []domain.Alarm) error {
+			return insertAlarms(ctx, tx, piece, skipDuplicates)
+		}); err != nil {
+			return err
 		}
 	}
 	return nil

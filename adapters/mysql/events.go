@@ -19,16 +19,16 @@ const eventsPerInsert = 1024
 // that each is a prepared statement of a few sizes (buckets.go).
 func insertEvents(ctx context.Context, tx batchTx, evs []domain.Event) error {
 	for chunk := range slices.Chunk(evs, eventsPerInsert) {
-		for _, n := range insertPieces(len(chunk)) {
-			args := make([]any, 0, sqlrow.EventParams*n)
-			for _, ev := range chunk[:n] {
+		if err := eachPiece(chunk, func(piece []domain.Event) error {
+			args := make([]any, 0, sqlrow.EventParams*len(piece))
+			for _, ev := range piece {
 				args = sqlrow.AppendEvent(args, ev, timeArg)
 			}
-			q := `INSERT INTO alarm_events (` + sqlrow.EventColumns + `) VALUES ` + sqltext.ValuesRows(n, sqlrow.EventParams)
-			if _, err := tx.exec(ctx, q, args...); err != nil {
-				return err
-			}
-			chunk = chunk[n:]
+			q := `INSERT INTO alarm_events (` + sqlrow.EventColumns + `) VALUES ` + sqltext.ValuesRows(len(piece), sqlrow.EventParams)
+			_, err := tx.exec(ctx, q, args...)
+			return err
+		}); err != nil {
+			return err
 		}
 	}
 	return nil
