@@ -21,7 +21,7 @@
 // keeps connections of its own only for what no port offers: creating and dropping its
 // own database, the server's commit counter, refreshing statistics after the load,
 // and table sizes (database.go, sizes.go); a worker process's peak RSS is its own
-// getrusage.
+// VmHWM (sizes.go says why not getrusage).
 //
 // The parts without I/O: Mix, Build and BuildSpecs (the alarms a run loads), Histogram
 // (lags), Recorder (deliveries by occurrence key), NoopWaker and Receiver (the local

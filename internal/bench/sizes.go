@@ -126,8 +126,7 @@ func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 // exec replaced, and Go starts a child process with clone(CLONE_VM|CLONE_VFORK), so
 // that address space is the parent's. A worker the bench started after loading 500,000
 // alarms reported the bench's own peak, ~590 MiB, while its heap never passed 131 MB
-// (GODEBUG=gctrace=1); VmHWM said 150 MiB. getrusage stays the fallback where /proc is
-// not mounted.
+// (GODEBUG=gctrace=1). getrusage stays the fallback where /proc is not mounted.
 func peakRSS() int64 {
 	if hwm := statusKiB("VmHWM:"); hwm > 0 {
 		return hwm * 1024
@@ -157,16 +156,5 @@ func statusKiB(name string) int64 {
 	return 0
 }
 
-// currentRSS is this process's resident set size now (/proc/self/statm), 0 where
-// unknown.
-func currentRSS() int64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return 0
-	}
-	var size, resident int64
-	if _, err := fmt.Sscan(string(b), &size, &resident); err != nil {
-		return 0
-	}
-	return resident * int64(os.Getpagesize())
-}
+// currentRSS is this process's resident set size now (VmRSS), 0 where unknown.
+func currentRSS() int64 { return statusKiB("VmRSS:") * 1024 }
