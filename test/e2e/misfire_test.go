@@ -16,7 +16,7 @@ import (
 const misfireThreshold = 1500 * time.Millisecond
 
 // TestMisfirePoliciesAcrossAFrozenNode runs one "@every 1s" series per misfire policy,
-// freezes the node (SIGSTOP) for 6 s, thaws it, and reads what the receiver got and
+// freezes the node (SIGSTOP) for 6.25 s, thaws it, and reads what the receiver got and
 // what each series' history says it dropped:
 //   - every series: no occurrence delivered twice, and the delivered occurrences plus
 //     the ones its missed events name are exactly every occurrence from its first to
@@ -44,19 +44,40 @@ func runMisfire(t *testing.T, kind storeKind) {
 
 	policies := []string{"fire_once", "skip", "catch_up"}
 	ids := map[string]string{}
+	// Every series starts at one whole second (an "@every" series runs from its
+	// start_at), so all occurrences fall on whole seconds and the freeze, the thaw and
+	// the node's misfire cut-off can be placed a quarter second or more away from any
+	// of them: no count below depends on a few milliseconds of scheduling.
+	start := time.Now().Truncate(time.Second).Add(2 * time.Second)
 	for _, p := range policies {
-		a := c.Create(node, fmt.Sprintf(`{"kind":"cron","cron_expr":"@every 1s","misfire":%q}`, p))
+		a := c.Create(node, fmt.Sprintf(`{"kind":"cron","cron_expr":"@every 1s","misfire":%q,"start_at":%q}`,
+			p, start.UTC().Format(time.RFC3339)))
 		ids[p] = a.ID
 	}
-	time.Sleep(3500 * time.Millisecond)
-	frozeAt := time.Now()
+	// Freeze half a second after an occurrence (its wake is long delivered), for 6.25 s:
+	// the thaw falls at .750, so the cut-off the node applies right after it
+	// (thaw − threshold = .250) is a quarter second from the occurrences either side.
+	// The occurrence at thaw − 1.75 s is missed; the one at thaw − 0.75 s is missed only
+	// if the node takes over 0.75 s to claim it, which a loaded machine does not.
+	frozeAt := start.Add(3*time.Second + 500*time.Millisecond)
+	time.Sleep(time.Until(frozeAt))
 	node.Freeze()
-	time.Sleep(6 * time.Second)
+	thawedAt := frozeAt.Add(6*time.Second + 250*time.Millisecond)
+	time.Sleep(time.Until(thawedAt))
+	thawedAt = time.Now() // before SIGCONT: every wake the thawed node sends arrives after it
 	node.Thaw()
-	thawedAt := time.Now()
 	time.Sleep(4 * time.Second)
 	t.Logf("froze %s, thawed %s later", frozeAt.Format(time.StampMilli), thawedAt.Sub(frozeAt).Round(time.Millisecond))
+	if d := thawedAt.Sub(frozeAt) - 6250*time.Millisecond; d > 200*time.Millisecond {
+		t.Fatalf("the test thawed the node %s late; the phases below need it within 200 ms", d)
+	}
 
+	// The occurrences due during the freeze that the thawed node finds missed: whole
+	// seconds after frozeAt and before thawedAt − threshold (5 of them).
+	missedInFreeze := 0
+	for o := frozeAt.Truncate(time.Second).Add(time.Second); o.Before(thawedAt.Add(-misfireThreshold)); o = o.Add(time.Second) {
+		missedInFreeze++
+	}
 	for _, p := range policies {
 		id := ids[p]
 		var got []Delivery
@@ -83,9 +104,12 @@ func runMisfire(t *testing.T, kind storeKind) {
 		first, last := got[0].ScheduledFor, got[len(got)-1].ScheduledFor
 		accountFor(t, p, got, gaps, first, last)
 
-		late := 0 // wakes of occurrences due before the freeze's end by more than the threshold, arriving after the thaw
+		// late: wakes of occurrences due during the freeze and missed by the time of the
+		// thaw (due before thaw − threshold), arriving after it. An occurrence due before
+		// the freeze is not counted even if its wake was still in flight at SIGSTOP.
+		late := 0
 		for _, d := range got {
-			if d.Arrived.After(thawedAt) && d.ScheduledFor.Before(thawedAt.Add(-misfireThreshold-time.Second)) {
+			if d.Arrived.After(thawedAt) && d.ScheduledFor.After(frozeAt) && d.ScheduledFor.Before(thawedAt.Add(-misfireThreshold)) {
 				late++
 			}
 		}
@@ -97,15 +121,15 @@ func runMisfire(t *testing.T, kind storeKind) {
 			p, len(got), first.Format("15:04:05"), last.Format("15:04:05"), late, dropped, len(gaps))
 		switch p {
 		case "catch_up":
-			if dropped != 0 || late < 3 {
+			if dropped != 0 || late != missedInFreeze {
 				t.Errorf("catch_up: %d dropped, %d delivered late; want none dropped and every missed one delivered", dropped, late)
 			}
 		case "skip":
-			if dropped < 3 || late != 0 {
+			if dropped < missedInFreeze || late != 0 {
 				t.Errorf("skip: %d dropped, %d delivered late; want the missed ones dropped, none delivered", dropped, late)
 			}
 		case "fire_once":
-			if dropped < 3 || late != 1 {
+			if dropped < missedInFreeze-1 || late != 1 {
 				t.Errorf("fire_once: %d dropped, %d delivered late; want one wake for the missed window, the rest dropped", dropped, late)
 			}
 		}
