@@ -143,6 +143,8 @@ type ClaimStore interface {
 	// so no two concurrent ClaimDue calls (goroutines or processes) ever return the same
 	// alarm for one lease. Returned alarms carry the new lease; Claimed.Now is the "now"
 	// the claim used. Returns an empty slice, not an error, when nothing is due.
+	// With p.Fair set the claim shares the batch between owners by lane (FairClaim);
+	// without, it takes the oldest due whoever owns them.
 	ClaimDue(ctx context.Context, p ClaimParams) (Claimed, error)
 
 	// Apply writes a batch of transitions in one round trip (one transaction), each
@@ -200,12 +202,45 @@ type ClaimParams struct {
 	Worker string
 	Lease  time.Duration
 	Batch  int
+	// Fair, when set, shares the batch between owners (see FairClaim); nil claims the
+	// oldest due first whoever owns them.
+	Fair *FairClaim
+}
+
+// Lanes is how many claim lanes a store spreads owners over. Every alarm of one owner
+// is in the same lane, a hash of its owner that the store fixes (each store its own,
+// e.g. a generated column; the dispatcher never computes it). Owners that share a lane
+// are served first come first served between themselves; owners in different lanes
+// take turns.
+const Lanes = 64
+
+// FairClaim is a claim that serves owners in turn, so that one owner's backlog cannot
+// hold back another owner's due alarms.
+//
+// The store visits lanes Start, Start+1, ... (mod Lanes), each at most once, and takes
+// from each at most PerLane of its claimable alarms, oldest due first, until Batch are
+// taken. Claimable means exactly what it means for ClaimDue, with the same locking:
+// rows another claimer holds are skipped, never waited for. Taking from a lane is one
+// indexed probe that reads the lane's due alarms in due order and stops after the rows
+// it takes (and the leased rows it skips): never a scan of a lane's backlog, nor of the
+// alarms not yet due. The returned alarms are oldest due first, as ClaimDue's.
+//
+// Claimed.Next and Claimed.Capped tell the caller where to start the next fair claim
+// and how many lanes may still have due alarms.
+type FairClaim struct {
+	Start   int // 0 ≤ Start < Lanes
+	PerLane int // ≥ 1
 }
 
 // Claimed is the result of one ClaimDue.
 type Claimed struct {
 	Alarms []domain.Alarm
 	Now    time.Time // the store's now at the claim
+	// Fair claims only. Next is the lane to start the next fair claim at: the one after
+	// the lane in which the batch filled up, or Start+1 (mod Lanes) when it did not fill
+	// (every lane was visited). Capped is how many lanes may have claimable alarms left:
+	// those that gave PerLane, and the one the batch filled up in.
+	Next, Capped int
 }
 
 // ApplyResult says what Apply did.
