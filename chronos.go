@@ -65,6 +65,11 @@ type Config struct {
 	// MisfireThreshold is how late a cron occurrence may fall due before its series'
 	// misfire policy treats it as missed (1m).
 	MisfireThreshold time.Duration
+	// OwnerMaxInFlight caps one owner's wakes in flight on this node (0: half of
+	// Concurrency); UnfairClaims claims the oldest due first whoever owns them instead
+	// of serving owners in turn under a backlog (docs/reliability.md, "Noisy neighbours").
+	OwnerMaxInFlight int
+	UnfairClaims     bool
 
 	// Retention deletes finished alarms and events older than this; 0 keeps
 	// everything. EventsPerAlarm caps each alarm's history (0: no cap).
@@ -120,6 +125,7 @@ func (c Config) dispatcher(worker string) app.DispatcherConfig {
 		d.Policy.Backoff = c.Backoff
 	}
 	set(&d.Policy.MisfireThreshold, c.MisfireThreshold)
+	d.OwnerMaxInFlight, d.UnfairClaims = c.OwnerMaxInFlight, c.UnfairClaims
 	return d
 }
 

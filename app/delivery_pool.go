@@ -124,9 +124,19 @@ func (p *deliveryPool) runAll(ctx context.Context, idx []int, job func(ctx conte
 	}
 	var wg sync.WaitGroup
 	wg.Add(len(idx))
-	run := func(i int) {
+	p.queueAll(idx, func(i int) {
 		defer wg.Done()
 		job(ctx, i)
+	})
+	wg.Wait()
+}
+
+// queueAll queues run(i) for every i in idx and returns at once; the caller learns of
+// each job's end from run itself (the dispatcher's fire collects them one by one, so
+// one slow wake does not hold the outcomes of the others).
+func (p *deliveryPool) queueAll(idx []int, run func(i int)) {
+	if len(idx) == 0 {
+		return
 	}
 	p.mu.Lock()
 	for _, i := range idx {
@@ -134,5 +144,4 @@ func (p *deliveryPool) runAll(ctx context.Context, idx []int, job func(ctx conte
 	}
 	p.wakeLocked()
 	p.mu.Unlock()
-	wg.Wait()
 }

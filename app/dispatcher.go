@@ -32,6 +32,7 @@ type Dispatcher struct {
 	inProcess bool          // the waker is an InProcessWaker: each wake gets its own deadline
 	slots     chan struct{} // one token per wake in flight
 	pool      *deliveryPool // runs the wakes; as many workers as slots at most
+	owners    *ownerGate    // per-owner in-flight cap
 	inflight  sync.WaitGroup
 	stats     Stats
 	lag       lagHistogram // wake lags, for the heartbeat's percentiles
@@ -60,6 +61,7 @@ func NewDispatcher(store ports.Store, waker ports.Waker, clock *StoreClock, hint
 		log:       log.With(zap.String("worker", cfg.Worker)),
 		slots:     make(chan struct{}, cfg.Concurrency),
 		pool:      newDeliveryPool(cfg.Concurrency),
+		owners:    newOwnerGate(cfg.ownerCap()),
 	}, nil
 }
 
@@ -101,6 +103,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 
 	errWait := newRetryDelay(50*time.Millisecond, 5*time.Second)
 	size := newClaimSize(d.cfg.Batch)
+	var fair fairTurn
 	for ctx.Err() == nil {
 		if d.cfg.Gate != nil && !d.cfg.Gate.Wait(ctx) {
 			break // paused cluster-wide until ctx ended
@@ -112,7 +115,11 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		}
 		start := time.Now()
 		claimCtx, cancel := context.WithTimeout(ctx, d.cfg.storeTimeout())
-		claimed, err := d.store.ClaimDue(claimCtx, ports.ClaimParams{Worker: d.cfg.Worker, Lease: d.cfg.Lease, Batch: n})
+		params := ports.ClaimParams{Worker: d.cfg.Worker, Lease: d.cfg.Lease, Batch: n}
+		if !d.cfg.UnfairClaims {
+			params.Fair = fair.params(n)
+		}
+		claimed, err := d.store.ClaimDue(claimCtx, params)
 		cancel()
 		if err != nil {
 			d.release(n)
@@ -135,11 +142,12 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		d.stats.claimNanos.Add(int64(took))
 		d.metrics.Claimed(got, took)
 		d.stats.claimed.Add(int64(got))
+		d.metrics.ClaimOwners(countOwners(claimed.Alarms))
 		if got > 0 {
 			d.inflight.Add(1)
 			go d.fire(work, claimed.Alarms)
 		}
-		if got == n {
+		if more := fair.observe(params, claimed); more || got == n {
 			continue // more may be due right now
 		}
 		d.idle(ctx)

@@ -21,6 +21,14 @@ type DispatcherConfig struct {
 	DeliveryTimeout time.Duration // per wake
 	DrainTimeout    time.Duration // on shutdown, how long in-flight wakes may finish
 	Policy          domain.Policy
+	// OwnerMaxInFlight caps the wakes one owner has in flight on this node; a wake over
+	// it is held back and due again at its owner's pace. 0 means Concurrency/2 (so one
+	// owner's slow receivers leave half the slots to the others); Concurrency or more
+	// means no cap.
+	OwnerMaxInFlight int
+	// UnfairClaims turns fair claims off: under a backlog, claims take the oldest due
+	// first whoever owns them, as before issue 24 (for comparison; see FairClaim).
+	UnfairClaims bool
 
 	// Metrics receives claims, wakes and stale outcomes; nil: none.
 	Metrics ports.Metrics
@@ -71,6 +79,9 @@ func (c DispatcherConfig) Validate() error {
 	if c.Lease <= c.DeliveryTimeout {
 		errs = append(errs, fmt.Errorf("lease (%s) must exceed the delivery timeout (%s): otherwise a slow wake's lease expires mid-delivery and another worker fires it again", c.Lease, c.DeliveryTimeout))
 	}
+	if c.OwnerMaxInFlight < 0 {
+		errs = append(errs, fmt.Errorf("owner max in flight must not be negative, got %d", c.OwnerMaxInFlight))
+	}
 	if c.DrainTimeout < 0 {
 		errs = append(errs, fmt.Errorf("drain timeout must not be negative, got %s", c.DrainTimeout))
 	}
@@ -88,3 +99,15 @@ func (c DispatcherConfig) Validate() error {
 // of an apply. Never more than half the lease: a claim answered later than that has
 // left its wakes less than half their lease, and an apply is retried for half a lease.
 func (c DispatcherConfig) storeTimeout() time.Duration { return min(c.Lease/2, StoreCallTimeout) }
+
+// ownerCap is the per-owner in-flight cap in force; 0 when it cannot bind.
+func (c DispatcherConfig) ownerCap() int {
+	n := c.OwnerMaxInFlight
+	if n == 0 {
+		n = max(1, c.Concurrency/2)
+	}
+	if n >= c.Concurrency {
+		return 0
+	}
+	return n
+}

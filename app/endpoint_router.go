@@ -25,9 +25,20 @@ type EndpointRouterConfig struct {
 	BreakerMaxCooldown time.Duration
 	// Refresh is how often the endpoints' state value is read to notice changes (1s).
 	Refresh time.Duration
-	// BusyWait is how long a wake that found its endpoint full waits before it is due
-	// again (1s).
+	// BusyWait is how long a wake waits before it is due again when the breaker is
+	// half-open with its probe out (1s); a wake that finds its endpoint full waits in
+	// the endpoint's queue instead, or comes back at the endpoint's pace (QueueWait).
 	BusyWait time.Duration
+	// QueueWait is the longest a wake waits on this node in its endpoint's queue for
+	// room (max_in_flight) or for its turn (rate_per_second) before it is held back
+	// instead. 0 means no queue: a wake that finds no room is held back at once. A queue
+	// holds at most as many wakes as the endpoint's max_in_flight (or one second of its
+	// rate): the rest are held back, due again at the endpoint's own pace.
+	QueueWait time.Duration
+	// SendTimeout is the deadline a wake gets when it leaves the queue (the
+	// dispatcher's DeliveryTimeout), so time spent queuing is not taken from its
+	// delivery. 0: it keeps the deadline it came with.
+	SendTimeout time.Duration
 	// Log receives breaker changes; nil: none. Metrics counts them; nil: none.
 	Log     *zap.Logger
 	Metrics ports.Metrics
@@ -83,8 +94,9 @@ type EndpointRouter struct {
 
 	reads singleflight.Group // concurrent reads of one endpoint share one query
 
-	mu        sync.Mutex
-	endpoints map[endpointKey]*endpointState
+	mu          sync.Mutex
+	endpoints   map[endpointKey]*endpointState
+	queuedWakes int // waiting in every endpoint's queue
 	version   string    // the endpoints state value last read
 	checked   time.Time // when it was read
 }
@@ -101,6 +113,14 @@ type endpointState struct {
 	stale   bool          // the endpoints changed: read it again before the next wake
 
 	inFlight int
+	waiting  []*queued     // wakes waiting for room, oldest first
+	pacing   int           // wakes waiting for their turn under rate_per_second
+	took     time.Duration // how long its wakes take, smoothed (0: none finished yet)
+	// horizon is when the last wake held back for room or rate is due again: each one
+	// is due a pace step after the previous (a wake's duration over max_in_flight, or
+	// one over the rate), so held-back wakes come back as fast as the endpoint takes
+	// them instead of all together.
+	horizon time.Time
 	// the breaker
 	failures  int       // failed deliveries in a row
 	openUntil time.Time // zero: closed
@@ -116,14 +136,28 @@ func NewEndpointRouter(def ports.Waker, source EndpointSource, build WakerBuilde
 
 var _ ports.Waker = (*EndpointRouter)(nil)
 
+// queued is a wake waiting in its endpoint's queue.
+type queued struct {
+	ready   chan struct{} // closed when room was handed to it
+	granted bool          // under the router's lock: room is ours (inFlight counts us)
+}
+
 // heldBack is a wake the router did not send (ports.Deferral).
 type heldBack struct {
-	wait time.Duration
-	why  string
+	wait   time.Duration
+	reason string // a ports.Deferred* reason
+	why    string
 }
 
 func (h *heldBack) Error() string           { return h.why }
 func (h *heldBack) DeferFor() time.Duration { return h.wait }
+func (h *heldBack) DeferReason() string     { return h.reason }
+
+// Bounds of a held-back wake's wait at its endpoint's pace.
+const (
+	paceMinWait = 10 * time.Millisecond
+	paceMaxWait = time.Minute
+)
 
 // Wake delivers w to its endpoint, or holds it back.
 func (r *EndpointRouter) Wake(ctx context.Context, w domain.Wake) error {
@@ -137,13 +171,19 @@ func (r *EndpointRouter) Wake(ctx context.Context, w domain.Wake) error {
 	if w.Notice != "" {
 		return r.notify(ctx, st, w)
 	}
-	now := time.Now()
-	waker, probe, held := r.admit(st, now)
+	waker, probe, queuedFor, held := r.admit(ctx, st)
 	if held != nil {
 		return held
 	}
-	err = waker.Wake(ctx, w)
-	r.settle(ctx, st, err, probe)
+	sendCtx := ctx
+	if queuedFor > 0 && r.cfg.SendTimeout > 0 {
+		var cancel context.CancelFunc
+		sendCtx, cancel = freshDeadline(ctx, r.cfg.SendTimeout)
+		defer cancel()
+	}
+	start := time.Now()
+	err = waker.Wake(sendCtx, w)
+	r.settle(ctx, st, err, probe, time.Since(start))
 	return err
 }
 
@@ -161,41 +201,159 @@ func (r *EndpointRouter) notify(ctx context.Context, st *endpointState, w domain
 	return notices.Wake(ctx, w)
 }
 
-// admit takes room for one wake on st, or says why not.
-func (r *EndpointRouter) admit(st *endpointState, now time.Time) (ports.Waker, bool, *heldBack) {
+// admit takes room for one wake on st, waiting in the endpoint's queue for up to
+// QueueWait when there is none, or says why not. queuedFor is how long it waited.
+func (r *EndpointRouter) admit(ctx context.Context, st *endpointState) (waker ports.Waker, probe bool, queuedFor time.Duration, held *heldBack) {
+	start := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	probe := false
 	if !st.openUntil.IsZero() {
-		if now.Before(st.openUntil) {
-			return nil, false, &heldBack{wait: st.openUntil.Sub(now), why: "endpoint " + st.ep.Name + ": breaker open"}
+		if start.Before(st.openUntil) {
+			return nil, false, 0, &heldBack{wait: st.openUntil.Sub(start), reason: ports.DeferredEndpointBreaker, why: "endpoint " + st.ep.Name + ": breaker open"}
 		}
 		if st.probing {
-			return nil, false, &heldBack{wait: r.cfg.BusyWait, why: "endpoint " + st.ep.Name + ": breaker half-open, a probe is in flight"}
+			return nil, false, 0, &heldBack{wait: r.cfg.BusyWait, reason: ports.DeferredEndpointBreaker, why: "endpoint " + st.ep.Name + ": breaker half-open, a probe is in flight"}
 		}
 		probe = true // the cool-down is over: this wake is the probe
 	}
 	if !probe && st.ep.MaxInFlight > 0 && st.inFlight >= st.ep.MaxInFlight {
-		return nil, false, &heldBack{wait: r.cfg.BusyWait, why: fmt.Sprintf("endpoint %s: %d wakes in flight (max_in_flight)", st.ep.Name, st.inFlight)}
+		if !r.waitForRoom(ctx, st) {
+			return nil, false, 0, r.paced(st, time.Now(), 0, ports.DeferredEndpointFull,
+				fmt.Sprintf("endpoint %s: %d wakes in flight (max_in_flight) and %d queued", st.ep.Name, st.inFlight, len(st.waiting)))
+		}
+	} else {
+		st.inFlight++
 	}
+	// The room is ours from here: every way out below either keeps it for the send or
+	// gives it back.
 	if st.limiter != nil {
+		now := time.Now()
 		res := st.limiter.ReserveN(now, 1)
 		if wait := res.DelayFrom(now); wait > 0 {
-			res.CancelAt(now)
-			return nil, false, &heldBack{wait: wait, why: fmt.Sprintf("endpoint %s: over rate_per_second %g", st.ep.Name, st.ep.RatePerSecond)}
+			if time.Since(start)+wait > r.cfg.QueueWait || wait > time.Second || !r.sleep(ctx, st, wait) {
+				res.CancelAt(now)
+				r.release(st)
+				return nil, false, 0, r.paced(st, now, wait, ports.DeferredEndpointRate,
+					fmt.Sprintf("endpoint %s: over rate_per_second %g", st.ep.Name, st.ep.RatePerSecond))
+			}
 		}
 	}
-	st.inFlight++
 	st.probing = st.probing || probe
-	return st.waker, probe, nil
+	return st.waker, probe, time.Since(start), nil
+}
+
+// waitForRoom queues the wake on st (r.mu held, and held again on return) until a wake
+// in flight hands it its room, for up to QueueWait. It reports whether it got room
+// (inFlight then counts it). A queue holds as many wakes as max_in_flight: more
+// waiting would only hold more delivery slots for nothing.
+func (r *EndpointRouter) waitForRoom(ctx context.Context, st *endpointState) bool {
+	if r.cfg.QueueWait <= 0 || len(st.waiting) >= st.ep.MaxInFlight {
+		return false
+	}
+	q := &queued{ready: make(chan struct{})}
+	st.waiting = append(st.waiting, q)
+	r.queuesChanged(1)
+	r.mu.Unlock()
+	timer := time.NewTimer(r.cfg.QueueWait)
+	select {
+	case <-q.ready:
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+	timer.Stop()
+	r.mu.Lock()
+	if q.granted {
+		return true
+	}
+	for i, w := range st.waiting {
+		if w == q {
+			st.waiting = append(st.waiting[:i], st.waiting[i+1:]...)
+			break
+		}
+	}
+	r.queuesChanged(-1)
+	return false
+}
+
+// sleep waits d (r.mu held, and held again on return) for the wake's turn under the
+// endpoint's rate; false when ctx ended first.
+func (r *EndpointRouter) sleep(ctx context.Context, st *endpointState, d time.Duration) bool {
+	st.pacing++
+	r.queuesChanged(1)
+	r.mu.Unlock()
+	timer := time.NewTimer(d)
+	var ok bool
+	select {
+	case <-timer.C:
+		ok = true
+	case <-ctx.Done():
+		timer.Stop()
+	}
+	r.mu.Lock()
+	st.pacing--
+	r.queuesChanged(-1)
+	return ok
+}
+
+// paced holds a wake back until the endpoint's pace says its turn comes (r.mu held):
+// one pace step after the last one held back, at least after wait.
+func (r *EndpointRouter) paced(st *endpointState, now time.Time, wait time.Duration, reason, why string) *heldBack {
+	var step time.Duration
+	switch {
+	case reason == ports.DeferredEndpointRate:
+		step = time.Duration(float64(time.Second) / st.ep.RatePerSecond)
+	default:
+		step = max(st.took, paceMinWait) / time.Duration(max(st.ep.MaxInFlight, 1))
+		wait = max(wait, step)
+	}
+	next := st.horizon.Add(step)
+	if earliest := now.Add(max(wait, paceMinWait)); next.Before(earliest) {
+		next = earliest // the first held back since the endpoint caught up
+	}
+	st.horizon = next
+	return &heldBack{wait: min(next.Sub(now), paceMaxWait), reason: reason, why: why}
+}
+
+// release gives a wake's room back (r.mu held): to the oldest queued wake, if any.
+func (r *EndpointRouter) release(st *endpointState) {
+	if len(st.waiting) > 0 && (st.ep.MaxInFlight <= 0 || st.inFlight <= st.ep.MaxInFlight) {
+		q := st.waiting[0]
+		st.waiting[0] = nil
+		st.waiting = st.waiting[1:]
+		q.granted = true // inFlight stays: the room passes from us to it
+		close(q.ready)
+		r.queuesChanged(-1)
+		return
+	}
+	st.inFlight--
+}
+
+// queuesChanged counts wakes entering (+1) or leaving (-1) a queue on this node and
+// reports the queues to the metrics (r.mu held).
+func (r *EndpointRouter) queuesChanged(delta int) {
+	r.queuedWakes += delta
+	endpoints := 0
+	if r.queuedWakes > 0 {
+		for _, st := range r.endpoints {
+			if len(st.waiting)+st.pacing > 0 {
+				endpoints++
+			}
+		}
+	}
+	r.cfg.Metrics.EndpointQueues(endpoints, r.queuedWakes)
 }
 
 // settle releases the wake's room and feeds the breaker. A wake the caller gave up on
 // (shutdown) says nothing about the receiver; a 410 Gone is a receiver that answered.
-func (r *EndpointRouter) settle(ctx context.Context, st *endpointState, err error, probe bool) {
+func (r *EndpointRouter) settle(ctx context.Context, st *endpointState, err error, probe bool, took time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	st.inFlight--
+	r.release(st)
+	if st.took == 0 {
+		st.took = took
+	} else {
+		st.took += (took - st.took) / 8
+	}
 	if probe {
 		st.probing = false
 	}

@@ -20,23 +20,24 @@ type delivery struct {
 	decided bool // there is an outcome to record (false: not sent, or abandoned at shutdown)
 }
 
-// fire delivers one claimed batch and applies its outcomes. It owns len(alarms) slots
-// and releases them when the batch is done. work ends only when a drain gives up on
-// in-flight wakes (its cause is then errAbandoned).
+// fire delivers one claimed batch and applies its outcomes as its wakes finish. It
+// owns len(alarms) delivery slots and releases each with its wake's outcome, once that
+// is applied: one slow wake holds its own slot and lease, not the batch's. work ends
+// only when a drain gives up on in-flight wakes (its cause is then errAbandoned).
 func (d *Dispatcher) fire(work context.Context, alarms []domain.Alarm) {
 	defer d.inflight.Done()
-	defer d.release(len(alarms))
 
 	now := d.clock.Now()
 	batch := make([]delivery, len(alarms))
-	var advances, skips []domain.Transition
+	var advances []domain.Transition
+	out := newOutcomeWindow(d)
 	for i, a := range alarms {
 		batch[i] = delivery{firing: domain.Begin(a, now, d.cfg.Policy), send: true}
 		if skip := batch[i].firing.Skip; skip != nil {
 			// The misfire policy dropped this occurrence: no wake, no attempt; its
-			// transition moves the series on with the outcomes below.
+			// transition moves the series on with the first outcomes.
 			batch[i].send = false
-			skips = append(skips, *skip)
+			out.add(*skip)
 		}
 		if adv := batch[i].firing.Advance; adv != nil {
 			advances = append(advances, *adv)
@@ -46,18 +47,60 @@ func (d *Dispatcher) fire(work context.Context, alarms []domain.Alarm) {
 		d.commitAdvances(work, batch, advances)
 	}
 
-	d.deliver(work, batch)
-
-	ts := append(make([]domain.Transition, 0, len(alarms)), skips...)
-	decidedAt := d.clock.Now()
-	for _, w := range batch {
-		if w.decided {
-			ts = append(ts, domain.Decide(w.firing, w.outcome, decidedAt, d.cfg.Policy))
+	idx := make([]int, 0, len(batch))
+	for i, w := range batch {
+		if w.send {
+			idx = append(idx, i)
+		} else {
+			out.done() // skipped, or its advance did not commit: its slot goes with the first apply
+		}
+	}
+	ctx, cancel := context.WithTimeoutCause(work, d.cfg.DeliveryTimeout, errDeliveryTimeout)
+	defer cancel()
+	finished := make(chan int, len(idx)) // never blocks a wake: room for every one
+	d.pool.queueAll(idx, func(i int) {
+		w := &batch[i]
+		w.outcome, w.decided = d.deliverFiring(ctx, work, &w.firing)
+		finished <- i
+	})
+	for range idx {
+		var i int
+		select {
+		case i = <-finished:
+		case <-out.due():
+			out.flush()
+			i = <-finished
+		}
+		if w := &batch[i]; w.decided {
+			out.add(domain.Decide(w.firing, w.outcome, d.clock.Now(), d.cfg.Policy))
 		} // else the lease decides: it expires and the alarm is claimed again
+		out.done()
 	}
-	if len(ts) > 0 {
-		d.apply(ts)
+	out.flush()
+}
+
+// deliverFiring sends one wake, unless its owner already has OwnerMaxInFlight wakes in
+// flight on this node: then it is held back, not sent, due again at its owner's pace.
+//
+// Webhook wakes of one batch share one deadline, ctx's: DeliveryTimeout from when the
+// batch was handed to the pool, whose workers are reserved for it (a slot, and so a
+// worker, is free for each), so this is every wake's own timeout give or take
+// microseconds, and it costs one timer per batch instead of one per wake. An
+// in-process handler (InProcessWaker) gets a deadline of its own instead, which it may
+// push back with ExtendLease.
+func (d *Dispatcher) deliverFiring(ctx, work context.Context, f *domain.Firing) (domain.Outcome, bool) {
+	owner := f.Alarm.Owner
+	if held := d.owners.admit(owner, time.Now()); held != nil {
+		d.stats.deferred.Add(1)
+		d.metrics.Deferred(held.DeferReason())
+		return domain.Deferred(held.DeferFor(), held.Error()), true
 	}
+	start := time.Now()
+	defer func() { d.owners.settle(owner, time.Since(start)) }()
+	if d.inProcess {
+		return d.deliverInProcess(work, f)
+	}
+	return d.deliverOne(ctx, f.Alarm)
 }
 
 // commitAdvances applies the at-most-once advances before any wake is sent. A wake whose
@@ -89,33 +132,6 @@ var (
 	errAbandoned = errors.New("abandoned at shutdown")
 )
 
-// deliver sends every wake marked send concurrently on the delivery pool (the slots
-// were reserved at claim time) and records each outcome in the batch.
-//
-// Webhook wakes share one deadline, DeliveryTimeout from now: they start together (a
-// slot, and so a worker, is free for each), so this is every wake's own timeout give or
-// take microseconds, never later, and it costs one timer per batch instead of one per
-// wake. An in-process handler (InProcessWaker) gets a deadline of its own instead, which
-// it may push back with ExtendLease.
-func (d *Dispatcher) deliver(work context.Context, batch []delivery) {
-	idx := make([]int, 0, len(batch))
-	for i, w := range batch {
-		if w.send {
-			idx = append(idx, i)
-		}
-	}
-	ctx, cancel := context.WithTimeoutCause(work, d.cfg.DeliveryTimeout, errDeliveryTimeout)
-	defer cancel()
-	d.pool.runAll(ctx, idx, func(ctx context.Context, i int) {
-		w := &batch[i]
-		if d.inProcess {
-			w.outcome, w.decided = d.deliverInProcess(work, &w.firing)
-		} else {
-			w.outcome, w.decided = d.deliverOne(ctx, w.firing.Alarm)
-		}
-	})
-}
-
 // deliverOne sends one wake under ctx and reports its outcome; decided is false when
 // shutdown abandoned it (nobody knows whether it arrived: the lease decides).
 func (d *Dispatcher) deliverOne(ctx context.Context, a domain.Alarm) (out domain.Outcome, decided bool) {
@@ -140,7 +156,7 @@ func (d *Dispatcher) deliverOne(ctx context.Context, a domain.Alarm) (out domain
 		// Held back before it was sent (its endpoint busy, its breaker open): not an
 		// attempt, so no failure, no lag sample; due again after the wait.
 		d.stats.deferred.Add(1)
-		d.metrics.Deferred()
+		d.metrics.Deferred(held.DeferReason())
 		return domain.Deferred(held.DeferFor(), err.Error()), true
 	case errors.Is(context.Cause(ctx), errAbandoned):
 		// Shutdown cut the wake short: we do not know whether it arrived, so we record

@@ -15,9 +15,17 @@ type Metrics interface {
 	// was delivered minus when it was due (the alarm's next_fire_at at the claim);
 	// took is the delivery's own duration.
 	Woke(outcome string, lag, took time.Duration)
-	// Deferred: a wake held back, not sent and not an attempt (its endpoint had no
-	// room, was over its rate, or its breaker was open).
-	Deferred()
+	// Deferred: a wake held back, not sent and not an attempt, for reason (one of the
+	// Deferred* constants: its endpoint had no room, was over its rate, or its breaker
+	// was open; or its owner was at its in-flight cap).
+	Deferred(reason string)
+	// ClaimOwners: how many owners one claim that returned alarms served (the fairness
+	// between owners at a glance: 1 under one owner's backlog means nobody else had
+	// due work).
+	ClaimOwners(n int)
+	// EndpointQueues: on this node, how many endpoints have wakes waiting for room in
+	// their queue, and how many wakes wait in all; called when either changes.
+	EndpointQueues(endpoints, wakes int)
 	// EndpointBreaker: an endpoint's breaker opened (open) or closed again on this node.
 	EndpointBreaker(open bool)
 	// Stale: n outcomes refused by the lease fence (another worker or an admin or owner
@@ -46,6 +54,14 @@ const (
 	WakeFailed    = "failed"
 )
 
+// Reasons for Metrics.Deferred.
+const (
+	DeferredEndpointFull    = "endpoint_full"    // max_in_flight reached and its queue full
+	DeferredEndpointRate    = "endpoint_rate"    // over rate_per_second
+	DeferredEndpointBreaker = "endpoint_breaker" // breaker open, or half-open with its probe out
+	DeferredOwnerCap        = "owner_cap"        // the owner at --owner-max-in-flight
+)
+
 // Refusal reasons for Metrics.Refused: the API's error codes for them.
 const (
 	RefusedQuota = "quota_exceeded"
@@ -58,7 +74,9 @@ type NopMetrics struct{}
 func (NopMetrics) Claimed(int, time.Duration)                 {}
 func (NopMetrics) Woke(string, time.Duration, time.Duration)  {}
 func (NopMetrics) Stale(int)                                  {}
-func (NopMetrics) Deferred()                                  {}
+func (NopMetrics) Deferred(string)                            {}
+func (NopMetrics) ClaimOwners(int)                            {}
+func (NopMetrics) EndpointQueues(int, int)                    {}
 func (NopMetrics) EndpointBreaker(bool)                       {}
 func (NopMetrics) RetentionDeleted(string, int)               {}
 func (NopMetrics) DispatchPaused(bool)                        {}

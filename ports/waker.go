@@ -37,4 +37,6 @@ type ReceiverVerdict interface {
 type Deferral interface {
 	error
 	DeferFor() time.Duration
+	// DeferReason is one of the Deferred* reasons of Metrics.Deferred.
+	DeferReason() string
 }

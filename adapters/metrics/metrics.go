@@ -32,6 +32,10 @@ type Metrics struct {
 
 	delivered, failed, stale prometheus.Counter
 	deferred                 prometheus.Counter
+	deferredBy               *prometheus.CounterVec
+	claimOwners              prometheus.Histogram
+	queuingEndpoints         prometheus.Gauge
+	queuedWakes              prometheus.Gauge
 	breakerChanges           *prometheus.CounterVec
 	breakersOpen             prometheus.Gauge
 	wakes                    *prometheus.CounterVec
@@ -112,6 +116,23 @@ func New(opts Options) *Metrics {
 			Name: "chronos_endpoint_breaker_changes_total",
 			Help: "Endpoint breakers this node opened or closed, by the state entered: open or closed.",
 		}, []string{"to"}),
+		deferredBy: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "chronos_wakes_deferred_total",
+			Help: "Wakes this node held back, not sent, by reason: endpoint_full (max_in_flight reached and its queue full), endpoint_rate (over rate_per_second), endpoint_breaker (breaker open or its probe out), owner_cap (the owner at --owner-max-in-flight).",
+		}, []string{"reason"}),
+		claimOwners: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "chronos_claim_owners",
+			Help:    "Owners served by one claim that returned alarms: under one owner's backlog, more than 1 means the others were served beside it.",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128},
+		}),
+		queuingEndpoints: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "chronos_endpoints_queuing",
+			Help: "Endpoints with wakes waiting on this node for room (max_in_flight or rate_per_second) now.",
+		}),
+		queuedWakes: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "chronos_endpoint_queued_wakes",
+			Help: "Wakes waiting on this node in an endpoint's queue for room now.",
+		}),
 		breakersOpen: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "chronos_endpoint_breakers_open",
 			Help: "Endpoints whose breaker is open on this node now.",
@@ -134,6 +155,9 @@ func New(opts Options) *Metrics {
 	m.failed = m.wakes.WithLabelValues(ports.WakeFailed)
 	m.stale = m.wakes.WithLabelValues(wakeStale)
 	m.deferred = m.wakes.WithLabelValues(wakeDeferred)
+	for _, r := range []string{ports.DeferredEndpointFull, ports.DeferredEndpointRate, ports.DeferredEndpointBreaker, ports.DeferredOwnerCap} {
+		m.deferredBy.WithLabelValues(r)
+	}
 	m.breakerChanges.WithLabelValues("open")
 	m.breakerChanges.WithLabelValues("closed")
 	m.retentionDeleted.WithLabelValues("alarms")
@@ -155,6 +179,7 @@ func New(opts Options) *Metrics {
 		m.wakes, m.wakeLag, m.delivery,
 		m.claims, m.claimed, m.claimDuration,
 		m.retentionDeleted, m.dispatchPaused, m.sample, m.breakerChanges, m.breakersOpen,
+		m.deferredBy, m.claimOwners, m.queuingEndpoints, m.queuedWakes,
 		m.requests, m.requestDuration, m.refusals,
 	)
 	m.handler = newHandler(m.registry, opts.Logger)
@@ -193,11 +218,30 @@ func (m *Metrics) Woke(outcome string, lag, took time.Duration) {
 }
 
 // Deferred implements ports.Metrics.
-func (m *Metrics) Deferred() { m.deferred.Inc() }
+func (m *Metrics) Deferred(reason string) {
+	m.deferred.Inc()
+	m.deferredBy.WithLabelValues(validUTF8(reason)).Inc()
+}
+
+// ClaimOwners implements ports.Metrics.
+func (m *Metrics) ClaimOwners(n int) {
+	if n > 0 {
+		m.claimOwners.Observe(float64(n))
+	}
+}
+
+// EndpointQueues implements ports.Metrics.
+func (m *Metrics) EndpointQueues(endpoints, wakes int) {
+	m.queuingEndpoints.Set(float64(endpoints))
+	m.queuedWakes.Set(float64(wakes))
+}
 
 // EndpointBreaker implements ports.Metrics.
 func (m *Metrics) EndpointBreaker(open bool) {
 	if open {
+		for _, r := range []string{ports.DeferredEndpointFull, ports.DeferredEndpointRate, ports.DeferredEndpointBreaker, ports.DeferredOwnerCap} {
+			m.deferredBy.WithLabelValues(r)
+		}
 		m.breakerChanges.WithLabelValues("open").Inc()
 		m.breakersOpen.Inc()
 		return

@@ -110,7 +110,9 @@ func driveAll(m *metrics.Metrics) {
 		Due:      1, OldestDue: now.Add(-time.Second), Now: now,
 	}, true)
 	m.Request(http.MethodGet, "/v1/alarms/{id}", http.StatusOK, time.Millisecond)
-	m.Deferred()
+	m.Deferred(ports.DeferredOwnerCap)
+	m.ClaimOwners(3)
+	m.EndpointQueues(1, 2)
 	m.EndpointBreaker(true)
 	m.Refused(ports.RefusedRate)
 }
@@ -534,8 +536,8 @@ func TestConcurrentUse(t *testing.T) {
 // closes.
 func TestDeferredAndBreakers(t *testing.T) {
 	m := metrics.New(metrics.Options{})
-	m.Deferred()
-	m.Deferred()
+	m.Deferred(ports.DeferredEndpointFull)
+	m.Deferred(ports.DeferredEndpointFull)
 	m.EndpointBreaker(true)
 	m.EndpointBreaker(true)
 	m.EndpointBreaker(false)

@@ -116,6 +116,7 @@ func provideWaker(lc fx.Lifecycle, s ports.Store, m *metrics.Metrics, cfg *serve
 	}
 	return app.NewEndpointRouter(w, s, build, app.EndpointRouterConfig{
 		BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown, Log: log.Named("endpoints"), Metrics: m,
+		QueueWait: cfg.EndpointQueue, SendTimeout: cfg.DeliveryTimeout,
 	}), nil
 }
 
@@ -136,8 +137,8 @@ func provideNode(s ports.Store, w ports.Waker, m *metrics.Metrics, cfg *serveCon
 		Tick: cfg.Tick, Lease: cfg.Lease, Batch: cfg.Batch, Concurrency: cfg.Concurrency,
 		DeliveryTimeout: cfg.DeliveryTimeout, DrainTimeout: cfg.DrainTimeout,
 		Backoff: domain.Backoff{Base: cfg.BackoffBase, Cap: cfg.BackoffCap}, MaxFailures: cfg.MaxFailures,
-		MisfireThreshold: cfg.MisfireThreshold,
-		Retention:        cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
+		MisfireThreshold: cfg.MisfireThreshold, OwnerMaxInFlight: cfg.OwnerMaxInFlight, UnfairClaims: cfg.UnfairClaims,
+		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
 		MaxActiveAlarmsPerOwner: cfg.MaxActive, QuotaRefresh: cfg.QuotaRefresh, RateLimit: cfg.RateLimit,
 		Metrics: m, MetricsHandler: m.Handler(), Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads,
 		Logger: log, ClockOptions: clock,

@@ -26,6 +26,9 @@ type serveConfig struct {
 	Lease            time.Duration
 	Batch            int
 	Concurrency      int
+	OwnerMaxInFlight int
+	UnfairClaims     bool
+	EndpointQueue    time.Duration
 	MaxFailures      int
 	BackoffBase      time.Duration
 	BackoffCap       time.Duration
@@ -58,6 +61,9 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Lease, "lease", d.Lease, "claim lease; must exceed --delivery-timeout")
 	fs.IntVar(&c.Batch, "batch", d.Batch, "most alarms claimed at once")
 	fs.IntVar(&c.Concurrency, "concurrency", d.Concurrency, "most wakes in flight at once")
+	fs.IntVar(&c.OwnerMaxInFlight, "owner-max-in-flight", 0, "most wakes of one owner in flight on this node (0: half of --concurrency); more are held back and come back at the owner's pace")
+	fs.BoolVar(&c.UnfairClaims, "unfair-claims", false, "under a backlog, claim the oldest due first whoever owns them, instead of serving owners in turn (for comparison only)")
+	fs.DurationVar(&c.EndpointQueue, "endpoint-queue-wait", 5*time.Second, "longest a wake waits on a node in its endpoint's queue (max_in_flight, rate_per_second) before it is held back at the endpoint's pace; 0: no queue; at most --delivery-timeout")
 	fs.IntVar(&c.MaxFailures, "max-failures", 5, "default failed deliveries before a once alarm fails (1..100)")
 	fs.DurationVar(&c.BackoffBase, "backoff-base", d.Policy.Backoff.Base, "first retry delay; doubles per failure")
 	fs.DurationVar(&c.BackoffCap, "backoff-cap", d.Policy.Backoff.Cap, "longest retry delay")
@@ -81,14 +87,16 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 // dispatcher returns the dispatcher configuration for worker id.
 func (c *serveConfig) dispatcher(worker string) app.DispatcherConfig {
 	return app.DispatcherConfig{
-		Worker:          worker,
-		Tick:            c.Tick,
-		Lease:           c.Lease,
-		Batch:           c.Batch,
-		Concurrency:     c.Concurrency,
-		DeliveryTimeout: c.DeliveryTimeout,
-		DrainTimeout:    c.DrainTimeout,
-		Policy:          domain.Policy{Backoff: domain.Backoff{Base: c.BackoffBase, Cap: c.BackoffCap}, MisfireThreshold: c.MisfireThreshold},
+		Worker:           worker,
+		Tick:             c.Tick,
+		Lease:            c.Lease,
+		Batch:            c.Batch,
+		Concurrency:      c.Concurrency,
+		DeliveryTimeout:  c.DeliveryTimeout,
+		DrainTimeout:     c.DrainTimeout,
+		OwnerMaxInFlight: c.OwnerMaxInFlight,
+		UnfairClaims:     c.UnfairClaims,
+		Policy:           domain.Policy{Backoff: domain.Backoff{Base: c.BackoffBase, Cap: c.BackoffCap}, MisfireThreshold: c.MisfireThreshold},
 	}
 }
 
@@ -124,6 +132,14 @@ func (c *serveConfig) validate() error {
 	}
 	if c.QuotaRefresh <= 0 {
 		errs = append(errs, fmt.Errorf("--quota-refresh must be above 0, got %s", c.QuotaRefresh))
+	}
+	if c.OwnerMaxInFlight < 0 {
+		errs = append(errs, fmt.Errorf("--owner-max-in-flight must be 0 (half of --concurrency) or more, got %d", c.OwnerMaxInFlight))
+	}
+	// A queued wake waits, then is sent with its whole delivery timeout: both must
+	// fit in its lease, or another node could claim it mid-delivery.
+	if c.EndpointQueue < 0 || c.EndpointQueue > c.DeliveryTimeout || c.EndpointQueue+c.DeliveryTimeout >= c.Lease {
+		errs = append(errs, fmt.Errorf("--endpoint-queue-wait must be between 0 and --delivery-timeout (%s), and with it below --lease (%s), got %s", c.DeliveryTimeout, c.Lease, c.EndpointQueue))
 	}
 	if c.RateLimit < 0 {
 		errs = append(errs, fmt.Errorf("--rate-limit must be 0 (no limit) or more, got %d", c.RateLimit))

@@ -1,0 +1,59 @@
+package app
+
+import (
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// fairTurn decides each claim's fairness (issue 24). While claims take everything that
+// is due, nobody waits for anybody and a claim is the plain one: the oldest due first,
+// through the due index alone. Once a claim comes back full (a backlog: somebody may
+// be waiting behind it) the next claims are fair claims (ports.FairClaim): the store
+// visits the owners' lanes in turn, starting after the lane the last claim filled up
+// in, so an owner with a backlog gets its share of each claim and every other owner
+// with due work is served within a claim or two, whatever the backlog's size. When a
+// fair claim leaves nothing behind, claims are plain again.
+//
+// A lane's share is the batch over the lanes that had more than they were given last
+// time: one owner alone with a backlog gets whole batches (all the capacity when
+// nobody else wants it); k owners with backlogs get a k-th each; owners with a few
+// due alarms take what they have first, since their lanes come before the backlog's
+// in the next turn. Used by the claim loop only.
+type fairTurn struct {
+	on     bool // the last claim may have left due alarms behind
+	next   int  // the lane the next fair claim starts at
+	capped int  // lanes the last fair claim left alarms in
+}
+
+// params is the fairness of a claim of n alarms: nil for a plain claim.
+func (f *fairTurn) params(n int) *ports.FairClaim {
+	if !f.on {
+		return nil
+	}
+	return &ports.FairClaim{Start: f.next, PerLane: max(1, (n+max(f.capped, 1)-1)/max(f.capped, 1))}
+}
+
+// observe reads a claim's result and says whether more may be due right now.
+func (f *fairTurn) observe(p ports.ClaimParams, c ports.Claimed) bool {
+	if p.Fair == nil {
+		f.on = len(c.Alarms) == p.Batch
+		f.capped = 1
+		return f.on
+	}
+	f.next, f.capped = c.Next, c.Capped
+	f.on = c.Capped > 0
+	return f.on
+}
+
+// countOwners is how many owners one claim served, for the fairness metric.
+func countOwners(alarms []domain.Alarm) int {
+	switch len(alarms) {
+	case 0, 1:
+		return len(alarms)
+	}
+	seen := make(map[string]struct{}, 4)
+	for i := range alarms {
+		seen[alarms[i].Owner] = struct{}{}
+	}
+	return len(seen)
+}
