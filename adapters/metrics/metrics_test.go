@@ -119,6 +119,10 @@ func driveAll(m *metrics.Metrics) {
 
 var none = map[string]string{}
 
+// deferReasons are chronos_wakes_deferred_total's reasons, pre-created like the
+// refusals' and the breaker changes' labels.
+var deferReasons = []string{ports.DeferredEndpointFull, ports.DeferredEndpointRate, ports.DeferredEndpointBreaker, ports.DeferredOwnerCap}
+
 func TestEveryMetricIsExposedWithItsTypeAndHelp(t *testing.T) {
 	m := metrics.New(metrics.Options{Version: "v1.2.3"})
 	driveAll(m)
@@ -142,6 +146,10 @@ func TestEveryMetricIsExposedWithItsTypeAndHelp(t *testing.T) {
 		"chronos_endpoint_breaker_changes_total": dto.MetricType_COUNTER,
 		"chronos_endpoint_breakers_open":         dto.MetricType_GAUGE,
 		"chronos_refusals_total":                 dto.MetricType_COUNTER,
+		"chronos_wakes_deferred_total":           dto.MetricType_COUNTER,
+		"chronos_claim_owners":                   dto.MetricType_HISTOGRAM,
+		"chronos_endpoints_queuing":              dto.MetricType_GAUGE,
+		"chronos_endpoint_queued_wakes":          dto.MetricType_GAUGE,
 	}
 	for name, typ := range want {
 		mf, ok := fams[name]
@@ -199,6 +207,11 @@ func TestFixedLabelValuesReadZeroBeforeTheFirstEvent(t *testing.T) {
 	for _, reason := range []string{"quota_exceeded", "rate_limited"} {
 		if got := counter(t, fams, "chronos_refusals_total", map[string]string{"reason": reason}); got != 0 {
 			t.Errorf("chronos_refusals_total{reason=%q} = %g, want 0", reason, got)
+		}
+	}
+	for _, reason := range deferReasons {
+		if got := counter(t, fams, "chronos_wakes_deferred_total", map[string]string{"reason": reason}); got != 0 {
+			t.Errorf("chronos_wakes_deferred_total{reason=%q} = %g, want 0", reason, got)
 		}
 	}
 	for _, name := range []string{"chronos_claims_total", "chronos_claimed_total"} {
@@ -438,13 +451,24 @@ func TestLabelValuesAreOnlyWhatWasPassed(t *testing.T) {
 		"version": {"v9": true},
 		"le":      nil, // histogram buckets: checked by the parser
 	}
+	// Labels whose values depend on the family: "reason" is a refusal's or a deferral's.
+	deferred := map[string]bool{}
+	for _, r := range deferReasons {
+		deferred[r] = true
+	}
+	allowedIn := map[string]map[string]map[string]bool{
+		"chronos_wakes_deferred_total": {"reason": deferred},
+	}
 	for name, mf := range fams {
 		if !strings.HasPrefix(name, "chronos_") {
 			continue
 		}
 		for _, s := range mf.GetMetric() {
 			for _, lp := range s.GetLabel() {
-				values, ok := allowed[lp.GetName()]
+				values, ok := allowedIn[name][lp.GetName()]
+				if !ok {
+					values, ok = allowed[lp.GetName()]
+				}
 				if !ok {
 					t.Errorf("%s: unexpected label %s=%q", name, lp.GetName(), lp.GetValue())
 					continue
@@ -462,6 +486,7 @@ func TestInvalidUTF8NeverPanics(t *testing.T) {
 	m.Request(http.MethodGet, "/v1/\xff", http.StatusOK, 0)
 	m.Woke("\xfe", 0, 0)
 	m.RetentionDeleted("\xfd", 1)
+	m.Deferred("\xfc")
 	scrape(t, m)
 }
 
@@ -550,5 +575,72 @@ func TestDeferredAndBreakers(t *testing.T) {
 	}
 	if got := gauge(t, fams, "chronos_endpoint_breakers_open", none); got != 1 {
 		t.Errorf("open now = %g, want 1", got)
+	}
+}
+
+// A deferral counts once as the wake outcome "deferred" and once under its reason,
+// the other reasons untouched.
+func TestDeferredCountsTheOutcomeAndTheReason(t *testing.T) {
+	m := metrics.New(metrics.Options{})
+	m.Deferred(ports.DeferredOwnerCap)
+	m.Deferred(ports.DeferredEndpointRate)
+	m.Deferred(ports.DeferredOwnerCap)
+	fams := scrape(t, m)
+	if got := counter(t, fams, "chronos_wakes_total", map[string]string{"outcome": "deferred"}); got != 3 {
+		t.Errorf("chronos_wakes_total{outcome=deferred} = %g, want 3", got)
+	}
+	want := map[string]float64{ports.DeferredOwnerCap: 2, ports.DeferredEndpointRate: 1, ports.DeferredEndpointFull: 0, ports.DeferredEndpointBreaker: 0}
+	for reason, n := range want {
+		if got := counter(t, fams, "chronos_wakes_deferred_total", map[string]string{"reason": reason}); got != n {
+			t.Errorf("chronos_wakes_deferred_total{reason=%q} = %g, want %g", reason, got, n)
+		}
+	}
+	if n := len(fams["chronos_wakes_deferred_total"].GetMetric()); n != len(deferReasons) {
+		t.Errorf("chronos_wakes_deferred_total has %d series, want %d", n, len(deferReasons))
+	}
+}
+
+// Each claim that returned alarms is one observation of how many owners it served; a
+// claim that returned none is not observed.
+func TestClaimOwnersObservesEachClaim(t *testing.T) {
+	m := metrics.New(metrics.Options{})
+	m.ClaimOwners(1)
+	m.ClaimOwners(3)
+	m.ClaimOwners(0)
+	m.ClaimOwners(100)
+	h := histogram(t, scrape(t, m), "chronos_claim_owners", none)
+	if h.GetSampleCount() != 3 || h.GetSampleSum() != 104 {
+		t.Errorf("claim owners: count %d sum %g, want 3 and 104", h.GetSampleCount(), h.GetSampleSum())
+	}
+	for le, want := range map[float64]uint64{1: 1, 2: 1, 4: 2, 64: 2, 128: 3} {
+		if got := bucket(t, h, le); got != want {
+			t.Errorf("claim owners le=%g: %d, want %d", le, got, want)
+		}
+	}
+}
+
+// EndpointQueues sets both gauges to what it was last told.
+func TestEndpointQueuesSetsBothGauges(t *testing.T) {
+	m := metrics.New(metrics.Options{})
+	fams := scrape(t, m)
+	for _, name := range []string{"chronos_endpoints_queuing", "chronos_endpoint_queued_wakes"} {
+		if got := gauge(t, fams, name, none); got != 0 {
+			t.Errorf("%s = %g before any call, want 0", name, got)
+		}
+	}
+	m.EndpointQueues(2, 7)
+	fams = scrape(t, m)
+	if got := gauge(t, fams, "chronos_endpoints_queuing", none); got != 2 {
+		t.Errorf("chronos_endpoints_queuing = %g, want 2", got)
+	}
+	if got := gauge(t, fams, "chronos_endpoint_queued_wakes", none); got != 7 {
+		t.Errorf("chronos_endpoint_queued_wakes = %g, want 7", got)
+	}
+	m.EndpointQueues(0, 0)
+	fams = scrape(t, m)
+	for _, name := range []string{"chronos_endpoints_queuing", "chronos_endpoint_queued_wakes"} {
+		if got := gauge(t, fams, name, none); got != 0 {
+			t.Errorf("%s = %g after the queues emptied, want 0", name, got)
+		}
 	}
 }
