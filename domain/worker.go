@@ -1,6 +1,10 @@
 package domain
 
-import "time"
+import (
+	"cmp"
+	"slices"
+	"time"
+)
 
 // Worker is one chronos process (a node), registered so operators can see who is alive
 // and who holds leases. The store stamps StartedAt and HeartbeatAt with its own clock.
@@ -32,4 +36,33 @@ type WorkerStats struct {
 	// 0 when nothing was woken.
 	LagP50Ms float64 `json:"lag_p50_ms"`
 	LagP99Ms float64 `json:"lag_p99_ms"`
+	// Endpoints are the node's busiest endpoints, at most MaxWorkerEndpoints of them
+	// (BusiestEndpoints): those with wakes queued or at their max_in_flight. None when
+	// no endpoint is, or the node routes no wakes to endpoints.
+	Endpoints []EndpointLoad `json:"endpoints,omitempty"`
+}
+
+// MaxWorkerEndpoints bounds WorkerStats.Endpoints: every heartbeat writes them.
+const MaxWorkerEndpoints = 10
+
+// EndpointLoad is how busy one endpoint is on a node, or summed over the live nodes.
+type EndpointLoad struct {
+	Owner    string `json:"owner"`
+	Name     string `json:"name"`
+	Queued   int    `json:"queued"`    // wakes waiting in the endpoint's queue for room or for their turn
+	InFlight int    `json:"in_flight"` // wakes being delivered to it
+	// HeldBack counts the wakes held back for the endpoint's room, rate or breaker (due
+	// again at its pace) since the node started.
+	HeldBack int64 `json:"held_back"`
+}
+
+// BusiestEndpoints sorts loads in place, busiest first (most queued, then most in
+// flight, then most held back; by owner and name among equals), and keeps at most
+// limit of them.
+func BusiestEndpoints(loads []EndpointLoad, limit int) []EndpointLoad {
+	slices.SortFunc(loads, func(a, b EndpointLoad) int {
+		return cmp.Or(cmp.Compare(b.Queued, a.Queued), cmp.Compare(b.InFlight, a.InFlight),
+			cmp.Compare(b.HeldBack, a.HeldBack), cmp.Compare(a.Owner, b.Owner), cmp.Compare(a.Name, b.Name))
+	})
+	return loads[:min(len(loads), max(limit, 0))]
 }

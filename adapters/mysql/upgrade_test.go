@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"database/sql"
+	"reflect"
 	"testing"
 
 	"github.com/pressly/goose/v3"
@@ -59,7 +60,7 @@ func TestMigrationToScopes(t *testing.T) {
 	wantScope("upgraded", "h-admin", domain.ScopeAdmin)
 	wantScope("upgraded", "h-user", domain.ScopeOwner)
 	ws, err := s.ListWorkers(ctx)
-	if err != nil || len(ws) != 1 || ws[0].PID != 7 || ws[0].Version != "" || ws[0].Stats != (domain.WorkerStats{}) {
+	if err != nil || len(ws) != 1 || ws[0].PID != 7 || ws[0].Version != "" || !reflect.DeepEqual(ws[0].Stats, domain.WorkerStats{}) {
 		t.Errorf("upgraded workers = %+v, %v; want w with no version and zero stats", ws, err)
 	}
 

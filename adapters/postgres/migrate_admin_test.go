@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"github.com/jackc/pgx/v5/stdlib"
@@ -55,14 +56,14 @@ func TestMigrationAdminUpgradesExistingRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ws) != 1 || ws[0].Version != "" || ws[0].Stats != (domain.WorkerStats{}) || ws[0].PID != 7 {
+	if len(ws) != 1 || ws[0].Version != "" || !reflect.DeepEqual(ws[0].Stats, domain.WorkerStats{}) || ws[0].PID != 7 {
 		t.Errorf("the previous release's worker reads as %+v, want node-1 with no version and zero stats", ws)
 	}
 	stats := domain.WorkerStats{InFlight: 2, Delivered: 9}
 	if err := s.Heartbeat(ctx, "node-1", stats); err != nil {
 		t.Fatalf("Heartbeat: %v", err)
 	}
-	if ws, err = s.ListWorkers(ctx); err != nil || len(ws) != 1 || ws[0].Stats != stats {
+	if ws, err = s.ListWorkers(ctx); err != nil || len(ws) != 1 || !reflect.DeepEqual(ws[0].Stats, stats) {
 		t.Errorf("after a heartbeat: %+v (%v), want stats %+v", ws, err, stats)
 	}
 

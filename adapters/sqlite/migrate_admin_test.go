@@ -3,6 +3,7 @@ package sqlite
 import (
 	"database/sql"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/chronoshq/chronos/domain"
@@ -49,7 +50,7 @@ func TestMigrateAdminScopes(t *testing.T) {
 		}
 	}
 	ws, err := s.ListWorkers(ctx)
-	if err != nil || len(ws) != 1 || ws[0].Version != "" || ws[0].Stats != (domain.WorkerStats{}) {
+	if err != nil || len(ws) != 1 || ws[0].Version != "" || !reflect.DeepEqual(ws[0].Stats, domain.WorkerStats{}) {
 		t.Errorf("workers after the upgrade = %+v, %v; want w-old with no version and zero stats", ws, err)
 	}
 	if err := s.CreateToken(ctx, domain.Token{ID: "t-read", Owner: "ops", Scope: domain.ScopeAdminRead, Hash: "h-read"}); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -411,7 +412,7 @@ func TestAdminOverviewAndWorkers(t *testing.T) {
 		t.Fatalf("workers = %+v, want node-1", ws.Workers)
 	}
 	w := ws.Workers[0]
-	if w.ID != "node-1" || w.Host != "h1" || w.PID != 7 || w.Version != "v9" || !w.Alive || w.Stats != stats || w.HeartbeatAgeSeconds > 5 {
+	if w.ID != "node-1" || w.Host != "h1" || w.PID != 7 || w.Version != "v9" || !w.Alive || !reflect.DeepEqual(w.Stats, stats) || w.HeartbeatAgeSeconds > 5 {
 		t.Errorf("worker = %+v", w)
 	}
 }

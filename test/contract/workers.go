@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -43,7 +44,7 @@ func (e *env) wantWorkers(what string, want []domain.Worker) {
 	}
 	for i, w := range want {
 		g := got[i]
-		if g.ID != w.ID || g.Host != w.Host || g.PID != w.PID || g.Version != w.Version || g.Stats != w.Stats ||
+		if g.ID != w.ID || g.Host != w.Host || g.PID != w.PID || g.Version != w.Version || !reflect.DeepEqual(g.Stats, w.Stats) ||
 			!e.sameTime(g.StartedAt, w.StartedAt) || !e.sameTime(g.HeartbeatAt, w.HeartbeatAt) {
 			e.t.Errorf("%s: worker %d = {%s %s %d %q started %s beat %s %+v}, want {%s %s %d %q started %s beat %s %+v}", what, i,
 				g.ID, g.Host, g.PID, g.Version, fmtTime(g.StartedAt), fmtTime(g.HeartbeatAt), g.Stats,
@@ -62,7 +63,8 @@ func testWorkerRegisterHeartbeat(t *testing.T, e *env) {
 	e.wantWorkers("after register", []domain.Worker{w})
 
 	e.clock.Advance(15 * time.Second)
-	stats := domain.WorkerStats{InFlight: 3, Claimed: 1 << 40, Delivered: 7, Failed: 2, Stale: 1, Delivered1m: 5, Failed1m: 1, Delivered1h: 7, Failed1h: 2}
+	stats := domain.WorkerStats{InFlight: 3, Claimed: 1 << 40, Delivered: 7, Failed: 2, Stale: 1, Delivered1m: 5, Failed1m: 1, Delivered1h: 7, Failed1h: 2,
+		Endpoints: []domain.EndpointLoad{{Owner: "shop", Name: "billing", Queued: 4, InFlight: 8, HeldBack: 12}}}
 	if err := e.store.Heartbeat(e.ctx, w.ID, stats); err != nil {
 		t.Fatalf("Heartbeat: %v", err)
 	}

@@ -107,11 +107,13 @@ func TestScanWorkerStats(t *testing.T) {
 	}{
 		{"{}", domain.WorkerStats{}, false},
 		{"", domain.WorkerStats{}, false},
+		{`{"delivered":3,"endpoints":[{"owner":"shop","name":"billing","queued":4,"in_flight":8,"held_back":12}]}`,
+			domain.WorkerStats{Delivered: 3, Endpoints: []domain.EndpointLoad{{Owner: "shop", Name: "billing", Queued: 4, InFlight: 8, HeldBack: 12}}}, false},
 		{"not json", domain.WorkerStats{}, true},
 	} {
 		rs := &fakeRows{rows: [][]any{{"w", "h", 7, "v1", c.stats, set, set}}, next: 1}
 		w, err := ScanWorker(rs, NullTime)
-		if (err != nil) != c.wantErr || err == nil && (w.Stats != c.want || w.PID != 7 || !w.HeartbeatAt.Equal(at)) {
+		if (err != nil) != c.wantErr || err == nil && (!reflect.DeepEqual(w.Stats, c.want) || w.PID != 7 || !w.HeartbeatAt.Equal(at)) {
 			t.Errorf("stats %q: %+v, %v", c.stats, w, err)
 		}
 	}
