@@ -74,16 +74,24 @@ func (d *Dispatcher) Stats() StatsSnapshot { return d.stats.snapshot() }
 // LagCounts is the cumulative wake lag histogram (StatsSource).
 func (d *Dispatcher) LagCounts() []int64 { return d.lag.snapshot() }
 
-// WorkerStats is what this node's heartbeat reports (StatsSource).
+// WorkerStats is what this node's heartbeat reports (StatsSource), with the busiest
+// endpoints when the waker queues wakes per endpoint (an EndpointRouter).
 func (d *Dispatcher) WorkerStats() domain.WorkerStats {
 	s := d.stats.snapshot()
-	return domain.WorkerStats{
+	st := domain.WorkerStats{
 		InFlight:  len(d.slots),
 		Claimed:   s.Claimed,
 		Delivered: s.Delivered,
 		Failed:    s.Failed,
 		Stale:     s.Stale,
 	}
+	type endpointLoads interface {
+		Loads(limit int) []domain.EndpointLoad
+	}
+	if l, ok := d.waker.(endpointLoads); ok {
+		st.Endpoints = l.Loads(domain.MaxWorkerEndpoints)
+	}
+	return st
 }
 
 // Run dispatches until ctx is done, then stops claiming and drains: in-flight wakes get

@@ -96,9 +96,9 @@ type EndpointRouter struct {
 
 	mu          sync.Mutex
 	endpoints   map[endpointKey]*endpointState
-	queuedWakes int // waiting in every endpoint's queue
-	version   string    // the endpoints state value last read
-	checked   time.Time // when it was read
+	queuedWakes int       // waiting in every endpoint's queue
+	version     string    // the endpoints state value last read
+	checked     time.Time // when it was read
 }
 
 type endpointKey struct{ owner, name string }
@@ -112,7 +112,8 @@ type endpointState struct {
 	missing error         // the endpoint does not exist (until the next change)
 	stale   bool          // the endpoints changed: read it again before the next wake
 
-	inFlight int
+	inFlight int           // wakes holding room: being delivered, or pacing
+	heldBack int64         // wakes held back (room, rate, breaker) since the node started
 	waiting  []*queued     // wakes waiting for room, oldest first
 	pacing   int           // wakes waiting for their turn under rate_per_second
 	took     time.Duration // how long its wakes take, smoothed (0: none finished yet)
@@ -207,6 +208,11 @@ func (r *EndpointRouter) admit(ctx context.Context, st *endpointState) (waker po
 	start := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	defer func() { // under r.mu: deferred after the unlock, so run before it
+		if held != nil {
+			st.heldBack++
+		}
+	}()
 	if !st.openUntil.IsZero() {
 		if start.Before(st.openUntil) {
 			return nil, false, 0, &heldBack{wait: st.openUntil.Sub(start), reason: ports.DeferredEndpointBreaker, why: "endpoint " + st.ep.Name + ": breaker open"}
@@ -326,6 +332,26 @@ func (r *EndpointRouter) release(st *endpointState) {
 		return
 	}
 	st.inFlight--
+}
+
+// Loads reports the endpoints queuing on this node, at most limit of them, busiest
+// first (domain.BusiestEndpoints): those with wakes waiting for room or for their turn,
+// or with as many wakes in flight as their max_in_flight. InFlight leaves out the wakes
+// that hold room but wait for their turn (Queued counts them).
+func (r *EndpointRouter) Loads(limit int) []domain.EndpointLoad {
+	r.mu.Lock()
+	var loads []domain.EndpointLoad
+	for key, st := range r.endpoints {
+		queued := len(st.waiting) + st.pacing
+		full := st.ep.MaxInFlight > 0 && st.inFlight >= st.ep.MaxInFlight
+		if queued == 0 && !full {
+			continue
+		}
+		loads = append(loads, domain.EndpointLoad{Owner: key.owner, Name: key.name,
+			Queued: queued, InFlight: st.inFlight - st.pacing, HeldBack: st.heldBack})
+	}
+	r.mu.Unlock()
+	return domain.BusiestEndpoints(loads, limit)
 }
 
 // queuesChanged counts wakes entering (+1) or leaving (-1) a queue on this node and
