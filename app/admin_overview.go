@@ -11,7 +11,7 @@ import (
 
 // Overview reads the counts the sampling node shared (when recent enough; else it
 // counts every alarm itself, a read of every alarm's status), sums the live workers'
-// windows and reads the pause gate.
+// windows and queuing endpoints, and reads the pause gate.
 func (s *Admin) Overview(ctx context.Context) (domain.Overview, error) {
 	var o domain.Overview
 	now, err := s.store.Now(ctx)
@@ -45,6 +45,7 @@ func (s *Admin) Overview(ctx context.Context) (domain.Overview, error) {
 		o.Delivered1h += w.Stats.Delivered1h
 		o.Failed1h += w.Stats.Failed1h
 	}
+	o.QueuingEndpoints = queuingEndpoints(workers)
 	if o.Dispatch, err = s.Dispatch(ctx); err != nil {
 		return o, err
 	}
@@ -52,6 +53,32 @@ func (s *Admin) Overview(ctx context.Context) (domain.Overview, error) {
 		o.PausedFor = max(now.Sub(o.Dispatch.Since), 0)
 	}
 	return o, nil
+}
+
+// queuingEndpoints sums the endpoints the live workers report queuing by owner and
+// name, busiest first, at most domain.MaxQueuingEndpoints.
+func queuingEndpoints(workers []domain.WorkerHealth) []domain.EndpointLoad {
+	type key struct{ owner, name string }
+	sums := map[key]domain.EndpointLoad{}
+	for _, w := range workers {
+		if !w.Alive {
+			continue
+		}
+		for _, l := range w.Stats.Endpoints {
+			k := key{l.Owner, l.Name}
+			sum := sums[k]
+			sum.Owner, sum.Name = l.Owner, l.Name
+			sum.Queued += l.Queued
+			sum.InFlight += l.InFlight
+			sum.HeldBack += l.HeldBack
+			sums[k] = sum
+		}
+	}
+	loads := make([]domain.EndpointLoad, 0, len(sums))
+	for _, sum := range sums {
+		loads = append(loads, sum)
+	}
+	return domain.BusiestEndpoints(loads, domain.MaxQueuingEndpoints)
 }
 
 // ErrRetentionOff: a retention run was asked of a node where retention is off.

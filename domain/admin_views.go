@@ -46,7 +46,14 @@ type Overview struct {
 	PausedFor                                    time.Duration // the current pause so far; 0 when running
 	CountedAt                                    time.Time     // when ByStatus and Due were counted
 	Now                                          time.Time     // the store's now
+	// QueuingEndpoints are the endpoints queuing on the live workers, each summed over
+	// the workers that report it (each reports only its busiest few), busiest first, at
+	// most MaxQueuingEndpoints.
+	QueuingEndpoints []EndpointLoad
 }
+
+// MaxQueuingEndpoints bounds Overview.QueuingEndpoints.
+const MaxQueuingEndpoints = 20
 
 // WorkerHealth is a registered node with how fresh its heartbeat is.
 type WorkerHealth struct {
