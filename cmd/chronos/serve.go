@@ -116,7 +116,7 @@ func provideWaker(lc fx.Lifecycle, s ports.Store, m *metrics.Metrics, cfg *serve
 	}
 	return app.NewEndpointRouter(w, s, build, app.EndpointRouterConfig{
 		BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown, Log: log.Named("endpoints"), Metrics: m,
-		QueueWait: cfg.EndpointQueue, SendTimeout: cfg.DeliveryTimeout,
+		QueueWait: cfg.endpointQueueWait(), SendTimeout: cfg.DeliveryTimeout,
 	}), nil
 }
 

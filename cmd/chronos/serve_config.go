@@ -28,7 +28,6 @@ type serveConfig struct {
 	Concurrency      int
 	OwnerMaxInFlight int
 	UnfairClaims     bool
-	EndpointQueue    time.Duration
 	MaxFailures      int
 	BackoffBase      time.Duration
 	BackoffCap       time.Duration
@@ -63,7 +62,6 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.Concurrency, "concurrency", d.Concurrency, "most wakes in flight at once")
 	fs.IntVar(&c.OwnerMaxInFlight, "owner-max-in-flight", 0, "most wakes of one owner in flight on this node (0: half of --concurrency); more are held back and come back at the owner's pace")
 	fs.BoolVar(&c.UnfairClaims, "unfair-claims", false, "under a backlog, claim the oldest due first whoever owns them, instead of serving owners in turn (for comparison only)")
-	fs.DurationVar(&c.EndpointQueue, "endpoint-queue-wait", 5*time.Second, "longest a wake waits on a node in its endpoint's queue (max_in_flight, rate_per_second) before it is held back at the endpoint's pace; 0: no queue; at most --delivery-timeout")
 	fs.IntVar(&c.MaxFailures, "max-failures", 5, "default failed deliveries before a once alarm fails (1..100)")
 	fs.DurationVar(&c.BackoffBase, "backoff-base", d.Policy.Backoff.Base, "first retry delay; doubles per failure")
 	fs.DurationVar(&c.BackoffCap, "backoff-cap", d.Policy.Backoff.Cap, "longest retry delay")
@@ -136,11 +134,6 @@ func (c *serveConfig) validate() error {
 	if c.OwnerMaxInFlight < 0 {
 		errs = append(errs, fmt.Errorf("--owner-max-in-flight must be 0 (half of --concurrency) or more, got %d", c.OwnerMaxInFlight))
 	}
-	// A queued wake waits, then is sent with its whole delivery timeout: both must
-	// fit in its lease, or another node could claim it mid-delivery.
-	if c.EndpointQueue < 0 || c.EndpointQueue > c.DeliveryTimeout || c.EndpointQueue+c.DeliveryTimeout >= c.Lease {
-		errs = append(errs, fmt.Errorf("--endpoint-queue-wait must be between 0 and --delivery-timeout (%s), and with it below --lease (%s), got %s", c.DeliveryTimeout, c.Lease, c.EndpointQueue))
-	}
 	if c.RateLimit < 0 {
 		errs = append(errs, fmt.Errorf("--rate-limit must be 0 (no limit) or more, got %d", c.RateLimit))
 	}
@@ -154,4 +147,12 @@ func (c *serveConfig) validate() error {
 		errs = append(errs, fmt.Errorf("--retention / --events-per-alarm: %w", err))
 	}
 	return errors.Join(errs...)
+}
+
+// endpointQueueWait is how long a wake may wait in its endpoint's queue on this node:
+// half the delivery timeout, and never so long that the wait and then the whole
+// delivery timeout could outlast the lease (another node would claim the alarm
+// mid-delivery). 5 s with the defaults.
+func (c *serveConfig) endpointQueueWait() time.Duration {
+	return max(min(c.DeliveryTimeout/2, (c.Lease-c.DeliveryTimeout)/2), 0)
 }

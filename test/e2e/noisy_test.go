@@ -175,7 +175,7 @@ func TestKillAfterAHungWakeRedeliversOnlyIt(t *testing.T) {
 	gates := NewGates(t, recv)
 	gates.Hold("hang")
 	c := NewClient(t, CreateToken(t, store, "e2e"))
-	flags := faultFlags("--batch", "1000", "--concurrency", "1000", "--delivery-timeout", "20s", "--lease", "25s")
+	flags := faultFlags("--batch", "1000", "--concurrency", "1000", "--delivery-timeout", "20s", "--lease", "30s")
 	node := StartNode(t, "n1", NodeConfig{Store: store, WakeURL: gates.URL, Secret: e2eSecret, Extra: flags})
 
 	at := time.Now().Add(3 * time.Second)
