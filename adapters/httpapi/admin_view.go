@@ -74,6 +74,7 @@ type overviewView struct {
 	WakesLastMinute     wakeCounts              `json:"wakes_last_minute"`
 	WakesLastHour       wakeCounts              `json:"wakes_last_hour"`
 	LiveWorkers         int                     `json:"live_workers"`
+	QueuingEndpoints    []domain.EndpointLoad   `json:"queuing_endpoints"` // [] when none
 	Dispatch            dispatchView            `json:"dispatch"`
 	CountsAt            jsonTime                `json:"counts_at"`
 	Now                 jsonTime                `json:"now"`
@@ -88,6 +89,7 @@ func newOverviewView(o domain.Overview) overviewView {
 		WakesLastMinute:     wakeCounts{o.Delivered1m, o.Failed1m},
 		WakesLastHour:       wakeCounts{o.Delivered1h, o.Failed1h},
 		LiveWorkers:         o.LiveWorkers,
+		QueuingEndpoints:    append([]domain.EndpointLoad{}, o.QueuingEndpoints...),
 		Dispatch:            dispatchView{o.Dispatch.Paused, jsonTime(o.Dispatch.Since), o.Dispatch.By, o.PausedFor.Seconds()},
 		CountsAt:            jsonTime(o.CountedAt),
 		Now:                 jsonTime(o.Now),

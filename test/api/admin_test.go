@@ -356,9 +356,10 @@ type overviewView struct {
 	WakesLastHour struct {
 		Delivered, Failed int64
 	} `json:"wakes_last_hour"`
-	LiveWorkers int          `json:"live_workers"`
-	Dispatch    dispatchView `json:"dispatch"`
-	Now         *string      `json:"now"`
+	LiveWorkers      int                   `json:"live_workers"`
+	QueuingEndpoints []domain.EndpointLoad `json:"queuing_endpoints"`
+	Dispatch         dispatchView          `json:"dispatch"`
+	Now              *string               `json:"now"`
 }
 
 func (e *env) overview() overviewView {
@@ -383,7 +384,15 @@ func TestAdminOverviewAndWorkers(t *testing.T) {
 	e.failed(e.bob, "")
 	e.create(e.alice, onceIn60s)
 	e.create(e.alice, `{"kind":"once","delay_seconds":0}`)
-	stats := domain.WorkerStats{InFlight: 2, Claimed: 10, Delivered: 9, Failed: 1, Delivered1m: 3, Failed1m: 1, Delivered1h: 9, Failed1h: 1}
+	if q := e.overview().QueuingEndpoints; q == nil || len(q) != 0 {
+		t.Errorf("queuing_endpoints with no worker = %#v, want []", q)
+	}
+	queuing := []domain.EndpointLoad{
+		{Owner: "alice", Name: "billing", Queued: 4, InFlight: 8, HeldBack: 120},
+		{Owner: "bob", Name: "hook", InFlight: 2, HeldBack: 3},
+	}
+	stats := domain.WorkerStats{InFlight: 2, Claimed: 10, Delivered: 9, Failed: 1, Delivered1m: 3, Failed1m: 1, Delivered1h: 9, Failed1h: 1,
+		Endpoints: queuing}
 	if err := e.store.RegisterWorker(e.ctx, domain.Worker{ID: "node-1", Host: "h1", PID: 7, Version: "v9", Stats: stats}); err != nil {
 		t.Fatal(err)
 	}
@@ -393,6 +402,9 @@ func TestAdminOverviewAndWorkers(t *testing.T) {
 	}
 	if o.LiveWorkers != 1 || o.WakesLastMinute.Delivered != 3 || o.WakesLastMinute.Failed != 1 || o.WakesLastHour.Delivered != 9 {
 		t.Errorf("overview workers %d, last minute %+v, last hour %+v", o.LiveWorkers, o.WakesLastMinute, o.WakesLastHour)
+	}
+	if !reflect.DeepEqual(o.QueuingEndpoints, queuing) {
+		t.Errorf("overview queuing_endpoints = %+v, want the live worker's %+v", o.QueuingEndpoints, queuing)
 	}
 	var ws struct {
 		Workers []struct {
