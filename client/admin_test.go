@@ -64,9 +64,13 @@ var adminCases = []adminCase{
 		answer: `{"overview":{"counts":{"active":3,"paused":1,"fired":10,"cancelled":2,"failed":1},"total":17,
 			"due_backlog":2,"oldest_due_at":"2030-01-01T00:00:00Z","oldest_due_lag_seconds":1.5,
 			"wakes_last_minute":{"delivered":4,"failed":1},"wakes_last_hour":{"delivered":40,"failed":2},
-			"live_workers":3,"dispatch":` + dispatchJSON + `,"now":"2030-01-01T00:00:01.5Z"}}`,
+			"live_workers":3,"queuing_endpoints":[{"owner":"alice","name":"billing","queued":4,"in_flight":8,"held_back":120}],
+			"dispatch":` + dispatchJSON + `,"now":"2030-01-01T00:00:01.5Z"}}`,
 		check: func(t *testing.T, v any) {
 			o := v.(client.Overview)
+			if q := o.QueuingEndpoints; len(q) != 1 || q[0] != (client.EndpointLoad{Owner: "alice", Name: "billing", Queued: 4, InFlight: 8, HeldBack: 120}) {
+				t.Errorf("overview queuing endpoints %+v", q)
+			}
 			if o.Counts[domain.StatusActive] != 3 || o.Counts[domain.StatusFailed] != 1 || o.Total != 17 ||
 				o.DueBacklog != 2 || !o.OldestDueAt.Equal(t2030) || o.OldestDueLag != 1500*time.Millisecond ||
 				o.WakesLastMinute != (client.WakeCounts{Delivered: 4, Failed: 1}) || o.WakesLastHour.Delivered != 40 ||

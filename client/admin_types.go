@@ -41,7 +41,10 @@ type Overview struct {
 	WakesLastMinute WakeCounts    `json:"wakes_last_minute"`
 	WakesLastHour   WakeCounts    `json:"wakes_last_hour"`
 	LiveWorkers     int           `json:"live_workers"`
-	Dispatch        Dispatch      `json:"dispatch"`
+	// QueuingEndpoints are the endpoints with wakes queued, or as many in flight as
+	// their max_in_flight, summed over the live workers, busiest first (at most 20).
+	QueuingEndpoints []EndpointLoad `json:"queuing_endpoints"`
+	Dispatch         Dispatch       `json:"dispatch"`
 	// CountsAt is when Counts, Total and DueBacklog were counted: one node of the
 	// cluster counts every 15 s and shares the result.
 	CountsAt time.Time `json:"counts_at"`
@@ -60,6 +63,15 @@ func (o *Overview) UnmarshalJSON(b []byte) error {
 	}
 	o.OldestDueLag = seconds(w.Lag)
 	return nil
+}
+
+// EndpointLoad is how busy one endpoint is across the live workers.
+type EndpointLoad struct {
+	Owner    string `json:"owner"`
+	Name     string `json:"name"`
+	Queued   int    `json:"queued"`    // wakes waiting in its queue for room or for their turn
+	InFlight int    `json:"in_flight"` // wakes being delivered to it
+	HeldBack int    `json:"held_back"` // wakes held back for its room, rate or breaker since each node started
 }
 
 // WakeCounts counts deliveries over a recent window.

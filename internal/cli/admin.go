@@ -330,6 +330,13 @@ func printOverview(w io.Writer, o client.Overview) error {
 	l.add("wakes_last_minute", fmt.Sprintf("%d delivered, %d failed", o.WakesLastMinute.Delivered, o.WakesLastMinute.Failed))
 	l.add("wakes_last_hour", fmt.Sprintf("%d delivered, %d failed", o.WakesLastHour.Delivered, o.WakesLastHour.Failed))
 	l.add("live_workers", o.LiveWorkers)
+	if len(o.QueuingEndpoints) == 0 {
+		l.add("queuing_endpoints", "none")
+	}
+	for _, q := range o.QueuingEndpoints {
+		l.add("queuing "+oneLine(q.Owner)+"/"+oneLine(q.Name),
+			fmt.Sprintf("%d queued, %d in flight, %d held back", q.Queued, q.InFlight, q.HeldBack))
+	}
 	addDispatch(l, "dispatch_", o.Dispatch)
 	l.add("now", when(o.Now))
 	return l.flush()
