@@ -97,11 +97,17 @@ func (e *routerEnv) wake(t *testing.T, endpoint string) error {
 }
 
 func deferFor(err error) (time.Duration, bool) {
+	d, _, ok := heldBack(err)
+	return d, ok
+}
+
+// heldBack reads a ports.Deferral: its wait and reason.
+func heldBack(err error) (wait time.Duration, reason string, ok bool) {
 	var d ports.Deferral
 	if errors.As(err, &d) {
-		return d.DeferFor(), true
+		return d.DeferFor(), d.DeferReason(), true
 	}
-	return 0, false
+	return 0, "", false
 }
 
 func TestRouterSendsEachWakeToItsEndpoint(t *testing.T) {
@@ -122,8 +128,10 @@ func TestRouterSendsEachWakeToItsEndpoint(t *testing.T) {
 	}
 }
 
+// With no queue (QueueWait 0), a wake that finds max_in_flight reached is held back at
+// once, for the endpoint's pace: with no wake finished yet, the shortest wait.
 func TestRouterCapsWakesInFlight(t *testing.T) {
-	e := newRouterEnv(app.EndpointRouterConfig{BusyWait: 250 * time.Millisecond},
+	e := newRouterEnv(app.EndpointRouterConfig{},
 		domain.Endpoint{Owner: "o", Name: "slow", URL: "http://slow", MaxInFlight: 2})
 	release := make(chan struct{})
 	e.answer = func() error { <-release; return nil }
@@ -143,8 +151,8 @@ func TestRouterCapsWakesInFlight(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	err := e.wake(t, "slow")
-	if d, ok := deferFor(err); !ok || d != 250*time.Millisecond {
-		t.Errorf("a third wake with two in flight: %v, want held back 250ms", err)
+	if d, reason, ok := heldBack(err); !ok || reason != ports.DeferredEndpointFull || d < 10*time.Millisecond || d > 100*time.Millisecond {
+		t.Errorf("a third wake with two in flight: %v (%s, %s), want held back as %s for 10ms to 100ms", err, d, reason, ports.DeferredEndpointFull)
 	}
 	if err := e.wake(t, ""); err != nil {
 		t.Errorf("the default receiver is not held up by a full endpoint: %v", err)
@@ -157,6 +165,8 @@ func TestRouterCapsWakesInFlight(t *testing.T) {
 	}
 }
 
+// With no queue, wakes over rate_per_second are held back as endpoint_rate until
+// their token comes, one over the rate apart.
 func TestRouterPacesAnEndpoint(t *testing.T) {
 	e := newRouterEnv(app.EndpointRouterConfig{}, domain.Endpoint{Owner: "o", Name: "paced", URL: "http://paced", RatePerSecond: 2})
 	for i := range 2 {
@@ -164,9 +174,24 @@ func TestRouterPacesAnEndpoint(t *testing.T) {
 			t.Fatalf("wake %d within the burst: %v", i, err)
 		}
 	}
-	d, ok := deferFor(e.wake(t, "paced"))
-	if !ok || d <= 0 || d > 600*time.Millisecond {
-		t.Errorf("a third wake in the same instant at 2/s: held back %s (%v), want about 500ms", d, ok)
+	var waits []time.Duration
+	for i := range 3 {
+		d, reason, ok := heldBack(e.wake(t, "paced"))
+		if !ok || reason != ports.DeferredEndpointRate {
+			t.Fatalf("wake %d over 2/s in the same instant: held %v as %q, want held back as %s", i+3, ok, reason, ports.DeferredEndpointRate)
+		}
+		waits = append(waits, d)
+	}
+	if d := waits[0]; d < 400*time.Millisecond || d > 510*time.Millisecond {
+		t.Errorf("the third wake at 2/s: held back %s, want about 500ms", d)
+	}
+	for i := 1; i < len(waits); i++ {
+		if step := waits[i] - waits[i-1]; step < 450*time.Millisecond || step > 550*time.Millisecond {
+			t.Errorf("hold-backs %s then %s: %s apart, want 1/rate (500ms)", waits[i-1], waits[i], step)
+		}
+	}
+	if n := len(e.got); n != 2 {
+		t.Errorf("%d wakes sent, want the 2 of the burst", n)
 	}
 }
 
@@ -179,9 +204,9 @@ func TestRouterBreaker(t *testing.T) {
 			t.Fatal("held back before the breaker opened")
 		}
 	}
-	d, held := deferFor(e.wake(t, "dead"))
-	if !held || d > 100*time.Millisecond {
-		t.Fatalf("after 3 failures: held %v for %s, want the breaker open for up to 100ms", held, d)
+	d, reason, held := heldBack(e.wake(t, "dead"))
+	if !held || d > 100*time.Millisecond || reason != ports.DeferredEndpointBreaker {
+		t.Fatalf("after 3 failures: held %v for %s as %q, want the breaker open for up to 100ms", held, d, reason)
 	}
 	attempts := len(e.got)
 	time.Sleep(110 * time.Millisecond)
