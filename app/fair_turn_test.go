@@ -1,0 +1,96 @@
+package app
+
+import (
+	"testing"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+func alarmsOf(owners ...string) []domain.Alarm {
+	as := make([]domain.Alarm, len(owners))
+	for i, o := range owners {
+		as[i] = domain.Alarm{Owner: o}
+	}
+	return as
+}
+
+// claim runs one turn of the claim loop: the params fairTurn asks for, the store's
+// answer, and what fairTurn makes of it.
+func claim(f *fairTurn, n int, c ports.Claimed) (ports.ClaimParams, bool) {
+	p := ports.ClaimParams{Batch: n, Fair: f.params(n)}
+	return p, f.observe(p, c)
+}
+
+// Plain claims while they take everything due; fair once one comes back full, starting
+// at the lane the last fair claim said and sharing the batch between the lanes it left
+// alarms in; plain again once a fair claim left nothing behind.
+func TestFairTurn(t *testing.T) {
+	var f fairTurn
+	if p := f.params(100); p != nil {
+		t.Fatalf("first claim: %+v, want plain", p)
+	}
+	p, more := claim(&f, 100, ports.Claimed{Alarms: alarmsOf("a", "b")})
+	if p.Fair != nil || more {
+		t.Fatalf("a partial plain claim: fair %+v, more %v; want plain and no more", p.Fair, more)
+	}
+	if p := f.params(100); p != nil {
+		t.Fatalf("after a partial claim: %+v, want plain", p)
+	}
+
+	_, more = claim(&f, 4, ports.Claimed{Alarms: alarmsOf("a", "a", "a", "a")})
+	if !more {
+		t.Error("a full plain claim: more false, want true (a backlog)")
+	}
+	// After a plain claim, nothing is known of the lanes: one lane, the whole batch.
+	if got := f.params(10); got == nil || *got != (ports.FairClaim{Start: 0, PerLane: 10}) {
+		t.Fatalf("after a full claim: %+v, want fair from lane 0, 10 per lane", got)
+	}
+
+	for _, c := range []struct {
+		n            int
+		next, capped int
+		want         ports.FairClaim // the claim after this one
+	}{
+		{n: 10, next: 5, capped: 3, want: ports.FairClaim{Start: 5, PerLane: 4}},     // ceil(10/3)
+		{n: 10, next: 63, capped: 2, want: ports.FairClaim{Start: 63, PerLane: 5}},   // 10/2
+		{n: 10, next: 0, capped: 1, want: ports.FairClaim{Start: 0, PerLane: 10}},    // one backlog: all of it
+		{n: 10, next: 7, capped: 40, want: ports.FairClaim{Start: 7, PerLane: 1}},    // more lanes than the batch: at least one
+		{n: 100, next: 12, capped: 7, want: ports.FairClaim{Start: 12, PerLane: 15}}, // ceil(100/7)
+	} {
+		p, more := claim(&f, c.n, ports.Claimed{Alarms: alarmsOf("a"), Next: c.next, Capped: c.capped})
+		if p.Fair == nil {
+			t.Fatalf("claim with next %d: plain, want fair", c.next)
+		}
+		if !more {
+			t.Errorf("a fair claim that capped %d lanes: more false, want true", c.capped)
+		}
+		if got := f.params(c.n); got == nil || *got != c.want {
+			t.Errorf("after next %d, capped %d: %+v, want %+v", c.next, c.capped, got, c.want)
+		}
+	}
+
+	p, more = claim(&f, 10, ports.Claimed{Alarms: alarmsOf("a", "b"), Next: 9, Capped: 0})
+	if p.Fair == nil || more {
+		t.Fatalf("a fair claim that capped no lane: fair %+v, more %v; want fair and no more", p.Fair, more)
+	}
+	if got := f.params(10); got != nil {
+		t.Errorf("after a fair claim left nothing behind: %+v, want plain", got)
+	}
+}
+
+func TestCountOwners(t *testing.T) {
+	for _, c := range []struct {
+		owners []string
+		want   int
+	}{
+		{nil, 0},
+		{[]string{"a"}, 1},
+		{[]string{"a", "a", "a"}, 1},
+		{[]string{"a", "b", "a", "c"}, 3},
+	} {
+		if got := countOwners(alarmsOf(c.owners...)); got != c.want {
+			t.Errorf("countOwners(%v) = %d, want %d", c.owners, got, c.want)
+		}
+	}
+}
