@@ -28,6 +28,7 @@ type nodeConfig struct {
 // nodeProgress is what a node has done so far.
 type nodeProgress struct {
 	Delivered   int64     `json:"delivered"`
+	Failed      int64     `json:"failed"`
 	Applied     int64     `json:"applied"`
 	LastApplied time.Time `json:"last_applied"` // when Applied last grew
 }
@@ -166,7 +167,7 @@ func (n *dispatcherNode) sample() {
 	if st.Applied != n.last.Applied {
 		n.last.LastApplied = time.Now()
 	}
-	n.last.Applied, n.last.Delivered = st.Applied, st.Delivered
+	n.last.Applied, n.last.Delivered, n.last.Failed = st.Applied, st.Delivered, st.Failed
 }
 
 func (n *dispatcherNode) progress() nodeProgress {

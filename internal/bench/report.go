@@ -36,6 +36,7 @@ type result struct {
 	Delivered      int64   `json:"delivered"`
 	Failed         int64   `json:"failed"`
 	Stale          int64   `json:"stale"`
+	Deferred       int64   `json:"deferred"` // wakes held back by the node (endpoint or owner cap), not sent
 	Commits        int64   `json:"commits"`
 	CommitsPerFire float64 `json:"commits_per_fire"`
 	CommitsSource  string  `json:"commits_source"`
@@ -66,6 +67,7 @@ func (res *result) fill(reports []nodeReport, rec *Recorder, recv *Receiver, ela
 		res.Stats.ClaimErrors += st.ClaimErrors
 		res.Stats.Delivered += st.Delivered
 		res.Stats.Failed += st.Failed
+		res.Stats.Deferred += st.Deferred
 		res.Stats.Abandoned += st.Abandoned
 		res.Stats.Applied += st.Applied
 		res.Stats.Stale += st.Stale
@@ -89,7 +91,7 @@ func (res *result) fill(reports []nodeReport, rec *Recorder, recv *Receiver, ela
 			seen[k] = struct{}{}
 		}
 	}
-	res.Failed, res.Stale = res.Stats.Failed, res.Stats.Stale
+	res.Failed, res.Stale, res.Deferred = res.Stats.Failed, res.Stats.Stale, res.Stats.Deferred
 	if res.Stats.Claims > 0 {
 		res.ClaimMs = float64((res.Stats.ClaimTime / time.Duration(res.Stats.Claims)).Microseconds()) / 1000
 	}
@@ -117,7 +119,7 @@ func (res *result) print(w io.Writer) {
 	}
 	row("double fires", "%d", res.DoubleFires)
 	row("early fires", "%d", res.EarlyFires)
-	row("delivered / failed / stale", "%d / %d / %d", res.Delivered, res.Failed, res.Stale)
+	row("delivered / failed / stale / deferred", "%d / %d / %d / %d", res.Delivered, res.Failed, res.Stale, res.Deferred)
 	row("claims / apply calls", "%d / %d (%.0f alarms per claim, %.2f ms per claim)", res.Stats.Claims, res.Stats.ApplyCalls,
 		float64(res.Stats.Claimed)/float64(max(res.Stats.Claims, 1)), res.ClaimMs)
 	row("commits per fire", "%.4f (%d commits; %s)", res.CommitsPerFire, res.Commits, res.CommitsSource)

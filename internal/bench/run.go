@@ -334,9 +334,11 @@ func (r *runner) applied() int64 {
 	return total
 }
 
-// watch prints a progress line every second and returns when every expected outcome
-// is applied (burn-down), or when the creator is done and what it created is applied
-// (steady), with the time the last outcome was applied.
+// watch prints a progress line every second and returns when every alarm (burn-down),
+// or when the creator is done every alarm it created (steady), has been sent (delivered,
+// or failed) and as many outcomes are applied as they need, with the time the last
+// outcome was applied. Both, since a wake held back by its node (an owner over its
+// in-flight cap) is an outcome applied too, and is sent later.
 func (r *runner) watch(ctx context.Context, start time.Time, want int64, creator *steadyCreator) (time.Time, bool) {
 	deadline := time.NewTimer(r.cfg.Timeout)
 	defer deadline.Stop()
@@ -353,18 +355,21 @@ func (r *runner) watch(ctx context.Context, start time.Time, want int64, creator
 			return time.Time{}, false
 		case <-poll.C:
 		}
-		var applied, delivered int64
+		var applied, delivered, failed int64
 		var last time.Time
 		for _, n := range r.nodes {
 			p := n.progress()
 			applied += p.Applied
 			delivered += p.Delivered
+			failed += p.Failed
 			if p.LastApplied.After(last) {
 				last = p.LastApplied
 			}
 		}
+		alarms := int64(r.cfg.Alarms)
 		if creator != nil {
-			want = r.expectedApplied(creator.created.Load())
+			alarms = creator.created.Load()
+			want = r.expectedApplied(alarms)
 		}
 		if now := time.Now(); now.After(nextLine) {
 			line := fmt.Sprintf("bench: %5.1fs  delivered %d  applied %d/%d  %d/s", now.Sub(start).Seconds(), delivered, applied, want, applied-prevApplied)
@@ -382,7 +387,7 @@ func (r *runner) watch(ctx context.Context, start time.Time, want int64, creator
 				nextMinute += time.Minute
 			}
 		}
-		done := applied >= want
+		done := applied >= want && delivered+failed >= alarms
 		if creator != nil {
 			done = done && creator.finished()
 		}
