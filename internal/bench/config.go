@@ -59,6 +59,7 @@ type Config struct {
 	Via          string
 	ListClients  int
 	ListDuration time.Duration
+	UnfairClaims bool
 }
 
 // RegisterFlags defines every option of `chronos bench` on fs, with its default.
@@ -89,6 +90,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.EventsCap, "events-per-alarm", 1000, "serve's --events-per-alarm, with --retention")
 	fs.BoolVar(&c.FindKnee, "find-knee", false, "steady runs at rising --rate (from --rate, default 5000) to find the highest with lag p99 under --knee-p99 and no backlog left")
 	fs.DurationVar(&c.KneeP99, "knee-p99", 50*time.Millisecond, "--find-knee: the lag p99 a rate must stay under")
+	fs.BoolVar(&c.UnfairClaims, "unfair-claims", false, "run the nodes with serve's --unfair-claims: under a backlog, claims take the oldest due first whoever owns them")
 }
 
 func (c *Config) validate() error {

@@ -23,6 +23,8 @@ type nodeConfig struct {
 	Tick        time.Duration
 	Retention   time.Duration // 0: no retention, as the burn-down figures were measured
 	EventsCap   int           // --events-per-alarm with retention
+	// UnfairClaims is serve's --unfair-claims.
+	UnfairClaims bool
 }
 
 // nodeProgress is what a node has done so far.
@@ -112,6 +114,7 @@ func newDispatcherNode(ctx context.Context, cfg nodeConfig, wr Wiring) (*dispatc
 	dc := app.DefaultDispatcherConfig()
 	dc.Worker = app.NewWorkerID()
 	dc.Batch, dc.Concurrency, dc.Tick = cfg.Batch, cfg.Concurrency, cfg.Tick
+	dc.UnfairClaims = cfg.UnfairClaims
 	n.d, err = app.NewDispatcher(s, w, clock, nil, dc, log)
 	if err != nil {
 		_ = s.Close()

@@ -50,6 +50,8 @@ type result struct {
 	SizesEnd   []tableSize `json:"sizes_end,omitempty"`
 	// List is --list-clients: store.List latency per variant after the run.
 	List []listResult `json:"list,omitempty"`
+	// UnfairClaims: the nodes ran with --unfair-claims.
+	UnfairClaims bool `json:"unfair_claims"`
 
 	Stats app.StatsSnapshot `json:"-"`
 }
@@ -110,7 +112,11 @@ func (res *result) fill(reports []nodeReport, rec *Recorder, recv *Receiver, ela
 func (res *result) print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, format string, v ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, v...)...) }
-	row("store", "%s (%d node(s), %s waker, %s, batch %d, concurrency %d)", res.Store, res.Nodes, res.Waker, res.Mode, res.Batch, res.Concurrency)
+	claims := "fair claims"
+	if res.UnfairClaims {
+		claims = "unfair claims (--unfair-claims)"
+	}
+	row("store", "%s (%d node(s), %s waker, %s, batch %d, concurrency %d, %s)", res.Store, res.Nodes, res.Waker, res.Mode, res.Batch, res.Concurrency, claims)
 	row("alarms", "%d in %.2fs (and %d not due)", res.Alarms, res.ElapsedSec, res.NotDue)
 	row("fires/s", "%.0f", res.FiresPerSec)
 	row("lag p50 / p99 / max", "%.1f / %.1f / %.1f ms", res.LagP50Ms, res.LagP99Ms, res.LagMaxMs)

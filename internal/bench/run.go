@@ -70,7 +70,7 @@ type runner struct {
 
 func (r *runner) run(ctx context.Context) (*result, error) {
 	res := &result{Store: r.db.dialect, Nodes: r.cfg.Nodes, Waker: r.cfg.Waker, Mode: r.cfg.mode(),
-		Batch: r.cfg.Batch, Concurrency: r.cfg.Concurrency, CommitsSource: r.db.commitsSource}
+		Batch: r.cfg.Batch, Concurrency: r.cfg.Concurrency, CommitsSource: r.db.commitsSource, UnfairClaims: r.cfg.UnfairClaims}
 	store, err := r.w.Open(ctx, r.db.url, true)
 	if err != nil {
 		return nil, err
@@ -289,7 +289,8 @@ func (r *runner) startReceiver() (url, secret string, stop func(), err error) {
 
 func (r *runner) startNodes(ctx context.Context, wakeURL, secret string) error {
 	cfg := nodeConfig{Store: r.db.url, Waker: r.cfg.Waker, WakeURL: wakeURL, WakeSecret: secret,
-		Batch: r.cfg.Batch, Concurrency: r.cfg.Concurrency, Tick: r.cfg.Tick, Retention: r.cfg.Retention, EventsCap: r.cfg.EventsCap}
+		Batch: r.cfg.Batch, Concurrency: r.cfg.Concurrency, Tick: r.cfg.Tick, Retention: r.cfg.Retention, EventsCap: r.cfg.EventsCap,
+		UnfairClaims: r.cfg.UnfairClaims}
 	dir, err := os.MkdirTemp("", "chronos-bench-nodes-")
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)

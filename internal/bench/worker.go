@@ -52,6 +52,7 @@ func (c *WorkerConfig) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.node.Tick, "tick", time.Second, "dispatcher tick")
 	fs.DurationVar(&c.node.Retention, "retention", 0, "retention (0: off)")
 	fs.IntVar(&c.node.EventsCap, "events-per-alarm", 0, "events kept per alarm with retention")
+	fs.BoolVar(&c.node.UnfairClaims, "unfair-claims", false, "claim the oldest due first whoever owns them")
 	fs.StringVar(&c.keys, "keys", "", "file to write delivered occurrence keys to (noop)")
 	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the run here")
 }
@@ -152,7 +153,8 @@ func startProcessNode(ctx context.Context, i int, cfg nodeConfig, dir, cpuprofil
 	p := &processNode{keysPath: fmt.Sprintf("%s/keys-%d.txt", dir, i), messages: make(chan workerMessage, 1), exited: make(chan struct{})}
 	args := []string{WorkerCommand, "--store", cfg.Store, "--waker", cfg.Waker, "--wake-url", cfg.WakeURL,
 		"--batch", strconv.Itoa(cfg.Batch), "--concurrency", strconv.Itoa(cfg.Concurrency), "--tick", cfg.Tick.String(),
-		"--retention", cfg.Retention.String(), "--events-per-alarm", strconv.Itoa(cfg.EventsCap), "--keys", p.keysPath}
+		"--retention", cfg.Retention.String(), "--events-per-alarm", strconv.Itoa(cfg.EventsCap), "--keys", p.keysPath,
+		"--unfair-claims=" + strconv.FormatBool(cfg.UnfairClaims)}
 	if cpuprofile != "" {
 		args = append(args, "--cpuprofile", fmt.Sprintf("%s.node%d", cpuprofile, i))
 	}
