@@ -16,7 +16,7 @@ func TestBenchCommandIsWired(t *testing.T) {
 	if err := run(t.Context(), []string{"bench", "-h"}, &out, &errOut); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("bench -h: %v", err)
 	}
-	for _, want := range []string{"--store", "--find-knee", "--list-clients", "--via"} {
+	for _, want := range []string{"--store", "--find-knee", "--list-clients", "--via", "--noisy-owner", "--unfair-claims"} {
 		if !strings.Contains(errOut.String(), want) {
 			t.Errorf("bench -h does not list %s:\n%s", want, errOut.String())
 		}

@@ -49,10 +49,10 @@ func TestBucketsAreContiguous(t *testing.T) {
 func TestRecorderCountsDoubleFires(t *testing.T) {
 	r := NewRecorder()
 	at := time.Now()
-	if r.Record("a/1", at, at) || r.Record("b/1", at, at) {
+	if r.Record("a/1", Owner, at, at) || r.Record("b/1", Owner, at, at) {
 		t.Fatal("first deliveries reported as doubles")
 	}
-	if !r.Record("a/1", at, at.Add(time.Second)) {
+	if !r.Record("a/1", Owner, at, at.Add(time.Second)) {
 		t.Fatal("second delivery of a/1 not reported as a double")
 	}
 	if r.Delivered() != 3 || r.Doubles() != 1 || len(r.Keys()) != 2 {

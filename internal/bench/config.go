@@ -60,6 +60,13 @@ type Config struct {
 	ListClients  int
 	ListDuration time.Duration
 	UnfairClaims bool
+	// The fairness mode (fairness.go).
+	NoisyOwner  int
+	QuietOwners int
+	QuietRate   int
+	QuietBefore time.Duration
+	QuietAfter  time.Duration
+	AlsoUnfair  bool
 }
 
 // RegisterFlags defines every option of `chronos bench` on fs, with its default.
@@ -76,7 +83,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Mix.PayloadBytes, "payload", 100, "payload size in bytes")
 	fs.IntVar(&c.Rate, "rate", 0, "steady mode: once alarms created per second (--cron applies to burn-down only), each due --lead after its creation (0: burn-down)")
 	fs.DurationVar(&c.Duration, "duration", 30*time.Second, "steady mode: how long alarms are created")
-	fs.DurationVar(&c.Lead, "lead", 2*time.Second, "steady mode: how far ahead of its creation an alarm falls due")
+	fs.DurationVar(&c.Lead, "lead", 2*time.Second, "steady mode and --noisy-owner's quiet owners: how far ahead of its creation an alarm falls due")
 	fs.IntVar(&c.Batch, "batch", 1000, "dispatcher --batch")
 	fs.IntVar(&c.Concurrency, "concurrency", 4000, "dispatcher --concurrency")
 	fs.DurationVar(&c.Tick, "tick", time.Second, "dispatcher --tick")
@@ -91,6 +98,12 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.FindKnee, "find-knee", false, "steady runs at rising --rate (from --rate, default 5000) to find the highest with lag p99 under --knee-p99 and no backlog left")
 	fs.DurationVar(&c.KneeP99, "knee-p99", 50*time.Millisecond, "--find-knee: the lag p99 a rate must stay under")
 	fs.BoolVar(&c.UnfairClaims, "unfair-claims", false, "run the nodes with serve's --unfair-claims: under a backlog, claims take the oldest due first whoever owns them")
+	fs.IntVar(&c.NoisyOwner, "noisy-owner", 0, "fairness mode: owner "+BurstOwner+" has this many once alarms due at one instant, beside the quiet owners' steady trickle due before, during and after it; reports the quiet owners' lag while the burst drains, and its drain rate (0: off)")
+	fs.IntVar(&c.QuietOwners, "quiet-owners", 8, "--noisy-owner: how many quiet owners ("+QuietOwners(1)[0]+", "+QuietOwners(2)[1]+", ...)")
+	fs.IntVar(&c.QuietRate, "quiet-rate", 80, "--noisy-owner: the quiet owners' alarms per second, in all (owners in turn, due at even intervals)")
+	fs.DurationVar(&c.QuietBefore, "quiet-before", time.Second, "--noisy-owner: how long the quiet owners' alarms fall due before the burst does")
+	fs.DurationVar(&c.QuietAfter, "quiet-after", time.Second, "--noisy-owner: how long they go on falling due after the burst's last wake")
+	fs.BoolVar(&c.AlsoUnfair, "also-unfair", false, "--noisy-owner: run again with --unfair-claims on a new database, and compare the two runs")
 }
 
 func (c *Config) validate() error {
@@ -109,6 +122,12 @@ func (c *Config) validate() error {
 	}
 	if c.Process && c.InProcess {
 		errs = append(errs, errors.New("--process and --in-process contradict each other"))
+	}
+	if c.NoisyOwner != 0 {
+		errs = append(errs, c.validateFairness()...)
+	}
+	if c.AlsoUnfair && c.NoisyOwner == 0 {
+		errs = append(errs, errors.New("--also-unfair compares two --noisy-owner runs: it needs --noisy-owner"))
 	}
 	if c.FindKnee && c.Rate == 0 {
 		c.Rate = 5000
@@ -131,7 +150,10 @@ func (c *Config) inProcess() bool {
 }
 
 func (c *Config) mode() string {
-	if c.Rate > 0 {
+	switch {
+	case c.NoisyOwner > 0:
+		return "fairness"
+	case c.Rate > 0:
 		return "steady"
 	}
 	return "burn-down"

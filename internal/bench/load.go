@@ -34,7 +34,13 @@ func (m Mix) Validate() error {
 	return nil
 }
 
-// Owner owns every alarm a run creates.
+// payload is the JSON string every alarm of the mix carries.
+func (m Mix) payload() json.RawMessage {
+	return json.RawMessage(`"` + strings.Repeat("x", m.PayloadBytes-2) + `"`)
+}
+
+// Owner owns every alarm a run creates, but for the fairness mode's (BurstOwner,
+// QuietOwners).
 const Owner = "bench"
 
 // cronSchedules are the series a run's cron alarms follow: a handful of expressions
@@ -52,15 +58,20 @@ var cronSchedules = []struct{ expr, tz string }{
 // [from, to). Cron series are made as a series looks after downtime: an occurrence
 // already due, whatever its schedule says next.
 func Build(n int, m Mix, now, from, to time.Time) ([]domain.Alarm, error) {
+	return buildFor(Owner, n, m, now, from, to)
+}
+
+// buildFor is Build for alarms of owner.
+func buildFor(owner string, n int, m Mix, now, from, to time.Time) ([]domain.Alarm, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	payload := json.RawMessage(`"` + strings.Repeat("x", m.PayloadBytes-2) + `"`)
+	payload := m.payload()
 	as := make([]domain.Alarm, n)
 	step := to.Sub(from) / time.Duration(max(n, 1))
 	for i := range as {
 		due := from.Add(time.Duration(i) * step)
-		spec := domain.Spec{Owner: Owner, Label: "bench", Payload: payload, MaxFailures: 5}
+		spec := domain.Spec{Owner: owner, Label: "bench", Payload: payload, MaxFailures: 5}
 		isCron := picked(i, m.CronFraction)
 		if isCron {
 			c := cronSchedules[i%len(cronSchedules)]
@@ -98,7 +109,7 @@ func BuildSpecs(n int, m Mix, from, to time.Time) ([]domain.Spec, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	payload := json.RawMessage(`"` + strings.Repeat("x", m.PayloadBytes-2) + `"`)
+	payload := m.payload()
 	specs := make([]domain.Spec, n)
 	step := to.Sub(from) / time.Duration(max(n, 1))
 	for i := range specs {

@@ -25,6 +25,9 @@ type nodeConfig struct {
 	EventsCap   int           // --events-per-alarm with retention
 	// UnfairClaims is serve's --unfair-claims.
 	UnfairClaims bool
+	// BurstOwner, in the fairness mode, is the owner whose wakes the node's recorder
+	// tells from the others' (Recorder.TrackOwners); "": it does not.
+	BurstOwner string
 }
 
 // nodeProgress is what a node has done so far.
@@ -33,6 +36,9 @@ type nodeProgress struct {
 	Failed      int64     `json:"failed"`
 	Applied     int64     `json:"applied"`
 	LastApplied time.Time `json:"last_applied"` // when Applied last grew
+	// The fairness mode, with the no-op waker: burst wakes delivered, and the latest.
+	Burst     int64     `json:"burst,omitempty"`
+	BurstLast time.Time `json:"burst_last,omitzero"`
 }
 
 // nodeReport is what a node hands back when it has stopped.
@@ -43,6 +49,8 @@ type nodeReport struct {
 	Keys    []string       `json:"-"`
 	Doubles int64          `json:"doubles"`
 	Early   int64          `json:"early"`
+	// Owners is the fairness mode's log, with the no-op waker.
+	Owners *OwnerLogData `json:"owners,omitempty"`
 	// PeakRSS is the node's process's peak resident set size in bytes. A node run in
 	// the bench's own process (one node, or --in-process) shares it with the bench's
 	// creator and recorder, so the figure is an upper bound there.
@@ -91,6 +99,9 @@ func newDispatcherNode(ctx context.Context, cfg nodeConfig, wr Wiring) (*dispatc
 	switch cfg.Waker {
 	case "noop":
 		n.rec = NewRecorder()
+		if cfg.BurstOwner != "" {
+			n.rec.TrackOwners(cfg.BurstOwner)
+		}
 		w = NewNoopWaker(n.rec)
 	case "webhook":
 		n.wk, err = webhook.New(webhook.Options{
@@ -171,6 +182,9 @@ func (n *dispatcherNode) sample() {
 		n.last.LastApplied = time.Now()
 	}
 	n.last.Applied, n.last.Delivered, n.last.Failed = st.Applied, st.Delivered, st.Failed
+	if n.rec != nil && n.rec.TracksOwners() {
+		n.last.Burst, n.last.BurstLast = n.rec.owners.burstProgress()
+	}
 }
 
 func (n *dispatcherNode) progress() nodeProgress {
@@ -192,6 +206,10 @@ func (n *dispatcherNode) stop() (nodeReport, error) {
 	if n.rec != nil {
 		lag := n.rec.Lag.Data()
 		rep.Lag, rep.Keys, rep.Doubles, rep.Early = &lag, n.rec.Keys(), n.rec.Doubles(), n.rec.Early()
+		if n.rec.TracksOwners() {
+			owners := n.rec.OwnerLog()
+			rep.Owners = &owners
+		}
 	}
 	if n.wk != nil {
 		n.wk.Close()

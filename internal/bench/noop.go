@@ -20,7 +20,7 @@ func (n *NoopWaker) Wake(ctx context.Context, w domain.Wake) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	n.rec.Record(w.OccurrenceKey, w.ScheduledFor, time.Now())
+	n.rec.Record(w.OccurrenceKey, w.Owner, w.ScheduledFor, time.Now())
 	return nil
 }
 

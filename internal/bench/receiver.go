@@ -48,24 +48,43 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "wake without Idempotency-Key or scheduled_for", http.StatusBadRequest)
 		return
 	}
-	r.rec.Record(key, scheduled, at)
+	var owner string
+	if r.rec.TracksOwners() {
+		owner, _ = field(body, ownerField)
+	}
+	r.rec.Record(key, owner, scheduled, at)
 	w.WriteHeader(http.StatusNoContent)
 }
 
-var scheduledField = []byte(`"scheduled_for":"`)
+var (
+	scheduledField = []byte(`"scheduled_for":"`)
+	ownerField     = []byte(`"owner":"`)
+)
 
-// scheduledFor reads the scheduled_for field of a wake body without decoding the whole
-// document (the payload may be large): the field is a fixed-format RFC 3339 string.
+// scheduledFor reads the scheduled_for field of a wake body: a fixed-format RFC 3339
+// string.
 func scheduledFor(body []byte) (time.Time, bool) {
-	i := bytes.Index(body, scheduledField)
-	if i < 0 {
+	v, ok := field(body, scheduledField)
+	if !ok {
 		return time.Time{}, false
 	}
-	rest := body[i+len(scheduledField):]
+	t, err := time.Parse(time.RFC3339Nano, v)
+	return t, err == nil
+}
+
+// field reads a string field of the wake envelope without decoding the whole document
+// (the payload may be large). The first match is the envelope's field: within a string
+// (a label, the payload) every quote is escaped. The value is not unescaped: the bench's
+// owners and timestamps need no escaping.
+func field(body, name []byte) (string, bool) {
+	i := bytes.Index(body, name)
+	if i < 0 {
+		return "", false
+	}
+	rest := body[i+len(name):]
 	end := bytes.IndexByte(rest, '"')
 	if end < 0 {
-		return time.Time{}, false
+		return "", false
 	}
-	t, err := time.Parse(time.RFC3339Nano, string(rest[:end]))
-	return t, err == nil
+	return string(rest[:end]), true
 }

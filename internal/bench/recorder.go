@@ -20,6 +20,7 @@ type Recorder struct {
 	early     atomic.Int64 // delivered before their scheduled time
 	last      atomic.Int64 // unix nanoseconds of the latest delivery
 	floor     atomic.Int64 // unix nanoseconds; lag counts from here at the earliest
+	owners    *ownerLog    // the fairness mode's, set by TrackOwners; nil: owners are not told apart
 	Lag       Histogram
 }
 
@@ -37,9 +38,9 @@ func NewRecorder() *Recorder {
 	return r
 }
 
-// Record notes one delivery of the occurrence key, scheduled for `scheduled`, made at
-// `at`. It reports whether the key had been delivered before.
-func (r *Recorder) Record(key string, scheduled, at time.Time) (double bool) {
+// Record notes one delivery of the occurrence key of an alarm of owner, scheduled for
+// `scheduled`, made at `at`. It reports whether the key had been delivered before.
+func (r *Recorder) Record(key, owner string, scheduled, at time.Time) (double bool) {
 	sh := &r.shards[maphash.String(r.seed, key)%uint64(len(r.shards))]
 	sh.mu.Lock()
 	_, double = sh.seen[key]
@@ -49,6 +50,8 @@ func (r *Recorder) Record(key string, scheduled, at time.Time) (double bool) {
 	sh.mu.Unlock()
 	if double {
 		r.doubles.Add(1)
+	} else if r.owners != nil {
+		r.owners.record(owner, scheduled, at)
 	}
 	lag := at.Sub(scheduled)
 	if lag < 0 {
@@ -69,6 +72,21 @@ func (r *Recorder) Record(key string, scheduled, at time.Time) (double bool) {
 	return double
 }
 
+// TrackOwners makes the recorder tell the burst owner's wakes from everybody else's,
+// for the fairness mode (OwnerLog). Call it before the first Record.
+func (r *Recorder) TrackOwners(burstOwner string) { r.owners = &ownerLog{burst: burstOwner} }
+
+// TracksOwners says whether TrackOwners was called: whether Record needs the owner.
+func (r *Recorder) TracksOwners() bool { return r.owners != nil }
+
+// OwnerLog is what TrackOwners has recorded so far; zero without it.
+func (r *Recorder) OwnerLog() OwnerLogData {
+	if r.owners == nil {
+		return OwnerLogData{}
+	}
+	return r.owners.data()
+}
+
 // CountLagFrom makes lag count from t for wakes scheduled before it: a burn-down's
 // backlog was due before the dispatchers started, and its lag is the wait since then.
 func (r *Recorder) CountLagFrom(t time.Time) { r.floor.Store(t.UnixNano()) }
@@ -83,12 +101,7 @@ func (r *Recorder) Doubles() int64 { return r.doubles.Load() }
 func (r *Recorder) Early() int64 { return r.early.Load() }
 
 // Last is the time of the latest delivery (zero before the first).
-func (r *Recorder) Last() time.Time {
-	if ns := r.last.Load(); ns != 0 {
-		return time.Unix(0, ns)
-	}
-	return time.Time{}
-}
+func (r *Recorder) Last() time.Time { return unixTime(r.last.Load()) }
 
 // Keys returns every occurrence key seen, once each, for merging the recorders of
 // several worker processes.

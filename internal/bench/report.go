@@ -52,6 +52,8 @@ type result struct {
 	List []listResult `json:"list,omitempty"`
 	// UnfairClaims: the nodes ran with --unfair-claims.
 	UnfairClaims bool `json:"unfair_claims"`
+	// Fairness is the fairness mode's (--noisy-owner).
+	Fairness *fairness `json:"fairness,omitempty"`
 
 	Stats app.StatsSnapshot `json:"-"`
 }
@@ -104,12 +106,18 @@ func (res *result) fill(reports []nodeReport, rec *Recorder, recv *Receiver, ela
 	}
 	res.ElapsedSec = elapsed.Seconds()
 	res.FiresPerSec = float64(res.Alarms) / elapsed.Seconds()
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	res.LagP50Ms, res.LagP99Ms, res.LagMaxMs = ms(lag.Quantile(0.5)), ms(lag.Quantile(0.99)), ms(lag.Max())
 	res.Cores = runtime.NumCPU()
 }
 
+// print prints the table, then the JSON line.
 func (res *result) print(w io.Writer) {
+	res.printTable(w)
+	line, _ := json.Marshal(res)
+	fmt.Fprintln(w, string(line))
+}
+
+func (res *result) printTable(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, format string, v ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, v...)...) }
 	claims := "fair claims"
@@ -118,10 +126,15 @@ func (res *result) print(w io.Writer) {
 	}
 	row("store", "%s (%d node(s), %s waker, %s, batch %d, concurrency %d, %s)", res.Store, res.Nodes, res.Waker, res.Mode, res.Batch, res.Concurrency, claims)
 	row("alarms", "%d in %.2fs (and %d not due)", res.Alarms, res.ElapsedSec, res.NotDue)
-	row("fires/s", "%.0f", res.FiresPerSec)
+	if res.Fairness == nil { // the fairness mode's is the burst's drain rate
+		row("fires/s", "%.0f", res.FiresPerSec)
+	}
 	row("lag p50 / p99 / max", "%.1f / %.1f / %.1f ms", res.LagP50Ms, res.LagP99Ms, res.LagMaxMs)
 	if res.Mode == "steady" {
 		row("backlog at the end", "drained %.0f ms after the last alarm fell due", res.DrainMs)
+	}
+	if res.Fairness != nil {
+		res.Fairness.rows(row)
 	}
 	row("double fires", "%d", res.DoubleFires)
 	row("early fires", "%d", res.EarlyFires)
@@ -139,6 +152,4 @@ func (res *result) print(w io.Writer) {
 		row("list: "+l.Variant, "%.0f calls/s, p50 %.2f ms, p99 %.2f ms", l.PerSec, l.P50Ms, l.P99Ms)
 	}
 	_ = tw.Flush()
-	line, _ := json.Marshal(res)
-	fmt.Fprintln(w, string(line))
 }

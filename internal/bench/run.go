@@ -25,6 +25,9 @@ func Run(ctx context.Context, cfg Config, w Wiring, stdout, stderr io.Writer) er
 	if cfg.FindKnee {
 		return findKnee(ctx, cfg, w, stdout, stderr)
 	}
+	if cfg.AlsoUnfair {
+		return fairnessPair(ctx, cfg, w, stdout, stderr)
+	}
 	res, err := runOnce(ctx, cfg, w, stderr)
 	if err != nil {
 		return err
@@ -65,7 +68,8 @@ type runner struct {
 	rec      *Recorder // the receiver's, with the webhook waker
 	receiver *Receiver
 	nodes    []node
-	nodesDir string // worker processes' key files
+	nodesDir string   // worker processes' key files
+	fair     *fairRun // the fairness mode's plan, made by the load
 }
 
 func (r *runner) run(ctx context.Context) (*result, error) {
@@ -102,12 +106,19 @@ func (r *runner) run(ctx context.Context) (*result, error) {
 		return nil, err
 	}
 	var creator *steadyCreator
-	if r.cfg.Rate > 0 {
+	var plan creationPlan
+	switch {
+	case r.cfg.Rate > 0:
+		plan = steadyPlan{r.cfg}
+	case r.fair != nil:
+		plan = r.fair.trickle
+	}
+	if plan != nil {
 		var shared ports.Store
 		if dn, ok := r.nodes[0].(*dispatcherNode); ok {
 			shared = dn.store
 		}
-		if creator, err = newSteadyCreator(ctx, r.w.Open, r.db.url, shared, r.cfg); err != nil {
+		if creator, err = newSteadyCreator(ctx, r.w.Open, r.db.url, shared, r.cfg, plan); err != nil {
 			_, _ = r.stopNodes()
 			return nil, err
 		}
@@ -126,9 +137,12 @@ func (r *runner) run(ctx context.Context) (*result, error) {
 			return nil, err
 		}
 	}
+	if r.fair != nil {
+		r.fair.waitForStart(ctx, clock, r.stderr)
+	}
 	start := time.Now()
 	var lagFrom time.Time
-	if r.cfg.Rate == 0 {
+	if r.cfg.mode() == "burn-down" {
 		lagFrom = start // the backlog's wait counts from here
 		if r.rec != nil {
 			r.rec.CountLagFrom(start)
@@ -137,18 +151,24 @@ func (r *runner) run(ctx context.Context) (*result, error) {
 	for _, n := range r.nodes {
 		n.start(lagFrom)
 	}
-	want := r.expectedApplied(int64(r.cfg.Alarms))
+	var loaded int64 // the alarms due in the run that the load made
+	switch r.cfg.mode() {
+	case "burn-down":
+		loaded = int64(r.cfg.Alarms)
+	case "fairness":
+		loaded = int64(r.cfg.NoisyOwner)
+	}
 	if creator != nil {
 		creator.started.Store(true)
 		go creator.run()
 	}
-	end, finished := r.watch(ctx, start, want, creator)
+	end, finished := r.watch(ctx, start, loaded, creator)
 	if stopProfile != nil {
 		stopProfile()
 	}
 	if creator != nil {
 		creator.stop()
-		res.Alarms = creator.created.Load()
+		res.Alarms = loaded + creator.created.Load()
 	}
 	reports, stopErr := r.stopNodes()
 	if stopErr != nil {
@@ -156,16 +176,21 @@ func (r *runner) run(ctx context.Context) (*result, error) {
 	}
 	if !finished {
 		return nil, fmt.Errorf("bench: not finished within --timeout %s (or interrupted): %d of %d outcomes applied",
-			r.cfg.Timeout, r.applied(), want)
+			r.cfg.Timeout, r.applied(), r.expectedApplied(res.Alarms))
 	}
 	elapsed := end.Sub(start)
-	if creator != nil {
+	if r.cfg.mode() == "steady" {
 		elapsed = r.cfg.Duration
 		// The last alarms fall due --lead after the creator's last tick; what was
 		// still unapplied then is the backlog the run ended with.
 		res.DrainMs = max(float64(end.Sub(start.Add(r.cfg.Duration+r.cfg.Lead)).Microseconds())/1000, 0)
 	}
 	res.fill(reports, r.rec, r.receiver, elapsed)
+	if r.fair != nil {
+		f := measureFairness(r.ownerLog(reports), r.fair.burstDue)
+		f.BurstOwner, f.QuietOwners, f.QuietRate = BurstOwner, r.cfg.QuietOwners, r.cfg.QuietRate
+		res.Fairness = &f
+	}
 	res.SizesEnd = r.sizes(ctx)
 	if r.db.commits != nil {
 		after, err := r.db.settledCommits(ctx)
@@ -197,14 +222,20 @@ func (r *runner) run(ctx context.Context) (*result, error) {
 }
 
 // load bulk-loads the backlog (burn-down: every alarm due within the second before
-// now) and the --not-due alarms, due a day later.
+// now; fairness: the burst, due at the instant newFairRun plans) and the --not-due
+// alarms, due a day later.
 func (r *runner) load(ctx context.Context, store ports.Store, clock *app.StoreClock, res *result) error {
 	now := clock.Now()
-	due := r.cfg.Alarms
-	if r.cfg.Rate > 0 {
-		due = 0 // steady mode: the creator makes them as the run goes
+	due, owner, mix, from, to := r.cfg.Alarms, Owner, r.cfg.Mix, now.Add(-time.Second), now
+	switch r.cfg.mode() {
+	case "steady":
+		due = 0 // the creator makes them as the run goes
+	case "fairness":
+		r.fair = newFairRun(r.cfg, now)
+		due, owner, from, to = r.cfg.NoisyOwner, BurstOwner, r.fair.burstDue, r.fair.burstDue
+		mix.CronFraction = 0
 	}
-	as, err := Build(due, r.cfg.Mix, now, now.Add(-time.Second), now)
+	as, err := buildFor(owner, due, mix, now, from, to)
 	if err != nil {
 		return err
 	}
@@ -275,6 +306,9 @@ func (r *runner) startReceiver() (url, secret string, stop func(), err error) {
 	}
 	secret = randomHex(16)
 	r.rec = NewRecorder()
+	if r.cfg.NoisyOwner > 0 {
+		r.rec.TrackOwners(BurstOwner)
+	}
 	r.receiver = NewReceiver(r.rec, func(header string, body []byte) error {
 		return webhook.Verify([]byte(secret), header, body, time.Now(), time.Minute)
 	})
@@ -291,6 +325,9 @@ func (r *runner) startNodes(ctx context.Context, wakeURL, secret string) error {
 	cfg := nodeConfig{Store: r.db.url, Waker: r.cfg.Waker, WakeURL: wakeURL, WakeSecret: secret,
 		Batch: r.cfg.Batch, Concurrency: r.cfg.Concurrency, Tick: r.cfg.Tick, Retention: r.cfg.Retention, EventsCap: r.cfg.EventsCap,
 		UnfairClaims: r.cfg.UnfairClaims}
+	if r.cfg.NoisyOwner > 0 {
+		cfg.BurstOwner = BurstOwner
+	}
 	dir, err := os.MkdirTemp("", "chronos-bench-nodes-")
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
@@ -335,12 +372,13 @@ func (r *runner) applied() int64 {
 	return total
 }
 
-// watch prints a progress line every second and returns when every alarm (burn-down),
-// or when the creator is done every alarm it created (steady), has been sent (delivered,
-// or failed) and as many outcomes are applied as they need, with the time the last
-// outcome was applied. Both, since a wake held back by its node (an owner over its
-// in-flight cap) is an outcome applied too, and is sent later.
-func (r *runner) watch(ctx context.Context, start time.Time, want int64, creator *steadyCreator) (time.Time, bool) {
+// watch prints a progress line every second and returns when the loaded alarms due in
+// the run, and with a creator every alarm it created once it is done, have each been
+// sent (delivered, or failed) and as many outcomes are applied as they need, with the
+// time the last outcome was applied. Both, since a wake held back by its node (an owner
+// over its in-flight cap) is an outcome applied too, and is sent later. In the fairness
+// mode it ends the trickle once the burst has drained (watchBurst).
+func (r *runner) watch(ctx context.Context, start time.Time, loaded int64, creator *steadyCreator) (time.Time, bool) {
 	deadline := time.NewTimer(r.cfg.Timeout)
 	defer deadline.Stop()
 	poll := time.NewTicker(5 * time.Millisecond)
@@ -367,15 +405,20 @@ func (r *runner) watch(ctx context.Context, start time.Time, want int64, creator
 				last = p.LastApplied
 			}
 		}
-		alarms := int64(r.cfg.Alarms)
+		alarms := loaded
 		if creator != nil {
-			alarms = creator.created.Load()
-			want = r.expectedApplied(alarms)
+			alarms += creator.created.Load()
 		}
+		want := r.expectedApplied(alarms)
+		r.watchBurst()
 		if now := time.Now(); now.After(nextLine) {
 			line := fmt.Sprintf("bench: %5.1fs  delivered %d  applied %d/%d  %d/s", now.Sub(start).Seconds(), delivered, applied, want, applied-prevApplied)
 			if r.rec != nil {
 				line += fmt.Sprintf("  receiver %d", r.rec.Delivered())
+			}
+			if r.fair != nil {
+				burst, _ := r.burstProgress()
+				line += fmt.Sprintf("  burst %d/%d", burst, r.cfg.NoisyOwner)
 			}
 			fmt.Fprintln(r.stderr, line)
 			prevApplied = applied

@@ -87,3 +87,62 @@ func TestBenchRefusesBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// The fairness mode fires the burst and the quiet owners' trickle once each and sorts
+// every quiet wake into before, during or after the burst; with --also-unfair it runs
+// twice, the second time with --unfair-claims, and compares.
+func TestBenchNoisyOwner(t *testing.T) {
+	short := []string{"--noisy-owner", "300", "--quiet-owners", "3", "--quiet-rate", "100", "--lead", "300ms",
+		"--tick", "100ms", "--quiet-before", "300ms", "--quiet-after", "200ms", "--batch", "50", "--concurrency", "100"}
+	check := func(name string, res map[string]any, unfair bool) {
+		t.Helper()
+		f, _ := res["fairness"].(map[string]any)
+		if f == nil {
+			t.Fatalf("%s: no fairness figures: %v", name, res)
+		}
+		var quiet float64
+		for _, k := range []string{"quiet_before", "quiet_during", "quiet_after"} {
+			quiet += f[k].(map[string]any)["count"].(float64)
+		}
+		alarms := res["alarms"].(float64)
+		if f["burst"] != 300.0 || res["delivered"] != alarms || quiet != alarms-300 || res["double_fires"] != 0.0 ||
+			res["mode"] != "fairness" || res["unfair_claims"] != unfair || f["burst_per_sec"].(float64) <= 0 {
+			t.Errorf("%s: alarms %v, delivered %v, burst %v, quiet wakes %v, doubles %v, unfair %v; want 300 burst wakes and every alarm once: %v",
+				name, alarms, res["delivered"], f["burst"], quiet, res["double_fires"], res["unfair_claims"], f)
+		}
+		if f["quiet_before"].(map[string]any)["count"].(float64) < 20 || f["quiet_after"].(map[string]any)["count"].(float64) < 10 {
+			t.Errorf("%s: the trickle did not run before and after the burst: %v", name, f)
+		}
+	}
+	check("noop", runBench(t, short...), false)
+
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), append([]string{"--store", "sqlite", "--waker", "webhook", "--also-unfair"}, short...), &out, &errOut); err != nil {
+		t.Fatalf("--also-unfair: %v\nstderr:\n%s", err, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var pair struct{ Fair, Unfair map[string]any }
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &pair); err != nil || pair.Fair == nil || pair.Unfair == nil {
+		t.Fatalf("last line of --also-unfair is not both runs: %q (%v)", lines[len(lines)-1], err)
+	}
+	check("webhook, fair", pair.Fair, false)
+	check("webhook, unfair", pair.Unfair, true)
+	if !strings.Contains(out.String(), "burst drain rate, fair ÷ unfair") {
+		t.Errorf("--also-unfair printed no comparison:\n%s", out.String())
+	}
+}
+
+// The fairness mode refuses what it cannot measure, with every reason.
+func TestBenchNoisyOwnerRefusesOtherModes(t *testing.T) {
+	var out, errOut bytes.Buffer
+	err := run(t.Context(), []string{"--store", "sqlite", "--noisy-owner", "10", "--rate", "100", "--quiet-rate", "0",
+		"--at-most-once", "0.5", "--also-unfair", "--unfair-claims"}, &out, &errOut)
+	if err == nil {
+		t.Fatal("bench accepted --noisy-owner with --rate, --quiet-rate 0, --at-most-once and --also-unfair --unfair-claims")
+	}
+	for _, want := range []string{"not with --rate", "--quiet-rate must be at least 1", "not with --at-most-once", "not with --unfair-claims"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}

@@ -12,9 +12,10 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// steadyCreator is the steady mode's client: every 10ms it creates the alarms due at
-// --rate, each falling due --lead after it is created, for --duration. It creates them
-// the way a client would: through the real create path (app.Alarms.CreateBatch:
+// steadyCreator is the steady mode's client: every 10ms it creates the alarms its plan
+// says (steadyPlan: --rate a second for --duration, each due --lead after it is created;
+// the fairness mode's quietTrickle: the quiet owners' alarms). It creates them the way
+// a client would: through the real create path (app.Alarms.CreateBatch:
 // validation, ids, one store transaction per tick), or, with --via api, as one POST
 // /v1/alarms/batch per tick (of up to 1,000 alarms) to an HTTP server the bench runs on
 // the node's store. Its transactions are counted and subtracted from the dispatchers'.
@@ -25,6 +26,7 @@ import (
 // sleeping on SQLITE_BUSY, which no production node does.
 type steadyCreator struct {
 	cfg     Config
+	plan    creationPlan
 	store   ports.Store
 	shared  bool // store is a node's; the node closes it
 	alarms  *app.Alarms
@@ -40,9 +42,35 @@ type steadyCreator struct {
 	started atomic.Bool
 }
 
-// newSteadyCreator writes through shared when it is not nil (an in-process node's
-// store), else through a store of its own on url.
-func newSteadyCreator(ctx context.Context, open func(context.Context, string, bool) (ports.Store, error), url string, shared ports.Store, cfg Config) (*steadyCreator, error) {
+// creationPlan says what a creator creates at each tick.
+type creationPlan interface {
+	// next returns the specs to create at a tick at now (the store's clock), elapsed
+	// after the creator started, when created alarms have been made so far; done: this
+	// tick is the last, if its creates succeed.
+	next(now time.Time, elapsed time.Duration, created int64) (specs []domain.Spec, done bool, err error)
+}
+
+// steadyPlan is steady mode's: --rate a second for --duration, each alarm due --lead
+// after the tick that creates it.
+type steadyPlan struct{ cfg Config }
+
+func (p steadyPlan) next(now time.Time, elapsed time.Duration, created int64) ([]domain.Spec, bool, error) {
+	elapsed = min(elapsed, p.cfg.Duration)
+	done := elapsed >= p.cfg.Duration
+	n := int64(elapsed.Seconds()*float64(p.cfg.Rate)) - created
+	if n <= 0 {
+		return nil, done, nil
+	}
+	specs, err := BuildSpecs(int(n), p.cfg.Mix, now.Add(p.cfg.Lead), now.Add(p.cfg.Lead+creatorTick))
+	return specs, done, err
+}
+
+// creatorTick is how often a creator creates what its plan says.
+const creatorTick = 10 * time.Millisecond
+
+// newSteadyCreator creates what plan says, through shared when it is not nil (an
+// in-process node's store), else through a store of its own on url.
+func newSteadyCreator(ctx context.Context, open func(context.Context, string, bool) (ports.Store, error), url string, shared ports.Store, cfg Config, plan creationPlan) (*steadyCreator, error) {
 	s := shared
 	if s == nil {
 		if cfg.Via == "api" {
@@ -60,7 +88,7 @@ func newSteadyCreator(ctx context.Context, open func(context.Context, string, bo
 		}
 		return nil, err
 	}
-	c := &steadyCreator{cfg: cfg, store: s, shared: shared != nil, clock: clock, stopped: make(chan struct{})}
+	c := &steadyCreator{cfg: cfg, plan: plan, store: s, shared: shared != nil, clock: clock, stopped: make(chan struct{})}
 	c.alarms = app.NewAlarms(s, clock, nil, app.AlarmsConfig{Defaults: domain.Defaults{MaxFailures: 5}}, nil)
 	if cfg.Via == "api" {
 		api, err := startAPI(ctx, s, c.alarms, clock)
@@ -77,8 +105,7 @@ func (c *steadyCreator) run() {
 	ctx := c.ctx
 	defer close(c.stopped)
 	defer c.done.Store(true)
-	const every = 10 * time.Millisecond
-	t := time.NewTicker(every)
+	t := time.NewTicker(creatorTick)
 	defer t.Stop()
 	start := time.Now()
 	for {
@@ -87,21 +114,16 @@ func (c *steadyCreator) run() {
 			return
 		case <-t.C:
 		}
-		elapsed := min(time.Since(start), c.cfg.Duration)
-		due := int64(elapsed.Seconds() * float64(c.cfg.Rate))
-		if n := due - c.created.Load(); n > 0 {
-			now := c.clock.Now()
-			specs, err := BuildSpecs(int(n), c.cfg.Mix, now.Add(c.cfg.Lead), now.Add(c.cfg.Lead+every))
-			if err == nil {
-				err = c.create(ctx, specs)
-			}
-			if err != nil {
-				c.errors.Add(1)
-				continue
-			}
-			c.created.Add(n)
+		specs, done, err := c.plan.next(c.clock.Now(), time.Since(start), c.created.Load())
+		if err == nil && len(specs) > 0 {
+			err = c.create(ctx, specs)
 		}
-		if elapsed >= c.cfg.Duration {
+		if err != nil {
+			c.errors.Add(1)
+			continue
+		}
+		c.created.Add(int64(len(specs)))
+		if done {
 			return
 		}
 	}
