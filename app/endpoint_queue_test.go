@@ -586,7 +586,6 @@ func TestRouterReportsEndpointQueues(t *testing.T) {
 func TestRouterWakeThatDidNotQueueKeepsItsDeadline(t *testing.T) {
 	// admit returns time.Since(start) as queuedFor whether or not the wake waited, so
 	// Wake's queuedFor > 0 always holds and every wake gets freshDeadline.
-	t.Skip("known bug: every endpoint wake gets a fresh SendTimeout deadline, queued or not; unskip with the fix")
 	e := newGatedEnv(t, app.EndpointRouterConfig{QueueWait: 5 * time.Second, SendTimeout: time.Minute},
 		domain.Endpoint{Owner: "o", Name: "ep", URL: "http://ep", MaxInFlight: 1})
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)

@@ -222,8 +222,9 @@ func (r *EndpointRouter) admit(ctx context.Context, st *endpointState) (waker po
 		}
 		probe = true // the cool-down is over: this wake is the probe
 	}
+	waited := false // only a wake that waited gets a fresh deadline: the rest keep the batch's
 	if !probe && st.ep.MaxInFlight > 0 && st.inFlight >= st.ep.MaxInFlight {
-		if !r.waitForRoom(ctx, st) {
+		if waited = r.waitForRoom(ctx, st); !waited {
 			return nil, false, 0, r.paced(st, time.Now(), 0, ports.DeferredEndpointFull,
 				fmt.Sprintf("endpoint %s: %d wakes in flight (max_in_flight) and %d queued", st.ep.Name, st.inFlight, len(st.waiting)))
 		}
@@ -242,9 +243,13 @@ func (r *EndpointRouter) admit(ctx context.Context, st *endpointState) (waker po
 				return nil, false, 0, r.paced(st, now, wait, ports.DeferredEndpointRate,
 					fmt.Sprintf("endpoint %s: over rate_per_second %g", st.ep.Name, st.ep.RatePerSecond))
 			}
+			waited = true
 		}
 	}
 	st.probing = st.probing || probe
+	if !waited {
+		return st.waker, probe, 0, nil
+	}
 	return st.waker, probe, time.Since(start), nil
 }
 

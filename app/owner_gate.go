@@ -85,8 +85,11 @@ func (g *ownerGate) settle(owner string, took time.Duration) {
 	} else {
 		p.took += (took - p.took) / 8
 	}
-	if p.inFlight == 0 && time.Now().After(p.horizon) {
-		delete(g.owners, owner) // nothing in flight, nothing held back: forget it
+	if p.inFlight == 0 {
+		// Nothing in flight: none of its wakes can be held back now, so its pace is not
+		// needed (the ones held back come back at the times they were given). Forget it,
+		// or the map would keep every owner the node ever woke.
+		delete(g.owners, owner)
 	}
 }
 

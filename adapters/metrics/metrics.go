@@ -239,9 +239,6 @@ func (m *Metrics) EndpointQueues(endpoints, wakes int) {
 // EndpointBreaker implements ports.Metrics.
 func (m *Metrics) EndpointBreaker(open bool) {
 	if open {
-		for _, r := range []string{ports.DeferredEndpointFull, ports.DeferredEndpointRate, ports.DeferredEndpointBreaker, ports.DeferredOwnerCap} {
-			m.deferredBy.WithLabelValues(r)
-		}
 		m.breakerChanges.WithLabelValues("open").Inc()
 		m.breakersOpen.Inc()
 		return
