@@ -120,12 +120,12 @@ func fairnessPair(ctx context.Context, cfg Config, w Wiring, stdout, stderr io.W
 
 // printComparison prints the two runs' fairness figures side by side.
 func printComparison(w io.Writer, fair, unfair *fairness, drainRatio float64) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "quiet owners' wakes due during the burst\tfair claims\tunfair claims\t\n")
-	fmt.Fprintf(tw, "wakes\t%d\t%d\t\n", fair.QuietDuring.Count, unfair.QuietDuring.Count)
-	fmt.Fprintf(tw, "lag p50 ms\t%.1f\t%.1f\t\n", fair.QuietDuring.P50Ms, unfair.QuietDuring.P50Ms)
-	fmt.Fprintf(tw, "lag p99 ms\t%.1f\t%.1f\t\n", fair.QuietDuring.P99Ms, unfair.QuietDuring.P99Ms)
-	fmt.Fprintf(tw, "lag max ms\t%.1f\t%.1f\t\n", fair.QuietDuring.MaxMs, unfair.QuietDuring.MaxMs)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "during the burst\tfair claims\tunfair claims\t\n")
+	fmt.Fprintf(tw, "quiet wakes\t%d\t%d\t\n", fair.QuietDuring.Count, unfair.QuietDuring.Count)
+	fmt.Fprintf(tw, "quiet lag p50 ms\t%.1f\t%.1f\t\n", fair.QuietDuring.P50Ms, unfair.QuietDuring.P50Ms)
+	fmt.Fprintf(tw, "quiet lag p99 ms\t%.1f\t%.1f\t\n", fair.QuietDuring.P99Ms, unfair.QuietDuring.P99Ms)
+	fmt.Fprintf(tw, "quiet lag max ms\t%.1f\t%.1f\t\n", fair.QuietDuring.MaxMs, unfair.QuietDuring.MaxMs)
 	fmt.Fprintf(tw, "burst drain ms\t%.1f\t%.1f\t\n", fair.BurstDrainMs, unfair.BurstDrainMs)
 	fmt.Fprintf(tw, "burst drain /s\t%.0f\t%.0f\t\n", fair.BurstPerSec, unfair.BurstPerSec)
 	_ = tw.Flush()
