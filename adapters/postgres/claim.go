@@ -52,34 +52,157 @@ WHERE ctid = ANY(ARRAY(
 ))
 RETURNING ` + alarmColumns
 
-// ClaimDue leases up to p.Batch due alarms to p.Worker, oldest due first.
+// fairClaimSQL is claimSQL taking from the lanes in turn (ports.FairClaim): $5 is every
+// lane once, from the claim's Start on (laneCycle), $6 the claim's PerLane. The claimable
+// test and the hand-over by ctid are claimSQL's, for the same reasons.
+//
+// For each lane, in $5's order, the lateral subquery walks alarms_lane_due_idx (lane,
+// next_fire_at) from the lane's oldest due entry, locks what it takes and stops after
+// $6 rows. The executor pulls rows lazily: the outer LIMIT stops the nested loop once
+// it has $4, so the lanes after the one the batch filled up in are never probed and the
+// rows not taken are never locked. The lanes must come in $5's order for that LIMIT to
+// stop at the right lane: ORDER BY turn.n says so, and costs no Sort, because a function
+// scan WITH ORDINALITY is known to be ordered by its ordinal and a nested loop keeps its
+// outer order. See TestFairClaimPlanProbesLanesInTurn.
+//
+// RETURNING lane tells the store which lanes gave rows (Claimed.Next, Claimed.Capped).
+const fairClaimSQL = `
+UPDATE alarms SET claimed_by = $2, claimed_at = coalesce($1::timestamptz, now())
+WHERE ctid = ANY(ARRAY(
+	SELECT taken.ctid
+	FROM unnest($5::smallint[]) WITH ORDINALITY AS turn(lane, n)
+	CROSS JOIN LATERAL (
+		SELECT ctid FROM alarms
+		WHERE lane = turn.lane
+		  AND status = 'active'
+		  AND next_fire_at <= coalesce($1::timestamptz, now())
+		  AND (claimed_at IS NULL
+		       OR claimed_at <= coalesce($1::timestamptz, now()) - $3::bigint * interval '1 microsecond')
+		ORDER BY next_fire_at
+		LIMIT $6
+		FOR UPDATE SKIP LOCKED
+	) taken
+	ORDER BY turn.n
+	LIMIT $4
+))
+RETURNING lane, ` + alarmColumns
+
+// laneCycle is every lane twice over: laneCycle[start:start+ports.Lanes] is each lane
+// once, from start on, the order a fair claim visits them in, with nothing to build.
+var laneCycle = func() (c [2 * ports.Lanes]int16) {
+	for i := range c {
+		c[i] = int16(i % ports.Lanes)
+	}
+	return c
+}()
+
+// ClaimDue leases up to p.Batch due alarms to p.Worker, oldest due first; by lane in
+// turn when p.Fair is set.
 func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
 	if p.Worker == "" {
 		return ports.Claimed{}, errors.New("postgres: claim: worker is required")
 	}
+	if f := p.Fair; f != nil && (f.Start < 0 || f.Start >= ports.Lanes || f.PerLane < 1) {
+		return ports.Claimed{}, fmt.Errorf("postgres: claim: fair claim from lane %d, %d a lane: want a lane in [0, %d) and at least 1",
+			f.Start, f.PerLane, ports.Lanes)
+	}
 	alarms := []domain.Alarm{}
+	var lanes []int16 // a fair claim's: the lane of each alarm
 	if p.Batch > 0 {
-		rows, err := s.pool.Query(ctx, claimSQL, s.nowArg(), p.Worker, p.Lease.Microseconds(), p.Batch)
+		var err error
+		if p.Fair == nil {
+			alarms, err = s.claim(ctx, p)
+		} else {
+			alarms, lanes, err = s.claimFair(ctx, p)
+		}
 		if err != nil {
-			return ports.Claimed{}, mapError(err)
+			return ports.Claimed{}, err
 		}
-		if alarms, err = collectAlarms(rows, p.Batch); err != nil {
-			return ports.Claimed{}, mapError(err)
-		}
+	}
+	var c ports.Claimed
+	if p.Fair != nil {
+		c.Next, c.Capped = fairTurn(*p.Fair, p.Batch, lanes)
 	}
 	if len(alarms) == 0 {
 		now, err := s.Now(ctx)
 		if err != nil {
 			return ports.Claimed{}, err
 		}
-		return ports.Claimed{Alarms: alarms, Now: now}, nil
+		c.Alarms, c.Now = alarms, now
+		return c, nil
 	}
 	// RETURNING follows no particular order.
 	slices.SortFunc(alarms, func(a, b domain.Alarm) int {
 		return cmp.Or(a.NextFireAt.Compare(b.NextFireAt), strings.Compare(a.ID, b.ID))
 	})
 	// Every row was stamped with the statement's now.
-	return ports.Claimed{Alarms: alarms, Now: alarms[0].ClaimedAt}, nil
+	c.Alarms, c.Now = alarms, alarms[0].ClaimedAt
+	return c, nil
+}
+
+// claim runs claimSQL.
+func (s *Store) claim(ctx context.Context, p ports.ClaimParams) ([]domain.Alarm, error) {
+	rows, err := s.pool.Query(ctx, claimSQL, s.nowArg(), p.Worker, p.Lease.Microseconds(), p.Batch)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	alarms, err := collectAlarms(rows, p.Batch)
+	return alarms, mapError(err)
+}
+
+// claimFair runs fairClaimSQL and returns the lane of each alarm too.
+func (s *Store) claimFair(ctx context.Context, p ports.ClaimParams) ([]domain.Alarm, []int16, error) {
+	rows, err := s.pool.Query(ctx, fairClaimSQL, s.nowArg(), p.Worker, p.Lease.Microseconds(), p.Batch,
+		laneCycle[p.Fair.Start:p.Fair.Start+ports.Lanes], p.Fair.PerLane)
+	if err != nil {
+		return nil, nil, mapError(err)
+	}
+	lr := &laneRows{Rows: rows, lanes: make([]int16, 0, p.Batch)}
+	alarms, err := collectAlarms(lr, p.Batch)
+	return alarms, lr.lanes, mapError(err)
+}
+
+// laneRows reads the rows of fairClaimSQL, "lane, alarmColumns": each row's lane is
+// appended to lanes, and the rest goes to the alarm scanner's targets.
+type laneRows struct {
+	pgx.Rows
+	lane  int16
+	lanes []int16
+	dest  []any
+}
+
+func (r *laneRows) Scan(dest ...any) error {
+	r.dest = append(append(r.dest[:0], &r.lane), dest...)
+	if err := r.Rows.Scan(r.dest...); err != nil {
+		return err
+	}
+	r.lanes = append(r.lanes, r.lane)
+	return nil
+}
+
+// fairTurn is Claimed.Next and Claimed.Capped of a fair claim f of batch that took
+// alarms from lanes (one entry per alarm, any order), as ports.Claimed says: the batch
+// filled up in the last lane of the turn that gave an alarm.
+func fairTurn(f ports.FairClaim, batch int, lanes []int16) (next, capped int) {
+	var taken [ports.Lanes]int
+	last := -1 // the last lane that gave an alarm, as a step of the turn from f.Start
+	for _, l := range lanes {
+		taken[l]++
+		last = max(last, (int(l)-f.Start+ports.Lanes)%ports.Lanes)
+	}
+	for _, n := range taken {
+		if n >= f.PerLane {
+			capped++
+		}
+	}
+	if batch <= 0 || len(lanes) < batch {
+		return (f.Start + 1) % ports.Lanes, capped
+	}
+	full := (f.Start + last) % ports.Lanes
+	if taken[full] < f.PerLane {
+		capped++
+	}
+	return (full + 1) % ports.Lanes, capped
 }
 
 // extendLeaseSQL moves a lease's claimed_at to now + For - Lease ($5, For - Lease in
