@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/fair"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -205,8 +206,8 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 		return ports.Claimed{}, errors.New("memory: claim: a worker id is required")
 	}
 	if p.Fair != nil {
-		if err := checkFair(*p.Fair); err != nil {
-			return ports.Claimed{}, err
+		if err := fair.Check(*p.Fair); err != nil {
+			return ports.Claimed{}, fmt.Errorf("memory: %w", err)
 		}
 	}
 	return txv(s, ctx, func() (ports.Claimed, error) {

@@ -1,10 +1,10 @@
 package memory
 
 import (
-	"fmt"
 	"hash/fnv"
 	"slices"
 
+	"github.com/chronoshq/chronos/adapters/internal/fair"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -17,36 +17,22 @@ func lane(owner string) int {
 	return int(h.Sum32() % ports.Lanes)
 }
 
-// checkFair refuses a FairClaim that names no lane or no share.
-func checkFair(f ports.FairClaim) error {
-	if f.Start < 0 || f.Start >= ports.Lanes || f.PerLane < 1 {
-		return fmt.Errorf("memory: fair claim: Start %d must be a lane (0..%d) and PerLane %d at least 1", f.Start, ports.Lanes-1, f.PerLane)
-	}
-	return nil
-}
-
 // takeFair is the fair claim's choice from due (oldest due first): up to f.PerLane of
 // each lane from f.Start on, until batch are taken; a database probes its lane index
 // once per lane instead. It returns them oldest due first, with Next and Capped.
 func takeFair(due []domain.Alarm, batch int, f ports.FairClaim) (took []domain.Alarm, next, capped int) {
-	took = []domain.Alarm{}
-	lanes := make([][]domain.Alarm, ports.Lanes)
+	var lanes [ports.Lanes][]domain.Alarm
 	for _, a := range due {
 		lanes[lane(a.Owner)] = append(lanes[lane(a.Owner)], a)
 	}
-	next = (f.Start + 1) % ports.Lanes
+	var taken [ports.Lanes]int
+	took = []domain.Alarm{}
 	for i := 0; i < ports.Lanes && len(took) < batch; i++ {
-		l := (f.Start + i) % ports.Lanes
-		n := min(len(lanes[l]), f.PerLane, batch-len(took))
-		took = append(took, lanes[l][:n]...)
-		filled := n > 0 && len(took) == batch
-		if filled {
-			next = (l + 1) % ports.Lanes
-		}
-		if filled || n == f.PerLane {
-			capped++
-		}
+		l := fair.Lane(f.Start, i)
+		taken[l] = min(len(lanes[l]), f.PerLane, batch-len(took))
+		took = append(took, lanes[l][:taken[l]]...)
 	}
 	slices.SortFunc(took, byDue)
+	next, capped = fair.Tally(f, batch, &taken)
 	return took, next, capped
 }
