@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/chronoshq/chronos/adapters/internal/fair"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -91,7 +92,7 @@ RETURNING lane, ` + alarmColumns
 // once, from start on, the order a fair claim visits them in, with nothing to build.
 var laneCycle = func() (c [2 * ports.Lanes]int16) {
 	for i := range c {
-		c[i] = int16(i % ports.Lanes)
+		c[i] = int16(fair.Lane(0, i))
 	}
 	return c
 }()
@@ -102,18 +103,19 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 	if p.Worker == "" {
 		return ports.Claimed{}, errors.New("postgres: claim: worker is required")
 	}
-	if f := p.Fair; f != nil && (f.Start < 0 || f.Start >= ports.Lanes || f.PerLane < 1) {
-		return ports.Claimed{}, fmt.Errorf("postgres: claim: fair claim from lane %d, %d a lane: want a lane in [0, %d) and at least 1",
-			f.Start, f.PerLane, ports.Lanes)
+	if p.Fair != nil {
+		if err := fair.Check(*p.Fair); err != nil {
+			return ports.Claimed{}, fmt.Errorf("postgres: claim: %w", err)
+		}
 	}
 	alarms := []domain.Alarm{}
-	var lanes []int16 // a fair claim's: the lane of each alarm
+	var taken [ports.Lanes]int // a fair claim's alarms from each lane
 	if p.Batch > 0 {
 		var err error
 		if p.Fair == nil {
 			alarms, err = s.claim(ctx, p)
 		} else {
-			alarms, lanes, err = s.claimFair(ctx, p)
+			alarms, err = s.claimFair(ctx, p, &taken)
 		}
 		if err != nil {
 			return ports.Claimed{}, err
@@ -121,7 +123,7 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 	}
 	var c ports.Claimed
 	if p.Fair != nil {
-		c.Next, c.Capped = fairTurn(*p.Fair, p.Batch, lanes)
+		c.Next, c.Capped = fair.Tally(*p.Fair, p.Batch, &taken)
 	}
 	if len(alarms) == 0 {
 		now, err := s.Now(ctx)
@@ -150,24 +152,23 @@ func (s *Store) claim(ctx context.Context, p ports.ClaimParams) ([]domain.Alarm,
 	return alarms, mapError(err)
 }
 
-// claimFair runs fairClaimSQL and returns the lane of each alarm too.
-func (s *Store) claimFair(ctx context.Context, p ports.ClaimParams) ([]domain.Alarm, []int16, error) {
+// claimFair runs fairClaimSQL and counts the alarms it took from each lane in taken.
+func (s *Store) claimFair(ctx context.Context, p ports.ClaimParams, taken *[ports.Lanes]int) ([]domain.Alarm, error) {
 	rows, err := s.pool.Query(ctx, fairClaimSQL, s.nowArg(), p.Worker, p.Lease.Microseconds(), p.Batch,
 		laneCycle[p.Fair.Start:p.Fair.Start+ports.Lanes], p.Fair.PerLane)
 	if err != nil {
-		return nil, nil, mapError(err)
+		return nil, mapError(err)
 	}
-	lr := &laneRows{Rows: rows, lanes: make([]int16, 0, p.Batch)}
-	alarms, err := collectAlarms(lr, p.Batch)
-	return alarms, lr.lanes, mapError(err)
+	alarms, err := collectAlarms(&laneRows{Rows: rows, taken: taken}, p.Batch)
+	return alarms, mapError(err)
 }
 
-// laneRows reads the rows of fairClaimSQL, "lane, alarmColumns": each row's lane is
-// appended to lanes, and the rest goes to the alarm scanner's targets.
+// laneRows reads the rows of fairClaimSQL, "lane, alarmColumns": it counts each row in
+// its lane, and the rest goes to the alarm scanner's targets.
 type laneRows struct {
 	pgx.Rows
 	lane  int16
-	lanes []int16
+	taken *[ports.Lanes]int
 	dest  []any
 }
 
@@ -176,33 +177,8 @@ func (r *laneRows) Scan(dest ...any) error {
 	if err := r.Rows.Scan(r.dest...); err != nil {
 		return err
 	}
-	r.lanes = append(r.lanes, r.lane)
+	r.taken[r.lane]++
 	return nil
-}
-
-// fairTurn is Claimed.Next and Claimed.Capped of a fair claim f of batch that took
-// alarms from lanes (one entry per alarm, any order), as ports.Claimed says: the batch
-// filled up in the last lane of the turn that gave an alarm.
-func fairTurn(f ports.FairClaim, batch int, lanes []int16) (next, capped int) {
-	var taken [ports.Lanes]int
-	last := -1 // the last lane that gave an alarm, as a step of the turn from f.Start
-	for _, l := range lanes {
-		taken[l]++
-		last = max(last, (int(l)-f.Start+ports.Lanes)%ports.Lanes)
-	}
-	for _, n := range taken {
-		if n >= f.PerLane {
-			capped++
-		}
-	}
-	if batch <= 0 || len(lanes) < batch {
-		return (f.Start + 1) % ports.Lanes, capped
-	}
-	full := (f.Start + last) % ports.Lanes
-	if taken[full] < f.PerLane {
-		capped++
-	}
-	return (full + 1) % ports.Lanes, capped
 }
 
 // extendLeaseSQL moves a lease's claimed_at to now + For - Lease ($5, For - Lease in

@@ -189,29 +189,3 @@ func alarmIDsOf(as []domain.Alarm) []string {
 	}
 	return ids
 }
-
-// Claimed.Next and Claimed.Capped from the lanes a fair claim took alarms from.
-func TestFairTurn(t *testing.T) {
-	for _, c := range []struct {
-		name             string
-		start, perLane   int
-		batch            int
-		lanes            []int16
-		wantNext, capped int
-	}{
-		{"nothing taken", 7, 2, 10, nil, 8, 0},
-		{"nothing taken from the last lane", 63, 2, 10, nil, 0, 0},
-		{"no batch", 7, 2, 0, nil, 8, 0},
-		{"not filled: capped lanes only", 7, 2, 10, []int16{7, 9, 7, 12}, 8, 1},
-		{"filled in a lane that gave PerLane", 7, 2, 4, []int16{9, 7, 9, 7}, 10, 2},
-		{"filled in a lane that gave less", 7, 2, 3, []int16{7, 7, 9}, 10, 2},
-		{"filled after wrapping", 62, 1, 3, []int16{62, 1, 63}, 2, 3},
-		{"filled in the start lane", 30, 5, 5, []int16{30, 30, 30, 30, 30}, 31, 1},
-		{"filled in the start lane, under PerLane", 30, 50, 5, []int16{30, 30, 30, 30, 30}, 31, 1},
-	} {
-		next, capped := fairTurn(ports.FairClaim{Start: c.start, PerLane: c.perLane}, c.batch, c.lanes)
-		if next != c.wantNext || capped != c.capped {
-			t.Errorf("%s: Next, Capped = %d, %d; want %d, %d", c.name, next, capped, c.wantNext, c.capped)
-		}
-	}
-}
