@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/chronoshq/chronos/adapters/internal/fair"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -52,34 +53,132 @@ WHERE ctid = ANY(ARRAY(
 ))
 RETURNING ` + alarmColumns
 
-// ClaimDue leases up to p.Batch due alarms to p.Worker, oldest due first.
+// fairClaimSQL is claimSQL taking from the lanes in turn (ports.FairClaim): $5 is every
+// lane once, from the claim's Start on (laneCycle), $6 the claim's PerLane. The claimable
+// test and the hand-over by ctid are claimSQL's, for the same reasons.
+//
+// For each lane, in $5's order, the lateral subquery walks alarms_lane_due_idx (lane,
+// next_fire_at) from the lane's oldest due entry, locks what it takes and stops after
+// $6 rows. The executor pulls rows lazily: the outer LIMIT stops the nested loop once
+// it has $4, so the lanes after the one the batch filled up in are never probed and the
+// rows not taken are never locked. The lanes must come in $5's order for that LIMIT to
+// stop at the right lane: ORDER BY turn.n says so, and costs no Sort, because a function
+// scan WITH ORDINALITY is known to be ordered by its ordinal and a nested loop keeps its
+// outer order. See TestFairClaimPlanProbesLanesInTurn.
+//
+// RETURNING lane tells the store which lanes gave rows (Claimed.Next, Claimed.Capped).
+const fairClaimSQL = `
+UPDATE alarms SET claimed_by = $2, claimed_at = coalesce($1::timestamptz, now())
+WHERE ctid = ANY(ARRAY(
+	SELECT taken.ctid
+	FROM unnest($5::smallint[]) WITH ORDINALITY AS turn(lane, n)
+	CROSS JOIN LATERAL (
+		SELECT ctid FROM alarms
+		WHERE lane = turn.lane
+		  AND status = 'active'
+		  AND next_fire_at <= coalesce($1::timestamptz, now())
+		  AND (claimed_at IS NULL
+		       OR claimed_at <= coalesce($1::timestamptz, now()) - $3::bigint * interval '1 microsecond')
+		ORDER BY next_fire_at
+		LIMIT $6
+		FOR UPDATE SKIP LOCKED
+	) taken
+	ORDER BY turn.n
+	LIMIT $4
+))
+RETURNING lane, ` + alarmColumns
+
+// laneCycle is every lane twice over: laneCycle[start:start+ports.Lanes] is each lane
+// once, from start on, the order a fair claim visits them in, with nothing to build.
+var laneCycle = func() (c [2 * ports.Lanes]int16) {
+	for i := range c {
+		c[i] = int16(fair.Lane(0, i))
+	}
+	return c
+}()
+
+// ClaimDue leases up to p.Batch due alarms to p.Worker, oldest due first; by lane in
+// turn when p.Fair is set.
 func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
 	if p.Worker == "" {
 		return ports.Claimed{}, errors.New("postgres: claim: worker is required")
 	}
+	if p.Fair != nil {
+		if err := fair.Check(*p.Fair); err != nil {
+			return ports.Claimed{}, fmt.Errorf("postgres: claim: %w", err)
+		}
+	}
 	alarms := []domain.Alarm{}
+	var taken [ports.Lanes]int // a fair claim's alarms from each lane
 	if p.Batch > 0 {
-		rows, err := s.pool.Query(ctx, claimSQL, s.nowArg(), p.Worker, p.Lease.Microseconds(), p.Batch)
+		var err error
+		if p.Fair == nil {
+			alarms, err = s.claim(ctx, p)
+		} else {
+			alarms, err = s.claimFair(ctx, p, &taken)
+		}
 		if err != nil {
-			return ports.Claimed{}, mapError(err)
+			return ports.Claimed{}, err
 		}
-		if alarms, err = collectAlarms(rows, p.Batch); err != nil {
-			return ports.Claimed{}, mapError(err)
-		}
+	}
+	var c ports.Claimed
+	if p.Fair != nil {
+		c.Next, c.Capped = fair.Tally(*p.Fair, p.Batch, &taken)
 	}
 	if len(alarms) == 0 {
 		now, err := s.Now(ctx)
 		if err != nil {
 			return ports.Claimed{}, err
 		}
-		return ports.Claimed{Alarms: alarms, Now: now}, nil
+		c.Alarms, c.Now = alarms, now
+		return c, nil
 	}
 	// RETURNING follows no particular order.
 	slices.SortFunc(alarms, func(a, b domain.Alarm) int {
 		return cmp.Or(a.NextFireAt.Compare(b.NextFireAt), strings.Compare(a.ID, b.ID))
 	})
 	// Every row was stamped with the statement's now.
-	return ports.Claimed{Alarms: alarms, Now: alarms[0].ClaimedAt}, nil
+	c.Alarms, c.Now = alarms, alarms[0].ClaimedAt
+	return c, nil
+}
+
+// claim runs claimSQL.
+func (s *Store) claim(ctx context.Context, p ports.ClaimParams) ([]domain.Alarm, error) {
+	rows, err := s.pool.Query(ctx, claimSQL, s.nowArg(), p.Worker, p.Lease.Microseconds(), p.Batch)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	alarms, err := collectAlarms(rows, p.Batch)
+	return alarms, mapError(err)
+}
+
+// claimFair runs fairClaimSQL and counts the alarms it took from each lane in taken.
+func (s *Store) claimFair(ctx context.Context, p ports.ClaimParams, taken *[ports.Lanes]int) ([]domain.Alarm, error) {
+	rows, err := s.pool.Query(ctx, fairClaimSQL, s.nowArg(), p.Worker, p.Lease.Microseconds(), p.Batch,
+		laneCycle[p.Fair.Start:p.Fair.Start+ports.Lanes], p.Fair.PerLane)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	alarms, err := collectAlarms(&laneRows{Rows: rows, taken: taken}, p.Batch)
+	return alarms, mapError(err)
+}
+
+// laneRows reads the rows of fairClaimSQL, "lane, alarmColumns": it counts each row in
+// its lane, and the rest goes to the alarm scanner's targets.
+type laneRows struct {
+	pgx.Rows
+	lane  int16
+	taken *[ports.Lanes]int
+	dest  []any
+}
+
+func (r *laneRows) Scan(dest ...any) error {
+	r.dest = append(append(r.dest[:0], &r.lane), dest...)
+	if err := r.Rows.Scan(r.dest...); err != nil {
+		return err
+	}
+	r.taken[r.lane]++
+	return nil
 }
 
 // extendLeaseSQL moves a lease's claimed_at to now + For - Lease ($5, For - Lease in

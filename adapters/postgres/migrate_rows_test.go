@@ -21,7 +21,7 @@ import (
 // with no series options and no series state, and no pause is due; the table is not
 // rewritten. Rolled back to 00005 and applied again, the same.
 func TestMigrationSeriesKeepsRows(t *testing.T) {
-	upgradeKeepsRows(t, 5, upgradetest.AlarmColumnsV5, upgradetest.V5Params, upgradetest.Alarms(t),
+	upgradeKeepsRows(t, 5, upgradetest.AlarmColumnsV5, upgradetest.V5Params, upgradetest.Alarms(t), true,
 		func(ctx context.Context, s *Store, when string) {
 			if ids, err := s.DuePauses(ctx, 10); err != nil || len(ids) != 0 {
 				t.Errorf("%s: DuePauses = %v, %v; want none", when, ids, err)
@@ -34,7 +34,7 @@ func TestMigrationSeriesKeepsRows(t *testing.T) {
 // endpoint, and there is no endpoint; adding the column rewrites no row. Rolled back to
 // 00006 and applied again, the same.
 func TestMigrationEndpointsKeepsRows(t *testing.T) {
-	upgradeKeepsRows(t, 6, upgradetest.AlarmColumnsV6, upgradetest.V6Params, upgradetest.AlarmsV6(t),
+	upgradeKeepsRows(t, 6, upgradetest.AlarmColumnsV6, upgradetest.V6Params, upgradetest.AlarmsV6(t), true,
 		func(ctx context.Context, s *Store, when string) {
 			if es, err := s.ListEndpoints(ctx, ""); err != nil || len(es) != 0 {
 				t.Errorf("%s: ListEndpoints = %v, %v; want none", when, es, err)
@@ -42,11 +42,30 @@ func TestMigrationEndpointsKeepsRows(t *testing.T) {
 		})
 }
 
+// Migration 00009 upgrades a database at 00008: every alarm and event reads back exactly
+// as it was, and every alarm has its lane, the hash of its owner, filled in by the
+// migration (which rewrites the table to store it). Rolled back to 00008, the lane is
+// gone; applied again, the same.
+func TestMigrationLanesKeepsRows(t *testing.T) {
+	upgradeKeepsRows(t, 8, sqlrow.AlarmColumns, sqlrow.AlarmParams, upgradetest.AlarmsV6(t), false,
+		func(ctx context.Context, s *Store, when string) {
+			var n, wrong int
+			if err := s.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE lane IS DISTINCT FROM hashtext(owner) & 63)
+				FROM alarms`).Scan(&n, &wrong); err != nil {
+				t.Fatalf("%s: %v", when, err)
+			}
+			if n != len(upgradetest.AlarmsV6(t)) || wrong != 0 {
+				t.Errorf("%s: %d alarms, %d of them without their owner's lane; want %d, none", when, n, wrong, len(upgradetest.AlarmsV6(t)))
+			}
+		})
+}
+
 // upgradeKeepsRows writes as (the columns cols, the first n values of each row) and
 // their events into a schema at version from, opens it migrating to the latest, and
-// checks that everything reads back as written, that the alarms table was not rewritten,
-// and then check; then it migrates down to from and up again, and checks the same.
-func upgradeKeepsRows(t *testing.T, from int64, cols string, n int, as []domain.Alarm,
+// checks that everything reads back as written, that the migration after from did not
+// rewrite the alarms table when it should change the catalog only, and then check;
+// then it migrates down to from and up again, and checks the same.
+func upgradeKeepsRows(t *testing.T, from int64, cols string, n int, as []domain.Alarm, catalogOnly bool,
 	check func(ctx context.Context, s *Store, when string)) {
 	t.Helper()
 	u := newSchema(t)
@@ -88,6 +107,12 @@ func upgradeKeepsRows(t *testing.T, from int64, cols string, n int, as []domain.
 		return n
 	}
 	before := filenode()
+	if _, err := p.UpTo(ctx, from+1); err != nil {
+		t.Fatalf("migrate to %d: %v", from+1, err)
+	}
+	if catalogOnly && filenode() != before {
+		t.Errorf("migration %d rewrote the alarms table; adding columns should change the catalog only", from+1)
+	}
 
 	upgraded := func(when string) {
 		t.Helper()
@@ -98,9 +123,6 @@ func upgradeKeepsRows(t *testing.T, from int64, cols string, n int, as []domain.
 		_ = s.Close() // before the schema changes under its cached statements
 	}
 	upgraded("upgraded")
-	if filenode() != before {
-		t.Errorf("migrating from %d rewrote the alarms table; adding columns should change the catalog only", from)
-	}
 	if _, err := p.DownTo(ctx, from); err != nil {
 		t.Fatalf("migrate down to %d: %v", from, err)
 	}

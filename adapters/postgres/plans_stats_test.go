@@ -32,6 +32,7 @@ func TestPlansWithoutStatistics(t *testing.T) {
 		walks           bool     // reads an index in order: a Sort means it read everything first
 	}{
 		{"claim", claimSQL, `NULL, 'w', 120000000, 100`, []string{"Index Scan using alarms_due_idx", "Tid Scan on alarms"}, true},
+		{"fair claim", fairClaimSQL, `NULL, 'w', 120000000, 100, ` + laneArg(0) + `, 10`, []string{"Index Scan using alarms_lane_due_idx", "Tid Scan on alarms"}, true},
 		{"next due", nextDueSQL, ``, []string{"Index Scan using alarms_due_idx"}, true},
 		{"due pauses", duePausesSQL, `NULL, 100`, []string{"Index Scan using alarms_paused_until_idx"}, true},
 		{"apply", applySQL, applyArgs, []string{"Index Scan using alarms_pkey on alarms"}, false},

@@ -55,6 +55,14 @@ func explainGeneric(t testing.TB, s *Store, query, options string) string {
 // explainGenericWith is explainGeneric with the EXECUTE arguments given as SQL.
 func explainGenericWith(t testing.TB, s *Store, query, options, args string) string {
 	t.Helper()
+	return explainIn(t, s, "force_generic_plan", query, options, args, nil)
+}
+
+// explainIn is explainGenericWith under the given plan_cache_mode (force_custom_plan
+// makes the plan for the arguments), calling during, when not nil, after the EXPLAIN
+// and before the rollback: with ANALYZE, while the statement's row locks are held.
+func explainIn(t testing.TB, s *Store, mode, query, options, args string, during func()) string {
+	t.Helper()
 	ctx := context.Background()
 	pc, err := s.pool.Acquire(ctx)
 	if err != nil {
@@ -65,7 +73,7 @@ func explainGenericWith(t testing.TB, s *Store, query, options, args string) str
 	conn := pc.Hijack()
 	defer closeConn(conn)
 	for _, q := range []string{
-		`SET plan_cache_mode = force_generic_plan`,
+		`SET plan_cache_mode = ` + mode,
 		`PREPARE claim_plan AS ` + query, // whichever statement it is
 		`BEGIN`,
 	} {
@@ -84,6 +92,9 @@ func explainGenericWith(t testing.TB, s *Store, query, options, args string) str
 	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
 		t.Fatalf("explain: %v", err)
+	}
+	if during != nil {
+		during()
 	}
 	if _, err := conn.Exec(ctx, `ROLLBACK`); err != nil {
 		t.Fatal(err)

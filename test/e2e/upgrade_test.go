@@ -29,10 +29,10 @@ const (
 
 // upgradeNewColumns are the columns the migrations since previousRelease add to a
 // table, with the value a row written before them must have (cellText's form).
-var upgradeNewColumns = map[string]map[string]string{
-	"alarms": { // 00006 (series) and 00007 (endpoints)
-		"series": "NULL", "fire_count": "0", "skip_streak": "0", "paused_reason": "", "paused_until": "NULL",
-		"endpoint": "",
+var upgradeNewColumns = map[string]map[string]NewColumn{
+	"alarms": { // 00006 (series), 00007 (endpoints) and the claim lane (00009 on PostgreSQL)
+		"series": Default("NULL"), "fire_count": Default("0"), "skip_streak": Default("0"), "paused_reason": Default(""),
+		"paused_until": Default("NULL"), "endpoint": Default(""), "lane": AnyLane,
 	},
 	"alarm_events": {},
 	"api_tokens":   {},
