@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/fair"
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -27,10 +28,16 @@ const claimSQL = `UPDATE alarms SET claimed_by = ?1, claimed_at = ?2
 		LIMIT ?4)
 	RETURNING ` + alarmColumns
 
-// ClaimDue leases up to p.Batch due alarms to p.Worker, oldest due first.
+// ClaimDue leases up to p.Batch due alarms to p.Worker, oldest due first; with p.Fair,
+// up to PerLane from each lane in turn.
 func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
 	if p.Worker == "" {
 		return ports.Claimed{}, errors.New("sqlite: claim: a worker id is required")
+	}
+	if p.Fair != nil {
+		if err := fair.Check(*p.Fair); err != nil {
+			return ports.Claimed{}, fmt.Errorf("sqlite: %w", err)
+		}
 	}
 	var claimed ports.Claimed
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -38,11 +45,14 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 		// not shorten the lease being stamped.
 		now := s.now()
 		claimed = ports.Claimed{Alarms: []domain.Alarm{}, Now: now}
+		// A lease taken at or before now-lease has run its full length: expired.
+		expired := trunc(now.Add(-p.Lease))
+		if p.Fair != nil {
+			return s.claimFair(ctx, tx, p, expired, &claimed)
+		}
 		if p.Batch <= 0 {
 			return nil
 		}
-		// A lease taken at or before now-lease has run its full length: expired.
-		expired := trunc(now.Add(-p.Lease))
 		rows, err := tx.StmtContext(ctx, s.stmts.claim).QueryContext(ctx, p.Worker, toDB(now), toDB(expired), p.Batch)
 		if err != nil {
 			return mapError(err)
@@ -53,7 +63,7 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 	if err != nil {
 		return ports.Claimed{}, err
 	}
-	// RETURNING yields rows in no promised order.
+	// RETURNING yields rows in no promised order, and a fair claim's come lane by lane.
 	slices.SortFunc(claimed.Alarms, func(a, b domain.Alarm) int {
 		return cmp.Or(a.NextFireAt.Compare(b.NextFireAt), cmp.Compare(a.ID, b.ID))
 	})

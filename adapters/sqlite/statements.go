@@ -40,6 +40,8 @@ type statements struct {
 	insertAlarm *sql.Stmt
 	// claim is ClaimDue's statement, run hundreds of times a second at a steady rate.
 	claim *sql.Stmt
+	// fairPick and claimIDs are a fair claim's choice and lease (see fair.go).
+	fairPick, claimIDs *sql.Stmt
 	// extendLease is ExtendLease's fenced UPDATE.
 	extendLease *sql.Stmt
 	// applyBatch[i] applies up to 1<<i transitions (see applyBatchSQL).
@@ -91,6 +93,12 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 	if st.claim, err = db.PrepareContext(ctx, claimSQL); err != nil {
 		return
 	}
+	if st.fairPick, err = db.PrepareContext(ctx, fairPickSQL); err != nil {
+		return
+	}
+	if st.claimIDs, err = db.PrepareContext(ctx, claimIDsSQL); err != nil {
+		return
+	}
 	if st.extendLease, err = db.PrepareContext(ctx, extendLeaseSQL); err != nil {
 		return
 	}
@@ -122,7 +130,7 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 
 func (st statements) close() error {
 	var errs []error
-	all := append([]*sql.Stmt{st.applyFenced, st.applyUnfenced, st.insertAlarm, st.claim, st.extendLease, st.byKey,
+	all := append([]*sql.Stmt{st.applyFenced, st.applyUnfenced, st.insertAlarm, st.claim, st.fairPick, st.claimIDs, st.extendLease, st.byKey,
 		st.deleteEventsOf, st.deleteAlarms, st.putState}, st.applyBatch[:]...)
 	all = append(all, st.createBatch[:]...)
 	for _, s := range append(all, st.insertEvents[:]...) {

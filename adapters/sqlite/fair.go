@@ -1,0 +1,93 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chronoshq/chronos/adapters/internal/fair"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// laneExpr is an alarm's lane, the hash of its owner that alarms_lane_due indexes
+// (migration 00008 says how and why): written here exactly as there, since SQLite
+// uses an index on an expression only for that expression (TestFairClaimPlan).
+const laneExpr = `((length(owner) * 733725
+	+ coalesce(unicode(substr(owner, 1, 1)), 0) * 889707
+	+ coalesce(unicode(substr(owner, 2, 1)), 0) * 432947
+	+ coalesce(unicode(substr(owner, 3, 1)), 0) * 333013
+	+ coalesce(unicode(substr(owner, 4, 1)), 0) * 920178
+	+ coalesce(unicode(substr(owner, 5, 1)), 0) * 150519
+	+ coalesce(unicode(substr(owner, 6, 1)), 0) * 1011057
+	+ coalesce(unicode(substr(owner, -1, 1)), 0) * 321749
+	+ coalesce(unicode(substr(owner, -2, 1)), 0) * 1044195
+	+ coalesce(unicode(substr(owner, -3, 1)), 0) * 265843
+	+ coalesce(unicode(substr(owner, -4, 1)), 0) * 883406
+	+ coalesce(unicode(substr(owner, -5, 1)), 0) * 21930
+	+ coalesce(unicode(substr(owner, -6, 1)), 0) * 608737) % 1048573 % 64)`
+
+// fairPickSQL chooses a fair claim's alarms without writing: for each lane from ?1 on
+// in turn ((?1 + i) % 64, returned as i), up to ?4 claimable alarms, oldest due first,
+// until ?5 are chosen. Each branch of the UNION ALL is one probe of alarms_lane_due that
+// stops after the rows it gives; SQLite runs the branches in order and stops at the
+// outer LIMIT, so the lanes after the one the batch fills up in are never read. One
+// statement, not one per lane: each statement costs far more than an empty probe.
+var fairPickSQL = func() string {
+	branches := make([]string, ports.Lanes)
+	for i := range branches {
+		branches[i] = fmt.Sprintf(`SELECT * FROM (SELECT %d AS i, id FROM alarms
+			WHERE %s = (?1 + %d) %% %d AND status = 'active' AND next_fire_at <= ?2
+			  AND (claimed_at IS NULL OR claimed_at <= ?3)
+			ORDER BY next_fire_at, id LIMIT ?4)`, i, laneExpr, i, ports.Lanes)
+	}
+	return `SELECT i, id FROM (` + strings.Join(branches, ` UNION ALL `) + `) LIMIT ?5`
+}()
+
+// claimIDsSQL leases the alarms fairPickSQL chose, by primary key, in the same
+// transaction (the write lock held since the choice keeps them claimable).
+const claimIDsSQL = `UPDATE alarms SET claimed_by = ?1, claimed_at = ?2
+	WHERE id IN (SELECT value FROM json_each(?3))
+	RETURNING ` + alarmColumns
+
+// claimFair takes a fair claim's alarms into c: the choice, then the lease.
+func (s *Store) claimFair(ctx context.Context, tx *sql.Tx, p ports.ClaimParams, expired time.Time, c *ports.Claimed) error {
+	var taken [ports.Lanes]int
+	var ids []string
+	if p.Batch > 0 {
+		rows, err := tx.StmtContext(ctx, s.stmts.fairPick).QueryContext(ctx,
+			p.Fair.Start, toDB(c.Now), toDB(expired), p.Fair.PerLane, p.Batch)
+		if err != nil {
+			return mapError(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var i int
+			var id string
+			if err := rows.Scan(&i, &id); err != nil {
+				return mapError(err)
+			}
+			taken[fair.Lane(p.Fair.Start, i)]++
+			ids = append(ids, id)
+		}
+		if err := rows.Err(); err != nil {
+			return mapError(err)
+		}
+	}
+	c.Next, c.Capped = fair.Tally(*p.Fair, p.Batch, &taken)
+	if len(ids) == 0 {
+		return nil
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	rows, err := tx.StmtContext(ctx, s.stmts.claimIDs).QueryContext(ctx, p.Worker, toDB(c.Now), string(list))
+	if err != nil {
+		return mapError(err)
+	}
+	c.Alarms, err = scanAlarms(rows)
+	return mapError(err)
+}

@@ -1,0 +1,205 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/upgradetest"
+	"github.com/chronoshq/chronos/migrations"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// openTemp opens a migrated store on a new file, closed when t ends.
+func openTemp(t testing.TB, clock ports.Clock) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), "sqlite://"+filepath.Join(t.TempDir(), "f.db"), Options{Clock: clock, Migrate: true})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// fillAlarms inserts n active once alarms of 64 owners, owner-00 to owner-63 in turn,
+// due at 1, 2, ... n unix milliseconds.
+func fillAlarms(t testing.TB, s *Store, n int) {
+	t.Helper()
+	if _, err := s.writer.ExecContext(context.Background(), `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ?)
+		INSERT INTO alarms (id, owner, kind, fire_at, next_fire_at, scheduled_for, payload, status, delivery,
+		                    max_failures, created_at, updated_at)
+		SELECT printf('%012d', n), printf('owner-%02d', n % 64), 'once', n, n, n, X'7B7D', 'active', 'at_least_once', 5, 0, 0
+		FROM g`, n); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pinnedLanes are the lanes of owner-00 to owner-63. The lane expression must never
+// change (the index holds the lanes it computed), and these show it has not.
+var pinnedLanes = [ports.Lanes]int{
+	56, 13, 34, 58, 15, 36, 60, 17, 38, 59, 30, 51, 8, 32, 53, 10, 34, 55, 12, 33, 4, 25, 46, 6, 27, 48, 8, 29, 50, 7, 42, 63,
+	20, 44, 1, 22, 46, 3, 24, 45, 16, 37, 58, 18, 39, 60, 20, 41, 62, 19, 54, 11, 32, 56, 13, 34, 58, 15, 36, 57, 28, 49, 6, 30,
+}
+
+// The lane column spreads owners that differ in one character (owner-00..63 over at
+// least 40 lanes), is an integer lane for any text, and is what it always was.
+func TestLanes(t *testing.T) {
+	s := openTemp(t, nil)
+	fillAlarms(t, s, ports.Lanes)
+	weird := []string{"a", "é", "用户名", "🦀🦀", strings.Repeat("long owner ", 40), "\x00x", "\xff\xfe"}
+	for i, o := range weird {
+		if _, err := s.writer.Exec(`INSERT INTO alarms (id, owner, kind, fire_at, next_fire_at, scheduled_for, payload, status,
+			delivery, max_failures, created_at, updated_at) VALUES (?, ?, 'once', 1, 1, 1, X'7B7D', 'active', 'at_least_once', 5, 0, 0)`,
+			fmt.Sprintf("w%d", i), o); err != nil {
+			t.Fatalf("owner %q: %v", o, err)
+		}
+	}
+	rows, err := s.reader.Query(`SELECT owner, lane, typeof(lane) FROM (SELECT id, owner, ` + laneExpr + ` AS lane FROM alarms) ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got [ports.Lanes]int
+	distinct, most := map[int]int{}, 0
+	for i := 0; rows.Next(); i++ {
+		var owner, typ string
+		var lane int
+		if err := rows.Scan(&owner, &lane, &typ); err != nil {
+			t.Fatal(err)
+		}
+		if typ != "integer" || lane < 0 || lane >= ports.Lanes {
+			t.Errorf("owner %q: lane %d (%s), want an integer 0..%d", owner, lane, typ, ports.Lanes-1)
+		}
+		var n int
+		if _, err := fmt.Sscanf(owner, "owner-%02d", &n); err == nil && i < ports.Lanes {
+			got[n] = lane
+			distinct[lane]++
+			most = max(most, distinct[lane])
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("owner-00..63: %d distinct lanes, at most %d owners in one", len(distinct), most)
+	if len(distinct) < 40 {
+		t.Errorf("owner-00..63 fall in %d lanes, want at least 40", len(distinct))
+	}
+	if got != pinnedLanes {
+		t.Errorf("lanes of owner-00..63 changed:\n got %#v\nwant %#v", got, pinnedLanes)
+	}
+}
+
+// laneExpr is the expression migration 00008 indexes, word for word.
+func TestLaneExprIsTheIndexed(t *testing.T) {
+	m, err := fs.ReadFile(migrations.SQLite(), "00008_lanes.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if words := strings.Fields; !strings.Contains(strings.Join(words(string(m)), " "), strings.Join(words(laneExpr), " ")) {
+		t.Errorf("migration 00008 does not index laneExpr:\n%s", laneExpr)
+	}
+}
+
+// A fair claim's choice probes alarms_lane_due once per lane, each from the lane's
+// oldest due alarm, stopping after the rows it takes (no sort, no scan of the table),
+// and its lease finds the rows by primary key, whatever the planner knows:
+// on an empty database, on 20,000 alarms never analyzed, and on the same analyzed; the
+// plain claim still walks alarms_due.
+func TestFairClaimPlan(t *testing.T) {
+	s := openTemp(t, nil)
+	for _, st := range []struct{ name, sql string }{
+		{"empty", ``},
+		{"never analyzed", `-`},
+		{"analyzed", `ANALYZE`},
+	} {
+		switch st.sql {
+		case ``:
+		case `-`:
+			fillAlarms(t, s, 20000)
+		default:
+			if _, err := s.writer.Exec(st.sql); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p := queryPlan(t, s, fairPickSQL, 5, 10000, 0, 10, 100)
+		probe := "SEARCH alarms USING INDEX alarms_lane_due (<expr>=? AND next_fire_at<?)"
+		if n := strings.Count(p, probe); n != ports.Lanes || scansTable(p) || strings.Contains(p, "TEMP B-TREE") {
+			t.Errorf("%s: fair claim plan has %d probes %q of %d, or sorts or scans: %s", st.name, n, probe, ports.Lanes, p)
+		}
+		p = queryPlan(t, s, claimIDsSQL, "w", 10000, `["a","b"]`)
+		if !strings.Contains(p, "INDEX sqlite_autoindex_alarms_1 (id=?)") || scansTable(p) {
+			t.Errorf("%s: the fair claim's lease plan %q does not find rows by id", st.name, p)
+		}
+		p = queryPlan(t, s, claimSQL, "w", 10000, 0, 10)
+		if !strings.Contains(p, "USING INDEX alarms_due") || strings.Contains(p, "alarms_lane_due") || strings.Contains(p, "TEMP B-TREE") {
+			t.Errorf("%s: plain claim plan %q does not walk alarms_due in order", st.name, p)
+		}
+	}
+}
+
+// Migration 00008 upgrades a database at 00007: every alarm and event reads back as it
+// was, and every active alarm is in alarms_lane_due under a lane. Rolled back to 00007
+// and applied again, the same.
+func TestMigrateLanesKeepsRows(t *testing.T) {
+	upgradeKeepsRows(t, 7, sqlrow.AlarmColumns, sqlrow.AlarmParams, upgradetest.AlarmsV6(t),
+		func(ctx context.Context, s *Store, when string) {
+			var active, laned int
+			err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM alarms WHERE status = 'active'`).Scan(&active)
+			if err == nil {
+				err = s.reader.QueryRowContext(ctx, `SELECT count(*) FROM alarms INDEXED BY alarms_lane_due
+					WHERE status = 'active' AND `+laneExpr+` BETWEEN 0 AND 63`).Scan(&laned)
+			}
+			if err != nil || active == 0 || laned != active {
+				t.Errorf("%s: %d active alarms, %d in alarms_lane_due (%v); want all", when, active, laned, err)
+			}
+		})
+}
+
+// BenchmarkClaim1000 is a claim of 1,000 from 32,000 due alarms of 64 owners (and as
+// many not yet due): plain, plain without alarms_lane_due (schema 00007), fair with a share of 32
+// a lane (every lane probed), fair with the whole batch a lane (the first lanes with
+// alarms fill it); and a claim with nothing due, plain and fair (every lane probed,
+// empty). Leases of 0 let every claim take the same rows again.
+func BenchmarkClaim1000(b *testing.B) {
+	ctx := context.Background()
+	now := time.UnixMilli(32000).UTC()
+	s := openTemp(b, fixedClock{now})
+	fillAlarms(b, s, 64000)
+	noLanes := openTemp(b, fixedClock{now})
+	fillAlarms(b, noLanes, 64000)
+	if _, err := noLanes.writer.ExecContext(ctx, `DROP INDEX alarms_lane_due`); err != nil {
+		b.Fatal(err)
+	}
+	empty := openTemp(b, fixedClock{now})
+	for _, c := range []struct {
+		name string
+		s    *Store
+		fair *ports.FairClaim
+		want int
+	}{
+		{"plain", s, nil, 1000},
+		{"plain without lanes", noLanes, nil, 1000},
+		{"fair per lane 32", s, &ports.FairClaim{PerLane: 32}, 1000},
+		{"fair per lane 1000", s, &ports.FairClaim{PerLane: 1000}, 1000},
+		{"plain nothing due", empty, nil, 0},
+		{"fair nothing due", empty, &ports.FairClaim{PerLane: 32}, 0},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			p := ports.ClaimParams{Worker: "w", Batch: 1000, Fair: c.fair}
+			for b.Loop() {
+				got, err := c.s.ClaimDue(ctx, p)
+				if err != nil || len(got.Alarms) != c.want {
+					b.Fatalf("ClaimDue = %d alarms, %v; want %d", len(got.Alarms), err, c.want)
+				}
+				if c.fair != nil {
+					p.Fair = &ports.FairClaim{Start: got.Next, PerLane: c.fair.PerLane}
+				}
+			}
+		})
+	}
+}
