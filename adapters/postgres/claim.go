@@ -57,8 +57,8 @@ RETURNING ` + alarmColumns
 // lane once, from the claim's Start on (laneCycle), $6 the claim's PerLane. The claimable
 // test and the hand-over by ctid are claimSQL's, for the same reasons.
 //
-// For each lane, in $5's order, the lateral subquery walks alarms_lane_due_idx (lane,
-// next_fire_at) from the lane's oldest due entry, locks what it takes and stops after
+// For each lane, in $5's order, the lateral subquery walks alarms_lane_due_idx
+// ((hashtext(owner) & 63), next_fire_at) from the lane's oldest due entry, locks what it takes and stops after
 // $6 rows. The executor pulls rows lazily: the outer LIMIT stops the nested loop once
 // it has $4, so the lanes after the one the batch filled up in are never probed and the
 // rows not taken are never locked. The lanes must come in $5's order for that LIMIT to
@@ -66,7 +66,11 @@ RETURNING ` + alarmColumns
 // scan WITH ORDINALITY is known to be ordered by its ordinal and a nested loop keeps its
 // outer order. See TestFairClaimPlanProbesLanesInTurn.
 //
-// RETURNING lane tells the store which lanes gave rows (Claimed.Next, Claimed.Capped).
+// The lane is no column (migration 00009): the probe names the index's expression,
+// written exactly as the index has it, or the planner would not match it (an int4 against
+// $5's smallint lanes, which btree's integer operators compare). RETURNING computes it
+// again for the rows taken, to tell the store which lanes gave rows (Claimed.Next,
+// Claimed.Capped); hashing an owner is cheap next to the update.
 const fairClaimSQL = `
 UPDATE alarms SET claimed_by = $2, claimed_at = coalesce($1::timestamptz, now())
 WHERE ctid = ANY(ARRAY(
@@ -74,7 +78,7 @@ WHERE ctid = ANY(ARRAY(
 	FROM unnest($5::smallint[]) WITH ORDINALITY AS turn(lane, n)
 	CROSS JOIN LATERAL (
 		SELECT ctid FROM alarms
-		WHERE lane = turn.lane
+		WHERE (hashtext(owner) & 63) = turn.lane
 		  AND status = 'active'
 		  AND next_fire_at <= coalesce($1::timestamptz, now())
 		  AND (claimed_at IS NULL
@@ -86,7 +90,7 @@ WHERE ctid = ANY(ARRAY(
 	ORDER BY turn.n
 	LIMIT $4
 ))
-RETURNING lane, ` + alarmColumns
+RETURNING hashtext(owner) & 63, ` + alarmColumns
 
 // laneCycle is every lane twice over: laneCycle[start:start+ports.Lanes] is each lane
 // once, from start on, the order a fair claim visits them in, with nothing to build.
@@ -167,7 +171,7 @@ func (s *Store) claimFair(ctx context.Context, p ports.ClaimParams, taken *[port
 // its lane, and the rest goes to the alarm scanner's targets.
 type laneRows struct {
 	pgx.Rows
-	lane  int16
+	lane  int32
 	taken *[ports.Lanes]int
 	dest  []any
 }

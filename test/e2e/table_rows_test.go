@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +15,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/chronoshq/chronos/adapters/sqlite"
-	"github.com/chronoshq/chronos/ports"
 )
 
 // Row is one table row as text, by column name: what a test compares across an
@@ -152,12 +150,6 @@ type NewColumn struct {
 func Default(v string) NewColumn {
 	return NewColumn{fmt.Sprintf("its default %q", v), func(got string) bool { return got == v }}
 }
-
-// AnyLane is a claim lane (ports.Lanes), which each store computes from the owner.
-var AnyLane = NewColumn{fmt.Sprintf("a lane, 0 to %d", ports.Lanes-1), func(got string) bool {
-	n, err := strconv.Atoi(got)
-	return err == nil && n >= 0 && n < ports.Lanes
-}}
 
 // SameRows reports, for each id, how its row in after differs from its row in before:
 // a column of before that changed or went away, or a column only after has (one a
