@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/fair"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -204,10 +205,19 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 	if p.Worker == "" { // claimed_by "" means unclaimed: such a lease would fence nothing
 		return ports.Claimed{}, errors.New("memory: claim: a worker id is required")
 	}
+	if p.Fair != nil {
+		if err := fair.Check(*p.Fair); err != nil {
+			return ports.Claimed{}, fmt.Errorf("memory: %w", err)
+		}
+	}
 	return txv(s, ctx, func() (ports.Claimed, error) {
 		c := ports.Claimed{Now: s.now()}
 		due := s.due(c.Now, p.Lease)
-		c.Alarms = due[:min(len(due), max(p.Batch, 0))]
+		if p.Fair != nil {
+			c.Alarms, c.Next, c.Capped = takeFair(due, p.Batch, *p.Fair)
+		} else {
+			c.Alarms = due[:min(len(due), max(p.Batch, 0))]
+		}
 		for i, a := range c.Alarms {
 			a.ClaimedBy, a.ClaimedAt = p.Worker, c.Now // c.Now as kept: it is the fence
 			s.alarms[a.ID], c.Alarms[i] = a, out(a)

@@ -58,11 +58,13 @@ func newClaimTally() *claimTally {
 	return &claimTally{applied: map[string]int{}, stale: map[string]int{}}
 }
 
-// drain claims batches as worker until a claim finds nothing, applying a delivered
-// outcome to everything it claims, and tallies the results.
-func drain(ctx context.Context, s ports.Store, clock ports.Clock, worker string, batch int, tally *claimTally) error {
+// drain claims batches as p.Worker until a claim finds nothing, applying a delivered
+// outcome to everything it claims, and tallies the results. A fair claimer starts each
+// claim at the lane the previous one said (Claimed.Next), as the dispatcher does.
+func drain(ctx context.Context, s ports.Store, clock ports.Clock, p ports.ClaimParams, tally *claimTally) error {
+	worker, batch := p.Worker, p.Batch
 	for {
-		c, err := s.ClaimDue(ctx, ports.ClaimParams{Worker: worker, Lease: longLease, Batch: batch})
+		c, err := s.ClaimDue(ctx, p)
 		if err != nil {
 			return fmt.Errorf("%s: ClaimDue: %w", worker, err)
 		}
@@ -71,6 +73,12 @@ func drain(ctx context.Context, s ports.Store, clock ports.Clock, worker string,
 		}
 		if len(c.Alarms) > batch {
 			return fmt.Errorf("%s: ClaimDue returned %d alarms for a batch of %d", worker, len(c.Alarms), batch)
+		}
+		if p.Fair != nil {
+			if v := fairViolation(c, p); v != "" {
+				return fmt.Errorf("%s: fair ClaimDue from lane %d: %s", worker, p.Fair.Start, v)
+			}
+			p.Fair = &ports.FairClaim{Start: c.Next, PerLane: p.Fair.PerLane}
 		}
 		now := clock.Now()
 		ts := make([]domain.Transition, len(c.Alarms))
@@ -113,7 +121,8 @@ func (e *env) runClaimers(stores []ports.Store, perStore, batch int, tally *clai
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := drain(e.ctx, s, e.clock, fmt.Sprintf("store%d-w%d", si, w), batch, tally); err != nil {
+				p := ports.ClaimParams{Worker: fmt.Sprintf("store%d-w%d", si, w), Lease: longLease, Batch: batch}
+				if err := drain(e.ctx, s, e.clock, p, tally); err != nil {
 					errs <- err
 				}
 			}()

@@ -20,6 +20,10 @@ package contract
 //                                  order, fields, limit
 //   Claim         claim.go         what is claimable, order, batch, the lease stamp,
 //                                  lease expiry, NextDue
+//   FairClaim     fair_claim.go    claims by lane: owners spread over lanes, a burst
+//                                  held to PerLane, an owner alone takes the batch,
+//                                  rotation from Next, Capped, the plain claim's
+//                                  claimable rules and exactly-once, validation
 //   Apply         apply.go         fencing: stale transitions change nothing; every
 //                                  transition kind round-trips; unfenced transitions
 //   Concurrency   concurrency.go   N claimers over many rows: each claimed exactly once;
@@ -77,6 +81,7 @@ func areas() []area {
 		{"Mutate", mutateCases},
 		{"Events", eventCases},
 		{"Claim", claimCases},
+		{"FairClaim", fairClaimCases},
 		{"Apply", applyCases()},
 		{"Concurrency", concurrencyCases},
 		{"Tokens", tokenCases},

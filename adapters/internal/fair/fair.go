@@ -1,0 +1,48 @@
+// Package fair is what every store's fair claim (ports.FairClaim) shares: the check of
+// its parameters, the order it visits lanes in, and Claimed.Next and Claimed.Capped
+// from what each lane gave. Each store takes the rows its own way.
+package fair
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/chronoshq/chronos/ports"
+)
+
+// ErrParams is wrapped by Check's errors.
+var ErrParams = errors.New("fair claim: Start must be a lane (0 to ports.Lanes-1) and PerLane at least 1")
+
+// Check refuses a FairClaim that names no lane or no share.
+func Check(f ports.FairClaim) error {
+	if f.Start < 0 || f.Start >= ports.Lanes || f.PerLane < 1 {
+		return fmt.Errorf("%w: got Start %d, PerLane %d", ErrParams, f.Start, f.PerLane)
+	}
+	return nil
+}
+
+// Lane is the i-th lane a claim from start visits (0 <= i < ports.Lanes).
+func Lane(start, i int) int { return (start + i) % ports.Lanes }
+
+// Tally is Next and Capped of a fair claim from f.Start that took taken[l] alarms
+// from lane l and batch in all at most: the batch filled up in the last lane, in visit
+// order, that gave any, if the total is batch.
+func Tally(f ports.FairClaim, batch int, taken *[ports.Lanes]int) (next, capped int) {
+	next, total := Lane(f.Start, 1), 0
+	for i := range ports.Lanes {
+		l := Lane(f.Start, i)
+		n := taken[l]
+		total += n
+		filled := n > 0 && total == batch
+		if filled {
+			next = Lane(l, 1)
+		}
+		if filled || n == f.PerLane {
+			capped++
+		}
+		if filled {
+			break
+		}
+	}
+	return next, capped
+}
