@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/fair"
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -94,8 +95,10 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 	if p.Batch <= 0 {
 		return ports.Claimed{}, errors.New("mysql: claim: batch must be positive")
 	}
-	if f := p.Fair; f != nil && (f.Start < 0 || f.Start >= ports.Lanes || f.PerLane < 1) {
-		return ports.Claimed{}, fmt.Errorf("mysql: claim: fair claim needs 0 <= start < %d and per lane >= 1, got %+v", ports.Lanes, *f)
+	if p.Fair != nil {
+		if err := fair.Check(*p.Fair); err != nil {
+			return ports.Claimed{}, fmt.Errorf("mysql: claim: %w", err)
+		}
 	}
 	var out ports.Claimed
 	err := s.inTx(ctx, func(tx *sql.Tx) error {

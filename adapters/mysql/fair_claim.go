@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/fair"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -87,7 +88,7 @@ func (s *Store) lockFair(ctx context.Context, tx *sql.Tx, now, expired time.Time
 	}
 	var order []int // the due lanes, in visiting order
 	for i := range ports.Lanes {
-		if lane := (f.Start + i) % ports.Lanes; due[lane] {
+		if lane := fair.Lane(f.Start, i); due[lane] {
 			order = append(order, lane)
 		}
 	}
@@ -120,7 +121,7 @@ func (s *Store) lockFair(ctx context.Context, tx *sql.Tx, now, expired time.Time
 			return nil, 0, 0, err
 		}
 	}
-	next, capped = fairProgress(f, batch, &taken)
+	next, capped = fair.Tally(f, batch, &taken)
 	return alarms, next, capped, nil
 }
 
@@ -154,28 +155,4 @@ type lanedRow struct {
 func (r *lanedRow) Scan(dest ...any) error {
 	r.dest = append(append(r.dest[:0], dest...), &r.lane)
 	return r.Rows.Scan(r.dest...)
-}
-
-// fairProgress is Claimed.Next and Claimed.Capped of a fair claim from what each lane
-// gave: the batch filled up in the last lane, in visiting order, that gave any (every
-// take stops at the batch).
-func fairProgress(f ports.FairClaim, batch int, taken *[ports.Lanes]int) (next, capped int) {
-	total, fill := 0, -1
-	for i := range ports.Lanes {
-		lane := (f.Start + i) % ports.Lanes
-		if taken[lane] == f.PerLane {
-			capped++
-		}
-		if taken[lane] > 0 {
-			total += taken[lane]
-			fill = lane
-		}
-	}
-	if total < batch {
-		return (f.Start + 1) % ports.Lanes, capped
-	}
-	if taken[fill] < f.PerLane {
-		capped++
-	}
-	return (fill + 1) % ports.Lanes, capped
 }

@@ -238,16 +238,6 @@ func TestFairClaimSkipsHeldRows(t *testing.T) {
 	}
 }
 
-// A fair claim with invalid lanes is refused, not clamped.
-func TestFairClaimRefusesBadParams(t *testing.T) {
-	s, _ := openTestStore(t, Options{Clock: fixedClock(testNow)})
-	for _, f := range []ports.FairClaim{{Start: -1, PerLane: 1}, {Start: ports.Lanes, PerLane: 1}, {Start: 0, PerLane: 0}} {
-		if _, err := s.ClaimDue(t.Context(), ports.ClaimParams{Worker: "w", Lease: time.Hour, Batch: 1, Fair: &f}); err == nil {
-			t.Errorf("fair %+v: no error", f)
-		}
-	}
-}
-
 // fairTakeSQL sends n lanes at bucket(n) parts, padding with lane NULL.
 func TestFairTakeSQLBuckets(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 5, 16, 17, 63, 64} {
