@@ -251,3 +251,57 @@ func TestFairTakeSQLBuckets(t *testing.T) {
 		}
 	}
 }
+
+// Fair claims run over the binary protocol too (interpolateParams=false: the lanes
+// statement and the takes with their NULL padding lanes as binary parameters), and by
+// default a take's text is prepared after its first use, as every batch statement is.
+func TestFairClaimPrepared(t *testing.T) {
+	for _, interpolate := range []string{"false", "true"} {
+		t.Run("interpolateParams="+interpolate, func(t *testing.T) {
+			u := newDatabaseWith(t, "interpolateParams", interpolate)
+			s, err := Open(t.Context(), u, Options{Migrate: true, Clock: fixedClock(testNow)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			s.db.SetMaxOpenConns(1) // so the session's counter is the store's
+			ctx := t.Context()
+			owners := ownersInLanes(3)
+			var as []domain.Alarm
+			for i := range 12 {
+				as = append(as, dueAlarm(t, owners[i%len(owners)], time.Duration(i+1)*time.Second))
+			}
+			if err := s.CreateMany(ctx, as); err != nil {
+				t.Fatal(err)
+			}
+			executed := func() int { return statusCounter(t, s.db, "SHOW SESSION STATUS LIKE 'Com_stmt_execute'") }
+			before := 0
+			for round := range 3 { // 3 lanes: a take of 4 parts, one padding
+				if round == 1 {
+					before = executed()
+				}
+				c, err := s.ClaimDue(ctx, ports.ClaimParams{Worker: "w", Lease: time.Hour, Batch: 3,
+					Fair: &ports.FairClaim{Start: 0, PerLane: 1}})
+				if err != nil || len(c.Alarms) != 3 || len(countOwners(c.Alarms)) != 3 {
+					t.Fatalf("round %d: claimed %d alarms of %d owners, %v; want one of each of 3", round, len(c.Alarms), len(countOwners(c.Alarms)), err)
+				}
+			}
+			if executed() == before {
+				t.Error("no prepared statement was executed: the claims ran as text")
+			}
+			s.stmts.mu.Lock()
+			defer s.stmts.mu.Unlock()
+			if interpolate == "true" && s.stmts.stmts[fairTakeTexts[2]] == nil {
+				t.Error("the take of 4 parts was not prepared")
+			}
+		})
+	}
+}
+
+func countOwners(as []domain.Alarm) map[string]int {
+	n := map[string]int{}
+	for _, a := range as {
+		n[a.Owner]++
+	}
+	return n
+}
