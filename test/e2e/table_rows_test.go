@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/chronoshq/chronos/adapters/sqlite"
+	"github.com/chronoshq/chronos/ports"
 )
 
 // Row is one table row as text, by column name: what a test compares across an
@@ -140,6 +142,10 @@ func cellText(v any) string {
 	}
 }
 
+// aLane, as a new column's value for SameRows, is any claim lane (0 to ports.Lanes-1):
+// a generated column whose value each store derives from the owner its own way.
+const aLane = "(a claim lane)"
+
 // SameRows reports, for each id, how its row in after differs from its row in before:
 // a column of before that changed or went away, or a column only after has (one a
 // migration added) whose value is not the one newColumns gives for it.
@@ -169,6 +175,10 @@ func SameRows(before, after map[string]Row, ids []string, newColumns map[string]
 			}
 			if want, ok := newColumns[col]; !ok {
 				diffs = append(diffs, fmt.Sprintf("%s: new column %s (%q) the test does not know", id, col, v))
+			} else if want == aLane {
+				if n, err := strconv.Atoi(v); err != nil || n < 0 || n >= ports.Lanes {
+					diffs = append(diffs, fmt.Sprintf("%s: new column %s = %q, want a claim lane", id, col, v))
+				}
 			} else if v != want {
 				diffs = append(diffs, fmt.Sprintf("%s: new column %s = %q, want its default %q", id, col, v, want))
 			}

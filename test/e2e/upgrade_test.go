@@ -30,9 +30,9 @@ const (
 // upgradeNewColumns are the columns the migrations since previousRelease add to a
 // table, with the value a row written before them must have (cellText's form).
 var upgradeNewColumns = map[string]map[string]string{
-	"alarms": { // 00006 (series) and 00007 (endpoints)
+	"alarms": { // 00006 (series), 00007 (endpoints) and 00008 (a generated claim lane, where a store has one)
 		"series": "NULL", "fire_count": "0", "skip_streak": "0", "paused_reason": "", "paused_until": "NULL",
-		"endpoint": "",
+		"endpoint": "", "lane": aLane,
 	},
 	"alarm_events": {},
 	"api_tokens":   {},
