@@ -8,10 +8,13 @@
 -- in a generated column on both servers) and never negative, so % 64 is 0..63.
 --
 -- VIRTUAL, not STORED: a virtual column is added INSTANT on MariaDB 10.6+ and MySQL 8.0
--- (metadata only; the table is not copied, as adding a stored one would, see 00005),
--- and the only reader, the lane probe, reads the value from the index below, which
--- InnoDB keeps materialized. The server computes CRC32 of the owner when it writes an
--- entry of that index, which is nothing beside the write itself.
+-- (metadata only), where a stored one is added only by copying the table, writes
+-- waiting meanwhile (ALGORITHM=COPY; see 00005); and the only reader, the lane probe,
+-- reads the value from the index below, which InnoDB keeps materialized. The server
+-- computes CRC32 of the owner when it writes an entry of that index, which is nothing
+-- beside the write itself. The price: MariaDB 10.11 refuses ALGORITHM=INSTANT for an
+-- ADD COLUMN while a virtual column is indexed, so a later migration that adds a column
+-- instantly drops alarms_lane_due first and builds it again after (in place, LOCK=NONE).
 ALTER TABLE alarms
     ADD COLUMN lane TINYINT UNSIGNED AS (CRC32(owner) % 64) VIRTUAL,
     ALGORITHM = INSTANT;
