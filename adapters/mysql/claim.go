@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/fair"
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -77,7 +78,8 @@ func claimArgs(now, expired time.Time, batch int) []any {
 	return []any{now, expired, claimWalkFactor * batch, now, expired, batch}
 }
 
-// ClaimDue leases up to p.Batch due alarms to p.Worker, oldest due first.
+// ClaimDue leases up to p.Batch due alarms to p.Worker, oldest due first; with p.Fair,
+// shared between lanes (lockFair).
 //
 // One READ COMMITTED transaction: read the clock (database or injected) once, so the
 // due test, the lease-expiry test, the stamp and Claimed.Now are one instant; choose and
@@ -93,6 +95,11 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 	if p.Batch <= 0 {
 		return ports.Claimed{}, errors.New("mysql: claim: batch must be positive")
 	}
+	if p.Fair != nil {
+		if err := fair.Check(*p.Fair); err != nil {
+			return ports.Claimed{}, fmt.Errorf("mysql: claim: %w", err)
+		}
+	}
 	var out ports.Claimed
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		now, err := s.now(ctx, tx)
@@ -100,15 +107,17 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 			return err
 		}
 		expired := micro(now.Add(-p.Lease))
-		rows, err := s.batch(tx).query(ctx, claimSQL, claimArgs(now, expired, p.Batch)...)
+		out = ports.Claimed{Now: now}
+		var alarms []domain.Alarm
+		if p.Fair == nil {
+			alarms, err = s.lockDue(ctx, tx, now, expired, p.Batch)
+		} else {
+			alarms, out.Next, out.Capped, err = s.lockFair(ctx, tx, now, expired, p.Batch, *p.Fair)
+		}
 		if err != nil {
 			return err
 		}
-		alarms, err := scanAlarms(rows)
-		if err != nil {
-			return err
-		}
-		// Locked in primary-key order; handed out oldest due first.
+		// Locked in primary-key order (or lane by lane); handed out oldest due first.
 		slices.SortFunc(alarms, func(a, b domain.Alarm) int {
 			return cmp.Or(a.NextFireAt.Compare(b.NextFireAt), strings.Compare(a.ID, b.ID))
 		})
@@ -118,7 +127,7 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 		if alarms == nil {
 			alarms = []domain.Alarm{}
 		}
-		out = ports.Claimed{Alarms: alarms, Now: now}
+		out.Alarms = alarms
 		return nil
 	})
 	if err != nil {
@@ -126,6 +135,15 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 	}
 	s.stmts.prepareQueued(ctx)
 	return out, nil
+}
+
+// lockDue chooses and locks the batch of a plain claim (claimSQL).
+func (s *Store) lockDue(ctx context.Context, tx *sql.Tx, now, expired time.Time, batch int) ([]domain.Alarm, error) {
+	rows, err := s.batch(tx).query(ctx, claimSQL, claimArgs(now, expired, batch)...)
+	if err != nil {
+		return nil, err
+	}
+	return scanAlarms(rows)
 }
 
 // stampLease leases the locked alarms to worker at now, in the table and in alarms.

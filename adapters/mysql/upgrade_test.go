@@ -117,3 +117,25 @@ func TestMigrationRenamesTokens(t *testing.T) {
 		t.Errorf("rolled back: token in tokens = %q, %v; want t", id, err)
 	}
 }
+
+// Migration 00008's Down removes the lane column and its index, and nothing else.
+func TestMigrationLanesDown(t *testing.T) {
+	ctx := t.Context()
+	_, db, p := migratedTo(t, 8)
+	if _, err := p.DownTo(ctx, 7); err != nil {
+		t.Fatalf("roll back to 7: %v", err)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.statistics
+		WHERE table_schema = DATABASE() AND table_name = 'alarms' AND index_name = 'alarms_lane_due'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("alarms_lane_due after Down: %d key parts (%v), want none", n, err)
+	}
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.columns
+		WHERE table_schema = DATABASE() AND table_name = 'alarms' AND column_name = 'lane'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("lane column after Down: %d (%v), want none", n, err)
+	}
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.statistics
+		WHERE table_schema = DATABASE() AND table_name = 'alarms' AND index_name = 'alarms_due'`).Scan(&n); err != nil || n != 2 {
+		t.Errorf("alarms_due after Down: %d key parts (%v), want 2", n, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/chronoshq/chronos/adapters/sqlite"
+	"github.com/chronoshq/chronos/ports"
 )
 
 // Row is one table row as text, by column name: what a test compares across an
@@ -150,6 +152,13 @@ type NewColumn struct {
 func Default(v string) NewColumn {
 	return NewColumn{fmt.Sprintf("its default %q", v), func(got string) bool { return got == v }}
 }
+
+// AnyLane is a generated claim lane (MySQL's migration 00008), which each row derives
+// from its owner: any lane from 0 to ports.Lanes-1.
+var AnyLane = NewColumn{"a claim lane", func(v string) bool {
+	n, err := strconv.Atoi(v)
+	return err == nil && n >= 0 && n < ports.Lanes
+}}
 
 // SameRows reports, for each id, how its row in after differs from its row in before:
 // a column of before that changed or went away, or a column only after has (one a
