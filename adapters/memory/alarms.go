@@ -2,13 +2,12 @@ package memory
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/chronoshq/chronos/adapters/internal/fair"
+	"github.com/chronoshq/chronos/adapters/internal/claims"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -202,27 +201,26 @@ func (s *Store) due(now time.Time, lease time.Duration) []domain.Alarm {
 }
 
 func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
-	if p.Worker == "" { // claimed_by "" means unclaimed: such a lease would fence nothing
-		return ports.Claimed{}, errors.New("memory: claim: a worker id is required")
-	}
-	if p.Fair != nil {
-		if err := fair.Check(*p.Fair); err != nil {
-			return ports.Claimed{}, fmt.Errorf("memory: %w", err)
-		}
+	if err := claims.Check(p); err != nil {
+		return ports.Claimed{}, fmt.Errorf("memory: %w", err)
 	}
 	return txv(s, ctx, func() (ports.Claimed, error) {
-		c := ports.Claimed{Now: s.now()}
-		due := s.due(c.Now, p.Lease)
-		if p.Fair != nil {
-			c.Alarms, c.Next, c.Capped = takeFair(due, p.Batch, *p.Fair)
-		} else {
-			c.Alarms = due[:min(len(due), max(p.Batch, 0))]
+		now := s.now()
+		due := s.due(now, p.Lease)
+		lease := func(took []domain.Alarm) []domain.Alarm {
+			for i, a := range took {
+				a.ClaimedBy, a.ClaimedAt = p.Worker, now // now as kept: it is the fence
+				s.alarms[a.ID], took[i] = a, out(a)
+			}
+			return took
 		}
-		for i, a := range c.Alarms {
-			a.ClaimedBy, a.ClaimedAt = p.Worker, c.Now // c.Now as kept: it is the fence
-			s.alarms[a.ID], c.Alarms[i] = a, out(a)
-		}
-		return c, nil
+		c, err := claims.Choose(p, func() ([]domain.Alarm, error) {
+			return lease(due[:min(len(due), p.Batch)]), nil
+		}, func(taken *claims.Taken) ([]domain.Alarm, error) {
+			return lease(takeFair(due, p.Batch, *p.Fair, taken)), nil
+		})
+		c.Now = now
+		return c, err
 	})
 }
 

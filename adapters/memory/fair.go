@@ -2,9 +2,8 @@ package memory
 
 import (
 	"hash/fnv"
-	"slices"
 
-	"github.com/chronoshq/chronos/adapters/internal/fair"
+	"github.com/chronoshq/chronos/adapters/internal/claims"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -18,21 +17,18 @@ func lane(owner string) int {
 }
 
 // takeFair is the fair claim's choice from due (oldest due first): up to f.PerLane of
-// each lane from f.Start on, until batch are taken; a database probes its lane index
-// once per lane instead. It returns them oldest due first, with Next and Capped.
-func takeFair(due []domain.Alarm, batch int, f ports.FairClaim) (took []domain.Alarm, next, capped int) {
+// each lane from f.Start on, until batch are taken, counted by lane in taken; a database
+// probes its lane index once per lane instead.
+func takeFair(due []domain.Alarm, batch int, f ports.FairClaim, taken *claims.Taken) []domain.Alarm {
 	var lanes [ports.Lanes][]domain.Alarm
 	for _, a := range due {
 		lanes[lane(a.Owner)] = append(lanes[lane(a.Owner)], a)
 	}
-	var taken [ports.Lanes]int
-	took = []domain.Alarm{}
+	var took []domain.Alarm
 	for i := 0; i < ports.Lanes && len(took) < batch; i++ {
-		l := fair.Lane(f.Start, i)
+		l := claims.Lane(f.Start, i)
 		taken[l] = min(len(lanes[l]), f.PerLane, batch-len(took))
 		took = append(took, lanes[l][:taken[l]]...)
 	}
-	slices.SortFunc(took, byDue)
-	next, capped = fair.Tally(f, batch, &taken)
-	return took, next, capped
+	return took
 }

@@ -1,16 +1,13 @@
 package mysql
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/chronoshq/chronos/adapters/internal/fair"
+	"github.com/chronoshq/chronos/adapters/internal/claims"
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -89,16 +86,11 @@ func claimArgs(now, expired time.Time, batch int) []any {
 // none) and the dispatcher claims again. A deadlock victim is run again from the start (see
 // inTx).
 func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
-	if p.Worker == "" {
-		return ports.Claimed{}, errors.New("mysql: claim: worker is required")
+	if err := claims.Check(p); err != nil {
+		return ports.Claimed{}, fmt.Errorf("mysql: %w", err)
 	}
 	if p.Batch <= 0 {
 		return ports.Claimed{}, errors.New("mysql: claim: batch must be positive")
-	}
-	if p.Fair != nil {
-		if err := fair.Check(*p.Fair); err != nil {
-			return ports.Claimed{}, fmt.Errorf("mysql: claim: %w", err)
-		}
 	}
 	var out ports.Claimed
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
@@ -107,28 +99,16 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 			return err
 		}
 		expired := micro(now.Add(-p.Lease))
-		out = ports.Claimed{Now: now}
-		var alarms []domain.Alarm
-		if p.Fair == nil {
-			alarms, err = s.lockDue(ctx, tx, now, expired, p.Batch)
-		} else {
-			alarms, out.Next, out.Capped, err = s.lockFair(ctx, tx, now, expired, p.Batch, *p.Fair)
-		}
+		out, err = claims.Choose(p, func() ([]domain.Alarm, error) {
+			return s.lockDue(ctx, tx, now, expired, p.Batch)
+		}, func(taken *claims.Taken) ([]domain.Alarm, error) {
+			return s.lockFair(ctx, tx, now, expired, p.Batch, *p.Fair, taken)
+		})
 		if err != nil {
 			return err
 		}
-		// Locked in primary-key order (or lane by lane); handed out oldest due first.
-		slices.SortFunc(alarms, func(a, b domain.Alarm) int {
-			return cmp.Or(a.NextFireAt.Compare(b.NextFireAt), strings.Compare(a.ID, b.ID))
-		})
-		if err := stampLease(ctx, s.batch(tx), alarms, p.Worker, now); err != nil {
-			return err
-		}
-		if alarms == nil {
-			alarms = []domain.Alarm{}
-		}
-		out.Alarms = alarms
-		return nil
+		out.Now = now
+		return stampLease(ctx, s.batch(tx), out.Alarms, p.Worker, now)
 	})
 	if err != nil {
 		return ports.Claimed{}, mapError(err)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chronoshq/chronos/adapters/internal/fair"
+	"github.com/chronoshq/chronos/adapters/internal/claims"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -78,21 +78,20 @@ func fairTakeSQL(lanes []int, now, expired time.Time, per int) (string, []any) {
 	return fairTakeTexts[bits.TrailingZeros(uint(n))], args
 }
 
-// lockFair chooses and locks the batch of a fair claim (see above) and says where the
-// next fair claim starts and how many lanes may have alarms left (ports.Claimed).
-func (s *Store) lockFair(ctx context.Context, tx *sql.Tx, now, expired time.Time, batch int, f ports.FairClaim) (
-	alarms []domain.Alarm, next, capped int, err error) {
+// lockFair chooses and locks the batch of a fair claim (see above), counting in taken
+// the alarms of each lane.
+func (s *Store) lockFair(ctx context.Context, tx *sql.Tx, now, expired time.Time, batch int, f ports.FairClaim, taken *claims.Taken) (
+	alarms []domain.Alarm, err error) {
 	due, err := dueLanes(ctx, tx, now)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, err
 	}
 	var order []int // the due lanes, in visiting order
 	for i := range ports.Lanes {
-		if lane := fair.Lane(f.Start, i); due[lane] {
+		if lane := claims.Lane(f.Start, i); due[lane] {
 			order = append(order, lane)
 		}
 	}
-	var taken [ports.Lanes]int
 	scan := newAlarmScanner()
 	row := &lanedRow{}
 	for left := batch; left > 0 && len(order) > 0; {
@@ -102,14 +101,14 @@ func (s *Store) lockFair(ctx context.Context, tx *sql.Tx, now, expired time.Time
 		text, args := fairTakeSQL(chunk, now, expired, per)
 		rows, err := s.batch(tx).query(ctx, text, args...)
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, err
 		}
 		row.Rows = rows
 		for rows.Next() {
 			a, err := scan.Scan(row)
 			if err != nil {
 				rows.Close()
-				return nil, 0, 0, err
+				return nil, err
 			}
 			alarms = append(alarms, a)
 			taken[row.lane]++
@@ -118,11 +117,10 @@ func (s *Store) lockFair(ctx context.Context, tx *sql.Tx, now, expired time.Time
 		err = rows.Err()
 		rows.Close()
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, err
 		}
 	}
-	next, capped = fair.Tally(f, batch, &taken)
-	return alarms, next, capped, nil
+	return alarms, nil
 }
 
 // dueLanes reads dueLanesSQL: which lanes have due alarms.

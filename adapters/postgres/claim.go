@@ -1,17 +1,14 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/chronoshq/chronos/adapters/internal/fair"
+	"github.com/chronoshq/chronos/adapters/internal/claims"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -96,7 +93,7 @@ RETURNING hashtext(owner) & 63, ` + alarmColumns
 // once, from start on, the order a fair claim visits them in, with nothing to build.
 var laneCycle = func() (c [2 * ports.Lanes]int16) {
 	for i := range c {
-		c[i] = int16(fair.Lane(0, i))
+		c[i] = int16(claims.Lane(0, i))
 	}
 	return c
 }()
@@ -104,45 +101,22 @@ var laneCycle = func() (c [2 * ports.Lanes]int16) {
 // ClaimDue leases up to p.Batch due alarms to p.Worker, oldest due first; by lane in
 // turn when p.Fair is set.
 func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
-	if p.Worker == "" {
-		return ports.Claimed{}, errors.New("postgres: claim: worker is required")
+	if err := claims.Check(p); err != nil {
+		return ports.Claimed{}, fmt.Errorf("postgres: %w", err)
 	}
-	if p.Fair != nil {
-		if err := fair.Check(*p.Fair); err != nil {
-			return ports.Claimed{}, fmt.Errorf("postgres: claim: %w", err)
-		}
+	c, err := claims.Choose(p,
+		func() ([]domain.Alarm, error) { return s.claim(ctx, p) },
+		func(taken *claims.Taken) ([]domain.Alarm, error) { return s.claimFair(ctx, p, taken) })
+	if err != nil {
+		return ports.Claimed{}, err
 	}
-	alarms := []domain.Alarm{}
-	var taken [ports.Lanes]int // a fair claim's alarms from each lane
-	if p.Batch > 0 {
-		var err error
-		if p.Fair == nil {
-			alarms, err = s.claim(ctx, p)
-		} else {
-			alarms, err = s.claimFair(ctx, p, &taken)
-		}
-		if err != nil {
+	if len(c.Alarms) == 0 {
+		if c.Now, err = s.Now(ctx); err != nil {
 			return ports.Claimed{}, err
 		}
-	}
-	var c ports.Claimed
-	if p.Fair != nil {
-		c.Next, c.Capped = fair.Tally(*p.Fair, p.Batch, &taken)
-	}
-	if len(alarms) == 0 {
-		now, err := s.Now(ctx)
-		if err != nil {
-			return ports.Claimed{}, err
-		}
-		c.Alarms, c.Now = alarms, now
 		return c, nil
 	}
-	// RETURNING follows no particular order.
-	slices.SortFunc(alarms, func(a, b domain.Alarm) int {
-		return cmp.Or(a.NextFireAt.Compare(b.NextFireAt), strings.Compare(a.ID, b.ID))
-	})
-	// Every row was stamped with the statement's now.
-	c.Alarms, c.Now = alarms, alarms[0].ClaimedAt
+	c.Now = c.Alarms[0].ClaimedAt // every row was stamped with the statement's now
 	return c, nil
 }
 
@@ -157,7 +131,7 @@ func (s *Store) claim(ctx context.Context, p ports.ClaimParams) ([]domain.Alarm,
 }
 
 // claimFair runs fairClaimSQL and counts the alarms it took from each lane in taken.
-func (s *Store) claimFair(ctx context.Context, p ports.ClaimParams, taken *[ports.Lanes]int) ([]domain.Alarm, error) {
+func (s *Store) claimFair(ctx context.Context, p ports.ClaimParams, taken *claims.Taken) ([]domain.Alarm, error) {
 	rows, err := s.pool.Query(ctx, fairClaimSQL, s.nowArg(), p.Worker, p.Lease.Microseconds(), p.Batch,
 		laneCycle[p.Fair.Start:p.Fair.Start+ports.Lanes], p.Fair.PerLane)
 	if err != nil {
@@ -172,7 +146,7 @@ func (s *Store) claimFair(ctx context.Context, p ports.ClaimParams, taken *[port
 type laneRows struct {
 	pgx.Rows
 	lane  int32
-	taken *[ports.Lanes]int
+	taken *claims.Taken
 	dest  []any
 }
 

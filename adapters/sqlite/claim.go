@@ -1,15 +1,12 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"slices"
 	"time"
 
-	"github.com/chronoshq/chronos/adapters/internal/fair"
+	"github.com/chronoshq/chronos/adapters/internal/claims"
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -31,42 +28,33 @@ const claimSQL = `UPDATE alarms SET claimed_by = ?1, claimed_at = ?2
 // ClaimDue leases up to p.Batch due alarms to p.Worker, oldest due first; with p.Fair,
 // up to PerLane from each lane in turn.
 func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
-	if p.Worker == "" {
-		return ports.Claimed{}, errors.New("sqlite: claim: a worker id is required")
-	}
-	if p.Fair != nil {
-		if err := fair.Check(*p.Fair); err != nil {
-			return ports.Claimed{}, fmt.Errorf("sqlite: %w", err)
-		}
+	if err := claims.Check(p); err != nil {
+		return ports.Claimed{}, fmt.Errorf("sqlite: %w", err)
 	}
 	var claimed ports.Claimed
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		// Now is read once the write lock is held, so time spent waiting for it does
 		// not shorten the lease being stamped.
 		now := s.now()
-		claimed = ports.Claimed{Alarms: []domain.Alarm{}, Now: now}
 		// A lease taken at or before now-lease has run its full length: expired.
 		expired := trunc(now.Add(-p.Lease))
-		if p.Fair != nil {
-			return s.claimFair(ctx, tx, p, expired, &claimed)
-		}
-		if p.Batch <= 0 {
-			return nil
-		}
-		rows, err := tx.StmtContext(ctx, s.stmts.claim).QueryContext(ctx, p.Worker, toDB(now), toDB(expired), p.Batch)
-		if err != nil {
-			return mapError(err)
-		}
-		claimed.Alarms, err = scanAlarms(rows)
-		return mapError(err)
+		var err error
+		claimed, err = claims.Choose(p, func() ([]domain.Alarm, error) {
+			rows, err := tx.StmtContext(ctx, s.stmts.claim).QueryContext(ctx, p.Worker, toDB(now), toDB(expired), p.Batch)
+			if err != nil {
+				return nil, mapError(err)
+			}
+			alarms, err := scanAlarms(rows)
+			return alarms, mapError(err)
+		}, func(taken *claims.Taken) ([]domain.Alarm, error) {
+			return s.claimFair(ctx, tx, p, now, expired, taken)
+		})
+		claimed.Now = now
+		return err
 	})
 	if err != nil {
 		return ports.Claimed{}, err
 	}
-	// RETURNING yields rows in no promised order, and a fair claim's come lane by lane.
-	slices.SortFunc(claimed.Alarms, func(a, b domain.Alarm) int {
-		return cmp.Or(a.NextFireAt.Compare(b.NextFireAt), cmp.Compare(a.ID, b.ID))
-	})
 	return claimed, nil
 }
 

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chronoshq/chronos/adapters/internal/fair"
+	"github.com/chronoshq/chronos/adapters/internal/claims"
+	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -52,42 +53,39 @@ const claimIDsSQL = `UPDATE alarms SET claimed_by = ?1, claimed_at = ?2
 	WHERE id IN (SELECT value FROM json_each(?3))
 	RETURNING ` + alarmColumns
 
-// claimFair takes a fair claim's alarms into c: the choice, then the lease.
-func (s *Store) claimFair(ctx context.Context, tx *sql.Tx, p ports.ClaimParams, expired time.Time, c *ports.Claimed) error {
-	var taken [ports.Lanes]int
-	var ids []string
-	if p.Batch > 0 {
-		rows, err := tx.StmtContext(ctx, s.stmts.fairPick).QueryContext(ctx,
-			p.Fair.Start, toDB(c.Now), toDB(expired), p.Fair.PerLane, p.Batch)
-		if err != nil {
-			return mapError(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var i int
-			var id string
-			if err := rows.Scan(&i, &id); err != nil {
-				return mapError(err)
-			}
-			taken[fair.Lane(p.Fair.Start, i)]++
-			ids = append(ids, id)
-		}
-		if err := rows.Err(); err != nil {
-			return mapError(err)
-		}
+// claimFair takes a fair claim's alarms, counted by lane in taken: the choice, then the
+// lease.
+func (s *Store) claimFair(ctx context.Context, tx *sql.Tx, p ports.ClaimParams, now, expired time.Time, taken *claims.Taken) ([]domain.Alarm, error) {
+	rows, err := tx.StmtContext(ctx, s.stmts.fairPick).QueryContext(ctx,
+		p.Fair.Start, toDB(now), toDB(expired), p.Fair.PerLane, p.Batch)
+	if err != nil {
+		return nil, mapError(err)
 	}
-	c.Next, c.Capped = fair.Tally(*p.Fair, p.Batch, &taken)
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var i int
+		var id string
+		if err := rows.Scan(&i, &id); err != nil {
+			return nil, mapError(err)
+		}
+		taken[claims.Lane(p.Fair.Start, i)]++
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapError(err)
+	}
 	if len(ids) == 0 {
-		return nil
+		return nil, nil
 	}
 	list, err := json.Marshal(ids)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	rows, err := tx.StmtContext(ctx, s.stmts.claimIDs).QueryContext(ctx, p.Worker, toDB(c.Now), string(list))
+	leased, err := tx.StmtContext(ctx, s.stmts.claimIDs).QueryContext(ctx, p.Worker, toDB(now), string(list))
 	if err != nil {
-		return mapError(err)
+		return nil, mapError(err)
 	}
-	c.Alarms, err = scanAlarms(rows)
-	return mapError(err)
+	alarms, err := scanAlarms(leased)
+	return alarms, mapError(err)
 }

@@ -1,4 +1,4 @@
-package fair
+package claims
 
 import (
 	"errors"
@@ -9,12 +9,12 @@ import (
 
 func TestCheck(t *testing.T) {
 	for _, f := range []ports.FairClaim{{Start: -1, PerLane: 1}, {Start: ports.Lanes, PerLane: 1}, {Start: 3, PerLane: 0}} {
-		if err := Check(f); !errors.Is(err, ErrParams) {
+		if err := checkFair(f); !errors.Is(err, ErrParams) {
 			t.Errorf("Check(%+v) = %v, want ErrParams", f, err)
 		}
 	}
 	for _, f := range []ports.FairClaim{{Start: 0, PerLane: 1}, {Start: ports.Lanes - 1, PerLane: 100}} {
-		if err := Check(f); err != nil {
+		if err := checkFair(f); err != nil {
 			t.Errorf("Check(%+v) = %v", f, err)
 		}
 	}
@@ -34,7 +34,7 @@ func TestTally(t *testing.T) {
 		{"filled in a lane below PerLane", 60, 3, 4, map[int]int{61: 3, 1: 1}, 2, 2},
 		{"filled, later lanes not visited", 10, 5, 5, map[int]int{10: 5}, 11, 1},
 	} {
-		var taken [ports.Lanes]int
+		var taken Taken
 		for l, n := range c.taken {
 			taken[l] = n
 		}

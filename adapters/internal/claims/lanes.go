@@ -1,7 +1,4 @@
-// Package fair is what every store's fair claim (ports.FairClaim) shares: the check of
-// its parameters, the order it visits lanes in, and Claimed.Next and Claimed.Capped
-// from what each lane gave. Each store takes the rows its own way.
-package fair
+package claims
 
 import (
 	"errors"
@@ -10,16 +7,19 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// ErrParams is wrapped by Check's errors.
+// ErrParams is wrapped by checkFair's errors.
 var ErrParams = errors.New("fair claim: Start must be a lane (0 to ports.Lanes-1) and PerLane at least 1")
 
-// Check refuses a FairClaim that names no lane or no share.
-func Check(f ports.FairClaim) error {
+// checkFair refuses a FairClaim that names no lane or no share.
+func checkFair(f ports.FairClaim) error {
 	if f.Start < 0 || f.Start >= ports.Lanes || f.PerLane < 1 {
 		return fmt.Errorf("%w: got Start %d, PerLane %d", ErrParams, f.Start, f.PerLane)
 	}
 	return nil
 }
+
+// Taken counts a fair claim's alarms by the lane they came from.
+type Taken [ports.Lanes]int
 
 // Lane is the i-th lane a claim from start visits (0 <= i < ports.Lanes).
 func Lane(start, i int) int { return (start + i) % ports.Lanes }
@@ -27,7 +27,7 @@ func Lane(start, i int) int { return (start + i) % ports.Lanes }
 // Tally is Next and Capped of a fair claim from f.Start that took taken[l] alarms
 // from lane l and batch in all at most: the batch filled up in the last lane, in visit
 // order, that gave any, if the total is batch.
-func Tally(f ports.FairClaim, batch int, taken *[ports.Lanes]int) (next, capped int) {
+func Tally(f ports.FairClaim, batch int, taken *Taken) (next, capped int) {
 	next, total := Lane(f.Start, 1), 0
 	for i := range ports.Lanes {
 		l := Lane(f.Start, i)
