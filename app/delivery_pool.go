@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"sync"
 )
 
@@ -38,7 +37,7 @@ type deliveryPool struct {
 	running sync.WaitGroup
 }
 
-// task is one job of a runAll: run(i). A batch's tasks share one run function, so
+// task is one job of a queueAll: run(i). A batch's tasks share one run function, so
 // queueing a wake allocates nothing of its own.
 type task struct {
 	run func(i int)
@@ -115,20 +114,6 @@ func (p *deliveryPool) close() {
 	p.parked = nil
 	p.mu.Unlock()
 	p.running.Wait()
-}
-
-// runAll runs job(i) for every i in idx on the pool and waits for all of them.
-func (p *deliveryPool) runAll(ctx context.Context, idx []int, job func(ctx context.Context, i int)) {
-	if len(idx) == 0 {
-		return
-	}
-	var wg sync.WaitGroup
-	wg.Add(len(idx))
-	p.queueAll(idx, func(i int) {
-		defer wg.Done()
-		job(ctx, i)
-	})
-	wg.Wait()
 }
 
 // queueAll queues run(i) for every i in idx and returns at once; the caller learns of

@@ -121,3 +121,17 @@ func TestDeliveryPoolCloseEndsWorkers(t *testing.T) {
 		t.Fatalf("%d workers left after close", p.workers)
 	}
 }
+
+// runAll runs job(i) for every i in idx on the pool and waits for all of them.
+func (p *deliveryPool) runAll(ctx context.Context, idx []int, job func(ctx context.Context, i int)) {
+	if len(idx) == 0 {
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(len(idx))
+	p.queueAll(idx, func(i int) {
+		defer wg.Done()
+		job(ctx, i)
+	})
+	wg.Wait()
+}

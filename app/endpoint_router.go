@@ -112,16 +112,13 @@ type endpointState struct {
 	missing error         // the endpoint does not exist (until the next change)
 	stale   bool          // the endpoints changed: read it again before the next wake
 
-	inFlight int           // wakes holding room: being delivered, or pacing
-	heldBack int64         // wakes held back (room, rate, breaker) since the node started
-	waiting  []*queued     // wakes waiting for room, oldest first
-	pacing   int           // wakes waiting for their turn under rate_per_second
-	took     time.Duration // how long its wakes take, smoothed (0: none finished yet)
-	// horizon is when the last wake held back for room or rate is due again: each one
-	// is due a pace step after the previous (a wake's duration over max_in_flight, or
-	// one over the rate), so held-back wakes come back as fast as the endpoint takes
-	// them instead of all together.
-	horizon time.Time
+	inFlight int       // wakes holding room: being delivered, or pacing
+	heldBack int64     // wakes held back (room, rate, breaker) since the node started
+	waiting  []*queued // wakes waiting for room, oldest first
+	pacing   int       // wakes waiting for their turn under rate_per_second
+	// pace spaces the wakes held back for room or rate: a step is a wake's duration
+	// over max_in_flight, or one over the rate.
+	pace pace
 	// the breaker
 	failures  int       // failed deliveries in a row
 	openUntil time.Time // zero: closed
@@ -314,15 +311,10 @@ func (r *EndpointRouter) paced(st *endpointState, now time.Time, wait time.Durat
 	case reason == ports.DeferredEndpointRate:
 		step = time.Duration(float64(time.Second) / st.ep.RatePerSecond)
 	default:
-		step = max(st.took, paceMinWait) / time.Duration(max(st.ep.MaxInFlight, 1))
+		step = max(st.pace.took, paceMinWait) / time.Duration(max(st.ep.MaxInFlight, 1))
 		wait = max(wait, step)
 	}
-	next := st.horizon.Add(step)
-	if earliest := now.Add(max(wait, paceMinWait)); next.Before(earliest) {
-		next = earliest // the first held back since the endpoint caught up
-	}
-	st.horizon = next
-	return &heldBack{wait: min(next.Sub(now), paceMaxWait), reason: reason, why: why}
+	return &heldBack{wait: st.pace.holdBack(now, step, max(wait, paceMinWait), paceMaxWait), reason: reason, why: why}
 }
 
 // release gives a wake's room back (r.mu held): to the oldest queued wake, if any.
@@ -380,11 +372,7 @@ func (r *EndpointRouter) settle(ctx context.Context, st *endpointState, err erro
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.release(st)
-	if st.took == 0 {
-		st.took = took
-	} else {
-		st.took += (took - st.took) / 8
-	}
+	st.pace.observe(took)
 	if probe {
 		st.probing = false
 	}

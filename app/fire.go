@@ -89,13 +89,12 @@ func (d *Dispatcher) fire(work context.Context, alarms []domain.Alarm) {
 // in-process handler (InProcessWaker) gets a deadline of its own instead, which it may
 // push back with ExtendLease.
 func (d *Dispatcher) deliverFiring(ctx, work context.Context, f *domain.Firing) (domain.Outcome, bool) {
-	owner := f.Alarm.Owner
-	if held := d.owners.admit(owner, time.Now()); held != nil {
+	owner, start := f.Alarm.Owner, time.Now()
+	if held := d.owners.admit(owner, start); held != nil {
 		d.stats.deferred.Add(1)
 		d.metrics.Deferred(held.DeferReason())
 		return domain.Deferred(held.DeferFor(), held.Error()), true
 	}
-	start := time.Now()
 	defer func() { d.owners.settle(owner, time.Since(start)) }()
 	if d.inProcess {
 		return d.deliverInProcess(work, f)

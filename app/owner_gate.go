@@ -23,12 +23,9 @@ type ownerGate struct {
 // ownerPace is one owner's wakes on this node.
 type ownerPace struct {
 	inFlight int
-	took     time.Duration // how long its wakes take, smoothed (0: none finished yet)
-	// horizon is when the last wake held back is due again: each one held back is due
-	// one pace step after the previous, a step being how long a wake takes over how
-	// many may be in flight, so the held-back wakes come back about as fast as the
-	// owner's receivers take them, not all at once.
-	horizon time.Time
+	// pace spaces its held-back wakes: a step is how long a wake takes over how many
+	// may be in flight.
+	pace pace
 }
 
 // Bounds of a held-back wake's wait: not sooner than ownerMinWait (a retry storm of
@@ -58,13 +55,7 @@ func (g *ownerGate) admit(owner string, now time.Time) *heldBack {
 		p.inFlight++
 		return nil
 	}
-	step := max(p.took, ownerMinWait) / time.Duration(g.max)
-	next := p.horizon.Add(step)
-	if earliest := now.Add(ownerMinWait); next.Before(earliest) {
-		next = earliest // the first held back since the owner caught up
-	}
-	p.horizon = next
-	wait := min(next.Sub(now), ownerMaxWait)
+	wait := p.pace.holdBack(now, max(p.pace.took, ownerMinWait)/time.Duration(g.max), ownerMinWait, ownerMaxWait)
 	return &heldBack{wait: wait, reason: ports.DeferredOwnerCap, why: fmt.Sprintf("owner at its in-flight cap: %d wakes in flight on this node (--owner-max-in-flight)", p.inFlight)}
 }
 
@@ -80,11 +71,7 @@ func (g *ownerGate) settle(owner string, took time.Duration) {
 		return
 	}
 	p.inFlight--
-	if p.took == 0 {
-		p.took = took
-	} else {
-		p.took += (took - p.took) / 8
-	}
+	p.pace.observe(took)
 	if p.inFlight == 0 {
 		// Nothing in flight: none of its wakes can be held back now, so its pace is not
 		// needed (the ones held back come back at the times they were given). Forget it,
