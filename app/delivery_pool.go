@@ -20,6 +20,11 @@ import (
 // shrank while those goroutines were parked and each then had to grow again, were a
 // sixth of a burn-down's dispatcher CPU with one worker per wake in flight.
 //
+// Queued jobs are taken one owner at a time, in turn (ownerTurns): a fair claim hands
+// the pool a batch with a quiet owner's wake after a thousand of a busy owner's (a
+// batch is sorted oldest due first, and the backlog is older), and across batches
+// still queued; first in first out, that wake waited for all of them (issue 24).
+//
 // Parked workers are reused last-in first-out, so the ones woken are the ones that ran
 // most recently. At most limit workers exist (the dispatcher's Concurrency), started on
 // demand. The dispatcher reserves one delivery slot per wake before it claims, so at
@@ -29,7 +34,7 @@ type deliveryPool struct {
 	limit int
 
 	mu      sync.Mutex
-	queue   []task
+	turns   ownerTurns      // the queued jobs, one queue per owner, owners in turn
 	parked  []chan struct{} // one per parked worker; a send wakes it
 	workers int
 	waking  bool // a worker was woken or started and has not reached the queue yet
@@ -53,7 +58,7 @@ func newDeliveryPool(limit int) *deliveryPool {
 // wakes the next if more is left. With every worker busy nothing is woken; the first
 // to finish takes the next job.
 func (p *deliveryPool) wakeLocked() {
-	if p.waking || len(p.queue) == 0 {
+	if p.waking || p.turns.empty() {
 		return
 	}
 	if n := len(p.parked); n > 0 {
@@ -77,7 +82,7 @@ func (p *deliveryPool) work() {
 	p.mu.Lock()
 	p.waking = false // started by wakeLocked
 	for {
-		if len(p.queue) == 0 {
+		if p.turns.empty() {
 			if p.closed {
 				p.workers--
 				p.mu.Unlock()
@@ -90,12 +95,7 @@ func (p *deliveryPool) work() {
 			p.waking = false
 			continue
 		}
-		t := p.queue[0]
-		p.queue[0] = task{}
-		p.queue = p.queue[1:]
-		if len(p.queue) == 0 {
-			p.queue = p.queue[:0:0] // let the backing array go instead of creeping along it
-		}
+		t := p.turns.next()
 		p.wakeLocked() // more queued: hand it to the next worker before running this one
 		p.mu.Unlock()
 		t.run(t.i)
@@ -118,14 +118,15 @@ func (p *deliveryPool) close() {
 
 // queueAll queues run(i) for every i in idx and returns at once; the caller learns of
 // each job's end from run itself (the dispatcher's fire collects them one by one, so
-// one slow wake does not hold the outcomes of the others).
-func (p *deliveryPool) queueAll(idx []int, run func(i int)) {
+// one slow wake does not hold the outcomes of the others). owner(i) is the owner of
+// job i: workers take the owners' queued jobs in turn (ownerTurns).
+func (p *deliveryPool) queueAll(idx []int, owner func(i int) string, run func(i int)) {
 	if len(idx) == 0 {
 		return
 	}
 	p.mu.Lock()
 	for _, i := range idx {
-		p.queue = append(p.queue, task{run: run, i: i})
+		p.turns.push(owner(i), task{run: run, i: i})
 	}
 	p.wakeLocked()
 	p.mu.Unlock()

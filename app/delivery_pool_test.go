@@ -129,7 +129,7 @@ func (p *deliveryPool) runAll(ctx context.Context, idx []int, job func(ctx conte
 	}
 	var wg sync.WaitGroup
 	wg.Add(len(idx))
-	p.queueAll(idx, func(i int) {
+	p.queueAll(idx, func(int) string { return "" }, func(i int) {
 		defer wg.Done()
 		job(ctx, i)
 	})

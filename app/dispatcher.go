@@ -117,7 +117,11 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			break // paused cluster-wide until ctx ended
 		}
 		d.pauses.run(ctx, d)
-		n, ok := d.reserve(ctx, size.want())
+		want := size.want()
+		if !d.cfg.UnfairClaims {
+			want = fair.size(want, time.Now())
+		}
+		n, ok := d.reserve(ctx, want)
 		if !ok {
 			break
 		}
@@ -150,7 +154,9 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		d.stats.claimNanos.Add(int64(took))
 		d.metrics.Claimed(got, took)
 		d.stats.claimed.Add(int64(got))
-		d.metrics.ClaimOwners(countOwners(claimed.Alarms))
+		owners := countOwners(claimed.Alarms)
+		d.metrics.ClaimOwners(owners)
+		fair.served(owners, time.Now())
 		if got > 0 {
 			d.inflight.Add(1)
 			go d.fire(work, claimed.Alarms)

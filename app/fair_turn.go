@@ -1,6 +1,8 @@
 package app
 
 import (
+	"time"
+
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -19,10 +21,42 @@ import (
 // nobody else wants it); k owners with backlogs get a k-th each; owners with a few
 // due alarms take what they have first, since their lanes come before the backlog's
 // in the next turn. Used by the claim loop only.
+//
+// While several owners are being served (a claim held more than one owner's alarms in
+// the last sharedFor), claims are also kept small: at most sharedClaim alarms. The
+// quiet owners' wakes are claimed within a claim or two of falling due, but a claim
+// is also a wait: for the claim before it, and on SQLite for the write before that (a
+// batch's outcomes). At a thousand alarms each, those were what a quiet owner's wake
+// waited for during a burst (p99 220-290 ms against 56-106 ms at 250 on the 2-core
+// machine, issue 24); the burst drained no slower, its claims being no fewer rows a
+// second. An owner alone with a backlog still claims whole batches.
 type fairTurn struct {
-	on     bool // the last claim may have left due alarms behind
-	next   int  // the lane the next fair claim starts at
-	capped int  // lanes the last fair claim left alarms in
+	on          bool      // the last claim may have left due alarms behind
+	next        int       // the lane the next fair claim starts at
+	capped      int       // lanes the last fair claim left alarms in
+	sharedUntil time.Time // claims are kept to sharedClaim until then
+}
+
+// sharedClaim is the most a claim asks for while several owners are being served, and
+// sharedFor how long after the last claim that held more than one owner's alarms.
+const (
+	sharedClaim = 256
+	sharedFor   = time.Second
+)
+
+// size is the claim size to ask for at now, given the adaptive size want.
+func (f *fairTurn) size(want int, now time.Time) int {
+	if now.Before(f.sharedUntil) {
+		return min(want, sharedClaim)
+	}
+	return want
+}
+
+// served records that a claim at now held the alarms of owners owners.
+func (f *fairTurn) served(owners int, now time.Time) {
+	if owners > 1 {
+		f.sharedUntil = now.Add(sharedFor)
+	}
 }
 
 // params is the fairness of a claim of n alarms: nil for a plain claim.

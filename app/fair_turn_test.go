@@ -2,6 +2,7 @@ package app
 
 import (
 	"testing"
+	"time"
 
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -92,5 +93,29 @@ func TestCountOwners(t *testing.T) {
 		if got := countOwners(alarmsOf(c.owners...)); got != c.want {
 			t.Errorf("countOwners(%v) = %d, want %d", c.owners, got, c.want)
 		}
+	}
+}
+
+// Claims are kept to sharedClaim for sharedFor after one held several owners' alarms,
+// and are whole again after that; a claim of one owner's alarms does not shrink them.
+func TestFairTurnKeepsSharedClaimsSmall(t *testing.T) {
+	var f fairTurn
+	t0 := time.Unix(1_700_000_000, 0)
+	if got := f.size(1000, t0); got != 1000 {
+		t.Fatalf("nobody served yet: size %d, want 1000", got)
+	}
+	f.served(1, t0)
+	if got := f.size(1000, t0); got != 1000 {
+		t.Fatalf("one owner served: size %d, want 1000", got)
+	}
+	f.served(3, t0)
+	if got := f.size(1000, t0.Add(sharedFor/2)); got != sharedClaim {
+		t.Fatalf("three owners served: size %d, want %d", got, sharedClaim)
+	}
+	if got := f.size(100, t0.Add(sharedFor/2)); got != 100 {
+		t.Fatalf("a smaller adaptive size: %d, want 100", got)
+	}
+	if got := f.size(1000, t0.Add(sharedFor)); got != 1000 {
+		t.Fatalf("sharedFor later: size %d, want 1000", got)
 	}
 }

@@ -58,7 +58,7 @@ func (d *Dispatcher) fire(work context.Context, alarms []domain.Alarm) {
 	ctx, cancel := context.WithTimeoutCause(work, d.cfg.DeliveryTimeout, errDeliveryTimeout)
 	defer cancel()
 	finished := make(chan int, len(idx)) // never blocks a wake: room for every one
-	d.pool.queueAll(idx, func(i int) {
+	d.pool.queueAll(idx, func(i int) string { return batch[i].firing.Alarm.Owner }, func(i int) {
 		w := &batch[i]
 		w.outcome, w.decided = d.deliverFiring(ctx, work, &w.firing)
 		finished <- i

@@ -32,7 +32,7 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 		return ports.Claimed{}, fmt.Errorf("sqlite: %w", err)
 	}
 	var claimed ports.Claimed
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.writeTurn(ctx, true, func(tx *sql.Tx) error {
 		// Now is read once the write lock is held, so time spent waiting for it does
 		// not shorten the lease being stamped.
 		now := s.now()

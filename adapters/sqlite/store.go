@@ -25,6 +25,7 @@ import (
 // serialize on BEGIN IMMEDIATE.
 type Store struct {
 	writer *sql.DB
+	turns  writeTurns // who has the writer next: claims first (write_turns.go)
 	reader *sql.DB
 	clock  ports.Clock
 	stmts  statements

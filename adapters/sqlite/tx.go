@@ -12,6 +12,16 @@ import (
 // fn maps its own driver errors (so it can return errors of its callers untouched);
 // write maps only those of BEGIN and COMMIT. Any error from fn rolls back.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return s.writeTurn(ctx, false, fn)
+}
+
+// writeTurn is write, with claim=true for ClaimDue: it goes before every other writer
+// waiting for the connection (writeTurns).
+func (s *Store) writeTurn(ctx context.Context, claim bool, fn func(tx *sql.Tx) error) error {
+	if err := s.turns.acquire(ctx, claim); err != nil {
+		return mapError(err)
+	}
+	defer s.turns.release()
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return mapError(err)
