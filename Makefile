@@ -4,7 +4,7 @@ FUZZTIME  ?= 10s
 FUZZTIME_API ?= 60s
 BIN       ?= bin/chronos
 
-.PHONY: all build run test test-e2e test-ui screenshots lint fuzz fuzz-api bench race clean
+.PHONY: all build run test test-e2e test-ui screenshots lint lint-openapi fuzz fuzz-api bench race clean
 
 all: lint test
 
@@ -50,6 +50,20 @@ lint:
 	$(GO) vet -tags e2e ./test/e2e/...
 	$(GO) vet -tags ui ./test/ui/...
 	bash .ci/check-layers
+
+## lint-openapi: redocly lint on adapters/httpapi/openapi.yaml, the document GET /openapi.json
+## serves, under adapters/httpapi/redocly.yaml; any problem fails. The CLI is the version
+## .ci/redocly/package.json pins, installed there by npm ci when the lock changes. Needs
+## Node.js 20.19+ (or 22.12+) and npm; a second or two once installed.
+REDOCLY := .ci/redocly/node_modules/.bin/redocly
+lint-openapi: $(REDOCLY)
+	@node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' || \
+	  { echo "lint-openapi: redocly needs Node.js 20.19 or later, this is $$(node --version)"; exit 1; }
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_NOTIFICATIONS=true $(REDOCLY) lint --config adapters/httpapi/redocly.yaml
+
+$(REDOCLY): .ci/redocly/package.json .ci/redocly/package-lock.json
+	npm ci --prefix .ci/redocly --no-audit --no-fund
+	@touch $@
 
 ## fuzz: a short bounded run of every fuzz target (FUZZTIME each; CI runs it). The
 ## packages are those with a "func Fuzz..." in a test file: asking `go test -list` of

@@ -27,8 +27,9 @@ var openAPIJSON = sync.OnceValue(func() []byte {
 	return append(doc, '\n')
 })
 
-// OpenAPIJSON returns the OpenAPI 3.1 document of /v1 and /admin/v1 as JSON, the body
-// GET /openapi.json answers. The caller owns the slice.
+// OpenAPIJSON returns the OpenAPI 3.1 document of /v1 and /admin/v1, and of the wakes
+// receivers get (its webhooks), as JSON: the body GET /openapi.json answers. The caller
+// owns the slice.
 func OpenAPIJSON() []byte {
 	return slices.Clone(openAPIJSON())
 }
