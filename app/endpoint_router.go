@@ -185,18 +185,43 @@ func (r *EndpointRouter) Wake(ctx context.Context, w domain.Wake) error {
 	return err
 }
 
-// notify delivers a failure notice to its endpoint's failure_url. An endpoint without
-// one has nobody to tell: the notice is done. Notices are few (one per alarm failed for
-// good): they take no room of the endpoint's and do not feed its breaker, whose
-// receiver they are not sent to.
+// notify delivers a failure notice to its endpoint's failure_url. Notices are few (one
+// per alarm failed for good): they take no room of the endpoint's and do not feed its
+// breaker, whose receiver they are not sent to. An endpoint without a failure_url has
+// nobody to tell: the dispatcher makes no notice for it (HasFailureURL), and one made
+// before its failure_url was removed fails at once, recorded as not delivered.
 func (r *EndpointRouter) notify(ctx context.Context, st *endpointState, w domain.Wake) error {
 	r.mu.Lock()
 	notices := st.notices
 	r.mu.Unlock()
 	if notices == nil {
-		return nil
+		return errNoFailureURL{name: w.Endpoint}
 	}
 	return notices.Wake(ctx, w)
+}
+
+// errNoFailureURL is the outcome of a notice whose endpoint has no failure_url (any
+// more): nobody will ever take it, so it is not retried (ports.ReceiverVerdict).
+type errNoFailureURL struct{ name string }
+
+func (e errNoFailureURL) Error() string {
+	return "endpoint " + e.name + " has no failure_url: the notice has nobody to go to"
+}
+func (errNoFailureURL) RetryAfter() time.Duration { return 0 }
+func (errNoFailureURL) Gone() bool                { return true }
+
+// HasFailureURL reports whether the owner's endpoint has a failure_url, as this node
+// last read it, without reading the store: a wake of it has just gone through Wake, so
+// it is known. An endpoint the node has not read (the read failed) counts as having one,
+// so a notice is never lost for want of a read; notify settles it when it is sent.
+func (r *EndpointRouter) HasFailureURL(owner, name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.endpoints[endpointKey{owner, name}]
+	if st == nil {
+		return true
+	}
+	return st.missing == nil && st.ep.FailureURL != ""
 }
 
 // admit takes room for one wake on st, waiting in the endpoint's queue for up to

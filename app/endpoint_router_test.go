@@ -231,12 +231,23 @@ func TestRouterSendsNoticesToTheFailureURL(t *testing.T) {
 	e := newRouterEnv(app.EndpointRouterConfig{},
 		domain.Endpoint{Owner: "o", Name: "told", URL: "http://told", FailureURL: "http://told/failures"},
 		domain.Endpoint{Owner: "o", Name: "silent", URL: "http://silent"})
-	for _, ep := range []string{"told", "silent"} {
-		if err := e.router.Wake(t.Context(), domain.Wake{AlarmID: "n", Owner: "o", Endpoint: ep, Notice: domain.NoticeFailed}); err != nil {
-			t.Errorf("notice via %s: %v", ep, err)
-		}
+	if err := e.router.Wake(t.Context(), domain.Wake{AlarmID: "n", Owner: "o", Endpoint: "told", Notice: domain.NoticeFailed}); err != nil {
+		t.Errorf("notice via told: %v", err)
+	}
+	// Nobody to tell: not delivered, and not worth a retry.
+	err := e.router.Wake(t.Context(), domain.Wake{AlarmID: "n", Owner: "o", Endpoint: "silent", Notice: domain.NoticeFailed})
+	var v ports.ReceiverVerdict
+	if !errors.As(err, &v) || !v.Gone() || !strings.Contains(err.Error(), "no failure_url") {
+		t.Errorf("notice via silent: %v, want a gone verdict naming the missing failure_url", err)
 	}
 	if got := strings.Join(e.got, " "); got != "http://told/failures" {
 		t.Errorf("notices went to %q, want only the failure_url of the endpoint that has one", got)
+	}
+	// What the dispatcher asks before it keeps a notice: known endpoints as read, an
+	// unknown one as having a failure_url (its read failed; the send settles it).
+	for name, want := range map[string]bool{"told": true, "silent": false, "never-read": true} {
+		if got := e.router.HasFailureURL("o", name); got != want {
+			t.Errorf("HasFailureURL(%s) = %v, want %v", name, got, want)
+		}
 	}
 }

@@ -3,11 +3,13 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -42,6 +44,9 @@ type Endpoints struct {
 	store ports.Store
 	clock ports.Clock
 	log   *zap.Logger
+
+	mu    sync.Mutex
+	fpKey []byte // the secrets' fingerprint key, once loaded (secret_fingerprint.go)
 }
 
 // NewEndpoints builds the endpoint use cases.
@@ -60,9 +65,14 @@ const changedTimeout = 10 * time.Second
 const maxOwnerLen = 200
 
 // Create registers e for its owner; ErrConflict when the owner has one of that name.
+// An endpoint given no secret gets one made here (NewEndpointSecret), returned in the
+// result's Secrets: the caller shows it this once, since no view ever shows it again.
 func (s *Endpoints) Create(ctx context.Context, e domain.Endpoint, by string) (domain.Endpoint, error) {
 	e = endpointAsStored(e)
-	if err := validateEndpoint(e); err != nil {
+	if len(e.Secrets) == 0 {
+		e.Secrets = []string{NewEndpointSecret()}
+	}
+	if err := validateEndpoint(e, nil); err != nil {
 		return domain.Endpoint{}, err
 	}
 	stored, err := s.store.CreateEndpoint(ctx, e)
@@ -94,7 +104,7 @@ func (s *Endpoints) Update(ctx context.Context, owner, name string, p domain.End
 		return domain.Endpoint{}, err
 	}
 	e := endpointAsStored(p.ApplyTo(old))
-	if err := validateEndpoint(e); err != nil {
+	if err := validateEndpoint(e, &old); err != nil {
 		return domain.Endpoint{}, err
 	}
 	if sameEndpoint(e, old) {
@@ -147,13 +157,22 @@ func endpointAsStored(e domain.Endpoint) domain.Endpoint {
 	return e
 }
 
-// validateEndpoint is domain.ValidateEndpoint, and an owner a token could have: the stores key
-// on it (PostgreSQL text refuses NUL, MySQL's key is 255 bytes).
-func validateEndpoint(e domain.Endpoint) error {
+// validateEndpoint is domain.ValidateEndpointWrite, and an owner a token could have: the
+// stores key on it (PostgreSQL text refuses NUL, MySQL's key is 255 bytes).
+func validateEndpoint(e domain.Endpoint, before *domain.Endpoint) error {
 	if o := e.Owner; o != "" && (len(o) > maxOwnerLen || !utf8.ValidString(o) || strings.ContainsRune(o, 0)) {
 		return &domain.ValidationError{Field: "owner", Message: fmt.Sprintf("must be valid UTF-8 without NUL, at most %d bytes", maxOwnerLen)}
 	}
-	return domain.ValidateEndpoint(e)
+	return domain.ValidateEndpointWrite(e, before)
+}
+
+// NewEndpointSecret makes a secret for an endpoint registered without one: 32 random
+// bytes in the Standard Webhooks form, "whsec_" and base64, which that spec's libraries
+// take as they are.
+func NewEndpointSecret() string {
+	var k [32]byte
+	_, _ = rand.Read(k[:]) // never fails (crypto/rand)
+	return "whsec_" + base64.StdEncoding.EncodeToString(k[:])
 }
 
 // sameEndpoint reports whether a and b hold the same values (the stamps aside).

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -22,6 +24,14 @@ type endpointStore struct {
 	updates     int
 	failState   error
 	now         time.Time
+	fpKey       string // the value under SecretFingerprintKeyName
+}
+
+func (s *endpointStore) GetState(_ context.Context, name string) (ports.State, bool, error) {
+	if name != SecretFingerprintKeyName {
+		return ports.State{}, false, fmt.Errorf("GetState(%q)", name)
+	}
+	return ports.State{Value: s.fpKey}, s.fpKey != "", nil
 }
 
 func newEndpointStore() *endpointStore {
@@ -78,6 +88,10 @@ func (s *endpointStore) DeleteEndpoint(_ context.Context, owner, name string) er
 }
 
 func (s *endpointStore) PutState(_ context.Context, name, value string) error {
+	if name == SecretFingerprintKeyName {
+		s.fpKey = value
+		return nil
+	}
 	if name != EndpointsStateName {
 		return fmt.Errorf("PutState(%q)", name)
 	}
@@ -101,8 +115,14 @@ type fixedClock time.Time
 func (c fixedClock) Now() time.Time { return time.Time(c) }
 
 func billing(owner string) domain.Endpoint {
-	return domain.Endpoint{Owner: owner, Name: "billing", URL: "https://hooks.example.com/billing", Secrets: []string{"s1"}}
+	return domain.Endpoint{Owner: owner, Name: "billing", URL: "https://hooks.example.com/billing", Secrets: []string{secret1}}
 }
+
+// Secrets of the 24 bytes a new one needs at least.
+const (
+	secret1 = "secret-one-of-24-bytes-!"
+	secret2 = "secret-two-of-24-bytes-!"
+)
 
 // Every change writes a new value under EndpointsStateName, so a node that cached the
 // endpoints reads them again; reads write nothing. The timeout is kept to the
@@ -161,7 +181,7 @@ func TestEndpointsUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	rate := 2.5
-	got, err := eps.Update(ctx, "alice", "billing", domain.EndpointPatch{RatePerSecond: &rate, Secrets: []string{"s2", "s1"}}, "tok")
+	got, err := eps.Update(ctx, "alice", "billing", domain.EndpointPatch{RatePerSecond: &rate, Secrets: []string{secret2, secret1}}, "tok")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,4 +275,59 @@ func TestCreatesCheckTheEndpoint(t *testing.T) {
 	if _, err := alarms.CreateBatch(ctx, []domain.Spec{spec("alice", ""), spec("bob", "")}); err != nil || s.lists != lists {
 		t.Errorf("a batch naming no endpoint: %v, %d endpoint reads; want none", err, s.lists-lists)
 	}
+}
+
+// An endpoint registered without secrets gets one the server made (whsec_, 32 bytes);
+// a new secret shorter than 24 bytes is refused naming secrets, while one stored before
+// the rule is kept through a patch. Fingerprints are stable per secret, differ between
+// secrets, and are not the secret's SHA-256: their key is the cluster's, made once.
+func TestEndpointSecrets(t *testing.T) {
+	ctx := t.Context()
+	s := newEndpointStore()
+	eps := NewEndpoints(s, fixedClock(s.now), nil)
+	e := billing("alice")
+	e.Secrets = nil
+	made, err := eps.Create(ctx, e, "tok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(made.Secrets) != 1 || !strings.HasPrefix(made.Secrets[0], "whsec_") || len(made.Secrets[0]) != len("whsec_")+44 {
+		t.Errorf("made secrets %q, want one whsec_ of 32 bytes", made.Secrets)
+	}
+	if again, _ := eps.Create(ctx, func() domain.Endpoint { x := billing("bob"); x.Secrets = nil; return x }(), "tok"); again.Secrets[0] == made.Secrets[0] {
+		t.Error("two made secrets are the same")
+	}
+	e = billing("carol")
+	e.Secrets = []string{"too-short"}
+	if _, err := eps.Create(ctx, e, "tok"); !isFieldErr(err, "secrets") {
+		t.Errorf("a short secret: %v, want a refusal naming secrets", err)
+	}
+
+	// An endpoint stored before the rule, with a short secret.
+	old := billing("dave")
+	old.Secrets = []string{"short"}
+	s.endpoints[[2]string{"dave", "billing"}] = old
+	n := 3
+	if _, err := eps.Update(ctx, "dave", "billing", domain.EndpointPatch{MaxInFlight: &n, Secrets: []string{secret1, "short"}}, "tok"); err != nil {
+		t.Errorf("a patch keeping an old short secret: %v", err)
+	}
+
+	f1, err := eps.Fingerprint(ctx, secret1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f1again, _ := NewEndpoints(s, fixedClock(s.now), nil).Fingerprint(ctx, secret1) // another node
+	f2, _ := eps.Fingerprint(ctx, secret2)
+	sum := sha256.Sum256([]byte(secret1))
+	if f1 != f1again || f1 == f2 || len(f1) != 16 || strings.HasPrefix(hex.EncodeToString(sum[:]), f1) {
+		t.Errorf("fingerprints %q, %q (another node), %q (another secret)", f1, f1again, f2)
+	}
+	if s.fpKey == "" {
+		t.Error("the fingerprint key is not the cluster's")
+	}
+}
+
+func isFieldErr(err error, field string) bool {
+	var ve *domain.ValidationError
+	return errors.As(err, &ve) && ve.Field == field
 }

@@ -72,11 +72,27 @@ func (d *Dispatcher) fire(work context.Context, alarms []domain.Alarm) {
 			i = <-finished
 		}
 		if w := &batch[i]; w.decided {
-			out.add(domain.Decide(w.firing, w.outcome, d.clock.Now(), d.cfg.Policy))
+			out.add(d.heardNotice(domain.Decide(w.firing, w.outcome, d.clock.Now(), d.cfg.Policy)))
 		} // else the lease decides: it expires and the alarm is claimed again
 		out.done()
 	}
 	out.flush()
+}
+
+// heardNotice drops t's failure notice when its endpoint has no failure_url: nobody
+// would receive it, and a notice sent nowhere must not be recorded as delivered. Only
+// a waker that knows the endpoints (an EndpointRouter) can tell; with any other the
+// notice is kept, and the waker gets it as a wake whose Notice is set.
+func (d *Dispatcher) heardNotice(t domain.Transition) domain.Transition {
+	type failureURLs interface {
+		HasFailureURL(owner, endpoint string) bool
+	}
+	if n := t.Notice; n != nil {
+		if f, ok := d.waker.(failureURLs); ok && !f.HasFailureURL(n.Owner, n.Endpoint) {
+			t.Notice = nil
+		}
+	}
+	return t
 }
 
 // deliverFiring sends one wake, unless its owner already has OwnerMaxInFlight wakes in

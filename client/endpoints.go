@@ -25,21 +25,29 @@ type Endpoint struct {
 }
 
 // AdminEndpoint is an endpoint as /admin/v1 shows it: the owner's view plus its owner,
-// its stamps, and each secret as its size and SHA-256, in order. No answer of the API
-// carries a secret; writes take them in full.
+// its stamps, and each secret as its size and fingerprint, in order. No answer of the
+// API carries a secret but the one the server made for a create that gave none
+// (MadeSecret); writes take them in full.
 type AdminEndpoint struct {
 	Endpoint
 	Owner     string
 	Secrets   []SecretDigest
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// MadeSecret is set only by CreateEndpoint when it gave no secrets: the one the
+	// server made ("whsec_" and base64 of 32 random bytes). Keep it now: no answer shows
+	// it again.
+	MadeSecret string
 }
 
-// SecretDigest stands for one secret of an endpoint: enough to tell secrets apart, or
-// to check one you hold (its SHA-256), never the secret.
+// SecretDigest stands for one secret of an endpoint: enough to tell secrets apart (and
+// which endpoints share one), never the secret nor a way to check a guess of it.
 type SecretDigest struct {
-	Size   int    `json:"size"` // bytes
-	SHA256 string `json:"sha256"`
+	Size        int    `json:"size"`        // bytes
+	Fingerprint string `json:"fingerprint"` // stable per secret (an HMAC under a key of the server's)
+	// Weak flags a secret shorter than a new one may be (24 bytes of key), stored
+	// before the rule: it still signs; rotate it out.
+	Weak bool `json:"weak"`
 }
 
 // endpointWire is an endpoint as the API writes it, the owner's and the admin's view
@@ -71,8 +79,9 @@ func (w endpointWire) admin() AdminEndpoint {
 type CreateEndpoint struct {
 	Name string
 	URL  string
-	// Secrets sign every wake to the endpoint, each one (several while rotating); at
-	// least one. "whsec_" and base64 is a Standard Webhooks key.
+	// Secrets sign every wake to the endpoint, each one (several while rotating), each
+	// with at least 24 bytes of key. "whsec_" and base64 is a Standard Webhooks key.
+	// None: the server makes one, returned in AdminEndpoint.MadeSecret.
 	Secrets       []string
 	Timeout       time.Duration // kept to the millisecond; 100ms to 5m
 	MaxInFlight   int
@@ -205,9 +214,12 @@ func (a *Admin) endpointCall(ctx context.Context, method, path string, body any)
 	}
 	var out struct {
 		Endpoint endpointWire `json:"endpoint"`
+		Secret   string       `json:"secret"` // only a create that gave no secrets
 	}
 	err := a.c.do(ctx, cl, &out)
-	return out.Endpoint.admin(), err
+	e := out.Endpoint.admin()
+	e.MadeSecret = out.Secret
+	return e, err
 }
 
 var (

@@ -1,12 +1,11 @@
 package client_test
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/client"
 )
 
@@ -18,35 +17,44 @@ func TestClientEndpointsAgainstTheRealServer(t *testing.T) {
 	ctx := t.Context()
 	adm, read := s.ops.Admin(), s.reader.Admin()
 	digest := func(secret string) client.SecretDigest {
-		sum := sha256.Sum256([]byte(secret))
-		return client.SecretDigest{Size: len(secret), SHA256: hex.EncodeToString(sum[:])}
+		fp, err := app.NewEndpoints(s.store, nil, nil).Fingerprint(ctx, secret) // the server's key, from its store
+		if err != nil {
+			t.Fatal(err)
+		}
+		return client.SecretDigest{Size: len(secret), Fingerprint: fp}
 	}
+	const (
+		one   = "whsec_c2VjcmV0LW9mLTI0LWJ5dGVzLWF0LWxlYXN0" // "secret-of-24-bytes-at-least"
+		two   = "two-secret-of-24-bytes-at-least"
+		three = "three-secret-of-24-bytes-at-least"
+		other = "other-secret-of-24-bytes-at-least"
+	)
 
 	created, err := adm.CreateEndpoint(ctx, "alice", client.CreateEndpoint{Name: "billing", URL: "https://hooks.example.com/b",
-		Secrets: []string{"whsec_c2VjcmV0", "two"}, Timeout: 1500 * time.Millisecond, MaxInFlight: 4, RatePerSecond: 0.5})
+		Secrets: []string{one, two}, Timeout: 1500 * time.Millisecond, MaxInFlight: 4, RatePerSecond: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := client.AdminEndpoint{Endpoint: client.Endpoint{Name: "billing", URL: "https://hooks.example.com/b",
 		Timeout: 1500 * time.Millisecond, MaxInFlight: 4, RatePerSecond: 0.5}, Owner: "alice",
-		Secrets: []client.SecretDigest{digest("whsec_c2VjcmV0"), digest("two")}, CreatedAt: created.CreatedAt, UpdatedAt: created.UpdatedAt}
+		Secrets: []client.SecretDigest{digest(one), digest(two)}, CreatedAt: created.CreatedAt, UpdatedAt: created.UpdatedAt}
 	if !reflect.DeepEqual(created, want) || created.CreatedAt.IsZero() {
 		t.Errorf("CreateEndpoint = %+v, want %+v", created, want)
 	}
-	if _, err := adm.CreateEndpoint(ctx, "alice", client.CreateEndpoint{Name: "billing", URL: "https://x.example.com", Secrets: []string{"s"}}); !client.IsConflict(err) {
+	if _, err := adm.CreateEndpoint(ctx, "alice", client.CreateEndpoint{Name: "billing", URL: "https://x.example.com", Secrets: []string{other}}); !client.IsConflict(err) {
 		t.Errorf("a second billing: %v, want a conflict", err)
 	}
-	_, err = adm.CreateEndpoint(ctx, "alice", client.CreateEndpoint{Name: "x", URL: "ftp://x.example.com", Secrets: []string{"s"}})
+	_, err = adm.CreateEndpoint(ctx, "alice", client.CreateEndpoint{Name: "x", URL: "ftp://x.example.com", Secrets: []string{other}})
 	if e, ok := err.(*client.Error); !ok || !client.IsInvalid(err) || e.Field != "url" {
 		t.Errorf("an ftp URL: %v, want invalid on url", err)
 	}
-	if _, err := s.alice.Admin().CreateEndpoint(ctx, "alice", client.CreateEndpoint{Name: "mine", URL: "https://x.example.com", Secrets: []string{"s"}}); !client.IsForbidden(err) {
+	if _, err := s.alice.Admin().CreateEndpoint(ctx, "alice", client.CreateEndpoint{Name: "mine", URL: "https://x.example.com", Secrets: []string{other}}); !client.IsForbidden(err) {
 		t.Errorf("an owner token registering: %v, want forbidden", err)
 	}
 	if got, err := read.GetEndpoint(ctx, "alice", "billing"); err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("GetEndpoint = %+v, %v", got, err)
 	}
-	if _, err := adm.CreateEndpoint(ctx, "bob", client.CreateEndpoint{Name: "alerts", URL: "http://bob.example.com", Secrets: []string{"b"}}); err != nil {
+	if _, err := adm.CreateEndpoint(ctx, "bob", client.CreateEndpoint{Name: "alerts", URL: "http://bob.example.com", Secrets: []string{other}}); err != nil {
 		t.Fatal(err)
 	}
 	all, err := read.ListEndpoints(ctx, "")
@@ -58,9 +66,9 @@ func TestClientEndpointsAgainstTheRealServer(t *testing.T) {
 	}
 
 	url, zero := "https://hooks.example.com/v2", time.Duration(0)
-	updated, err := adm.UpdateEndpoint(ctx, "alice", "billing", client.UpdateEndpoint{URL: &url, Timeout: &zero, Secrets: []string{"three"}})
+	updated, err := adm.UpdateEndpoint(ctx, "alice", "billing", client.UpdateEndpoint{URL: &url, Timeout: &zero, Secrets: []string{three}})
 	if err != nil || updated.URL != url || updated.Timeout != 0 || updated.MaxInFlight != 4 ||
-		!reflect.DeepEqual(updated.Secrets, []client.SecretDigest{digest("three")}) {
+		!reflect.DeepEqual(updated.Secrets, []client.SecretDigest{digest(three)}) {
 		t.Errorf("UpdateEndpoint = %+v, %v; want the URL, timeout and secrets changed, the rest kept", updated, err)
 	}
 	if _, err := adm.UpdateEndpoint(ctx, "alice", "billing", client.UpdateEndpoint{Secrets: []string{}}); err == nil {

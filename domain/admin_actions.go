@@ -58,9 +58,10 @@ func AdminResume(a Alarm, now time.Time, by string) (Transition, bool, error) {
 	return t, changed, err
 }
 
-// AdminTrigger is Trigger recording who triggered.
+// AdminTrigger is Trigger recording who triggered. An operator may trigger a failure
+// notice: it is sent as it was made.
 func AdminTrigger(a Alarm, now time.Time, by string) (Transition, error) {
-	t, err := Trigger(a, now)
+	t, err := trigger(a, now)
 	if err == nil {
 		t.by(by)
 	}

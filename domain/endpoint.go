@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -41,12 +42,17 @@ const (
 	MaxEndpointRatePerSec  = 1_000_000
 	MinEndpointTimeout     = 100 * time.Millisecond
 	endpointSecretPrefixWS = "whsec_"
+	// MinEndpointSecretLen is the fewest bytes of key a secret given now may have (a
+	// "whsec_" secret's key is its decoded base64): a shorter one is found by trying
+	// keys against one signed wake. Secrets stored before the rule keep working.
+	MinEndpointSecretLen = 24
 )
 
 var endpointName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
-// ValidateEndpoint checks an endpoint an admin registers or changes; every refusal is
-// a *ValidationError naming the field.
+// ValidateEndpoint checks an endpoint as it may be stored, one registered before the
+// rules of ValidateEndpointWrite included; every refusal is a *ValidationError naming
+// the field.
 func ValidateEndpoint(e Endpoint) error {
 	if e.Owner == "" {
 		return invalid("owner", "is required")
@@ -106,4 +112,53 @@ func checkURL(field, raw string, required bool) error {
 		return invalid(field, "must be an absolute http:// or https:// URL")
 	}
 	return nil
+}
+
+// ValidateEndpointWrite checks an endpoint an admin registers (before nil) or changes
+// (before: as stored): ValidateEndpoint, and the rules for values given now. A new
+// secret has at least MinEndpointSecretLen bytes of key; a URL given now carries no
+// credentials (user:password@), which every view of it would show and which belong in
+// the receiver's check of the signature instead. A secret or URL kept from before
+// passes as it is, so an endpoint stored before these rules keeps working and can
+// still be changed; views flag such secrets (WeakSecret) and redact such URLs.
+func ValidateEndpointWrite(e Endpoint, before *Endpoint) error {
+	if err := ValidateEndpoint(e); err != nil {
+		return err
+	}
+	var was Endpoint
+	if before != nil {
+		was = *before
+	}
+	for _, f := range []struct{ field, now, was string }{{"url", e.URL, was.URL}, {"failure_url", e.FailureURL, was.FailureURL}} {
+		if f.now != f.was && HasUserinfo(f.now) {
+			return invalid(f.field, "must not carry credentials (user:password@): every wake is signed, and views would show them")
+		}
+	}
+	for _, s := range e.Secrets {
+		if slices.Contains(was.Secrets, s) {
+			continue
+		}
+		if WeakSecret(s) {
+			return invalid("secrets", "each new secret must have at least %d bytes of key (a whsec_ secret, %d once decoded); leave secrets out and the server makes one", MinEndpointSecretLen, MinEndpointSecretLen)
+		}
+	}
+	return nil
+}
+
+// WeakSecret reports a secret with fewer than MinEndpointSecretLen bytes of key: one
+// the rule refuses now, stored before it.
+func WeakSecret(s string) bool {
+	if rest, ok := strings.CutPrefix(s, endpointSecretPrefixWS); ok {
+		if k, err := base64.StdEncoding.DecodeString(rest); err == nil {
+			return len(k) < MinEndpointSecretLen
+		}
+	}
+	return len(s) < MinEndpointSecretLen
+}
+
+// HasUserinfo reports a URL that carries credentials (user or user:password before
+// the host).
+func HasUserinfo(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && u.User != nil
 }

@@ -166,6 +166,9 @@ func validateCommon(s Spec) error {
 			return err
 		}
 	}
+	if s.Series.Notice != "" {
+		return invalid("notice", "is the server's: only the failure notices it makes carry it")
+	}
 	if s.Endpoint != "" && !endpointName.MatchString(s.Endpoint) {
 		return invalid("endpoint", "%q is not an endpoint name", s.Endpoint)
 	}

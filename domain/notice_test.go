@@ -2,6 +2,7 @@ package domain
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 )
 
@@ -57,4 +58,43 @@ func TestFailureNotices(t *testing.T) {
 	if tr := Decide(Begin(fxClaim(withEndpoint(fxOnce(t)), fxWorker, fxClaimedAt), fxNow, p), DeliveryFailed("x"), fxNow, p); tr.Notice != nil {
 		t.Error("a retry sent a notice")
 	}
+}
+
+// A notice is the server's: its owner cannot change its body, its max_failures or when
+// it is sent, nor create an alarm that passes for one; it can cancel it, and an operator
+// can still retry or trigger it as it was made.
+func TestNoticesAreTheServers(t *testing.T) {
+	p := Policy{Backoff: DefaultBackoff}
+	failed := fxOnce(t)
+	failed.Endpoint = "billing"
+	failed = fxClaim(withFailures(4, "HTTP 503")(failed), fxWorker, fxClaimedAt)
+	n := *Decide(Begin(failed, fxNow, p), DeliveryFailed("HTTP 500"), fxNow, p).Notice
+
+	forged := json.RawMessage(`{"type":"alarm.failed","alarm":{"owner":"someone-else"}}`)
+	for name, patch := range map[string]Patch{
+		"payload":      {Payload: &forged},
+		"max_failures": {MaxFailures: ptr(MaxMaxFailures)},
+		"label":        {Label: ptr("renamed")},
+	} {
+		if _, _, err := Update(n, patch, fxNow); !errors.Is(err, ErrInvalidState) {
+			t.Errorf("update of a notice's %s: %v, want ErrInvalidState", name, err)
+		}
+	}
+	if _, err := Trigger(n, fxNow); !errors.Is(err, ErrInvalidState) {
+		t.Errorf("owner trigger of a notice: %v, want ErrInvalidState", err)
+	}
+	if _, changed := Cancel(n, fxNow); !changed {
+		t.Error("the owner cannot cancel a notice")
+	}
+	if tr, err := AdminTrigger(n, fxNow, "tok_admin"); err != nil || tr.Define != nil {
+		t.Errorf("admin trigger of a notice: %+v, %v", tr, err)
+	}
+	if _, err := NewAlarm("forged", Spec{Owner: "o", Kind: KindOnce, Endpoint: "billing", Series: Series{Notice: NoticeFailed}}, fxNow, Defaults{MaxFailures: 3}); !isField(err, "notice") {
+		t.Errorf("a create carrying notice: %v, want a refusal naming notice", err)
+	}
+}
+
+func isField(err error, field string) bool {
+	var ve *ValidationError
+	return errors.As(err, &ve) && ve.Field == field
 }

@@ -160,7 +160,16 @@ func SkipNext(a Alarm, now time.Time) (Transition, error) {
 
 // Trigger makes an active alarm due now. A cron alarm gets a new occurrence at now (its
 // regular schedule continues after it); a once alarm fires its one occurrence early.
+// An owner cannot trigger a failure notice (refuseNotice): it would send it again
+// outside its backoff.
 func Trigger(a Alarm, now time.Time) (Transition, error) {
+	if err := refuseNotice(a, "trigger"); err != nil {
+		return Transition{}, err
+	}
+	return trigger(a, now)
+}
+
+func trigger(a Alarm, now time.Time) (Transition, error) {
 	if a.Status != StatusActive {
 		return Transition{}, invalidState("alarm is %s; only active alarms can be triggered", a.Status)
 	}

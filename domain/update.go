@@ -54,8 +54,12 @@ func (a Alarm) definition() Definition {
 // values and its outcome is stale. Any other change keeps the lease and the occurrence:
 // the wake in flight is recorded as usual, and the next one carries the new values. A
 // max_fires lowered to the fires already made ends the series as fired. A finished
-// alarm cannot be updated; a once alarm has no schedule to change.
+// alarm cannot be updated; a once alarm has no schedule to change; a failure notice is
+// the server's (refuseNotice).
 func Update(a Alarm, p Patch, now time.Time) (Transition, bool, error) {
+	if err := refuseNotice(a, "update"); err != nil {
+		return Transition{}, false, err
+	}
 	if a.Status.Terminal() {
 		return Transition{}, false, invalidState("alarm is %s; a finished alarm cannot be updated", a.Status)
 	}

@@ -11,7 +11,8 @@ import (
 
 // endpointRequest is the body of POST /admin/v1/owners/{owner}/endpoints: the endpoint
 // in full, secrets included. Zero is each optional field's default (the node's timeout,
-// no cap, unpaced, no failure URL); domain.ValidateEndpoint checks the rest.
+// no cap, unpaced, no failure URL, a secret the server makes);
+// domain.ValidateEndpointWrite checks the rest.
 type endpointRequest struct {
 	Name           string   `json:"name"`
 	URL            string   `json:"url"`
@@ -72,7 +73,10 @@ func (a *api) writeEndpoints(w http.ResponseWriter, r *http.Request, owner strin
 	}
 	views := make([]adminEndpointView, len(es))
 	for i, e := range es {
-		views[i] = newAdminEndpointView(e)
+		if views[i], err = a.newAdminEndpointView(r.Context(), e); err != nil {
+			a.writeError(w, r, err)
+			return
+		}
 	}
 	writeJSON(w, http.StatusOK, struct {
 		Endpoints []adminEndpointView `json:"endpoints"`
@@ -98,7 +102,11 @@ func (a *api) adminCreateEndpoint(w http.ResponseWriter, r *http.Request, tok do
 		return
 	}
 	w.Header().Set("Location", "/admin/v1/owners/"+url.PathEscape(e.Owner)+"/endpoints/"+url.PathEscape(e.Name))
-	writeEndpoint(w, http.StatusCreated, e)
+	made := ""
+	if len(req.Secrets) == 0 {
+		made = e.Secrets[0] // the server made it (app.Endpoints.Create): shown this once
+	}
+	a.writeEndpoint(w, r, http.StatusCreated, e, made)
 }
 
 // adminGetEndpoint serves GET /admin/v1/owners/{owner}/endpoints/{name}.
@@ -113,7 +121,7 @@ func (a *api) adminGetEndpoint(w http.ResponseWriter, r *http.Request, _ domain.
 		a.writeError(w, r, endpointError(err))
 		return
 	}
-	writeEndpoint(w, http.StatusOK, e)
+	a.writeEndpoint(w, r, http.StatusOK, e, "")
 }
 
 // adminUpdateEndpoint serves PATCH /admin/v1/owners/{owner}/endpoints/{name}.
@@ -137,7 +145,7 @@ func (a *api) adminUpdateEndpoint(w http.ResponseWriter, r *http.Request, tok do
 		a.writeError(w, r, endpointError(err))
 		return
 	}
-	writeEndpoint(w, http.StatusOK, e)
+	a.writeEndpoint(w, r, http.StatusOK, e, "")
 }
 
 // adminDeleteEndpoint serves DELETE /admin/v1/owners/{owner}/endpoints/{name}: 204.
@@ -167,9 +175,17 @@ func endpointKey(r *http.Request) (owner, name string, err error) {
 	return owner, name, nil
 }
 
-// writeEndpoint answers {"endpoint": ...} in the admin's view.
-func writeEndpoint(w http.ResponseWriter, status int, e domain.Endpoint) {
+// writeEndpoint answers {"endpoint": ...} in the admin's view, and the secret the server
+// made when a create gave none ("" leaves it out): the one answer that ever carries a
+// secret, since the admin has no other way to learn it.
+func (a *api) writeEndpoint(w http.ResponseWriter, r *http.Request, status int, e domain.Endpoint, made string) {
+	v, err := a.newAdminEndpointView(r.Context(), e)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
 	writeJSON(w, status, struct {
 		Endpoint adminEndpointView `json:"endpoint"`
-	}{newAdminEndpointView(e)})
+		Secret   string            `json:"secret,omitempty"`
+	}{v, made})
 }

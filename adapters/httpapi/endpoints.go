@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
+	"net/url"
 	"unicode"
 	"unicode/utf8"
 
@@ -55,15 +57,27 @@ type endpointView struct {
 }
 
 func newEndpointView(e domain.Endpoint) endpointView {
-	return endpointView{Name: e.Name, URL: e.URL, TimeoutSeconds: e.Timeout.Seconds(), MaxInFlight: e.MaxInFlight,
-		RatePerSecond: e.RatePerSecond, FailureURL: e.FailureURL}
+	return endpointView{Name: e.Name, URL: redactURL(e.URL), TimeoutSeconds: e.Timeout.Seconds(), MaxInFlight: e.MaxInFlight,
+		RatePerSecond: e.RatePerSecond, FailureURL: redactURL(e.FailureURL)}
+}
+
+// redactURL hides the credentials of a URL stored before they were refused
+// (domain.ValidateEndpointWrite): "https://user:pass@host/p" shows as
+// "https://xxxxx@host/p". The node still sends them; no view shows them.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = url.User("xxxxx")
+	return u.String()
 }
 
 // adminEndpointView is an endpoint as an admin sees it: the owner's view plus its owner,
-// its stamps, and each secret as its size and SHA-256, the way payloads are redacted
-// (admin_view.go). A secret signs the owner's wakes: an operator can tell which secrets
-// an endpoint holds, or match one an owner quotes, but no admin view shows one. Writes
-// take the secrets in full.
+// its stamps, and each secret as its size and fingerprint (app/secret_fingerprint.go):
+// an operator can tell which secrets an endpoint holds, and which endpoints share one,
+// but neither sees a secret nor can check a guess of one. Writes take the secrets in
+// full.
 type adminEndpointView struct {
 	Owner string `json:"owner"`
 	endpointView
@@ -73,17 +87,24 @@ type adminEndpointView struct {
 }
 
 type secretView struct {
-	Size   int    `json:"size"`
-	SHA256 string `json:"sha256"`
+	Size        int    `json:"size"`
+	Fingerprint string `json:"fingerprint"`
+	// Weak flags a secret shorter than a new one may be, stored before the rule: it
+	// still signs, and should be rotated out.
+	Weak bool `json:"weak,omitempty"`
 }
 
-func newAdminEndpointView(e domain.Endpoint) adminEndpointView {
+func (a *api) newAdminEndpointView(ctx context.Context, e domain.Endpoint) (adminEndpointView, error) {
 	v := adminEndpointView{Owner: e.Owner, endpointView: newEndpointView(e), Secrets: make([]secretView, len(e.Secrets)),
 		CreatedAt: jsonTime(e.CreatedAt), UpdatedAt: jsonTime(e.UpdatedAt)}
 	for i, s := range e.Secrets {
-		v.Secrets[i] = secretView{Size: len(s), SHA256: sha256Hex([]byte(s))}
+		fp, err := a.endpoints.Fingerprint(ctx, s)
+		if err != nil {
+			return adminEndpointView{}, err
+		}
+		v.Secrets[i] = secretView{Size: len(s), Fingerprint: fp, Weak: domain.WeakSecret(s)}
 	}
-	return v
+	return v, nil
 }
 
 // maxOwnerLen is the longest owner a token can have (app.Tokens): no longer one can

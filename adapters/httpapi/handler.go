@@ -49,6 +49,9 @@ type Endpoints interface {
 	List(ctx context.Context, owner string) ([]domain.Endpoint, error)
 	Update(ctx context.Context, owner, name string, p domain.EndpointPatch, by string) (domain.Endpoint, error)
 	Delete(ctx context.Context, owner, name, by string) error
+	// Fingerprint stands for a secret in the admin's views: stable, and no check of a
+	// guess (app/secret_fingerprint.go).
+	Fingerprint(ctx context.Context, secret string) (string, error)
 }
 
 // Authenticator resolves a bearer token (*app.Tokens). It returns an error wrapping

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -141,4 +142,49 @@ func describe(err error) error {
 		return &plainError{"the connection ended before the receiver's answer was complete (" + err.Error() + ")", err}
 	}
 	return err
+}
+
+// standardStatus is a status line in the standard's words, "503 Service Unavailable",
+// not the receiver's own reason phrase (ReceiverErrorsStatus); the code alone when the
+// standard has no text for it.
+func standardStatus(code int) string {
+	if text := http.StatusText(code); text != "" {
+		return strconv.Itoa(code) + " " + text
+	}
+	return strconv.Itoa(code)
+}
+
+// generic says what a failed round trip means without the transport's text, which
+// names addresses, host names and certificate names (ReceiverErrorsStatus). The
+// original error stays in the chain.
+func generic(err error) error {
+	var (
+		cert *tls.CertificateVerificationError
+		dns  *net.DNSError
+		text string
+	)
+	switch {
+	case errors.As(err, &cert):
+		text = "the receiver's TLS certificate is not trusted"
+	case errors.As(err, &dns):
+		text = "the receiver's host name did not resolve"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		text = "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		text = "the receiver reset the connection"
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		text = "the receiver is unreachable"
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		text = "the connection ended before the receiver's answer was complete"
+	case isTimeout(err):
+		text = "no connection to the receiver in time"
+	default:
+		text = "the request failed before the receiver answered"
+	}
+	return &plainError{text, err}
+}
+
+func isTimeout(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
 }

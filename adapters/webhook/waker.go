@@ -71,7 +71,29 @@ type Options struct {
 	// UserAgent is the whole User-Agent header value, "chronos/<version>"
 	// (DefaultUserAgent when empty).
 	UserAgent string
+	// ReceiverErrors is how much of a failed delivery its error, which becomes the
+	// alarm's last_error, quotes: ReceiverErrorsStatus (when empty) or
+	// ReceiverErrorsFull.
+	ReceiverErrors ReceiverErrors
 }
+
+// ReceiverErrors says how much of what went wrong at the receiver a delivery's error
+// quotes. That error becomes last_error, which the alarm's owner reads, while the
+// receiver may be the operator's (one --wake-url for every owner): its answers and the
+// addresses it resolves to are then none of the owners' business.
+type ReceiverErrors string
+
+const (
+	// ReceiverErrorsStatus quotes the status code and its standard text ("HTTP 503
+	// Service Unavailable"), and a failure before any answer in generic words
+	// ("connection refused", "the receiver's TLS certificate is not trusted"): no body,
+	// no Location, no reason phrase of the receiver's own, no address.
+	ReceiverErrorsStatus ReceiverErrors = "status"
+	// ReceiverErrorsFull adds the receiver's own words: its status line, the first 512
+	// bytes of its body, a redirect's Location, why the body was cut short, and the
+	// transport's text ("dial tcp 10.0.0.7:443: connect: connection refused").
+	ReceiverErrorsFull ReceiverErrors = "full"
+)
 
 // Waker POSTs wakes to one URL. It is safe for concurrent use and shares one pool of
 // keep-alive connections between all deliveries.
@@ -81,6 +103,7 @@ type Waker struct {
 	standard  [][]byte // the webhook-signature keys, one per secret
 	timeout   time.Duration
 	userAgent string
+	full      bool // Options.ReceiverErrors is ReceiverErrorsFull
 	client    *http.Client
 }
 
@@ -108,10 +131,16 @@ func New(o Options) (*Waker, error) {
 	if o.MaxConns < 0 {
 		return nil, fmt.Errorf("webhook: max connections must not be negative, got %d", o.MaxConns)
 	}
+	switch o.ReceiverErrors {
+	case "", ReceiverErrorsStatus, ReceiverErrorsFull:
+	default:
+		return nil, fmt.Errorf("webhook: receiver errors must be %q or %q, got %q", ReceiverErrorsStatus, ReceiverErrorsFull, o.ReceiverErrors)
+	}
 	w := &Waker{
 		url:       u.String(),
 		timeout:   o.Timeout,
 		userAgent: o.UserAgent,
+		full:      o.ReceiverErrors == ReceiverErrorsFull,
 	}
 	for i, secret := range secrets {
 		if secret == "" {
@@ -200,6 +229,9 @@ func (wk *Waker) Wake(ctx context.Context, w domain.Wake) error {
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return nil
 	}
+	if !wk.full {
+		return &StatusError{Code: resp.StatusCode, Status: standardStatus(resp.StatusCode), Wait: retryAfter(resp, time.Now())}
+	}
 	// Best effort: if the body cannot be read in time, report the status with what came
 	// and why the rest did not.
 	prefix, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
@@ -245,6 +277,9 @@ func (wk *Waker) deliveryError(ctx, reqCtx context.Context, err error) error {
 	var uerr *url.Error
 	if errors.As(err, &uerr) {
 		err = uerr.Err
+	}
+	if !wk.full {
+		return fmt.Errorf("webhook: %w", generic(err))
 	}
 	return fmt.Errorf("webhook: %w", describe(err))
 }

@@ -19,11 +19,16 @@ import (
 
 const secret = "test-secret"
 
-// newWaker returns a Waker for url with test defaults, closed when the test ends.
+// newWaker returns a Waker for url with test defaults, closed when the test ends. Its
+// errors quote the receiver in full, which is what most tests here read; the default,
+// ReceiverErrorsStatus, has tests of its own (receiver_errors_test.go).
 func newWaker(t *testing.T, o Options) *Waker {
 	t.Helper()
 	if o.Secret == "" && !o.AllowUnsigned {
 		o.Secret = secret
+	}
+	if o.ReceiverErrors == "" {
+		o.ReceiverErrors = ReceiverErrorsFull
 	}
 	w, err := New(o)
 	if err != nil {

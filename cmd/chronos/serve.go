@@ -95,6 +95,10 @@ func provideWaker(lc fx.Lifecycle, s ports.Store, m *metrics.Metrics, cfg *serve
 		Timeout:   cfg.DeliveryTimeout,
 		MaxConns:  cfg.Concurrency,
 		UserAgent: "chronos/" + Version(),
+		// One setting for every receiver: the shared --wake-url is the operator's, whose
+		// answers are none of the owners' business; an endpoint's receiver is its owner's,
+		// who reads its own logs there.
+		ReceiverErrors: webhook.ReceiverErrors(cfg.ReceiverErrors),
 	})
 	if err != nil {
 		return nil, err
@@ -112,7 +116,7 @@ func provideWaker(lc fx.Lifecycle, s ports.Store, m *metrics.Metrics, cfg *serve
 			conns = min(conns, e.MaxInFlight)
 		}
 		return webhook.New(webhook.Options{URL: e.URL, Secrets: e.Secrets, Timeout: timeout, MaxConns: conns,
-			UserAgent: "chronos/" + Version()})
+			UserAgent: "chronos/" + Version(), ReceiverErrors: webhook.ReceiverErrors(cfg.ReceiverErrors)})
 	}
 	return app.NewEndpointRouter(w, s, build, app.EndpointRouterConfig{
 		BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown, Log: log.Named("endpoints"), Metrics: m,

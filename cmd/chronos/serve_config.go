@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/webhook"
 	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/internal/flagenv"
@@ -35,6 +36,7 @@ type serveConfig struct {
 	BreakerFailures  int
 	BreakerCooldown  time.Duration
 	DeliveryTimeout  time.Duration
+	ReceiverErrors   string
 	DrainTimeout     time.Duration
 	Retention        time.Duration
 	EventsPerAlarm   int
@@ -69,6 +71,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.BreakerFailures, "endpoint-breaker-failures", 10, "failed deliveries in a row that open an endpoint's breaker (its wakes are then held back, not retried)")
 	fs.DurationVar(&c.BreakerCooldown, "endpoint-breaker-cooldown", 30*time.Second, "how long an endpoint's breaker first stays open; doubles after each failed probe, up to 10m")
 	fs.DurationVar(&c.DeliveryTimeout, "delivery-timeout", d.DeliveryTimeout, "how long a receiver has to answer a wake")
+	fs.StringVar(&c.ReceiverErrors, "receiver-errors", string(webhook.ReceiverErrorsStatus), "what a failed delivery's last_error quotes of the receiver: status (the status code and its standard text; a failure before any answer in generic words, no address) or full (also its body's first 512 bytes, its own status text, a redirect's Location, the transport's text with addresses)")
 	fs.DurationVar(&c.DrainTimeout, "drain-timeout", d.DrainTimeout, "on shutdown, how long in-flight wakes may finish")
 	fs.DurationVar(&c.Retention, "retention", 720*time.Hour, "delete fired, cancelled and failed alarms, and events, older than this (0 keeps everything; at least 1m)")
 	fs.IntVar(&c.EventsPerAlarm, "events-per-alarm", 1000, "keep at most this many events per alarm, newest first (0: no cap)")
@@ -136,6 +139,9 @@ func (c *serveConfig) validate() error {
 	}
 	if c.RateLimit < 0 {
 		errs = append(errs, fmt.Errorf("--rate-limit must be 0 (no limit) or more, got %d", c.RateLimit))
+	}
+	if r := webhook.ReceiverErrors(c.ReceiverErrors); r != webhook.ReceiverErrorsStatus && r != webhook.ReceiverErrorsFull {
+		errs = append(errs, fmt.Errorf("--receiver-errors must be status or full, got %q", c.ReceiverErrors))
 	}
 	if c.LogFormat != "console" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format must be console or json, got %q", c.LogFormat))

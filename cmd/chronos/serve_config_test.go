@@ -27,6 +27,7 @@ func TestServeRefusesUnsafeConfiguration(t *testing.T) {
 		{"every reason at once", nil, nil, []string{"--wake-url", "--wake-secret"}},
 		{"max failures out of range", []string{"--dev", "--max-failures", "0"}, nil, []string{"--max-failures must be between 1 and 100"}},
 		{"bad log format", []string{"--dev", "--log-format", "xml"}, nil, []string{"--log-format must be console or json"}},
+		{"unknown receiver errors", []string{"--dev", "--receiver-errors", "some"}, nil, []string{`--receiver-errors must be status or full, got "some"`}},
 		{"negative quota", []string{"--dev", "--max-active-alarms-per-owner", "-1"}, nil, []string{"--max-active-alarms-per-owner must be 0 (no quota) or more"}},
 		{"no quota refresh", []string{"--dev", "--quota-refresh", "0s"}, nil, []string{"--quota-refresh must be above 0"}},
 		{"negative rate limit", nil, map[string]string{"CHRONOS_DEV": "true", "CHRONOS_RATE_LIMIT": "-5"}, []string{"--rate-limit must be 0 (no limit) or more, got -5"}},

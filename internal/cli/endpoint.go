@@ -18,7 +18,7 @@ import (
 
 const endpointUsage = `Usage: chronos endpoint <subcommand> [flags]     (needs a token made with --admin)
 
-  create  --owner O --name N --url URL (--secret S ... | --secrets-file F)
+  create  --owner O --name N --url URL [--secret S ... | --secrets-file F]
           [--delivery-timeout 10s] [--max-in-flight N] [--rate R] [--failure-url URL]
   list    [--owner O]            every owner's endpoints, or one owner's
   list    --mine                 the token owner's own, without secrets (any token)
@@ -31,9 +31,11 @@ const endpointUsage = `Usage: chronos endpoint <subcommand> [flags]     (needs a
 
 An owner's alarms name one of its endpoints (chronos alarm create --endpoint NAME); only
 an admin registers them. Secrets sign every wake, each of them: to rotate, update with
-the new and the old, then with the new alone once receivers have it. The API never shows
-a secret, only its size and SHA-256. --secret puts it in your shell history and the
-process list: prefer --secrets-file (one secret a line; - reads standard input).
+the new and the old, then with the new alone once receivers have it. A new secret has at
+least 24 bytes of key; create without one and the server makes one, printed that once.
+The API never shows a secret again, only its size and fingerprint. --secret puts it in
+your shell history and the process list: prefer --secrets-file (one secret a line; -
+reads standard input).
 
 Every subcommand takes --server (env CHRONOS_SERVER, default ` + defaultServer + `),
 --token (env CHRONOS_TOKEN) and --json (print the API's JSON answer).
@@ -198,8 +200,6 @@ func endpointCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, owner *s
 		return errors.New("endpoint create: give the endpoint's --owner")
 	case *name == "" || ef.url == "":
 		return errors.New("endpoint create: give --name and --url")
-	case len(secrets) == 0:
-		return errors.New("endpoint create: give --secret (repeatable) or --secrets-file: every wake is signed")
 	}
 	s, err := f.session(stdout)
 	if err != nil {
@@ -275,7 +275,14 @@ func printAdminEndpoint(w io.Writer, e client.AdminEndpoint) error {
 	l.add("owner", e.Owner)
 	addEndpoint(l, e.Endpoint)
 	for i, d := range e.Secrets {
-		l.add(fmt.Sprintf("secret %d", i+1), fmt.Sprintf("%d bytes, sha256 %s", d.Size, d.SHA256))
+		weak := ""
+		if d.Weak {
+			weak = " (weak: shorter than a new secret may be; rotate it out)"
+		}
+		l.add(fmt.Sprintf("secret %d", i+1), fmt.Sprintf("%d bytes, fingerprint %s%s", d.Size, d.Fingerprint, weak))
+	}
+	if e.MadeSecret != "" {
+		l.add("made secret", e.MadeSecret+" (the server made it; shown this once: give it to the receiver now)")
 	}
 	l.add("created_at", when(e.CreatedAt))
 	l.add("updated_at", when(e.UpdatedAt))

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"net/http/httptest"
 	"os"
@@ -24,21 +22,27 @@ func TestCLIEndpointLifecycle(t *testing.T) {
 	t.Cleanup(hs.Close)
 	admin := cliServer{url: hs.URL, token: srv.Token(t, "ops", domain.ScopeAdmin)}
 	owner := cliServer{url: hs.URL, token: srv.Token(t, "alice", domain.ScopeOwner)}
-	const one, two = "whsec_b25lLXNlY3JldA==", "second-secret-NOT-SHOWN"
+	const one, two = "whsec_b25lLXNlY3JldC1vZi0yNC1ieXRlcy1hdC1sZWFzdA==", "second-secret-NOT-SHOWN-ever"
 	noSecret := func(what, out string) {
 		t.Helper()
 		if strings.Contains(out, one) || strings.Contains(out, two) {
 			t.Errorf("%s shows a secret:\n%s", what, out)
 		}
 	}
-	sum := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
+	sum := func(s string) string {
+		fp, err := srv.Endpoints.Fingerprint(t.Context(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fp
+	}
 
 	out := admin.mustCLI(t, "endpoint", "create", "--owner", "alice", "--name", "billing", "--url", "https://hooks.example.com/b",
 		"--secret", one, "--secret", two, "--delivery-timeout", "1.5s", "--max-in-flight", "4", "--rate", "0.5")
 	noSecret("create", out)
 	for key, want := range map[string]string{
 		"owner": "alice", "name": "billing", "url": "https://hooks.example.com/b", "timeout": "1.5s", "max_in_flight": "4",
-		"rate_per_second": "0.5", "failure_url": "-", "secret 1": "22 bytes, sha256 " + sum(one), "secret 2": "23 bytes, sha256 " + sum(two),
+		"rate_per_second": "0.5", "failure_url": "-", "secret 1": "50 bytes, fingerprint " + sum(one), "secret 2": "28 bytes, fingerprint " + sum(two),
 	} {
 		if got := value(t, out, key); got != want {
 			t.Errorf("create: %s = %q, want %q", key, got, want)
@@ -63,7 +67,7 @@ func TestCLIEndpointLifecycle(t *testing.T) {
 	out = admin.mustCLI(t, "endpoint", "update", "billing", "--owner", "alice", "--secret", two, "--delivery-timeout", "0", "--failure-url", "https://f.example.com")
 	noSecret("update", out)
 	if value(t, out, "timeout") != "the server's" || value(t, out, "failure_url") != "https://f.example.com" ||
-		value(t, out, "max_in_flight") != "4" || value(t, out, "secret 1") != "23 bytes, sha256 "+sum(two) || strings.Contains(out, "secret 2") {
+		value(t, out, "max_in_flight") != "4" || value(t, out, "secret 1") != "28 bytes, fingerprint "+sum(two) || strings.Contains(out, "secret 2") {
 		t.Errorf("update:\n%s", out)
 	}
 	got := admin.mustCLI(t, "endpoint", "get", "--owner", "alice", "billing", "--json")
@@ -110,7 +114,6 @@ func TestCLIEndpointUsageErrors(t *testing.T) {
 	}{
 		{[]string{"create", "--name", "n", "--url", "https://x", "--secret", "s"}, "--owner"},
 		{[]string{"create", "--owner", "o", "--url", "https://x", "--secret", "s"}, "--name"},
-		{[]string{"create", "--owner", "o", "--name", "n", "--url", "https://x"}, "--secret"},
 		{[]string{"create", "--owner", "o", "--name", "n", "--url", "https://x", "--secret", "s", "--secrets-file", "f"}, "not both"},
 		{[]string{"get", "--owner", "o"}, "name"},
 		{[]string{"get", "n"}, "--owner"},
@@ -122,5 +125,22 @@ func TestCLIEndpointUsageErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("endpoint %s: %v, want an error saying %q", strings.Join(c.args, " "), err, c.want)
 		}
+	}
+}
+
+// Created without a secret, an endpoint gets one the server made, printed that once.
+func TestCLIEndpointMadeSecret(t *testing.T) {
+	t.Parallel()
+	srv := testserver.New(t, testserver.Options{})
+	hs := httptest.NewServer(srv.Handler)
+	t.Cleanup(hs.Close)
+	admin := cliServer{url: hs.URL, token: srv.Token(t, "ops", domain.ScopeAdmin)}
+	out := admin.mustCLI(t, "endpoint", "create", "--owner", "alice", "--name", "billing", "--url", "https://hooks.example.com/b")
+	made := strings.Fields(value(t, out, "made secret"))
+	if len(made) == 0 || !strings.HasPrefix(made[0], "whsec_") {
+		t.Fatalf("create without a secret:\n%s", out)
+	}
+	if got := admin.mustCLI(t, "endpoint", "get", "--owner", "alice", "billing"); strings.Contains(got, made[0]) {
+		t.Errorf("get shows the made secret:\n%s", got)
 	}
 }

@@ -69,7 +69,7 @@ var routeAccess = map[string]struct { // "METHOD template"
 	"POST /admin/v1/dispatch/pause":                    {adminChange, ""},
 	"POST /admin/v1/dispatch/resume":                   {adminChange, ""},
 	"POST /admin/v1/retention/run":                     {adminChange, ""},
-	"POST /admin/v1/owners/{owner}/endpoints":          {adminChange, `{"name":"fresh","url":"http://a.example.com","secrets":["s"]}`},
+	"POST /admin/v1/owners/{owner}/endpoints":          {adminChange, `{"name":"fresh","url":"http://a.example.com","secrets":["test-secret-of-24-bytes-s"]}`},
 	"PATCH /admin/v1/owners/{owner}/endpoints/{name}":  {adminChange, `{"max_in_flight":2}`},
 	"DELETE /admin/v1/owners/{owner}/endpoints/{name}": {adminChange, ""},
 }
@@ -129,7 +129,7 @@ func TestAuthMatrix(t *testing.T) {
 				a := e.create(e.alice, weekdays)
 				endpoint := fmt.Sprintf("matrix-%d", n)
 				if res := e.as(e.ops, "POST", "/admin/v1/owners/alice/endpoints",
-					`{"name":"`+endpoint+`","url":"http://a.example.com","secrets":["s"]}`); res.status != http.StatusCreated {
+					`{"name":"`+endpoint+`","url":"http://a.example.com","secrets":["test-secret-of-24-bytes-s"]}`); res.status != http.StatusCreated {
 					t.Fatalf("registering endpoint %s: %d %s", endpoint, res.status, res.body)
 				}
 				path := strings.NewReplacer("{id}", a.ID, "{owner}", "alice", "{name}", endpoint).Replace(r.Template)

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"net/http"
 	"reflect"
@@ -9,11 +10,12 @@ import (
 	"testing"
 
 	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/domain"
 )
 
 // Secrets the tests register; no response may ever contain one.
 const (
-	secretOne = "whsec_c2VjcmV0LW9uZS1kby1ub3QtbGVhaw=="
+	secretOne = "whsec_c2VjcmV0LW9uZS1kby1ub3QtbGVhay1hdC1hbGw=" // "secret-one-do-not-leak-at-all"
 	secretTwo = "plain-secret-two-DO-NOT-LEAK"
 )
 
@@ -32,8 +34,9 @@ type adminEndpointView struct {
 }
 
 type secretView struct {
-	Size   int    `json:"size"`
-	SHA256 string `json:"sha256"`
+	Size        int    `json:"size"`
+	Fingerprint string `json:"fingerprint"`
+	Weak        bool   `json:"weak"`
 }
 
 // endpointView is the owner's endpoint: no secrets, no owner, no stamps.
@@ -52,7 +55,7 @@ const billingBody = `{"name":"billing","url":"https://hooks.example.com/billing"
 // noSecrets fails t when a response carries a registered secret.
 func noSecrets(t *testing.T, what string, res response) {
 	t.Helper()
-	for _, s := range []string{secretOne, secretTwo, "c2VjcmV0LW9uZS1kby1ub3QtbGVhaw"} {
+	for _, s := range []string{secretOne, secretTwo, "c2VjcmV0LW9uZS1kby1ub3QtbGVhay1hdC1hbGw"} {
 		if strings.Contains(string(res.body), s) {
 			t.Errorf("%s shows a secret: %s", what, res.body)
 		}
@@ -85,9 +88,15 @@ func decodeAdminEndpoints(t *testing.T, res response) []adminEndpointView {
 	return body.Endpoints
 }
 
-func digest(s string) secretView {
-	sum := sha256.Sum256([]byte(s))
-	return secretView{Size: len(s), SHA256: hex.EncodeToString(sum[:])}
+// digest is how the admin's views show the secret s: its size and its fingerprint
+// under the cluster's key (the server's, read through the same store).
+func (e *env) digest(s string) secretView {
+	e.t.Helper()
+	fp, err := app.NewEndpoints(e.store, nil, nil).Fingerprint(e.ctx, s)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return secretView{Size: len(s), Fingerprint: fp, Weak: domain.WeakSecret(s)}
 }
 
 // createBilling registers alice's billing endpoint as the admin.
@@ -149,7 +158,7 @@ func TestEndpointLifecycle(t *testing.T) {
 		t.Errorf("Location = %q", loc)
 	}
 	want := adminEndpointView{Owner: "alice", Name: "billing", URL: "https://hooks.example.com/billing",
-		Secrets: []secretView{digest(secretOne), digest(secretTwo)}, TimeoutSeconds: 2.5, MaxInFlight: 8, RatePerSecond: 0.5,
+		Secrets: []secretView{e.digest(secretOne), e.digest(secretTwo)}, TimeoutSeconds: 2.5, MaxInFlight: 8, RatePerSecond: 0.5,
 		FailureURL: "https://hooks.example.com/failed", CreatedAt: created.CreatedAt, UpdatedAt: created.UpdatedAt}
 	wantEndpoint(t, "created", created, want)
 	near(t, "created_at", instant(t, created.CreatedAt), instant(t, created.UpdatedAt))
@@ -159,8 +168,8 @@ func TestEndpointLifecycle(t *testing.T) {
 	}
 
 	wantEndpoint(t, "GET", decodeAdminEndpoint(t, e.as(e.reader, "GET", "/admin/v1/owners/alice/endpoints/billing", ""), http.StatusOK), want)
-	decodeAdminEndpoint(t, e.as(e.ops, "POST", "/admin/v1/owners/bob/endpoints", `{"name":"alerts","url":"http://bob.example.com","secrets":["b"]}`), http.StatusCreated)
-	decodeAdminEndpoint(t, e.as(e.ops, "POST", "/admin/v1/owners/alice/endpoints", `{"name":"alerts","url":"http://a.example.com","secrets":["a"]}`), http.StatusCreated)
+	decodeAdminEndpoint(t, e.as(e.ops, "POST", "/admin/v1/owners/bob/endpoints", `{"name":"alerts","url":"http://bob.example.com","secrets":["test-secret-of-24-bytes-b"]}`), http.StatusCreated)
+	decodeAdminEndpoint(t, e.as(e.ops, "POST", "/admin/v1/owners/alice/endpoints", `{"name":"alerts","url":"http://a.example.com","secrets":["test-secret-of-24-bytes-a"]}`), http.StatusCreated)
 	if got := decodeAdminEndpoints(t, e.as(e.ops, "GET", "/admin/v1/owners/alice/endpoints", "")); len(got) != 2 || got[0].Name != "alerts" || got[1].Name != "billing" {
 		t.Errorf("alice's endpoints: %+v, want alerts then billing", got)
 	}
@@ -180,7 +189,7 @@ func TestEndpointLifecycle(t *testing.T) {
 	before := state()
 	patched := decodeAdminEndpoint(t, e.as(e.ops, "PATCH", "/admin/v1/owners/alice/endpoints/billing",
 		`{"secrets":["`+secretTwo+`"],"timeout_seconds":0,"failure_url":"","rate_per_second":null}`), http.StatusOK)
-	want.Secrets, want.TimeoutSeconds, want.FailureURL, want.UpdatedAt = []secretView{digest(secretTwo)}, 0, "", patched.UpdatedAt
+	want.Secrets, want.TimeoutSeconds, want.FailureURL, want.UpdatedAt = []secretView{e.digest(secretTwo)}, 0, "", patched.UpdatedAt
 	wantEndpoint(t, "patched", patched, want)
 	if state() == before {
 		t.Error("a patch did not change the cluster state \"endpoints\"")
@@ -217,15 +226,17 @@ func wantEndpoint(t *testing.T, what string, got, want adminEndpointView) {
 // an owner no token could have is a 400 naming owner; a name that cannot be one is a 404.
 func TestEndpointValidation(t *testing.T) {
 	e := newEnv(t)
-	base := `"name":"x","url":"https://h.example.com","secrets":["s"]`
+	base := `"name":"x","url":"https://h.example.com","secrets":["test-secret-of-24-bytes-s"]`
 	for _, c := range []struct{ body, code, field string }{
-		{`{"url":"https://h.example.com","secrets":["s"]}`, "invalid_argument", "name"},
-		{`{"name":"Bad Name","url":"https://h.example.com","secrets":["s"]}`, "invalid_argument", "name"},
-		{`{"name":"x","url":"ftp://h.example.com","secrets":["s"]}`, "invalid_argument", "url"},
-		{`{"name":"x","secrets":["s"]}`, "invalid_argument", "url"},
-		{`{"name":"x","url":"https://h.example.com"}`, "invalid_argument", "secrets"},
-		{`{"name":"x","url":"https://h.example.com","secrets":[]}`, "invalid_argument", "secrets"},
+		{`{"url":"https://h.example.com","secrets":["test-secret-of-24-bytes-s"]}`, "invalid_argument", "name"},
+		{`{"name":"Bad Name","url":"https://h.example.com","secrets":["test-secret-of-24-bytes-s"]}`, "invalid_argument", "name"},
+		{`{"name":"x","url":"ftp://h.example.com","secrets":["test-secret-of-24-bytes-s"]}`, "invalid_argument", "url"},
+		{`{"name":"x","secrets":["test-secret-of-24-bytes-s"]}`, "invalid_argument", "url"},
 		{`{"name":"x","url":"https://h.example.com","secrets":[""]}`, "invalid_argument", "secrets"},
+		{`{"name":"x","url":"https://h.example.com","secrets":["only-23-bytes-of-secret"]}`, "invalid_argument", "secrets"},
+		{`{"name":"x","url":"https://h.example.com","secrets":["whsec_c2hvcnQ="]}`, "invalid_argument", "secrets"},
+		{`{"name":"x","url":"https://user:pw@h.example.com","secrets":["test-secret-of-24-bytes-s"]}`, "invalid_argument", "url"},
+		{`{` + base + `,"failure_url":"https://token@h.example.com/f"}`, "invalid_argument", "failure_url"},
 		{`{"name":"x","url":"https://h.example.com","secrets":["whsec_!!not base64"]}`, "invalid_argument", "secrets"},
 		{`{"name":"x","url":"https://h.example.com","secrets":["a","b","c","d","e","f","g","h","i","j","k"]}`, "invalid_argument", "secrets"},
 		{`{` + base + `,"timeout_seconds":0.05}`, "invalid_argument", "timeout_seconds"},
@@ -253,6 +264,8 @@ func TestEndpointValidation(t *testing.T) {
 		{`{"name":"renamed"}`, "invalid_argument", "name"},
 		{`{"url":"not a url"}`, "invalid_argument", "url"},
 		{`{"secrets":[]}`, "invalid_argument", "secrets"},
+		{`{"secrets":["short"]}`, "invalid_argument", "secrets"},
+		{`{"url":"https://u:p@hooks.example.com/billing"}`, "invalid_argument", "url"},
 		{`{"timeout_seconds":600}`, "invalid_argument", "timeout_seconds"},
 		{`{"max_in_flight":-2}`, "invalid_argument", "max_in_flight"},
 		{`{"rate_per_second":"fast"}`, "invalid_request", "rate_per_second"},
@@ -271,7 +284,7 @@ func TestEndpointValidation(t *testing.T) {
 func TestOwnerListsItsEndpoints(t *testing.T) {
 	e := newEnv(t)
 	e.createBilling()
-	decodeAdminEndpoint(t, e.as(e.ops, "POST", "/admin/v1/owners/bob/endpoints", `{"name":"bobs","url":"http://bob.example.com","secrets":["b"]}`), http.StatusCreated)
+	decodeAdminEndpoint(t, e.as(e.ops, "POST", "/admin/v1/owners/bob/endpoints", `{"name":"bobs","url":"http://bob.example.com","secrets":["test-secret-of-24-bytes-b"]}`), http.StatusCreated)
 	res := e.as(e.alice, "GET", "/v1/endpoints", "")
 	if res.status != http.StatusOK {
 		t.Fatalf("GET /v1/endpoints: %d %s", res.status, res.body)
@@ -340,5 +353,68 @@ func TestAlarmNamesAnEndpoint(t *testing.T) {
 	}
 	if got := expectAlarm(t, e.as(e.alice, "GET", "/v1/alarms/"+a.ID, "")); got.Endpoint != "billing" {
 		t.Errorf("after the endpoint's deletion the alarm names %q, want billing", got.Endpoint)
+	}
+}
+
+// Without secrets the server makes one (whsec_, 32 bytes) and returns it in that answer
+// alone; later reads show only its fingerprint, and a receiver verifies wakes with it.
+func TestEndpointSecretMadeByTheServer(t *testing.T) {
+	e := newEnv(t)
+	res := e.as(e.ops, "POST", "/admin/v1/owners/alice/endpoints", `{"name":"made","url":"https://hooks.example.com/m"}`)
+	if res.status != http.StatusCreated {
+		t.Fatalf("create without secrets: %d %s", res.status, res.body)
+	}
+	var body struct {
+		Endpoint adminEndpointView `json:"endpoint"`
+		Secret   string            `json:"secret"`
+	}
+	decodeStrict(t, res, &body)
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(body.Secret, "whsec_"))
+	if !strings.HasPrefix(body.Secret, "whsec_") || err != nil || len(key) != 32 {
+		t.Fatalf("the made secret %q: want whsec_ and base64 of 32 bytes", body.Secret)
+	}
+	if want := []secretView{e.digest(body.Secret)}; !reflect.DeepEqual(body.Endpoint.Secrets, want) || want[0].Weak {
+		t.Errorf("its view %+v, want %+v", body.Endpoint.Secrets, want)
+	}
+	got := e.as(e.reader, "GET", "/admin/v1/owners/alice/endpoints/made", "")
+	if strings.Contains(string(got.body), body.Secret) || strings.Contains(string(got.body), `"secret"`) {
+		t.Errorf("a later read shows the secret: %s", got.body)
+	}
+	// A plain SHA-256 of the secret is nowhere: admin:read cannot check a guess offline.
+	sum := sha256.Sum256([]byte(body.Secret))
+	if strings.Contains(string(got.body), hex.EncodeToString(sum[:])[:16]) {
+		t.Errorf("a read shows the secret's SHA-256: %s", got.body)
+	}
+}
+
+// An endpoint stored before the rules (a short secret, credentials in its URLs) keeps
+// working and can be changed; views flag the short secret as weak and show the URLs'
+// credentials as xxxxx, to the admin and to the owner.
+func TestEndpointStoredBeforeTheRules(t *testing.T) {
+	e := newEnv(t)
+	if _, err := e.store.CreateEndpoint(e.ctx, domain.Endpoint{Owner: "alice", Name: "old", URL: "https://user:hunter2@h.example.com/w",
+		Secrets: []string{"short"}, FailureURL: "https://tok3n@h.example.com/f"}); err != nil {
+		t.Fatal(err)
+	}
+	got := decodeAdminEndpoint(t, e.as(e.reader, "GET", "/admin/v1/owners/alice/endpoints/old", ""), http.StatusOK)
+	if got.URL != "https://xxxxx@h.example.com/w" || got.FailureURL != "https://xxxxx@h.example.com/f" {
+		t.Errorf("the admin's view shows url %q, failure_url %q; want the credentials as xxxxx", got.URL, got.FailureURL)
+	}
+	if len(got.Secrets) != 1 || !got.Secrets[0].Weak {
+		t.Errorf("the short secret's view %+v, want it flagged weak", got.Secrets)
+	}
+	res := e.as(e.alice, "GET", "/v1/endpoints", "")
+	for _, leak := range []string{"hunter2", "tok3n", "user:"} {
+		if strings.Contains(string(res.body), leak) {
+			t.Errorf("the owner's view shows %q: %s", leak, res.body)
+		}
+	}
+	patched := decodeAdminEndpoint(t, e.as(e.ops, "PATCH", "/admin/v1/owners/alice/endpoints/old", `{"max_in_flight":3}`), http.StatusOK)
+	if patched.MaxInFlight != 3 {
+		t.Errorf("patched: %+v", patched)
+	}
+	stored, err := e.store.GetEndpoint(e.ctx, "alice", "old")
+	if err != nil || stored.URL != "https://user:hunter2@h.example.com/w" || stored.Secrets[0] != "short" {
+		t.Errorf("after a patch the endpoint is %+v (%v), want its URL and secret kept", stored, err)
 	}
 }

@@ -72,7 +72,7 @@ var fuzzSeeds = []struct {
 	{"POST", "/admin/v1/retention/run", "", 4, "", ""},
 	{"GET", "/admin/v1/endpoints", "", 3, "", ""},
 	{"GET", "/admin/v1/owners/alice/endpoints", "", 3, "", ""},
-	{"POST", "/admin/v1/owners/bob/endpoints", "", 4, "Content-Type: application/json", `{"name":"alerts","url":"http://bob.example.com","secrets":["b"],"timeout_seconds":2.5,"max_in_flight":4,"rate_per_second":10,"failure_url":"http://bob.example.com/f"}`},
+	{"POST", "/admin/v1/owners/bob/endpoints", "", 4, "Content-Type: application/json", `{"name":"alerts","url":"http://bob.example.com","secrets":["test-secret-of-24-bytes-b"],"timeout_seconds":2.5,"max_in_flight":4,"rate_per_second":10,"failure_url":"http://bob.example.com/f"}`},
 	{"GET", "/admin/v1/owners/alice/endpoints/billing", "", 3, "", ""},
 	{"PATCH", "/admin/v1/owners/alice/endpoints/billing", "", 4, "Content-Type: application/json", `{"max_in_flight":1}`},
 	{"DELETE", "/admin/v1/owners/bob/endpoints/alerts", "", 4, "", ""},
@@ -111,7 +111,7 @@ func FuzzAPI(f *testing.F) {
 		return out.Alarm.ID
 	}
 	ids := strings.NewReplacer("$A", create(tokens[1], weekdays), "$O", create(tokens[1], onceIn60s), "$B", create(tokens[2], weekdays))
-	if _, err := s.Endpoints.Create(f.Context(), domain.Endpoint{Owner: "alice", Name: "billing", URL: "http://a.example.com", Secrets: []string{"s"}}, "fuzz"); err != nil {
+	if _, err := s.Endpoints.Create(f.Context(), domain.Endpoint{Owner: "alice", Name: "billing", URL: "http://a.example.com", Secrets: []string{"test-secret-of-24-bytes-s"}}, "fuzz"); err != nil {
 		f.Fatal(err)
 	}
 	for _, sd := range fuzzSeeds {

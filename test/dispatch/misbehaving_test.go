@@ -197,7 +197,8 @@ func settledWithin(base footprint, goroutines int, heap uint64, within time.Dura
 
 // Issue 17, item 5: receivers that misbehave. Every case is a real HTTP (or TLS)
 // receiver on 127.0.0.1, reached through the node's own path: the dispatcher on SQLite,
-// the endpoint router, one webhook waker per endpoint as `chronos serve` builds them.
+// the endpoint router, one webhook waker per endpoint as `chronos serve
+// --receiver-errors full` builds them.
 // Each case gets perCase once alarms with max_failures 1, all due at once. Each
 // attempt is ended by the delivery timeout (or sooner), as a failure whose last_error
 // says what happened, or, where the status line was a 2xx, as the acknowledgement it
@@ -236,7 +237,9 @@ func TestMisbehavingReceivers(t *testing.T) {
 	good := newReceiver(t, func(int64, wake) int { time.Sleep(300 * time.Millisecond); return http.StatusOK })
 	elsewhere := newReceiver(t, nil) // where the redirects point; it must see nothing
 	router := app.NewEndpointRouter(e.waker(t, good), e.store, func(ep domain.Endpoint) (ports.Waker, error) {
-		return webhook.New(webhook.Options{URL: ep.URL, Secrets: ep.Secrets, Timeout: timeout, MaxConns: perCase})
+		// --receiver-errors full: the cases read what each receiver said.
+		return webhook.New(webhook.Options{URL: ep.URL, Secrets: ep.Secrets, Timeout: timeout, MaxConns: perCase,
+			ReceiverErrors: webhook.ReceiverErrorsFull})
 	}, app.EndpointRouterConfig{})
 	cfg := testConfig("w1")
 	cfg.DeliveryTimeout, cfg.Lease, cfg.Batch, cfg.Concurrency = timeout, lease, concurrency, concurrency

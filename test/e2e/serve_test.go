@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-const e2eSecret = "e2e-secret"
+const e2eSecret = "e2e-secret-of-24-bytes-or-more"
 
 // TestServeDeliversAndSurvivesSIGKILL is the serve issue's acceptance test: a 1-second
 // alarm arrives signed, byte-for-byte, within 1.5s of its due time; a 3-second alarm
