@@ -106,7 +106,7 @@ func ParseFlags(fs *flag.FlagSet, args []string) error {
 	case errors.Is(err, flag.ErrHelp):
 		return &Help{Text: UsageText(fs)}
 	}
-	return &UsageError{Command: fs.Name(), Err: err}
+	return Usagef(fs, "%v", err)
 }
 
 // UsageText is what fs.Usage prints.

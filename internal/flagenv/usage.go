@@ -17,26 +17,31 @@ const (
 // UsageError is a mistake on the command line: the binary exits ExitUsage and points
 // at the command's -h.
 type UsageError struct {
-	Command string // "chronos alarm create"; "" for the binary itself
-	Err     error
+	Command string // "chronos alarm create", for the pointer to its -h; "" for the binary itself
+	Err     error  // the message, shown as it is
 }
 
-func (e *UsageError) Error() string {
-	if e.Command == "" {
-		return e.Err.Error()
-	}
-	return strings.TrimPrefix(e.Command, "chronos ") + ": " + e.Err.Error()
-}
+func (e *UsageError) Error() string { return e.Err.Error() }
 
 func (e *UsageError) Unwrap() error { return e.Err }
 
-// Usagef makes a UsageError for the command fs parses (fs may be nil: the binary).
+// Usagef makes a UsageError for the command fs parses (nil: the binary), its message
+// prefixed with the command's name ("alarm create: ...").
 func Usagef(fs *flag.FlagSet, format string, args ...any) error {
-	name := ""
-	if fs != nil {
-		name = fs.Name()
+	if fs == nil {
+		return &UsageError{Err: fmt.Errorf(format, args...)}
 	}
-	return &UsageError{Command: name, Err: fmt.Errorf(format, args...)}
+	return &UsageError{Command: fs.Name(), Err: fmt.Errorf(strings.TrimPrefix(fs.Name(), "chronos ")+": "+format, args...)}
+}
+
+// AsUsage marks err, already worded, as a mistake on fs's command line. Help and
+// errors already marked pass through, as does nil.
+func AsUsage(fs *flag.FlagSet, err error) error {
+	var u *UsageError
+	if err == nil || errors.Is(err, flag.ErrHelp) || errors.As(err, &u) {
+		return err
+	}
+	return &UsageError{Command: fs.Name(), Err: err}
 }
 
 // Help is the answer to -h: the usage, which the binary prints on stdout before exiting
