@@ -30,9 +30,10 @@ Usage:
   chronos token list   [--store URL]
   chronos token revoke --id ID [--store URL]
   chronos bench   [flags]   burn-down or steady-rate benchmark on a new database
-  chronos alarm   create|get|list|update|cancel|pause|resume|skip|trigger|upcoming|events|preview
+  chronos alarm   create|get|list|update|cancel|pause|resume|skip|trigger|upcoming|events|preview|backfill
                   the owner's alarms and schedules, over the API
   chronos admin   overview|alarms|alarm|events|retry|cancel|delete|workers|dispatch|pause|resume|retention
+                  the operator's view and actions (retry|cancel|delete take --dry-run)
   chronos endpoint create|list|get|update|delete
                   the owners' delivery targets (admin); list --mine: the token owner's own
   chronos healthcheck [--url URL]   exit 0 if a server answers /healthz (container HEALTHCHECK)

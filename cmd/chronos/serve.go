@@ -32,7 +32,8 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if err := cfg.validate(); err != nil {
-		return fmt.Errorf("refusing to start:\n%w", err)
+		// A setting missing or out of range: the command line (or environment) to fix.
+		return flagenv.AsUsage(fs, fmt.Errorf("refusing to start:\n%w", err))
 	}
 	log, err := newLogger(cfg.LogFormat, cfg.LogLevel, stderr)
 	if err != nil {

@@ -95,6 +95,7 @@ func TestExitCodesAndHelp(t *testing.T) {
 		{[]string{"frobnicate"}, 2, "", `unknown command "frobnicate"`, false},
 		{[]string{"serve", "--no-such-flag"}, 2, "", "flag provided but not defined", false},
 		{[]string{"migrate", "extra"}, 2, "", `unexpected argument "extra"`, false},
+		{[]string{"serve", "--store", "sqlite:///nonexistent/x.db"}, 2, "", "--wake-url (CHRONOS_WAKE_URL) is required", false},
 		{[]string{"alarm", "get"}, 2, "", "give exactly one alarm id", false},
 		{[]string{"alarm", "list", "--bogus"}, 2, "", `Run "chronos alarm list -h"`, false},
 		{[]string{"-h"}, 0, "Exit status", "", true},
