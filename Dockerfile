@@ -1,5 +1,6 @@
 # chronos as a container image: a static binary on an empty base, run as a non-root
-# user. With a registry:   podman build -t chronos .   (or docker build)
+# user. With a registry:   podman build --format docker -t chronos .   (or docker build -t chronos .;
+#                          podman's default OCI format has no HEALTHCHECK)
 # Without one:             make image   (deploy/Dockerfile.local, from `make build`)
 #
 # Run it (SQLite on the /data volume; the wake URL and secret are required):
