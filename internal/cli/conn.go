@@ -29,8 +29,8 @@ type apiFlags struct {
 	output  string // "table" (what people read) or "json"
 	timeout time.Duration
 	version string // not a flag: Wiring.Version, for the User-Agent
-	// contacted is set once the command has made its client: an error before that is a
-	// mistake on the command line (exit 2), one after it a failure (exit 1).
+	// contacted is set when the command sends its first request: an error before that
+	// is a mistake on the command line (exit 2), one after it a failure (exit 1).
 	contacted bool
 }
 
@@ -67,7 +67,7 @@ func (j jsonFlag) Set(v string) error {
 func (j jsonFlag) IsBoolFlag() bool { return true }
 
 // asUsage reports err as a mistake on the command line when the command failed before
-// it made its client, that is before any request (see apiFlags.contacted).
+// it sent any request (see apiFlags.contacted).
 func (f *apiFlags) asUsage(fs *flag.FlagSet, err error) error {
 	if f.contacted {
 		return err
@@ -111,9 +111,11 @@ func parseAPIFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 type capture struct {
 	base http.RoundTripper
 	last []byte
+	sent *bool // apiFlags.contacted
 }
 
 func (c *capture) RoundTrip(req *http.Request) (*http.Response, error) {
+	*c.sent = true
 	res, err := c.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
@@ -143,8 +145,7 @@ func (f *apiFlags) session(stdout io.Writer) (*session, error) {
 	case f.token == "":
 		return nil, errNoToken
 	}
-	f.contacted = true
-	tap := &capture{base: http.DefaultTransport}
+	tap := &capture{base: http.DefaultTransport, sent: &f.contacted}
 	c, err := client.New(f.server, f.token,
 		client.WithHTTPClient(&http.Client{Transport: tap, Timeout: f.timeout}),
 		client.WithUserAgent("chronos-cli/"+f.version))

@@ -128,6 +128,7 @@ func TestCLIHelpAndUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"alarm"}, {"alarm", "frob"}, {"alarm", "get"}, {"alarm", "list", "--bogus"}, {"alarm", "create"},
 		{"alarm", "list", "-o", "yaml"}, {"admin", "delete"}, {"endpoint", "get", "billing"},
+		{"alarm", "pause", "a1", "--until", "tomorrow"}, {"alarm", "update", "a1"}, {"endpoint", "update", "b", "--owner", "o"},
 	} {
 		_, _, err := runCLI(t, append(args, offline...)...)
 		if flagenv.ExitCode(err) != flagenv.ExitUsage {
