@@ -4,12 +4,22 @@ FUZZTIME  ?= 10s
 FUZZTIME_API ?= 60s
 BIN       ?= bin/chronos
 
-.PHONY: all build run test test-e2e test-ui screenshots lint lint-openapi fuzz fuzz-api bench race clean
+.PHONY: all build image run test test-e2e test-ui screenshots lint lint-openapi fuzz fuzz-api bench race clean
 
 all: lint test
 
+## build: a static binary (no cgo: SQLite is pure Go), the one the container image wraps
 build:
-	$(GO) build -o $(BIN) ./cmd/chronos
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/chronos
+
+## image: the container image from bin/chronos without a registry (deploy/Dockerfile.local);
+## with a registry, `podman build -t chronos .` builds it from source (Dockerfile)
+CONTAINER ?= podman
+image: build
+	rm -rf bin/image && mkdir -p bin/image/data
+	cp $(BIN) bin/image/chronos
+	cp /etc/ssl/certs/ca-certificates.crt bin/image/
+	$(CONTAINER) build --format docker -f deploy/Dockerfile.local -t chronos:local bin/image
 
 ## run: chronos serve on the embedded SQLite file ./chronos.db, wakes printed to stdout
 run:

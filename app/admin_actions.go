@@ -60,6 +60,17 @@ const bulkWorkers = 8
 // newest first. f must narrow something: a bulk call over every alarm of the cluster is
 // refused (field "filter"), since it is almost always a mistake.
 func (s *Admin) Bulk(ctx context.Context, action domain.BulkAction, f ports.AdminFilter, limit int, by string) (domain.BulkResult, error) {
+	return s.bulk(ctx, action, f, limit, by, false)
+}
+
+// BulkDryRun is Bulk changing nothing: Matched and More are what Bulk would select now,
+// and Changed how many of those its action applies to (the failed ones for a retry, the
+// unfinished ones for a cancel, all for a delete). Alarms may change in between.
+func (s *Admin) BulkDryRun(ctx context.Context, action domain.BulkAction, f ports.AdminFilter, limit int) (domain.BulkResult, error) {
+	return s.bulk(ctx, action, f, limit, "", true)
+}
+
+func (s *Admin) bulk(ctx context.Context, action domain.BulkAction, f ports.AdminFilter, limit int, by string, dryRun bool) (domain.BulkResult, error) {
 	var res domain.BulkResult
 	if f.Owner == "" && f.Status == "" && f.Kind == "" && f.LabelPrefix == "" && f.FailedSince.IsZero() {
 		return res, &domain.ValidationError{Field: "filter", Message: "give at least one of owner, status, kind, label_prefix, failed_since"}
@@ -86,7 +97,10 @@ func (s *Admin) Bulk(ctx context.Context, action domain.BulkAction, f ports.Admi
 			return res, err
 		}
 		res.Matched += len(page)
-		changed, err := s.applyBulk(ctx, action, page, by)
+		changed := len(bulkTargets(action, page))
+		if !dryRun {
+			changed, err = s.applyBulk(ctx, action, page, by)
+		}
 		res.Changed += changed
 		if err != nil {
 			return res, err
@@ -103,6 +117,9 @@ func (s *Admin) Bulk(ctx context.Context, action domain.BulkAction, f ports.Admi
 			}
 			res.More = len(more) > 0
 		}
+	}
+	if dryRun {
+		return res, nil
 	}
 	s.log.Info("admin bulk action", zap.String("token", by), zap.String("action", string(action)),
 		zap.String("owner", f.Owner), zap.String("status", string(f.Status)), zap.String("kind", string(f.Kind)),
@@ -121,12 +138,7 @@ func (s *Admin) applyBulk(ctx context.Context, action domain.BulkAction, page []
 		d, err := s.store.DeleteAlarms(ctx, ids)
 		return d.Alarms, err
 	}
-	var todo []domain.Alarm
-	for _, a := range page {
-		if (action == domain.BulkRetry && a.Status == domain.StatusFailed) || (action == domain.BulkCancel && !a.Status.Terminal()) {
-			todo = append(todo, a)
-		}
-	}
+	todo := bulkTargets(action, page)
 	fn := cancelBy(by)
 	if action == domain.BulkRetry {
 		fn = retryBy(by)
@@ -167,6 +179,20 @@ func (s *Admin) applyBulk(ctx context.Context, action domain.BulkAction, page []
 		errs = append(errs, err)
 	}
 	return changed, errors.Join(errs...)
+}
+
+// bulkTargets is the part of page action changes.
+func bulkTargets(action domain.BulkAction, page []domain.Alarm) []domain.Alarm {
+	if action == domain.BulkDelete {
+		return page
+	}
+	var todo []domain.Alarm
+	for _, a := range page {
+		if (action == domain.BulkRetry && a.Status == domain.StatusFailed) || (action == domain.BulkCancel && !a.Status.Terminal()) {
+			todo = append(todo, a)
+		}
+	}
+	return todo
 }
 
 // Pause pauses any owner's cron series (the event names the token).

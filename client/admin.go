@@ -135,6 +135,9 @@ type BulkFilter struct {
 	// Limit bounds the alarms one call acts on; 0 means the server's default and
 	// maximum, 10000. BulkResult.More says whether to call again.
 	Limit int
+	// DryRun changes nothing: the result says how many alarms the action would change
+	// (BulkResult.Changed) among those it selects.
+	DryRun bool
 }
 
 type bulkWire struct {
@@ -144,6 +147,7 @@ type bulkWire struct {
 	LabelPrefix string        `json:"label_prefix,omitempty"`
 	FailedSince string        `json:"failed_since,omitempty"`
 	Limit       int           `json:"limit,omitempty"`
+	DryRun      bool          `json:"dry_run,omitempty"`
 }
 
 // BulkRetry retries the failed alarms the filter selects (POST /admin/v1/alarms/retry).
@@ -164,7 +168,7 @@ func (a *Admin) BulkDelete(ctx context.Context, f BulkFilter) (BulkResult, error
 }
 
 func (a *Admin) bulk(ctx context.Context, action string, f BulkFilter) (BulkResult, error) {
-	w := bulkWire{Owner: f.Owner, Status: f.Status, Kind: f.Kind, LabelPrefix: f.LabelPrefix, Limit: f.Limit}
+	w := bulkWire{Owner: f.Owner, Status: f.Status, Kind: f.Kind, LabelPrefix: f.LabelPrefix, Limit: f.Limit, DryRun: f.DryRun}
 	if !f.FailedSince.IsZero() {
 		w.FailedSince = f.FailedSince.UTC().Format(time.RFC3339Nano)
 	}

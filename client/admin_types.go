@@ -197,6 +197,8 @@ type BulkResult struct {
 	Changed int `json:"changed"`
 	// More says more alarms match beyond the limit: call again to go on.
 	More bool `json:"more"`
+	// DryRun is true when nothing was changed: Changed is then how many would have been.
+	DryRun bool `json:"dry_run"`
 }
 
 // seconds converts the API's fractional seconds, saturating rather than overflowing.

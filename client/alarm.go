@@ -68,6 +68,9 @@ type Alarm struct {
 	// pause ends by itself, zero when it does not.
 	PausedReason string    `json:"paused_reason"`
 	PausedUntil  time.Time `json:"paused_until"`
+	// BackfillOf is, on a backfill (Backfill), the id of the series it delivers past
+	// occurrences of; "" on every other alarm.
+	BackfillOf string `json:"backfill_of"`
 }
 
 // Occurrence is one upcoming wake of an alarm.

@@ -28,7 +28,9 @@ func (c *Client) CreateAlarm(ctx context.Context, req CreateAlarm) (alarm Alarm,
 		return Alarm{}, false, err
 	}
 	var out alarmBody
-	if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/alarms", body: body}, &out); err != nil {
+	// With an idempotency key a repeat answers the first create: safe to retry.
+	cl := call{method: http.MethodPost, path: "/v1/alarms", body: body, repeatable: req.IdempotencyKey != ""}
+	if err := c.do(ctx, cl, &out); err != nil {
 		return Alarm{}, false, err
 	}
 	return out.Alarm, out.Deduped, nil

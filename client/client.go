@@ -27,6 +27,7 @@ type Client struct {
 	token     string
 	http      *http.Client
 	userAgent string
+	retry     retryPolicy // zero: no retries
 }
 
 // Option configures New.
@@ -84,12 +85,43 @@ type call struct {
 	path   string
 	query  url.Values
 	body   []byte // nil: no body
+	// repeatable marks a POST the server answers the same way when it comes twice (a
+	// create with an idempotency key, a backfill), so a 503 may be retried.
+	repeatable bool
 }
 
 // do sends c and decodes a 2xx answer into out (nil: the body is drained and dropped).
 // Any other status is an *Error. Transport and context errors come back wrapped, so
-// errors.Is(err, context.Canceled) and the like still hold.
+// errors.Is(err, context.Canceled) and the like still hold. With WithRetry, a 429 or
+// 503 the policy allows is sent again after the wait the server asked for.
 func (c *Client) do(ctx context.Context, cl call, out any) error {
+	for attempt := 1; ; attempt++ {
+		status, header, data, err := c.send(ctx, cl)
+		if err != nil {
+			return err
+		}
+		if status >= 200 && status <= 299 {
+			if out == nil {
+				return nil
+			}
+			if err := json.Unmarshal(data, out); err != nil {
+				return fmt.Errorf("client: %s %s: decoding the %d answer: %w", cl.method, cl.path, status, err)
+			}
+			return nil
+		}
+		apiErr := parseError(status, data)
+		wait, ok := c.retry.wait(attempt, status, header, cl)
+		if !ok {
+			return apiErr
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return fmt.Errorf("client: %s %s: waiting %s to retry: %w (last answer: %w)", cl.method, cl.path, wait, err, apiErr)
+		}
+	}
+}
+
+// send makes one attempt of cl and reads its answer.
+func (c *Client) send(ctx context.Context, cl call) (int, http.Header, []byte, error) {
 	// The path is appended as text: its segments are escaped already, and url.URL would
 	// escape an id's %2F a second time.
 	target := c.base.String() + cl.path
@@ -102,7 +134,7 @@ func (c *Client) do(ctx context.Context, cl call, out any) error {
 	}
 	req, err := http.NewRequestWithContext(ctx, cl.method, target, body)
 	if err != nil {
-		return fmt.Errorf("client: %s %s: %w", cl.method, cl.path, err)
+		return 0, nil, nil, fmt.Errorf("client: %s %s: %w", cl.method, cl.path, err)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("Accept", "application/json")
@@ -112,23 +144,14 @@ func (c *Client) do(ctx context.Context, cl call, out any) error {
 	}
 	res, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("client: %s %s: %w", cl.method, cl.path, err)
+		return 0, nil, nil, fmt.Errorf("client: %s %s: %w", cl.method, cl.path, err)
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(res.Body, maxResponseBytes))
 	if err != nil {
-		return fmt.Errorf("client: %s %s: reading the answer: %w", cl.method, cl.path, err)
+		return 0, nil, nil, fmt.Errorf("client: %s %s: reading the answer: %w", cl.method, cl.path, err)
 	}
-	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return parseError(res.StatusCode, data)
-	}
-	if out == nil {
-		return nil
-	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("client: %s %s: decoding the %d answer: %w", cl.method, cl.path, res.StatusCode, err)
-	}
-	return nil
+	return res.StatusCode, res.Header, data, nil
 }
 
 // marshal encodes a request body. Request types are plain structs that always encode;

@@ -2,7 +2,8 @@
 // and the operator's under /admin/v1.
 //
 // A Client holds a server's base URL and one bearer token. Every method takes a
-// context first and sends exactly one request:
+// context first and sends one request (WithRetry lets it send again when the server
+// answers 429 or 503 with a Retry-After):
 //
 //	c, err := client.New("http://127.0.0.1:8080", os.Getenv("CHRONOS_TOKEN"))
 //	if err != nil { ... }

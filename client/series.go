@@ -111,3 +111,42 @@ func (c *Client) PreviewSchedule(ctx context.Context, req PreviewSchedule) ([]ti
 	}
 	return times, nil
 }
+
+// BackfillResult is the answer to Backfill.
+type BackfillResult struct {
+	// Alarm is the backfill: an alarm of its own (listed, cancellable, with its
+	// history) whose BackfillOf names the series.
+	Alarm Alarm `json:"alarm"`
+	// Deduped is true when an earlier request for the same window made it.
+	Deduped bool `json:"deduped"`
+	// Occurrences is how many occurrences it delivers; Truncated says the window held
+	// more than the series' catch_up_limit, and the older ones are dropped.
+	Occurrences int  `json:"occurrences"`
+	Truncated   bool `json:"truncated"`
+}
+
+// backfillWire is the body of POST /v1/alarms/{id}/backfill.
+type backfillWire struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// Backfill delivers a cron series' occurrences in [from, to], oldest first, without
+// moving the series (POST /v1/alarms/{id}/backfill). to must not be in the future. A
+// repeated request for the same window answers the same backfill (Deduped), so it is
+// safe to retry. docs/schedules.md describes it.
+func (c *Client) Backfill(ctx context.Context, id string, from, to time.Time) (BackfillResult, error) {
+	path, err := alarmPath("/v1/alarms", id, "backfill")
+	if err != nil {
+		return BackfillResult{}, err
+	}
+	body, err := marshal(backfillWire{From: from.UTC().Format(time.RFC3339Nano), To: to.UTC().Format(time.RFC3339Nano)})
+	if err != nil {
+		return BackfillResult{}, err
+	}
+	var out BackfillResult
+	if err := c.do(ctx, call{method: http.MethodPost, path: path, body: body, repeatable: true}, &out); err != nil {
+		return BackfillResult{}, err
+	}
+	return out, nil
+}

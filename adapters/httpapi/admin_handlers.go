@@ -137,6 +137,8 @@ type bulkRequest struct {
 	LabelPrefix string  `json:"label_prefix"`
 	FailedSince *string `json:"failed_since"`
 	Limit       int     `json:"limit"`
+	// DryRun changes nothing and answers how many alarms the action would change.
+	DryRun bool `json:"dry_run"`
 }
 
 // adminBulk serves the bulk actions.
@@ -161,7 +163,12 @@ func (a *api) adminBulk(action domain.BulkAction) adminHandler {
 			a.writeError(w, r, err)
 			return
 		}
-		res, err := a.adm.Bulk(r.Context(), action, f, req.Limit, tok.ID)
+		var res domain.BulkResult
+		if req.DryRun {
+			res, err = a.adm.BulkDryRun(r.Context(), action, f, req.Limit)
+		} else {
+			res, err = a.adm.Bulk(r.Context(), action, f, req.Limit, tok.ID)
+		}
 		if err != nil {
 			a.writeError(w, r, err)
 			return
@@ -170,7 +177,8 @@ func (a *api) adminBulk(action domain.BulkAction) adminHandler {
 			Matched int  `json:"matched"`
 			Changed int  `json:"changed"`
 			More    bool `json:"more"`
-		}{res.Matched, res.Changed, res.More})
+			DryRun  bool `json:"dry_run"`
+		}{res.Matched, res.Changed, res.More, req.DryRun})
 	}
 }
 

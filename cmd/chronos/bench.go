@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/chronoshq/chronos/internal/bench"
@@ -15,11 +14,8 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var cfg bench.Config
 	fs := flagenv.NewNoEnv("bench", stderr)
 	cfg.RegisterFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := flagenv.ParseCommandLine(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	w, err := benchWiring(stderr)
 	if err != nil {
@@ -34,7 +30,7 @@ func benchWorkerCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	var cfg bench.WorkerConfig
 	fs := flagenv.NewNoEnv(bench.WorkerCommand, stderr)
 	cfg.RegisterFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := flagenv.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	w, err := benchWiring(stderr)

@@ -1,12 +1,12 @@
 // Command chronos is the durable alarm scheduler: `chronos serve` runs the HTTP API and
-// the dispatcher on one store; `migrate`, `token` and `version` are the tools around it,
-// and `alarm` and `admin` call a running server through package client.
+// the dispatcher on one store; `migrate`, `token`, `healthcheck` and `version` are the
+// tools around it, and `alarm`, `admin` and `endpoint` call a running server through
+// package client.
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/chronoshq/chronos/internal/bench"
 	"github.com/chronoshq/chronos/internal/cli"
+	"github.com/chronoshq/chronos/internal/flagenv"
 
 	// Embedded zone data: cron timezones resolve even on hosts without /usr/share/zoneinfo.
 	_ "time/tzdata"
@@ -29,35 +30,59 @@ Usage:
   chronos token list   [--store URL]
   chronos token revoke --id ID [--store URL]
   chronos bench   [flags]   burn-down or steady-rate benchmark on a new database
-  chronos alarm   create|get|list|update|cancel|pause|resume|skip|trigger|upcoming|events|preview
+  chronos alarm   create|get|list|update|cancel|pause|resume|skip|trigger|upcoming|events|preview|backfill
                   the owner's alarms and schedules, over the API
   chronos admin   overview|alarms|alarm|events|retry|cancel|delete|workers|dispatch|pause|resume|retention
+                  the operator's view and actions (retry|cancel|delete take --dry-run)
   chronos endpoint create|list|get|update|delete
                   the owners' delivery targets (admin); list --mine: the token owner's own
-  chronos version
+  chronos healthcheck [--url URL]   exit 0 if a server answers /healthz (container HEALTHCHECK)
+  chronos version [--json]          the module version, VCS revision and Go version
 
 Every flag has an environment fallback: --wake-url is CHRONOS_WAKE_URL, and so on; the
 alarm, admin and endpoint commands read only CHRONOS_SERVER and CHRONOS_TOKEN.
-Run "chronos <command> -h" for a command's flags.
+Run "chronos <command> -h" for a command's flags; help goes to stdout.
+
+Exit status: 0 success; 1 the command failed at run time (store, server, request);
+2 the command line is wrong (unknown command or flag, a missing argument).
 `
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(0)
+	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// execute runs one command line and reports its outcome: help on stdout, errors on one
+// line of stderr, and the exit status (flagenv.ExitUsage for a mistake on the command
+// line, flagenv.ExitRuntime for a failure).
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := run(ctx, args, stdout, stderr)
+	var help *flagenv.Help
+	if errors.As(err, &help) {
+		fmt.Fprint(stdout, help.Text)
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "chronos:", err)
-		os.Exit(1)
+	code := flagenv.ExitCode(err)
+	if code == 0 {
+		return 0
 	}
+	fmt.Fprintln(stderr, "chronos:", err)
+	var u *flagenv.UsageError
+	if errors.As(err, &u) {
+		cmd := u.Command
+		if cmd == "" {
+			cmd = "chronos"
+		}
+		fmt.Fprintf(stderr, "Run \"%s -h\" for usage.\n", cmd)
+	}
+	return code
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return errors.New("no command given")
+		return flagenv.Usagef(nil, "no command given")
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
@@ -75,21 +100,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cli.Admin(ctx, rest, cliWiring(), stdout, stderr)
 	case "endpoint":
 		return cli.Endpoint(ctx, rest, cliWiring(), stdout, stderr)
+	case "healthcheck":
+		return healthcheckCommand(ctx, rest, stdout, stderr)
 	case bench.WorkerCommand: // hidden: one node of `chronos bench --nodes K`
 		return benchWorkerCommand(ctx, rest, stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintln(stdout, "chronos", Version())
-		return nil
+		return versionCommand(rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	default:
-		fmt.Fprint(stderr, usage)
-		return fmt.Errorf("unknown command %q", cmd)
+		return flagenv.Usagef(nil, "unknown command %q (chronos -h lists them)", cmd)
 	}
 }
 
 // cliWiring is what the commands of package cli take from the binary.
 func cliWiring() cli.Wiring {
-	return cli.Wiring{Version: Version(), Open: openStore, DefaultStore: defaultStore}
+	return cli.Wiring{Version: Version(), Open: openExistingStore, DefaultStore: defaultStore}
 }

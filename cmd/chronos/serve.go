@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"go.uber.org/dig"
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 	"go.uber.org/zap"
@@ -31,7 +32,8 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if err := cfg.validate(); err != nil {
-		return fmt.Errorf("refusing to start:\n%w", err)
+		// A setting missing or out of range: the command line (or environment) to fix.
+		return flagenv.AsUsage(fs, fmt.Errorf("refusing to start:\n%w", err))
 	}
 	log, err := newLogger(cfg.LogFormat, cfg.LogLevel, stderr)
 	if err != nil {
@@ -39,11 +41,27 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	defer func() { _ = log.Sync() }()
 
+	// What fails for reasons outside chronos (a port in use, a store unreachable) is
+	// taken before fx builds anything: nothing has started when it fails, and the error
+	// is one line naming it, not an injection chain.
+	ln, err := listen(cfg)
+	if err != nil {
+		return err
+	}
+	openCtx, cancelOpen := context.WithTimeout(ctx, 30*time.Second)
+	store, err := openStore(openCtx, cfg.Store, !cfg.NoMigrate)
+	cancelOpen()
+	if err != nil {
+		ln.close()
+		return err
+	}
+
 	fxApp := fx.New(
-		fx.Supply(&cfg, log, fx.Annotate(stdout, fx.As(new(io.Writer)))),
+		fx.Supply(&cfg, log, ln, fx.Annotate(stdout, fx.As(new(io.Writer))), fx.Annotate(store, fx.As(new(ports.Store)))),
 		fx.WithLogger(func() fxevent.Logger {
 			l := &fxevent.ZapLogger{Logger: log.Named("fx")}
 			l.UseLogLevel(zapcore.DebugLevel)
+			l.UseErrorLevel(zapcore.DebugLevel) // the error is returned, and printed once
 			return l
 		}),
 		serveModule,
@@ -51,12 +69,15 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fx.StopTimeout(cfg.DrainTimeout+15*time.Second),
 	)
 	if err := fxApp.Err(); err != nil {
-		return err
+		ln.close()
+		_ = store.Close()
+		return dig.RootCause(err)
 	}
 	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := fxApp.Start(startCtx); err != nil {
-		return err
+		ln.close() // fx stopped what had started, the store included
+		return dig.RootCause(err)
 	}
 	<-ctx.Done()
 	log.Info("shutting down: no new claims; draining in-flight wakes", zap.Duration("drain_timeout", cfg.DrainTimeout))
@@ -69,20 +90,46 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // the store the URL names, and the HTTP servers. fx stops components in reverse start
 // order: the HTTP servers first, then the node drains, then the store closes.
 var serveModule = fx.Options(
-	fx.Provide(provideStore, provideWaker, provideMetrics, provideNode),
-	fx.Invoke(runNode, runHTTP, runMetricsListener),
+	fx.Provide(provideWaker, provideMetrics, provideNode),
+	fx.Invoke(closeStore, runNode, runHTTP, runMetricsListener),
 )
 
-func provideStore(lc fx.Lifecycle, cfg *serveConfig, log *zap.Logger) (ports.Store, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s, err := openStore(ctx, cfg.Store, !cfg.NoMigrate)
-	if err != nil {
-		return nil, err
-	}
+// closeStore closes the store serveCommand opened after everything else has stopped:
+// its hook is the first appended, so fx runs it last.
+func closeStore(lc fx.Lifecycle, s ports.Store, cfg *serveConfig, log *zap.Logger) {
 	lc.Append(fx.StopHook(func() error { return s.Close() }))
 	log.Info("store open", zap.String("store", redact(cfg.Store)), zap.Bool("database_clock", s.Capabilities().DatabaseClock), zap.Bool("wake_hints", s.Capabilities().WakeHints))
-	return s, nil
+}
+
+// listeners are serve's sockets, bound before anything starts.
+type listeners struct {
+	api     net.Listener
+	metrics net.Listener // nil without --metrics-listen
+}
+
+func listen(cfg serveConfig) (listeners, error) {
+	var ln listeners
+	var err error
+	if ln.api, err = net.Listen("tcp", cfg.Listen); err != nil {
+		return ln, fmt.Errorf("cannot listen on --listen %s: %w", cfg.Listen, rootCause(err))
+	}
+	if cfg.MetricsListen != "" {
+		if ln.metrics, err = net.Listen("tcp", cfg.MetricsListen); err != nil {
+			ln.close()
+			return ln, fmt.Errorf("cannot listen on --metrics-listen %s: %w", cfg.MetricsListen, rootCause(err))
+		}
+	}
+	return ln, nil
+}
+
+// close releases sockets that no server has taken over yet (Serve's Shutdown closes
+// them afterwards; closing twice is harmless).
+func (ln listeners) close() {
+	for _, l := range []net.Listener{ln.api, ln.metrics} {
+		if l != nil {
+			_ = l.Close()
+		}
+	}
 }
 
 func provideWaker(lc fx.Lifecycle, s ports.Store, m *metrics.Metrics, cfg *serveConfig, stdout io.Writer, log *zap.Logger) (ports.Waker, error) {
@@ -177,7 +224,7 @@ func runNode(lc fx.Lifecycle, n *chronos.Node, cfg *serveConfig, log *zap.Logger
 	})
 }
 
-func runHTTP(lc fx.Lifecycle, n *chronos.Node, cfg *serveConfig, log *zap.Logger) {
+func runHTTP(lc fx.Lifecycle, n *chronos.Node, ln listeners, cfg *serveConfig, log *zap.Logger) {
 	srv := &http.Server{
 		Handler:           n.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -187,16 +234,12 @@ func runHTTP(lc fx.Lifecycle, n *chronos.Node, cfg *serveConfig, log *zap.Logger
 	}
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
-			ln, err := net.Listen("tcp", cfg.Listen)
-			if err != nil {
-				return fmt.Errorf("listening on %s: %w", cfg.Listen, err)
-			}
 			if cfg.Dev {
 				devToken(ctx, n, log)
 			}
-			log.Info("chronos serving", zap.String("listen", ln.Addr().String()), zap.String("version", Version()), zap.Bool("dev", cfg.Dev), zap.Bool("ui", cfg.UI))
+			log.Info("chronos serving", zap.String("listen", ln.api.Addr().String()), zap.String("version", Version()), zap.Bool("dev", cfg.Dev), zap.Bool("ui", cfg.UI))
 			go func() {
-				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				if err := srv.Serve(ln.api); err != nil && !errors.Is(err, http.ErrServerClosed) {
 					log.Error("HTTP server stopped", zap.Error(err))
 				}
 			}()
@@ -212,8 +255,8 @@ func runHTTP(lc fx.Lifecycle, n *chronos.Node, cfg *serveConfig, log *zap.Logger
 
 // runMetricsListener serves /metrics alone on --metrics-listen, when given, so a
 // scraper can reach it on an address the API is not on.
-func runMetricsListener(lc fx.Lifecycle, m *metrics.Metrics, cfg *serveConfig, log *zap.Logger) {
-	if cfg.MetricsListen == "" {
+func runMetricsListener(lc fx.Lifecycle, m *metrics.Metrics, ln listeners, log *zap.Logger) {
+	if ln.metrics == nil {
 		return
 	}
 	mux := http.NewServeMux()
@@ -221,13 +264,9 @@ func runMetricsListener(lc fx.Lifecycle, m *metrics.Metrics, cfg *serveConfig, l
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
-			ln, err := net.Listen("tcp", cfg.MetricsListen)
-			if err != nil {
-				return fmt.Errorf("listening on --metrics-listen %s: %w", cfg.MetricsListen, err)
-			}
-			log.Info("metrics serving", zap.String("listen", ln.Addr().String()))
+			log.Info("metrics serving", zap.String("listen", ln.metrics.Addr().String()))
 			go func() {
-				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				if err := srv.Serve(ln.metrics); err != nil && !errors.Is(err, http.ErrServerClosed) {
 					log.Error("metrics server stopped", zap.Error(err))
 				}
 			}()

@@ -134,6 +134,10 @@ func TestRedactHidesPasswords(t *testing.T) {
 func TestTokenCreatePrintsTheTokenAloneOnTheLastLine(t *testing.T) {
 	store := "sqlite://" + t.TempDir() + "/t.db"
 	var out bytes.Buffer
+	if err := run(context.Background(), []string{"migrate", "--store", store}, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
 	if err := run(context.Background(), []string{"token", "create", "--owner", "alice", "--store", store}, &out, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}

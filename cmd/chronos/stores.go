@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/chronoshq/chronos/adapters/mysql"
@@ -15,6 +19,9 @@ import (
 type dialect struct {
 	open    func(ctx context.Context, url string, migrate bool) (ports.Store, error)
 	migrate func(ctx context.Context, url string) error
+	// path is the file a URL names, for the dialects whose store is a file; nil
+	// otherwise.
+	path func(url string) (string, error)
 }
 
 var dialects = map[string]dialect{
@@ -27,6 +34,7 @@ var dialects = map[string]dialect{
 			return sqlite.Open(ctx, url, sqlite.Options{Migrate: migrate, Clock: clock})
 		},
 		migrate: sqlite.Migrate,
+		path:    sqlite.ParseURL,
 	},
 	"postgres": {
 		open: func(ctx context.Context, url string, migrate bool) (ports.Store, error) {
@@ -66,9 +74,42 @@ func openStore(ctx context.Context, url string, migrate bool) (ports.Store, erro
 	}
 	s, err := d.open(ctx, url, migrate)
 	if err != nil {
-		return nil, fmt.Errorf("opening store %s: %w", redact(url), err)
+		return nil, fmt.Errorf("cannot open store %s: %w", redact(url), rootCause(err))
 	}
 	return s, nil
+}
+
+// openExistingStore is openStore for the commands other than serve and migrate: they
+// work on the store a server runs on, so a store that does not exist yet is a wrong
+// --store (or a command run from another directory), never one to create. Creating it
+// would leave a new database behind and, for `token create`, print a token the running
+// server answers with 401.
+func openExistingStore(ctx context.Context, url string, migrate bool) (ports.Store, error) {
+	if err := storeExists(url); err != nil {
+		return nil, err
+	}
+	return openStore(ctx, url, migrate)
+}
+
+// storeExists refuses a SQLite URL whose file is missing. A PostgreSQL or MySQL
+// database is never created by opening it: the server refuses a missing one itself.
+func storeExists(url string) error {
+	d, err := dialectOf(url)
+	if err != nil || d.path == nil {
+		return err
+	}
+	path, err := d.path(url)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		if abs, err := filepath.Abs(path); err == nil {
+			path = abs
+		}
+		return fmt.Errorf("store %s does not exist (no file %s): give the server's store with --store URL or CHRONOS_STORE; "+
+			"only chronos serve and chronos migrate create a store", redact(url), path)
+	}
+	return nil
 }
 
 func migrateStore(ctx context.Context, url string) error {
@@ -77,7 +118,7 @@ func migrateStore(ctx context.Context, url string) error {
 		return err
 	}
 	if err := d.migrate(ctx, url); err != nil {
-		return fmt.Errorf("migrating store %s: %w", redact(url), err)
+		return fmt.Errorf("cannot migrate store %s: %w", redact(url), rootCause(err))
 	}
 	return nil
 }

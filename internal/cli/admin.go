@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,9 +21,9 @@ const adminUsage = `Usage: chronos admin <subcommand> [flags]     (needs a token
             [--limit N] [--cursor C]
   alarm     ID
   events    ID [--limit N]
-  retry     ID | filter flags   retry a failed alarm, or every failed one the filter selects
-  cancel    ID | filter flags
-  delete    ID | filter flags   delete for good, history included
+  retry     ID | filter flags [--dry-run]   retry a failed alarm, or every failed one the filter selects
+  cancel    ID | filter flags [--dry-run]
+  delete    ID | filter flags [--dry-run]   delete for good, history included
   workers
   dispatch                     whether dispatch is paused
   pause                        stop every node from claiming alarms
@@ -33,27 +32,30 @@ const adminUsage = `Usage: chronos admin <subcommand> [flags]     (needs a token
 
 Filter flags (retry, cancel, delete): --owner --status --kind --label-prefix
 --failed-since (RFC 3339) --limit (default and max 10000 a call; "more" says call again).
+--dry-run prints how many alarms the filter selects and how many would change, and
+changes nothing.
 Every subcommand takes --server (env CHRONOS_SERVER, default ` + defaultServer + `),
---token (env CHRONOS_TOKEN) and --json (print the API's JSON answer).
+--token (env CHRONOS_TOKEN) and -o json (print the API's JSON answer; --json too).
+"chronos admin SUBCOMMAND -h" lists a subcommand's flags.
 `
 
 // Admin runs `chronos admin ARGS...`: the operator's /admin/v1 routes.
 func Admin(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(stderr, adminUsage)
-		if len(args) == 0 {
-			return errors.New("admin: give a subcommand")
-		}
-		return nil
+	sub, rest, err := subcommand("admin", adminUsage, args, stdout, stderr)
+	if sub == "" {
+		return err
 	}
-	sub, rest := args[0], args[1:]
 	fs := flagenv.NewNoEnv("admin "+sub, stderr)
 	f := apiFlags{version: wiring.Version}
 	f.register(fs)
+	return f.asUsage(fs, adminCommand(ctx, sub, rest, fs, &f, stdout, stderr))
+}
+
+func adminCommand(ctx context.Context, sub string, rest []string, fs *flag.FlagSet, f *apiFlags, stdout, stderr io.Writer) error {
 	admin := func(s *session) *client.Admin { return s.c.Admin() }
 	switch sub {
 	case "overview":
-		return noID(fs, &f, rest, stdout, func(s *session) error {
+		return noID(fs, f, rest, stdout, func(s *session) error {
 			o, err := admin(s).Overview(ctx)
 			if err != nil {
 				return err
@@ -61,9 +63,9 @@ func Admin(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.
 			return s.show(func(w io.Writer) error { return printOverview(w, o) })
 		})
 	case "alarms":
-		return adminAlarms(ctx, fs, &f, rest, stdout, stderr)
+		return adminAlarms(ctx, fs, f, rest, stdout, stderr)
 	case "alarm":
-		return withID(fs, &f, rest, stdout, func(s *session, id string) error {
+		return withID(fs, f, rest, stdout, func(s *session, id string) error {
 			a, err := admin(s).Alarm(ctx, id)
 			if err != nil {
 				return err
@@ -72,7 +74,7 @@ func Admin(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.
 		})
 	case "events":
 		limit := fs.Int("limit", 0, "at most this many events, oldest first (the server's default: up to 1000)")
-		return withID(fs, &f, rest, stdout, func(s *session, id string) error {
+		return withID(fs, f, rest, stdout, func(s *session, id string) error {
 			events, err := admin(s).Events(ctx, id, *limit)
 			if err != nil {
 				return err
@@ -80,9 +82,9 @@ func Admin(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.
 			return s.show(func(w io.Writer) error { return printEvents(w, events) })
 		})
 	case "retry", "cancel", "delete":
-		return adminAct(ctx, sub, fs, &f, rest, stdout)
+		return adminAct(ctx, sub, fs, f, rest, stdout)
 	case "workers":
-		return noID(fs, &f, rest, stdout, func(s *session) error {
+		return noID(fs, f, rest, stdout, func(s *session) error {
 			ws, err := admin(s).Workers(ctx)
 			if err != nil {
 				return err
@@ -95,7 +97,7 @@ func Admin(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.
 			"pause":    (*client.Admin).PauseDispatch,
 			"resume":   (*client.Admin).ResumeDispatch,
 		}[sub]
-		return noID(fs, &f, rest, stdout, func(s *session) error {
+		return noID(fs, f, rest, stdout, func(s *session) error {
 			d, err := call(admin(s), ctx)
 			if err != nil {
 				return err
@@ -108,7 +110,7 @@ func Admin(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.
 		})
 	case "retention":
 		run := fs.Bool("run", false, "run retention now instead of showing its settings")
-		return noID(fs, &f, rest, stdout, func(s *session) error {
+		return noID(fs, f, rest, stdout, func(s *session) error {
 			if *run {
 				r, err := admin(s).RunRetention(ctx)
 				if err != nil {
@@ -127,8 +129,7 @@ func Admin(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.
 			return s.show(func(w io.Writer) error { return printRetention(w, r) })
 		})
 	default:
-		fmt.Fprint(stderr, adminUsage)
-		return fmt.Errorf("admin: unknown subcommand %q", sub)
+		return unknownSubcommand("admin", adminUsage, sub, stderr)
 	}
 }
 
@@ -208,6 +209,7 @@ func adminAlarms(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []stri
 func adminAct(ctx context.Context, sub string, fs *flag.FlagSet, f *apiFlags, args []string, stdout io.Writer) error {
 	var ff filterFlags
 	ff.register(fs, "act on at most this many alarms in this call (the server's default and maximum when 0: 10000)")
+	dryRun := fs.Bool("dry-run", false, "change nothing: print how many alarms the filter selects and how many the action would change")
 	pos, err := parseAPIFlags(fs, args)
 	if err != nil {
 		return err
@@ -219,6 +221,8 @@ func adminAct(ctx context.Context, sub string, fs *flag.FlagSet, f *apiFlags, ar
 		return fmt.Errorf("admin %s: give an alarm id or filter flags, not both", sub)
 	case len(pos) == 0 && !ff.selects():
 		return fmt.Errorf("admin %s: give an alarm id, or at least one of --owner --status --kind --label-prefix --failed-since", sub)
+	case len(pos) == 1 && *dryRun:
+		return fmt.Errorf("admin %s: --dry-run is for filter flags; admin alarm ID shows the one alarm", sub)
 	}
 	since, err := ff.since()
 	if err != nil {
@@ -237,12 +241,21 @@ func adminAct(ctx context.Context, sub string, fs *flag.FlagSet, f *apiFlags, ar
 	}[sub]
 	res, err := bulk(a, ctx, client.BulkFilter{
 		Owner: ff.owner, Status: domain.Status(ff.status), Kind: domain.Kind(ff.kind),
-		LabelPrefix: ff.labelPrefix, FailedSince: since, Limit: ff.limit,
+		LabelPrefix: ff.labelPrefix, FailedSince: since, Limit: ff.limit, DryRun: *dryRun,
 	})
 	if err != nil {
 		return apiError(err)
 	}
 	return s.show(func(w io.Writer) error {
+		if res.DryRun {
+			more := ""
+			if res.More {
+				more = "; more match beyond --limit"
+			}
+			_, err := fmt.Fprintf(w, "dry run: %s would change %d of the %d alarms the filter selects%s; nothing was changed\n",
+				sub, res.Changed, res.Matched, more)
+			return err
+		}
 		l := newListing(w)
 		l.add("matched", res.Matched)
 		l.add("changed", res.Changed)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/chronoshq/chronos/client"
@@ -36,42 +35,46 @@ const alarmUsage = `Usage: chronos alarm <subcommand> [flags]
   upcoming ID [--count N]
   events   ID [--limit N]
   preview  --cron EXPR [--tz TZ] [--from T] [--count N]
+  backfill ID --from T --to T   deliver a cron series' past occurrences in [from, to]
 
 Times (T) are RFC 3339: 2030-01-02T15:04:05Z, or with an offset. --timezone is --tz.
 
 Every subcommand takes --server (env CHRONOS_SERVER, default ` + defaultServer + `),
---token (env CHRONOS_TOKEN) and --json (print the API's JSON answer).
+--token (env CHRONOS_TOKEN) and -o json (print the API's JSON answer; --json too).
+"chronos alarm SUBCOMMAND -h" lists a subcommand's flags.
 `
 
 // Alarm runs `chronos alarm ARGS...`: the owner's /v1 routes, as the token's owner.
 func Alarm(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(stderr, alarmUsage)
-		if len(args) == 0 {
-			return errors.New("alarm: give a subcommand")
-		}
-		return nil
+	sub, rest, err := subcommand("alarm", alarmUsage, args, stdout, stderr)
+	if sub == "" {
+		return err
 	}
-	sub, rest := args[0], args[1:]
 	fs := flagenv.NewNoEnv("alarm "+sub, stderr)
 	f := apiFlags{version: wiring.Version}
 	f.register(fs)
+	return f.asUsage(fs, alarm(ctx, sub, rest, fs, &f, stdout, stderr))
+}
+
+func alarm(ctx context.Context, sub string, rest []string, fs *flag.FlagSet, f *apiFlags, stdout, stderr io.Writer) error {
 	switch sub {
 	case "create":
-		return alarmCreate(ctx, fs, &f, rest, stdout)
+		return alarmCreate(ctx, fs, f, rest, stdout)
 	case "update":
-		return alarmUpdate(ctx, fs, &f, rest, stdout)
+		return alarmUpdate(ctx, fs, f, rest, stdout)
 	case "pause":
-		return alarmPause(ctx, fs, &f, rest, stdout)
+		return alarmPause(ctx, fs, f, rest, stdout)
 	case "upcoming":
-		return alarmUpcoming(ctx, fs, &f, rest, stdout)
+		return alarmUpcoming(ctx, fs, f, rest, stdout)
 	case "preview":
-		return alarmPreview(ctx, fs, &f, rest, stdout)
+		return alarmPreview(ctx, fs, f, rest, stdout)
+	case "backfill":
+		return alarmBackfill(ctx, fs, f, rest, stdout)
 	case "list":
-		return alarmList(ctx, fs, &f, rest, stdout, stderr)
+		return alarmList(ctx, fs, f, rest, stdout, stderr)
 	case "events":
 		limit := fs.Int("limit", 0, "at most this many events, oldest first (the server's default: up to 1000)")
-		return withID(fs, &f, rest, stdout, func(s *session, id string) error {
+		return withID(fs, f, rest, stdout, func(s *session, id string) error {
 			events, err := s.c.AlarmEvents(ctx, id, *limit)
 			if err != nil {
 				return err
@@ -87,10 +90,9 @@ func Alarm(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.
 		"trigger": (*client.Client).TriggerAlarm,
 	}[sub]
 	if !ok {
-		fmt.Fprint(stderr, alarmUsage)
-		return fmt.Errorf("alarm: unknown subcommand %q", sub)
+		return unknownSubcommand("alarm", alarmUsage, sub, stderr)
 	}
-	return withID(fs, &f, rest, stdout, func(s *session, id string) error {
+	return withID(fs, f, rest, stdout, func(s *session, id string) error {
 		a, err := action(s.c, ctx, id)
 		if err != nil {
 			return err
@@ -107,7 +109,7 @@ func withID(fs *flag.FlagSet, f *apiFlags, args []string, stdout io.Writer, do f
 		return err
 	}
 	if len(pos) != 1 || pos[0] == "" {
-		return fmt.Errorf("%s: give exactly one alarm id", strings.TrimPrefix(fs.Name(), "chronos "))
+		return flagenv.Usagef(fs, "give exactly one alarm id")
 	}
 	s, err := f.session(stdout)
 	if err != nil {
@@ -147,7 +149,7 @@ func noArgs(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return fmt.Errorf("%s: unexpected argument %q", strings.TrimPrefix(fs.Name(), "chronos "), pos[0])
+		return flagenv.Usagef(fs, "unexpected argument %q", pos[0])
 	}
 	return nil
 }
@@ -155,7 +157,7 @@ func noArgs(fs *flag.FlagSet, args []string) error {
 func alarmCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []string, stdout io.Writer) error {
 	in := fs.Duration("in", 0, "fire once after this long (a Go duration: 90s, 10m, 2h30m)")
 	at := fs.String("at", "", "fire once at this RFC 3339 time (2030-01-02T15:04:05Z, or with an offset)")
-	cron := fs.String("cron", "", `fire on this five-field cron expression ("0 9 * * 1-5")`)
+	cron := cronFlag(fs, `fire on this five-field cron expression ("0 9 * * 1-5")`)
 	tz := tzFlag(fs)
 	label := fs.String("label", "", "a label for people")
 	var payload payloadFlags
@@ -164,6 +166,7 @@ func alarmCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []stri
 	series.register(fs)
 	wake := fs.String("wake-message", "", "the message of the wake")
 	conv := fs.String("conversation", "", "conversation id the wake is for")
+	fs.StringVar(conv, "conversation-id", "", "the same as --conversation (the API's conversation_id)")
 	key := fs.String("idempotency-key", "", "repeat-safe key: a second create with it answers the first alarm")
 	maxFailures := fs.Int("max-failures", 0, "failed deliveries of one occurrence before giving up (the server's default when 0)")
 	atMostOnce := fs.Bool("at-most-once", false, "deliver each occurrence at most once instead of at least once")
@@ -225,6 +228,14 @@ func alarmCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []stri
 	})
 }
 
+// cronFlag registers --cron and its long spelling --cron-expr (the API's name) on one
+// value; given reports either as "cron".
+func cronFlag(fs *flag.FlagSet, usage string) *string {
+	cron := fs.String("cron", "", usage)
+	fs.StringVar(cron, "cron-expr", "", "the same as --cron (the API's cron_expr)")
+	return cron
+}
+
 // tzFlag registers --tz and its long spelling --timezone (the API's name) on one value.
 func tzFlag(fs *flag.FlagSet) *string {
 	tz := fs.String("tz", "", "the IANA zone --cron is read in (the server's default: UTC)")
@@ -266,9 +277,18 @@ func (p payloadFlags) read(cmd string, set map[string]bool) (json.RawMessage, er
 // set, so that a flag given as its zero value differs from one left out.
 func given(fs *flag.FlagSet) map[string]bool {
 	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	fs.Visit(func(fl *flag.Flag) {
+		set[fl.Name] = true
+		if short, ok := apiSpellings[fl.Name]; ok {
+			set[short] = true
+		}
+	})
 	return set
 }
+
+// apiSpellings are flags named as the API names the field, beside the shorter flag
+// that sets the same value.
+var apiSpellings = map[string]string{"cron-expr": "cron", "conversation-id": "conversation", "timezone": "tz"}
 
 func readPayloadFile(path string) ([]byte, error) {
 	if path == "-" {

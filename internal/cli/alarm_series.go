@@ -134,7 +134,7 @@ func alarmUpcoming(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []st
 }
 
 func alarmPreview(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []string, stdout io.Writer) error {
-	cron := fs.String("cron", "", `the five-field cron expression ("0 9 * * 1-5")`)
+	cron := cronFlag(fs, `the five-field cron expression ("0 9 * * 1-5")`)
 	tz := tzFlag(fs)
 	from := fs.String("from", "", "list occurrences after this RFC 3339 time (the server's now when left out)")
 	count := fs.Int("count", 0, "list this many, 1..100 (the server's default: 10)")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/chronoshq/chronos/client"
@@ -25,16 +26,53 @@ const defaultServer = "http://127.0.0.1:8080"
 type apiFlags struct {
 	server  string
 	token   string
-	json    bool
+	output  string // "table" (what people read) or "json"
 	timeout time.Duration
 	version string // not a flag: Wiring.Version, for the User-Agent
+	// contacted is set when the command sends its first request: an error before that
+	// is a mistake on the command line (exit 2), one after it a failure (exit 1).
+	contacted bool
 }
 
 func (f *apiFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.server, "server", defaultServer, "the chronos server's base URL (env CHRONOS_SERVER)")
 	fs.StringVar(&f.token, "token", "", "bearer token (env CHRONOS_TOKEN)")
-	fs.BoolVar(&f.json, "json", false, "print the API's JSON answer as it came, for scripts")
+	fs.StringVar(&f.output, "o", "table", "output: table (for people) or json (the API's JSON answer as it came, for scripts)")
+	fs.StringVar(&f.output, "output", "table", "the same as -o")
+	fs.Var(jsonFlag{&f.output}, "json", "the same as -o json")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "give up on a request after this long")
+}
+
+// jsonFlag is --json, kept as the short way to say -o json.
+type jsonFlag struct{ output *string }
+
+func (j jsonFlag) String() string {
+	if j.output != nil && *j.output == "json" {
+		return "true"
+	}
+	return "false"
+}
+
+func (j jsonFlag) Set(v string) error {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return err
+	}
+	if b {
+		*j.output = "json"
+	}
+	return nil
+}
+
+func (j jsonFlag) IsBoolFlag() bool { return true }
+
+// asUsage reports err as a mistake on the command line when the command failed before
+// it sent any request (see apiFlags.contacted).
+func (f *apiFlags) asUsage(fs *flag.FlagSet, err error) error {
+	if f.contacted {
+		return err
+	}
+	return flagenv.AsUsage(fs, err)
 }
 
 // errNoToken says where a token comes from, since the API answers nothing without one.
@@ -54,7 +92,7 @@ func parseAPIFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := flagenv.ParseFlags(fs, args); err != nil {
 			return nil, err
 		}
 		rest := fs.Args()
@@ -73,9 +111,11 @@ func parseAPIFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 type capture struct {
 	base http.RoundTripper
 	last []byte
+	sent *bool // apiFlags.contacted
 }
 
 func (c *capture) RoundTrip(req *http.Request) (*http.Response, error) {
+	*c.sent = true
 	res, err := c.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
@@ -98,23 +138,26 @@ type session struct {
 	stdout io.Writer
 }
 
-func (f apiFlags) session(stdout io.Writer) (*session, error) {
-	if f.token == "" {
+func (f *apiFlags) session(stdout io.Writer) (*session, error) {
+	switch {
+	case f.output != "table" && f.output != "json":
+		return nil, fmt.Errorf("-o %q: give table or json", f.output)
+	case f.token == "":
 		return nil, errNoToken
 	}
-	tap := &capture{base: http.DefaultTransport}
+	tap := &capture{base: http.DefaultTransport, sent: &f.contacted}
 	c, err := client.New(f.server, f.token,
 		client.WithHTTPClient(&http.Client{Transport: tap, Timeout: f.timeout}),
 		client.WithUserAgent("chronos-cli/"+f.version))
 	if err != nil {
 		return nil, err
 	}
-	return &session{c: c, flags: f, tap: tap, stdout: stdout}, nil
+	return &session{c: c, flags: *f, tap: tap, stdout: stdout}, nil
 }
 
-// show prints the answer: the API's JSON with --json, else what human draws.
+// show prints the answer: the API's JSON with -o json, else what human draws.
 func (s *session) show(human func(io.Writer) error) error {
-	if s.flags.json {
+	if s.flags.output == "json" {
 		out := s.tap.last
 		if len(out) == 0 || out[len(out)-1] != '\n' {
 			out = append(out, '\n')
@@ -148,4 +191,24 @@ func apiError(err error) error {
 		out += "\n  this needs an admin token: `chronos token create --owner NAME --admin`"
 	}
 	return errors.New(out)
+}
+
+// subcommand splits `chronos CMD SUB ARGS...`. "help", -h and --help print usage on
+// stdout and answer sub ""; so does a missing subcommand, on stderr, with a usage error.
+func subcommand(cmd, usage string, args []string, stdout, stderr io.Writer) (sub string, rest []string, err error) {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return "", nil, &flagenv.UsageError{Command: "chronos " + cmd, Err: fmt.Errorf("%s: give a subcommand", cmd)}
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(stdout, usage)
+		return "", nil, nil
+	}
+	return args[0], args[1:], nil
+}
+
+// unknownSubcommand refuses a subcommand cmd does not have, listing those it has.
+func unknownSubcommand(cmd, usage, sub string, stderr io.Writer) error {
+	fmt.Fprint(stderr, usage)
+	return &flagenv.UsageError{Command: "chronos " + cmd, Err: fmt.Errorf("%s: unknown subcommand %q", cmd, sub)}
 }

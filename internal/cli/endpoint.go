@@ -18,17 +18,19 @@ import (
 
 const endpointUsage = `Usage: chronos endpoint <subcommand> [flags]     (needs a token made with --admin)
 
-  create  --owner O --name N --url URL [--secret S ... | --secrets-file F]
-          [--delivery-timeout 10s] [--max-in-flight N] [--rate R] [--failure-url URL]
+  create  NAME --owner O --url URL [--secret S ... | --secrets-file F]
+          [--delivery-timeout 10s] [--max-in-flight N] [--rate-per-second R] [--failure-url URL]
+          (without --secret/--secrets-file the server makes a secret and it is printed once)
   list    [--owner O]            every owner's endpoints, or one owner's
   list    --mine                 the token owner's own, without secrets (any token)
-  get     --owner O NAME
-  update  --owner O NAME [--url URL] [--secret S ... | --secrets-file F] [--delivery-timeout D]
-          [--max-in-flight N] [--rate R] [--failure-url URL]; only the flags given change
+  get     NAME --owner O
+  update  NAME --owner O [--url URL] [--secret S ... | --secrets-file F] [--delivery-timeout D]
+          [--max-in-flight N] [--rate-per-second R] [--failure-url URL]; only the flags given change
           (--delivery-timeout 0: the server's; --failure-url "": none)
-  delete  --owner O NAME         alarms naming it keep the name; their wakes fail until
+  delete  NAME --owner O         alarms naming it keep the name; their wakes fail until
                                  an endpoint of that name exists again
 
+NAME may also be given as --name NAME. --rate is the old spelling of --rate-per-second.
 An owner's alarms name one of its endpoints (chronos alarm create --endpoint NAME); only
 an admin registers them. Secrets sign every wake, each of them: to rotate, update with
 the new and the old, then with the new alone once receivers have it. A new secret has at
@@ -38,31 +40,32 @@ your shell history and the process list: prefer --secrets-file (one secret a lin
 reads standard input).
 
 Every subcommand takes --server (env CHRONOS_SERVER, default ` + defaultServer + `),
---token (env CHRONOS_TOKEN) and --json (print the API's JSON answer).
+--token (env CHRONOS_TOKEN) and -o json (print the API's JSON answer; --json too).
+"chronos endpoint SUBCOMMAND -h" lists a subcommand's flags.
 `
 
 // Endpoint runs `chronos endpoint ARGS...`: the admin's endpoint routes, and the
 // owner's own list.
 func Endpoint(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(stderr, endpointUsage)
-		if len(args) == 0 {
-			return errors.New("endpoint: give a subcommand")
-		}
-		return nil
+	sub, rest, err := subcommand("endpoint", endpointUsage, args, stdout, stderr)
+	if sub == "" {
+		return err
 	}
-	sub, rest := args[0], args[1:]
 	fs := flagenv.NewNoEnv("endpoint "+sub, stderr)
 	f := apiFlags{version: wiring.Version}
 	f.register(fs)
+	return f.asUsage(fs, endpoint(ctx, sub, rest, fs, &f, stdout, stderr))
+}
+
+func endpoint(ctx context.Context, sub string, rest []string, fs *flag.FlagSet, f *apiFlags, stdout, stderr io.Writer) error {
 	owner := func() *string { return fs.String("owner", "", "the endpoint's owner, as its tokens name it") }
 	switch sub {
 	case "create":
-		return endpointCreate(ctx, fs, &f, owner(), rest, stdout)
+		return endpointCreate(ctx, fs, f, owner(), rest, stdout, stderr)
 	case "list":
 		o := owner()
 		mine := fs.Bool("mine", false, "the token owner's own endpoints (any token; no secrets)")
-		return noID(fs, &f, rest, stdout, func(s *session) error {
+		return noID(fs, f, rest, stdout, func(s *session) error {
 			if *mine {
 				if *o != "" {
 					return errors.New("endpoint list: give --mine or --owner, not both")
@@ -81,7 +84,7 @@ func Endpoint(ctx context.Context, args []string, wiring Wiring, stdout, stderr 
 		})
 	case "get":
 		o := owner()
-		return withName(fs, &f, o, rest, stdout, func(s *session, name string) error {
+		return withName(fs, f, o, rest, stdout, func(s *session, name string) error {
 			e, err := s.c.Admin().GetEndpoint(ctx, *o, name)
 			if err != nil {
 				return err
@@ -89,10 +92,10 @@ func Endpoint(ctx context.Context, args []string, wiring Wiring, stdout, stderr 
 			return s.show(func(w io.Writer) error { return printAdminEndpoint(w, e) })
 		})
 	case "update":
-		return endpointUpdate(ctx, fs, &f, owner(), rest, stdout)
+		return endpointUpdate(ctx, fs, f, owner(), rest, stdout, stderr)
 	case "delete":
 		o := owner()
-		return withName(fs, &f, o, rest, stdout, func(s *session, name string) error {
+		return withName(fs, f, o, rest, stdout, func(s *session, name string) error {
 			if err := s.c.Admin().DeleteEndpoint(ctx, *o, name); err != nil {
 				return err
 			}
@@ -102,30 +105,48 @@ func Endpoint(ctx context.Context, args []string, wiring Wiring, stdout, stderr 
 			})
 		})
 	default:
-		fmt.Fprint(stderr, endpointUsage)
-		return fmt.Errorf("endpoint: unknown subcommand %q", sub)
+		return unknownSubcommand("endpoint", endpointUsage, sub, stderr)
 	}
 }
 
 // withName parses a command on one endpoint (--owner and the name) and runs do, the
 // API's errors rewritten for the terminal.
 func withName(fs *flag.FlagSet, f *apiFlags, owner *string, args []string, stdout io.Writer, do func(*session, string) error) error {
-	pos, err := parseAPIFlags(fs, args)
+	name, err := parseName(fs, owner, args)
 	if err != nil {
 		return err
-	}
-	cmd := strings.TrimPrefix(fs.Name(), "chronos ")
-	switch {
-	case len(pos) != 1:
-		return fmt.Errorf("%s: give the endpoint's name (one argument)", cmd)
-	case *owner == "":
-		return fmt.Errorf("%s: give the endpoint's --owner", cmd)
 	}
 	s, err := f.session(stdout)
 	if err != nil {
 		return err
 	}
-	return apiError(do(s, pos[0]))
+	return apiError(do(s, name))
+}
+
+// parseName parses the flags and the endpoint's name: one argument, or --name (the
+// spelling create once required, kept for scripts), and --owner.
+func parseName(fs *flag.FlagSet, owner *string, args []string) (string, error) {
+	nameFlag := fs.String("name", "", "the endpoint's name, the same as the NAME argument")
+	pos, err := parseAPIFlags(fs, args)
+	if err != nil {
+		return "", err
+	}
+	name := *nameFlag
+	switch {
+	case len(pos) > 1:
+		return "", flagenv.Usagef(fs, "give one endpoint name, got %q", pos)
+	case len(pos) == 1 && name != "" && pos[0] != name:
+		return "", flagenv.Usagef(fs, "give the name once: %q or --name %q", pos[0], name)
+	case len(pos) == 1:
+		name = pos[0]
+	}
+	switch {
+	case name == "":
+		return "", flagenv.Usagef(fs, "give the endpoint's name (NAME, or --name NAME)")
+	case *owner == "":
+		return "", flagenv.Usagef(fs, "give the endpoint's --owner")
+	}
+	return name, nil
 }
 
 // endpointFlags are the fields create and update set.
@@ -144,8 +165,17 @@ func (ef *endpointFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&ef.secretsFile, "secrets-file", "", "read the secrets from this file, one a line (- for standard input)")
 	fs.DurationVar(&ef.timeout, "delivery-timeout", 0, "bound on one delivery to it, 100ms to 5m (0: the server's --delivery-timeout)")
 	fs.IntVar(&ef.maxInFlight, "max-in-flight", 0, "the endpoint's wakes in flight on one node at most (0: no cap of its own)")
-	fs.Float64Var(&ef.rate, "rate", 0, "the endpoint's wakes started per second on one node at most (0: unpaced)")
+	fs.Float64Var(&ef.rate, "rate-per-second", 0, "the endpoint's wakes started per second on one node at most (0: unpaced)")
+	fs.Float64Var(&ef.rate, "rate", 0, "deprecated: the old name of --rate-per-second")
 	fs.StringVar(&ef.failureURL, "failure-url", "", "where to notify when one of its alarms fails (\"\": none)")
+}
+
+// rateGiven reports --rate-per-second, or its old name --rate with a warning on stderr.
+func rateGiven(set map[string]bool, stderr io.Writer) bool {
+	if set["rate"] {
+		fmt.Fprintln(stderr, "chronos: --rate is deprecated: say --rate-per-second, the API's rate_per_second")
+	}
+	return set["rate"] || set["rate-per-second"]
 }
 
 // secretList is the secrets given, from --secret or --secrets-file (never both); nil
@@ -184,28 +214,28 @@ func (ef *endpointFlags) secretList(cmd string, set map[string]bool) ([]string, 
 	return out, nil
 }
 
-func endpointCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, owner *string, args []string, stdout io.Writer) error {
-	name := fs.String("name", "", "the endpoint's name, unique per owner: what alarms name (a-z, 0-9, _ and -)")
+func endpointCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, owner *string, args []string, stdout, stderr io.Writer) error {
 	var ef endpointFlags
 	ef.register(fs)
-	if err := noArgs(fs, args); err != nil {
+	name, err := parseName(fs, owner, args)
+	if err != nil {
 		return err
 	}
-	secrets, err := ef.secretList("endpoint create", given(fs))
+	set := given(fs)
+	rateGiven(set, stderr)
+	secrets, err := ef.secretList("endpoint create", set)
 	if err != nil {
 		return err
 	}
 	switch {
-	case *owner == "":
-		return errors.New("endpoint create: give the endpoint's --owner")
-	case *name == "" || ef.url == "":
-		return errors.New("endpoint create: give --name and --url")
+	case ef.url == "":
+		return flagenv.Usagef(fs, "give --url")
 	}
 	s, err := f.session(stdout)
 	if err != nil {
 		return err
 	}
-	e, err := s.c.Admin().CreateEndpoint(ctx, *owner, client.CreateEndpoint{Name: *name, URL: ef.url, Secrets: secrets,
+	e, err := s.c.Admin().CreateEndpoint(ctx, *owner, client.CreateEndpoint{Name: name, URL: ef.url, Secrets: secrets,
 		Timeout: ef.timeout, MaxInFlight: ef.maxInFlight, RatePerSecond: ef.rate, FailureURL: ef.failureURL})
 	if err != nil {
 		return apiError(err)
@@ -213,7 +243,7 @@ func endpointCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, owner *s
 	return s.show(func(w io.Writer) error { return printAdminEndpoint(w, e) })
 }
 
-func endpointUpdate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, owner *string, args []string, stdout io.Writer) error {
+func endpointUpdate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, owner *string, args []string, stdout, stderr io.Writer) error {
 	var ef endpointFlags
 	ef.register(fs)
 	return withName(fs, f, owner, args, stdout, func(s *session, name string) error {
@@ -236,7 +266,7 @@ func endpointUpdate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, owner *s
 		if set["max-in-flight"] {
 			req.MaxInFlight = &ef.maxInFlight
 		}
-		if set["rate"] {
+		if rateGiven(set, stderr) {
 			req.RatePerSecond = &ef.rate
 		}
 		if reflect.ValueOf(req).IsZero() { // a mistake on the command line, not a request to send

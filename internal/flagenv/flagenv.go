@@ -6,6 +6,7 @@
 package flagenv
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,13 +31,14 @@ func flagSet(name string, stderr io.Writer, withEnv bool) *flag.FlagSet {
 	fs := flag.NewFlagSet("chronos "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage of chronos %s:\n", name)
+		w := fs.Output()
+		fmt.Fprintf(w, "Usage of chronos %s:\n", name)
 		fs.VisitAll(func(f *flag.Flag) {
 			env := ""
 			if withEnv {
 				env = "env " + EnvName(f.Name) + ", "
 			}
-			fmt.Fprintf(stderr, "  --%s (%sdefault %q)\n      %s\n", f.Name, env, f.DefValue, f.Usage)
+			fmt.Fprintf(w, "  --%s (%sdefault %q)\n      %s\n", f.Name, env, f.DefValue, f.Usage)
 		})
 	}
 	return fs
@@ -49,6 +51,7 @@ func EnvName(flagName string) string {
 
 // Parse applies CHRONOS_* environment values, then the command line, which wins. A bad
 // environment value is an error naming the variable; so is any argument left over.
+// Errors and help come back as ParseFlags returns them.
 func Parse(fs *flag.FlagSet, args []string) error {
 	var err error
 	fs.VisitAll(func(f *flag.Flag) {
@@ -67,13 +70,53 @@ func Parse(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return Usagef(fs, "unexpected argument %q", fs.Arg(0))
 	}
 	return nil
+}
+
+// ParseCommandLine is Parse without the environment, for flag sets made with NewNoEnv.
+func ParseCommandLine(fs *flag.FlagSet, args []string) error {
+	if err := ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return Usagef(fs, "unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// ParseFlags parses the command line alone and prints nothing: -h comes back as a
+// *Help (errors.Is flag.ErrHelp) holding the usage, for the caller to print on
+// stdout; a bad flag as a *UsageError. Arguments after the flags stay in fs.Args().
+func ParseFlags(fs *flag.FlagSet, args []string) error {
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		return &Help{Text: UsageText(fs)}
+	}
+	return Usagef(fs, "%v", err)
+}
+
+// UsageText is what fs.Usage prints.
+func UsageText(fs *flag.FlagSet) string {
+	var b strings.Builder
+	out := fs.Output()
+	fs.SetOutput(&b)
+	fs.Usage()
+	fs.SetOutput(out)
+	return b.String()
 }
 
 // List is a repeatable flag: each use adds a value. Its environment variable gives one

@@ -255,6 +255,7 @@ type bulkView struct {
 	Matched int  `json:"matched"`
 	Changed int  `json:"changed"`
 	More    bool `json:"more"`
+	DryRun  bool `json:"dry_run"`
 }
 
 func (e *env) bulk(action, body string) bulkView {
@@ -295,6 +296,36 @@ func TestAdminBulk(t *testing.T) {
 	expectError(t, e.as(e.ops, "POST", "/admin/v1/alarms/delete", `{"owner":"bob","limit":10001}`), http.StatusBadRequest, "invalid_argument", "limit")
 	expectError(t, e.as(e.ops, "POST", "/admin/v1/alarms/cancel", `{"owner":"bob","colour":"red"}`), http.StatusBadRequest, "invalid_request", "colour")
 	expectError(t, e.as(e.ops, "POST", "/admin/v1/alarms/retry", `{"status":"done"}`), http.StatusBadRequest, "invalid_argument", "status")
+}
+
+// A dry run says what the bulk action would select and change, and changes nothing:
+// the real action afterwards still finds every alarm as it was.
+func TestAdminBulkDryRun(t *testing.T) {
+	e := newEnv(t)
+	for range 3 {
+		e.failed(e.bob, "batch")
+	}
+	active := e.create(e.bob, onceIn60s)
+	for _, c := range []struct {
+		action, body string
+		want         bulkView
+	}{
+		{"retry", `{"owner":"bob","dry_run":true}`, bulkView{Matched: 4, Changed: 3, DryRun: true}},
+		{"retry", `{"owner":"bob","limit":2,"dry_run":true}`, bulkView{Matched: 2, Changed: 1, More: true, DryRun: true}}, // newest first: the active one and a failed one
+		{"cancel", `{"owner":"bob","dry_run":true}`, bulkView{Matched: 4, Changed: 1, DryRun: true}},
+		{"delete", `{"owner":"bob","dry_run":true}`, bulkView{Matched: 4, Changed: 4, DryRun: true}},
+	} {
+		if got := e.bulk(c.action, c.body); got != c.want {
+			t.Errorf("%s %s = %+v, want %+v", c.action, c.body, got, c.want)
+		}
+	}
+	if got := e.bulk("retry", `{"owner":"bob"}`); got != (bulkView{Matched: 4, Changed: 3}) {
+		t.Errorf("the real retry after the dry runs = %+v, want the 3 failed alarms changed", got)
+	}
+	if a := decodeAlarm(t, e.as(e.bob, "GET", "/v1/alarms/"+active.ID, "")); a.Status != "active" {
+		t.Errorf("the active alarm is %s after dry runs of cancel and delete", a.Status)
+	}
+	expectError(t, e.as(e.ops, "POST", "/admin/v1/alarms/delete", `{"dry_run":true}`), http.StatusBadRequest, "invalid_argument", "filter")
 }
 
 type dispatchView struct {

@@ -232,6 +232,13 @@ func CreateTokenWith(t *testing.T, bin, store, owner string, extra ...string) st
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if strings.HasPrefix(store, "sqlite://") {
+		// token create refuses a SQLite file that does not exist yet (only serve and
+		// migrate create a store); the tests make tokens before the first node starts.
+		if out, err := exec.CommandContext(ctx, bin, "migrate", "--store", store).CombinedOutput(); err != nil {
+			t.Fatalf("migrate: %v\n%s", err, out)
+		}
+	}
 	args := append([]string{"token", "create", "--owner", owner, "--store", store}, extra...)
 	out, err := exec.CommandContext(ctx, bin, args...).Output()
 	if err != nil {

@@ -23,6 +23,7 @@ type Admin interface {
 	Cancel(ctx context.Context, id, by string) (domain.Alarm, error)
 	Delete(ctx context.Context, id, by string) (ports.Deleted, error)
 	Bulk(ctx context.Context, action domain.BulkAction, f ports.AdminFilter, limit int, by string) (domain.BulkResult, error)
+	BulkDryRun(ctx context.Context, action domain.BulkAction, f ports.AdminFilter, limit int) (domain.BulkResult, error)
 	Workers(ctx context.Context) ([]domain.WorkerHealth, error)
 	Dispatch(ctx context.Context) (domain.DispatchState, error)
 	PauseDispatch(ctx context.Context, by string) (domain.DispatchState, error)
