@@ -62,7 +62,7 @@ func Token(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.
 		})
 	case "list":
 		return withTokens(func(t *app.Tokens) error {
-			toks, err := t.List(ctx)
+			toks, err := t.List(ctx, "")
 			if err != nil {
 				return err
 			}
