@@ -200,7 +200,7 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 		Defaults: domain.Defaults{MaxFailures: maxFailures}, HintWindow: dc.Tick, Quota: quota,
 	}, log.Named("alarms"))
 	n.limiter = app.NewRateLimiter(cfg.RateLimit, nil, metrics)
-	n.tokens = app.NewTokens(store, n.clock)
+	n.tokens = app.NewTokens(store, n.clock).WithLogger(log.Named("tokens"))
 	n.eps = app.NewEndpoints(store, n.clock, log.Named("endpoints"))
 	n.gate = app.NewDispatchGate(store, dc.Tick, metrics, log.Named("dispatch-gate"))
 	var err error
@@ -323,7 +323,7 @@ func (n *Node) Retention() *app.Retention { return n.ret }
 // Mount it on your own server; it serves once Start has returned.
 func (n *Node) Handler() http.Handler {
 	opts := httpapi.Options{
-		Logger: n.log.Named("http"), Admin: n.admin, Endpoints: n.eps, ShowPayloads: n.cfg.ShowPayloads,
+		Logger: n.log.Named("http"), Admin: n.admin, Endpoints: n.eps, Tokens: n.tokens, ShowPayloads: n.cfg.ShowPayloads,
 		Metrics: n.cfg.Metrics, MetricsHandler: n.cfg.MetricsHandler,
 	}
 	if n.limiter != nil { // none: not even a call per request

@@ -65,12 +65,6 @@ func (s *Tokens) WithLogger(log *zap.Logger) *Tokens {
 // MaxTokenNote is the longest note a token may carry, in characters.
 const MaxTokenNote = 200
 
-// NewToken is what Issue makes a token of.
-type NewToken struct {
-	Owner string
-	Scope domain.Scope // "" is domain.ScopeOwner
-	Note  string       // what the token is for; optional
-}
 
 // HashToken is the stored form of a token.
 func HashToken(plain string) string {
@@ -81,25 +75,25 @@ func HashToken(plain string) string {
 // Create makes a token for owner with the given scope ("" is domain.ScopeOwner) and no
 // note: Issue's shorthand.
 func (s *Tokens) Create(ctx context.Context, owner string, scope domain.Scope) (string, domain.Token, error) {
-	return s.Issue(ctx, NewToken{Owner: owner, Scope: scope})
+	return s.Issue(ctx, owner, scope, "")
 }
 
-// Issue makes a token and returns it in plain text: the only time it exists (the store
+// Issue makes a token for owner with scope ("" is domain.ScopeOwner) and note (what it
+// is for; "" for none) and returns it in plain text: the only time it exists (the store
 // keeps its hash). Who may issue which scope is the caller's to check: the admin API
 // lets only an admin token reach it.
-func (s *Tokens) Issue(ctx context.Context, req NewToken) (string, domain.Token, error) {
-	scope := req.Scope
+func (s *Tokens) Issue(ctx context.Context, owner string, scope domain.Scope, note string) (string, domain.Token, error) {
 	if scope == "" {
 		scope = domain.ScopeOwner
 	}
 	if !scope.Valid() {
 		return "", domain.Token{}, &domain.ValidationError{Field: "scope", Message: fmt.Sprintf("must be %q, %q or %q, got %q", domain.ScopeOwner, domain.ScopeAdmin, domain.ScopeAdminRead, scope)}
 	}
-	owner := strings.TrimSpace(req.Owner)
+	owner = strings.TrimSpace(owner)
 	if err := validateTokenOwner(owner); err != nil {
 		return "", domain.Token{}, err
 	}
-	note := strings.TrimSpace(req.Note)
+	note = strings.TrimSpace(note)
 	if err := validateTokenNote(note); err != nil {
 		return "", domain.Token{}, err
 	}
