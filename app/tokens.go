@@ -65,7 +65,6 @@ func (s *Tokens) WithLogger(log *zap.Logger) *Tokens {
 // MaxTokenNote is the longest note a token may carry, in characters.
 const MaxTokenNote = 200
 
-
 // HashToken is the stored form of a token.
 func HashToken(plain string) string {
 	sum := sha256.Sum256([]byte(plain))
