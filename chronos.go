@@ -222,7 +222,8 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	n.sampler = app.NewCountSampler(store, metrics, worker, countSampleInterval, dc.Lease, log.Named("count-sampler"))
 	n.upkeep = app.NewMaintenance(store, 0, log.Named("maintenance"))
 	if cfg.Dashboard {
-		if n.ui, err = webui.New(n.admin, n.tokens, store, webui.Options{ShowPayloads: cfg.ShowPayloads, Logger: log.Named("ui")}); err != nil {
+		if n.ui, err = webui.New(n.admin, n.tokens, store, webui.Options{ShowPayloads: cfg.ShowPayloads, Logger: log.Named("ui"),
+			Tokens: n.tokens, Endpoints: n.eps}); err != nil {
 			return nil, err
 		}
 	}

@@ -97,7 +97,8 @@ func New(t testing.TB, opts Options) *Server {
 	api := httpapi.New(s.Alarms, s.Tokens, store, apiOpts)
 	s.Handler = api
 	if opts.Dashboard {
-		if s.UI, err = webui.New(s.Admin, s.Tokens, store, webui.Options{ShowPayloads: opts.ShowPayloads}); err != nil {
+		if s.UI, err = webui.New(s.Admin, s.Tokens, store, webui.Options{ShowPayloads: opts.ShowPayloads,
+			Tokens: s.Tokens, Endpoints: s.Endpoints}); err != nil {
 			t.Fatal(err)
 		}
 		mux := http.NewServeMux()
