@@ -76,8 +76,16 @@ func Token(ctx context.Context, args []string, wiring Wiring, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	// A flag of the other mode on the command line is a mistake worth saying; the same
+	// in the environment (a shell with CHRONOS_TOKEN exported) is not.
 	if onServer {
+		if onCommandLine["no-migrate"] {
+			return errors.New("token: --no-migrate is for --store; a server migrates its own store")
+		}
 		return tokenOverAPI(ctx, sub, f, stdout)
+	}
+	if onCommandLine["token"] {
+		return errors.New("token: --token is for --server; on --store no token is needed")
 	}
 	return tokenOnStore(ctx, sub, f, wiring, stdout)
 }

@@ -24,9 +24,6 @@ type tokenBackend interface {
 
 // tokenOverAPI runs sub against --server with the admin token of --token.
 func tokenOverAPI(ctx context.Context, sub string, f tokenFlags, stdout io.Writer) error {
-	if f.noMigrate {
-		return errors.New("token: --no-migrate is for --store; a server migrates its own store")
-	}
 	if f.api.token == "" {
 		return errors.New("token: --server needs an admin token: pass --token or set CHRONOS_TOKEN " +
 			"(the first one is made on the store: chronos token create --store URL --owner NAME --admin)")
@@ -40,9 +37,6 @@ func tokenOverAPI(ctx context.Context, sub string, f tokenFlags, stdout io.Write
 
 // tokenOnStore runs sub on --store, migrating it first unless --no-migrate.
 func tokenOnStore(ctx context.Context, sub string, f tokenFlags, wiring Wiring, stdout io.Writer) error {
-	if f.api.token != "" {
-		return errors.New("token: --token is for --server; on --store no token is needed")
-	}
 	s, err := wiring.Open(ctx, f.store, !f.noMigrate)
 	if err != nil {
 		return err

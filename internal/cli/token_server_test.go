@@ -157,9 +157,11 @@ func TestTokenHelp(t *testing.T) {
 	}
 }
 
-// On the store, -o json has the API's shape too, and --note and list --owner work.
+// On the store, -o json has the API's shape too, and --note and list --owner work. A
+// CHRONOS_TOKEN exported for the API does not get in the way.
 func TestTokenOnTheStoreJSON(t *testing.T) {
 	s := newTokenServer(t)
+	t.Setenv("CHRONOS_TOKEN", s.admin)
 	out, _, err := s.run(t, "create", "--owner", "ops", "--admin", "--note", "first admin", "-o", "json")
 	var issued map[string]any
 	if err != nil || json.Unmarshal([]byte(out), &issued) != nil || !strings.HasPrefix(issued["token"].(string), "chr_") ||
