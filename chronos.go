@@ -200,7 +200,7 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 		Defaults: domain.Defaults{MaxFailures: maxFailures}, HintWindow: dc.Tick, Quota: quota,
 	}, log.Named("alarms"))
 	n.limiter = app.NewRateLimiter(cfg.RateLimit, nil, metrics)
-	n.tokens = app.NewTokens(store, n.clock)
+	n.tokens = app.NewTokens(store, n.clock).WithLogger(log.Named("tokens"))
 	n.eps = app.NewEndpoints(store, n.clock, log.Named("endpoints"))
 	n.gate = app.NewDispatchGate(store, dc.Tick, metrics, log.Named("dispatch-gate"))
 	var err error
@@ -222,7 +222,8 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	n.sampler = app.NewCountSampler(store, metrics, worker, countSampleInterval, dc.Lease, log.Named("count-sampler"))
 	n.upkeep = app.NewMaintenance(store, 0, log.Named("maintenance"))
 	if cfg.Dashboard {
-		if n.ui, err = webui.New(n.admin, n.tokens, store, webui.Options{ShowPayloads: cfg.ShowPayloads, Logger: log.Named("ui")}); err != nil {
+		if n.ui, err = webui.New(n.admin, n.tokens, store, webui.Options{ShowPayloads: cfg.ShowPayloads, Logger: log.Named("ui"),
+			Tokens: n.tokens, Endpoints: n.eps}); err != nil {
 			return nil, err
 		}
 	}
@@ -323,7 +324,7 @@ func (n *Node) Retention() *app.Retention { return n.ret }
 // Mount it on your own server; it serves once Start has returned.
 func (n *Node) Handler() http.Handler {
 	opts := httpapi.Options{
-		Logger: n.log.Named("http"), Admin: n.admin, Endpoints: n.eps, ShowPayloads: n.cfg.ShowPayloads,
+		Logger: n.log.Named("http"), Admin: n.admin, Endpoints: n.eps, Tokens: n.tokens, ShowPayloads: n.cfg.ShowPayloads,
 		Metrics: n.cfg.Metrics, MetricsHandler: n.cfg.MetricsHandler,
 	}
 	if n.limiter != nil { // none: not even a call per request

@@ -48,3 +48,15 @@ func (c *tokenCache) put(hash string, t domain.Token, now time.Time) {
 	}
 	c.entries[hash] = cachedToken{token: t, expires: now.Add(c.ttl)}
 }
+
+// forget drops the entry of the token with this id, so a revoke on this node takes
+// effect at once here (other nodes wait for their entry to expire).
+func (c *tokenCache) forget(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for hash, e := range c.entries {
+		if e.token.ID == id {
+			delete(c.entries, hash)
+		}
+	}
+}

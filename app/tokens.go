@@ -7,7 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"go.uber.org/zap"
 
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -24,10 +29,19 @@ const TokenPrefix = "chr_"
 // therefore stops working within TokenCacheTTL. Unknown and revoked tokens are never
 // remembered: a token created a moment ago works at once, and a revoked one is checked
 // against the store every time after its entry expires.
+//
+// A token's LastUsedAt is recorded to the minute (domain.TokenUseResolution): when the
+// stored stamp read on a cache miss is older than that, a background write moves it to
+// now, so an authentication never waits for a write, and a busy token costs a write a
+// minute, not one a request.
 type Tokens struct {
 	store ports.Store
 	clock ports.Clock
 	cache *tokenCache
+	log   *zap.Logger
+
+	mu       sync.Mutex
+	touching map[string]bool // ids whose use is being recorded
 }
 
 // TokenCacheTTL is how long a valid token is trusted without asking the store: the
@@ -36,8 +50,20 @@ const TokenCacheTTL = time.Second
 
 // NewTokens builds the token use cases.
 func NewTokens(store ports.Store, clock ports.Clock) *Tokens {
-	return &Tokens{store: store, clock: clock, cache: newTokenCache(TokenCacheTTL, 10_000)}
+	return &Tokens{store: store, clock: clock, cache: newTokenCache(TokenCacheTTL, 10_000), log: zap.NewNop(),
+		touching: map[string]bool{}}
 }
+
+// WithLogger makes failures to record a token's use go to log (they fail nothing).
+func (s *Tokens) WithLogger(log *zap.Logger) *Tokens {
+	if log != nil {
+		s.log = log
+	}
+	return s
+}
+
+// MaxTokenNote is the longest note a token may carry, in characters.
+const MaxTokenNote = 200
 
 // HashToken is the stored form of a token.
 func HashToken(plain string) string {
@@ -45,9 +71,17 @@ func HashToken(plain string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Create makes a token for owner with the given scope ("" is domain.ScopeOwner) and
-// returns it in plain text: the only time it exists.
+// Create makes a token for owner with the given scope ("" is domain.ScopeOwner) and no
+// note: Issue's shorthand.
 func (s *Tokens) Create(ctx context.Context, owner string, scope domain.Scope) (string, domain.Token, error) {
+	return s.Issue(ctx, owner, scope, "")
+}
+
+// Issue makes a token for owner with scope ("" is domain.ScopeOwner) and note (what it
+// is for; "" for none) and returns it in plain text: the only time it exists (the store
+// keeps its hash). Who may issue which scope is the caller's to check: the admin API
+// lets only an admin token reach it.
+func (s *Tokens) Issue(ctx context.Context, owner string, scope domain.Scope, note string) (string, domain.Token, error) {
 	if scope == "" {
 		scope = domain.ScopeOwner
 	}
@@ -55,11 +89,12 @@ func (s *Tokens) Create(ctx context.Context, owner string, scope domain.Scope) (
 		return "", domain.Token{}, &domain.ValidationError{Field: "scope", Message: fmt.Sprintf("must be %q, %q or %q, got %q", domain.ScopeOwner, domain.ScopeAdmin, domain.ScopeAdminRead, scope)}
 	}
 	owner = strings.TrimSpace(owner)
-	if owner == "" {
-		return "", domain.Token{}, &domain.ValidationError{Field: "owner", Message: "is required"}
+	if err := validateTokenOwner(owner); err != nil {
+		return "", domain.Token{}, err
 	}
-	if len(owner) > 200 {
-		return "", domain.Token{}, &domain.ValidationError{Field: "owner", Message: "is longer than 200 characters"}
+	note = strings.TrimSpace(note)
+	if err := validateTokenNote(note); err != nil {
+		return "", domain.Token{}, err
 	}
 	plain := TokenPrefix + randomString(32)
 	t := domain.Token{
@@ -67,6 +102,7 @@ func (s *Tokens) Create(ctx context.Context, owner string, scope domain.Scope) (
 		Owner:     owner,
 		Scope:     scope,
 		Hash:      HashToken(plain),
+		Note:      note,
 		CreatedAt: s.clock.Now(),
 	}
 	if err := s.store.CreateToken(ctx, t); err != nil {
@@ -106,11 +142,80 @@ func (s *Tokens) AuthenticateHash(ctx context.Context, hash string) (domain.Toke
 		return domain.Token{}, domain.ErrUnauthenticated
 	}
 	s.cache.put(hash, t, now)
+	s.noteUse(t, now)
 	return t, nil
 }
 
-// List returns every token (hashes only), oldest first.
-func (s *Tokens) List(ctx context.Context) ([]domain.Token, error) { return s.store.ListTokens(ctx) }
+// noteUse records in the background that t was used at now, when its stored stamp is
+// older than domain.TokenUseResolution; one write at a time per token. The store's
+// conditional write keeps nodes that race from writing twice.
+func (s *Tokens) noteUse(t domain.Token, now time.Time) {
+	staleBefore := now.Add(-domain.TokenUseResolution)
+	if !t.LastUsedAt.IsZero() && !t.LastUsedAt.Before(staleBefore) {
+		return
+	}
+	s.mu.Lock()
+	if s.touching[t.ID] {
+		s.mu.Unlock()
+		return
+	}
+	s.touching[t.ID] = true
+	s.mu.Unlock()
+	go func() {
+		defer func() { s.mu.Lock(); delete(s.touching, t.ID); s.mu.Unlock() }()
+		ctx, cancel := context.WithTimeout(context.Background(), touchTimeout)
+		defer cancel()
+		if err := s.store.TouchToken(ctx, t.ID, now, staleBefore); err != nil {
+			s.log.Warn("recording a token's last use", zap.String("token", t.ID), zap.Error(err))
+		}
+	}()
+}
 
-// Revoke disables a token; revoking twice is fine.
-func (s *Tokens) Revoke(ctx context.Context, id string) error { return s.store.RevokeToken(ctx, id) }
+// touchTimeout bounds the background write of a token's last use.
+const touchTimeout = 5 * time.Second
+
+// List returns the owner's tokens, or every token when owner is "" (hashes only, never
+// a secret), oldest first.
+func (s *Tokens) List(ctx context.Context, owner string) ([]domain.Token, error) {
+	return s.store.ListTokens(ctx, owner)
+}
+
+// Revoke disables a token; revoking twice is fine. Nodes that authenticated it in the
+// last TokenCacheTTL keep accepting it until their entry expires.
+func (s *Tokens) Revoke(ctx context.Context, id string) error {
+	if err := s.store.RevokeToken(ctx, id); err != nil {
+		return err
+	}
+	s.cache.forget(id)
+	return nil
+}
+
+// validateTokenOwner is the rule for an owner a token can have: 1 to 200 bytes of UTF-8
+// without control characters (the API's {owner} path parameters take the same).
+func validateTokenOwner(owner string) error {
+	switch {
+	case owner == "":
+		return &domain.ValidationError{Field: "owner", Message: "is required"}
+	case len(owner) > maxOwnerLen:
+		return &domain.ValidationError{Field: "owner", Message: fmt.Sprintf("is longer than %d bytes", maxOwnerLen)}
+	case !printableText(owner):
+		return &domain.ValidationError{Field: "owner", Message: "must be UTF-8 without control characters"}
+	}
+	return nil
+}
+
+func validateTokenNote(note string) error {
+	switch {
+	case utf8.RuneCountInString(note) > MaxTokenNote:
+		return &domain.ValidationError{Field: "note", Message: fmt.Sprintf("is longer than %d characters", MaxTokenNote)}
+	case !printableText(note):
+		return &domain.ValidationError{Field: "note", Message: "must be UTF-8 without control characters"}
+	}
+	return nil
+}
+
+// printableText reports UTF-8 without control characters (tabs and newlines included):
+// what a table row or a log line can show as it is.
+func printableText(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl)
+}

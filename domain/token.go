@@ -22,13 +22,22 @@ func (s Scope) Valid() bool {
 
 // Token is an API credential. Only Hash (hex SHA-256 of the secret) is ever stored.
 type Token struct {
-	ID        string
-	Owner     string
-	Scope     Scope
-	Hash      string
+	ID    string
+	Owner string
+	Scope Scope
+	Hash  string
+	// Note says what the token is for ("billing service, prod"); "" for none.
+	Note      string
 	CreatedAt time.Time
 	RevokedAt time.Time // zero while valid
+	// LastUsedAt is when the token last authenticated a request, to the minute
+	// (TokenUseResolution); zero when it never did.
+	LastUsedAt time.Time
 }
+
+// TokenUseResolution is how stale a token's LastUsedAt may be: a use is recorded only
+// when the last recorded one is at least this old, so authenticating costs no write.
+const TokenUseResolution = time.Minute
 
 // Revoked reports whether the token may no longer be used.
 func (t Token) Revoked() bool { return !t.RevokedAt.IsZero() }

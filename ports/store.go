@@ -255,11 +255,19 @@ type TokenStore interface {
 	CreateToken(ctx context.Context, t domain.Token) error
 	// TokenByHash finds a token, revoked or not. ErrNotFound when none has this hash.
 	TokenByHash(ctx context.Context, hash string) (domain.Token, error)
-	// ListTokens returns every token, oldest first.
-	ListTokens(ctx context.Context) ([]domain.Token, error)
+	// ListTokens returns the owner's tokens, revoked ones included, or every token when
+	// owner is ""; oldest first (created_at, then id). The table holds operators' and
+	// services' credentials, so the list is not paged.
+	ListTokens(ctx context.Context, owner string) ([]domain.Token, error)
 	// RevokeToken marks a token revoked at the store's now. Revoking a revoked token
 	// changes nothing. ErrNotFound when the id is unknown.
 	RevokeToken(ctx context.Context, id string) error
+	// TouchToken records that the token id was used at at: LastUsedAt becomes at when it
+	// is zero or before staleBefore, and is left as it is otherwise, so nodes that see
+	// the same stale stamp write it once, and a stamp never moves back (staleBefore is
+	// at most at). Called in the background, at most once per TokenUseResolution per
+	// token and node; an unknown id changes nothing and is not an error.
+	TouchToken(ctx context.Context, id string, at, staleBefore time.Time) error
 }
 
 // WorkerStore registers dispatcher processes and their heartbeats.

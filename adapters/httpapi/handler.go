@@ -93,6 +93,8 @@ type Options struct {
 	// Endpoints serves the endpoint routes: the admin's under /admin/v1 and the owner's
 	// GET /v1/endpoints; nil leaves them out.
 	Endpoints Endpoints
+	// Tokens serves /admin/v1/tokens (issue, list, revoke); nil leaves them out.
+	Tokens Tokens
 	// ShowPayloads shows payloads and wake messages in admin views; by default they are
 	// redacted to their size and SHA-256.
 	ShowPayloads bool
@@ -116,6 +118,7 @@ type api struct {
 	log          *zap.Logger
 	adm          Admin
 	endpoints    Endpoints
+	tokens       Tokens
 	showPayloads bool
 	metrics      ports.Metrics
 	metricsPage  http.Handler
@@ -126,7 +129,7 @@ type api struct {
 // /readyz reports ready whenever the process serves.
 func New(alarms Alarms, auth Authenticator, ready Pinger, opts Options) http.Handler {
 	a := &api{alarms: alarms, auth: auth, ready: ready, maxBody: opts.MaxBodyBytes, log: opts.Logger,
-		adm: opts.Admin, endpoints: opts.Endpoints, showPayloads: opts.ShowPayloads, metrics: opts.Metrics, metricsPage: opts.MetricsHandler,
+		adm: opts.Admin, endpoints: opts.Endpoints, tokens: opts.Tokens, showPayloads: opts.ShowPayloads, metrics: opts.Metrics, metricsPage: opts.MetricsHandler,
 		limiter: opts.RateLimiter}
 	if a.metrics == nil {
 		a.metrics = ports.NopMetrics{}
@@ -176,6 +179,7 @@ func (a *api) routes() *mux.Router {
 	r.Handle("/v1/schedules/preview", a.owned(a.preview)).Methods(http.MethodPost)
 	a.adminRoutes(r)
 	a.endpointRoutes(r)
+	a.tokenRoutes(r)
 	return r
 }
 

@@ -11,11 +11,12 @@ type Route struct {
 
 // Routes lists the routes New(…, opts) serves, in registration order, read from the
 // router itself: the admin routes only with opts.Admin, the endpoint routes only with
-// opts.Endpoints, /metrics only with opts.MetricsHandler. It is for tests that must
-// cover every route (the auth matrix of test/api), so a new route cannot be forgotten;
-// no handler is called, so the use cases are not needed.
+// opts.Endpoints, the token routes only with opts.Tokens, /metrics only with
+// opts.MetricsHandler. It is for tests that must cover every route (the auth matrix of
+// test/api), so a new route cannot be forgotten; no handler is called, so the use cases
+// are not needed.
 func Routes(opts Options) []Route {
-	a := &api{adm: opts.Admin, endpoints: opts.Endpoints, metricsPage: opts.MetricsHandler}
+	a := &api{adm: opts.Admin, endpoints: opts.Endpoints, tokens: opts.Tokens, metricsPage: opts.MetricsHandler}
 	var out []Route
 	_ = a.routes().Walk(func(r *mux.Route, _ *mux.Router, _ []*mux.Route) error {
 		tpl, err := r.GetPathTemplate()

@@ -17,16 +17,20 @@ func TestRoutesFollowOptions(t *testing.T) {
 			t.Errorf("Routes(Options{}) has %v, which needs an option", r)
 		}
 	}
-	full := Routes(Options{Admin: adminStub{}, Endpoints: endpointsStub{}, MetricsHandler: http.NotFoundHandler()})
+	full := Routes(Options{Admin: adminStub{}, Endpoints: endpointsStub{}, Tokens: tokensStub{}, MetricsHandler: http.NotFoundHandler()})
 	for _, want := range []Route{{http.MethodGet, "/metrics"}, {http.MethodGet, "/v1/endpoints"},
-		{http.MethodPost, "/admin/v1/dispatch/pause"}, {http.MethodDelete, "/admin/v1/owners/{owner}/endpoints/{name}"}} {
+		{http.MethodPost, "/admin/v1/dispatch/pause"}, {http.MethodDelete, "/admin/v1/owners/{owner}/endpoints/{name}"},
+		{http.MethodPost, "/admin/v1/tokens"}, {http.MethodDelete, "/admin/v1/tokens/{id}"}} {
 		if !slices.Contains(full, want) {
 			t.Errorf("Routes with every option lacks %v", want)
 		}
 	}
 }
 
-// adminStub and endpointsStub only need to be non-nil: Routes calls no use case.
+// adminStub, endpointsStub and tokensStub only need to be non-nil: Routes calls no use
+// case.
 type adminStub struct{ Admin }
 
 type endpointsStub struct{ Endpoints }
+
+type tokensStub struct{ Tokens }

@@ -175,7 +175,7 @@ func (s *Store) CreateToken(ctx context.Context, t domain.Token) error {
 				return fmt.Errorf("memory: token %q: %w", t.ID, ports.ErrConflict)
 			}
 		}
-		t.CreatedAt, t.RevokedAt = trunc(t.CreatedAt), trunc(t.RevokedAt)
+		t.CreatedAt, t.RevokedAt, t.LastUsedAt = trunc(t.CreatedAt), trunc(t.RevokedAt), trunc(t.LastUsedAt)
 		s.tokens[t.Hash] = t
 		return nil
 	})
@@ -190,8 +190,14 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (domain.Token, err
 	})
 }
 
-func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
-	return txv(s, ctx, func() ([]domain.Token, error) { return slices.SortedFunc(maps.Values(s.tokens), byCreated), nil })
+func (s *Store) ListTokens(ctx context.Context, owner string) ([]domain.Token, error) {
+	return txv(s, ctx, func() ([]domain.Token, error) {
+		all := slices.SortedFunc(maps.Values(s.tokens), byCreated)
+		if owner == "" {
+			return all, nil
+		}
+		return slices.DeleteFunc(all, func(t domain.Token) bool { return t.Owner != owner }), nil
+	})
 }
 func byCreated(x, y domain.Token) int { return stampThenID(x.CreatedAt, y.CreatedAt, x.ID, y.ID) }
 
@@ -207,6 +213,18 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 			}
 		}
 		return fmt.Errorf("memory: token %q: %w", id, ports.ErrNotFound)
+	})
+}
+
+func (s *Store) TouchToken(ctx context.Context, id string, at, staleBefore time.Time) error {
+	return s.tx(ctx, func() error {
+		for hash, t := range s.tokens {
+			if t.ID == id && (t.LastUsedAt.IsZero() || t.LastUsedAt.Before(trunc(staleBefore))) {
+				t.LastUsedAt = trunc(at)
+				s.tokens[hash] = t
+			}
+		}
+		return nil
 	})
 }
 

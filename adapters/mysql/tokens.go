@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
@@ -17,8 +18,8 @@ const tokenColumns = sqlrow.TokenColumns
 // column is written as scope <> 'owner' (either admin scope), for binaries that predate
 // scopes (migration 00003); a scope that is none of the three writes false.
 func (s *Store) CreateToken(ctx context.Context, t domain.Token) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO api_tokens (`+tokenColumns+`, admin) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		t.ID, t.Owner, string(t.Scope), t.Hash, timeArg(t.CreatedAt), timeArg(t.RevokedAt), t.CanReadAdmin())
+	_, err := s.db.ExecContext(ctx, `INSERT INTO api_tokens (`+tokenColumns+`, admin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.Owner, string(t.Scope), t.Hash, t.Note, timeArg(t.CreatedAt), timeArg(t.RevokedAt), timeArg(t.LastUsedAt), t.CanReadAdmin())
 	return mapError(err)
 }
 
@@ -32,9 +33,16 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (domain.Token, err
 	return t, mapError(err)
 }
 
-// ListTokens returns every token, oldest first.
-func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
-	tokens, err := sqlrow.Query(ctx, s.db, scanToken, sqlrow.ListTokensSQL)
+// listOwnerTokensSQL walks api_tokens_owner.
+const listOwnerTokensSQL = `SELECT ` + tokenColumns + ` FROM api_tokens WHERE owner = ? ORDER BY created_at, id`
+
+// ListTokens returns the owner's tokens, or every token when owner is "", oldest first.
+func (s *Store) ListTokens(ctx context.Context, owner string) ([]domain.Token, error) {
+	q, args := listOwnerTokensSQL, []any{owner}
+	if owner == "" {
+		q, args = sqlrow.ListTokensSQL, nil
+	}
+	tokens, err := sqlrow.Query(ctx, s.db, scanToken, q, args...)
 	return tokens, mapError(err)
 }
 
@@ -51,6 +59,14 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 		return notFound("token", id)
 	}
 	return nil
+}
+
+// TouchToken stamps last_used_at with at unless a use at or after staleBefore is
+// recorded; an unknown id matches no row.
+func (s *Store) TouchToken(ctx context.Context, id string, at, staleBefore time.Time) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE api_tokens SET last_used_at = ?
+		WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`, timeArg(at), id, timeArg(staleBefore))
+	return mapError(err)
 }
 
 func scanToken(r sqlrow.Scanner) (domain.Token, error) {

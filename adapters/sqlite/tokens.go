@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
@@ -22,8 +23,8 @@ func (s *Store) CreateToken(ctx context.Context, t domain.Token) error {
 		t.CreatedAt = s.now()
 	}
 	_, err := s.writer.ExecContext(ctx, `INSERT INTO api_tokens (`+tokenColumns+`, admin)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?3 <> 'owner')`,
-		t.ID, t.Owner, string(t.Scope), t.Hash, toDB(trunc(t.CreatedAt)), toDB(trunc(t.RevokedAt)))
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?3 <> 'owner')`,
+		t.ID, t.Owner, string(t.Scope), t.Hash, t.Note, toDB(trunc(t.CreatedAt)), toDB(trunc(t.RevokedAt)), toDB(trunc(t.LastUsedAt)))
 	return mapError(err)
 }
 
@@ -38,9 +39,16 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (domain.Token, err
 	return t, mapError(err)
 }
 
-// ListTokens returns every token, oldest first.
-func (s *Store) ListTokens(ctx context.Context) ([]domain.Token, error) {
-	tokens, err := sqlrow.Query(ctx, s.reader, scanToken, sqlrow.ListTokensSQL)
+// listOwnerTokensSQL walks api_tokens_owner.
+const listOwnerTokensSQL = `SELECT ` + tokenColumns + ` FROM api_tokens WHERE owner = ? ORDER BY created_at, id`
+
+// ListTokens returns the owner's tokens, or every token when owner is "", oldest first.
+func (s *Store) ListTokens(ctx context.Context, owner string) ([]domain.Token, error) {
+	q, args := listOwnerTokensSQL, []any{owner}
+	if owner == "" {
+		q, args = sqlrow.ListTokensSQL, nil
+	}
+	tokens, err := sqlrow.Query(ctx, s.reader, scanToken, q, args...)
 	return tokens, mapError(err)
 }
 
@@ -56,6 +64,14 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 		return notFound("token", id)
 	}
 	return nil
+}
+
+// TouchToken stamps last_used_at with at unless a use at or after staleBefore is
+// recorded; an unknown id matches no row.
+func (s *Store) TouchToken(ctx context.Context, id string, at, staleBefore time.Time) error {
+	_, err := s.writer.ExecContext(ctx, `UPDATE api_tokens SET last_used_at = ?
+		WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`, toDB(trunc(at)), id, toDB(trunc(staleBefore)))
+	return mapError(err)
 }
 
 func scanToken(row sqlrow.Scanner) (domain.Token, error) {

@@ -22,10 +22,12 @@ type page struct {
 	Dispatch domain.DispatchState // for the pause banner on every page
 	Flash    string               // one line saying what the last action did
 	Data     any
+	// Tokens and Endpoints say whether those pages are served, for the navigation.
+	Tokens, Endpoints bool
 }
 
 // pageNames are the full pages; each is parsed with the layout and the partials.
-var pageNames = []string{"login", "overview", "alarms", "alarm", "failed", "nodes", "settings", "confirm", "ask", "error"}
+var pageNames = []string{"login", "overview", "alarms", "alarm", "failed", "nodes", "settings", "tokens", "endpoints", "confirm", "ask", "error"}
 
 // pages holds one template set per page, so their blocks do not collide.
 type pages struct {
@@ -65,6 +67,7 @@ func (u *UI) render(w http.ResponseWriter, r *http.Request, status int, name str
 	if p.Flash == "" {
 		p.Flash = takeFlash(w, r)
 	}
+	p.Tokens, p.Endpoints = u.tokens != nil, u.endpoints != nil
 	var buf bytes.Buffer
 	if err := u.pages.sets[name].ExecuteTemplate(&buf, "layout", p); err != nil {
 		u.log.Error("rendering a dashboard page", zap.String("page", name), zap.Error(err))

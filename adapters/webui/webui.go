@@ -43,6 +43,17 @@ type Options struct {
 	Logger *zap.Logger
 	// Now is the clock of sessions; nil means time.Now.
 	Now func() time.Time
+	// Tokens serves the tokens page (list; issue and revoke for an admin session); nil
+	// leaves it out.
+	Tokens operator.Tokens
+	// Endpoints serves the endpoints page; nil leaves it out.
+	Endpoints EndpointLister
+}
+
+// EndpointLister lists the owners' endpoints (*app.Endpoints): one owner's by name, or
+// every owner's by owner then name when owner is "".
+type EndpointLister interface {
+	List(ctx context.Context, owner string) ([]domain.Endpoint, error)
 }
 
 // DefaultSessionTTL is how long a dashboard sign-in lasts by default: a working day.
@@ -59,14 +70,16 @@ var staticFiles embed.FS
 
 // UI is the dashboard: an http.Handler for Prefix, and the sampler of its charts.
 type UI struct {
-	adm      Admin
-	auth     Authenticator
-	sessions *sessions
-	pages    *pages
-	series   *Series
-	opts     Options
-	log      *zap.Logger
-	handler  http.Handler
+	adm       Admin
+	auth      Authenticator
+	tokens    operator.Tokens
+	endpoints EndpointLister
+	sessions  *sessions
+	pages     *pages
+	series    *Series
+	opts      Options
+	log       *zap.Logger
+	handler   http.Handler
 }
 
 // New builds the dashboard. state keeps the session key and the signed-out sessions,
@@ -87,7 +100,7 @@ func New(adm Admin, auth Authenticator, state ports.StateStore, opts Options) (*
 		return nil, err
 	}
 	u := &UI{
-		adm: adm, auth: auth, pages: pages, opts: opts, log: log,
+		adm: adm, auth: auth, tokens: opts.Tokens, endpoints: opts.Endpoints, pages: pages, opts: opts, log: log,
 		sessions: newSessions(state, opts.SessionTTL, opts.Now),
 		series:   NewSeries(adm, SeriesInterval, SeriesPoints),
 	}
@@ -122,6 +135,14 @@ func (u *UI) routes() http.Handler {
 	r.Handle(Prefix+"settings", u.reading(u.settingsPage)).Methods(http.MethodGet)
 	r.Handle(Prefix+"settings/dispatch/{action:pause|resume}", u.changing(u.dispatchAction)).Methods(http.MethodPost)
 	r.Handle(Prefix+"settings/retention/run", u.changing(u.runRetention)).Methods(http.MethodPost)
+	if u.tokens != nil {
+		r.Handle(Prefix+"tokens", u.reading(u.tokensPage)).Methods(http.MethodGet)
+		r.Handle(Prefix+"tokens", u.changing(u.issueToken)).Methods(http.MethodPost)
+		r.Handle(Prefix+"tokens/{id}/revoke", u.changing(u.revokeToken)).Methods(http.MethodPost)
+	}
+	if u.endpoints != nil {
+		r.Handle(Prefix+"endpoints", u.reading(u.endpointsPage)).Methods(http.MethodGet)
+	}
 	return r
 }
 

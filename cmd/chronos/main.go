@@ -26,9 +26,9 @@ const usage = `chronos — a durable alarm scheduler
 Usage:
   chronos serve   [flags]   run the HTTP API and the dispatcher
   chronos migrate [flags]   bring the store's schema up to date
-  chronos token create --owner NAME [--admin] [--store URL]
-  chronos token list   [--store URL]
-  chronos token revoke --id ID [--store URL]
+  chronos token   create|list|revoke [--server URL | --store URL]
+                  API tokens, over a running server's API (with an admin token) or on
+                  the store itself (how the first admin token is made)
   chronos bench   [flags]   burn-down or steady-rate benchmark on a new database
   chronos alarm   create|get|list|update|cancel|pause|resume|skip|trigger|upcoming|events|preview|backfill
                   the owner's alarms and schedules, over the API

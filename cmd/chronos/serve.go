@@ -279,7 +279,7 @@ func runMetricsListener(lc fx.Lifecycle, m *metrics.Metrics, ln listeners, log *
 // devToken makes `make run` usable at once: on a store with no tokens at all, it creates
 // one for owner "dev" and prints it. Never in production mode.
 func devToken(ctx context.Context, n *chronos.Node, log *zap.Logger) {
-	existing, err := n.Tokens().List(ctx)
+	existing, err := n.Tokens().List(ctx, "")
 	if err != nil || len(existing) > 0 {
 		return
 	}

@@ -73,12 +73,12 @@ func TestTokenCreateListRevoke(t *testing.T) {
 		t.Error("list --no-migrate migrated the store")
 	}
 	lines := strings.Split(strings.TrimSpace(list), "\n")
-	if len(lines) != 5 || strings.Join(strings.Fields(lines[0]), " ") != "ID OWNER SCOPE CREATED REVOKED" {
+	if len(lines) != 5 || strings.Join(strings.Fields(lines[0]), " ") != "ID OWNER SCOPE CREATED LAST USED REVOKED NOTE" {
 		t.Fatalf("list:\n%s", list)
 	}
 	for _, line := range lines[1:] {
 		f := strings.Fields(line)
-		if revoked := f[4] != "-"; revoked != (f[1] == "ops") || ids[f[1]] != f[0] {
+		if revoked := f[5] != "-"; revoked != (f[1] == "ops") || ids[f[1]] != f[0] || f[4] != "-" {
 			t.Errorf("list row %q: wrong id, or revoked when it was not (or not when it was)", line)
 		}
 	}

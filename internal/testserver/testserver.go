@@ -93,11 +93,12 @@ func New(t testing.TB, opts Options) *Server {
 		Tokens: app.NewTokens(store, clock), Endpoints: app.NewEndpoints(store, clock, nil)}
 	s.Admin = app.NewAdmin(store, clock, app.NewDispatchGate(store, time.Second, nil, nil), retention,
 		app.AdminConfig{Lease: time.Minute, WorkerTimeout: 30 * time.Second}, nil)
-	apiOpts.Admin, apiOpts.Endpoints = s.Admin, s.Endpoints
+	apiOpts.Admin, apiOpts.Endpoints, apiOpts.Tokens = s.Admin, s.Endpoints, s.Tokens
 	api := httpapi.New(s.Alarms, s.Tokens, store, apiOpts)
 	s.Handler = api
 	if opts.Dashboard {
-		if s.UI, err = webui.New(s.Admin, s.Tokens, store, webui.Options{ShowPayloads: opts.ShowPayloads}); err != nil {
+		if s.UI, err = webui.New(s.Admin, s.Tokens, store, webui.Options{ShowPayloads: opts.ShowPayloads,
+			Tokens: s.Tokens, Endpoints: s.Endpoints}); err != nil {
 			t.Fatal(err)
 		}
 		mux := http.NewServeMux()

@@ -24,8 +24,9 @@ const (
 
 // routeAccess is the auth matrix's table: every route the router serves (the test fails
 // on a route missing here, and on an entry the router does not serve), with who may use
-// it and a body good enough to pass decoding. In paths, {id} is an alarm of alice's,
-// {owner} is alice and {name} one of her endpoints.
+// it and a body good enough to pass decoding. In paths, {id} is an alarm of alice's (a
+// token of its own in /admin/v1/tokens/{id}), {owner} is alice and {name} one of her
+// endpoints.
 var routeAccess = map[string]struct { // "METHOD template"
 	access access
 	body   string
@@ -72,6 +73,9 @@ var routeAccess = map[string]struct { // "METHOD template"
 	"POST /admin/v1/owners/{owner}/endpoints":          {adminChange, `{"name":"fresh","url":"http://a.example.com","secrets":["test-secret-of-24-bytes-s"]}`},
 	"PATCH /admin/v1/owners/{owner}/endpoints/{name}":  {adminChange, `{"max_in_flight":2}`},
 	"DELETE /admin/v1/owners/{owner}/endpoints/{name}": {adminChange, ""},
+	"GET /admin/v1/tokens":                             {adminRead, ""},
+	"POST /admin/v1/tokens":                            {adminChange, `{"owner":"matrix","scope":"admin"}`},
+	"DELETE /admin/v1/tokens/{id}":                     {adminChange, ""},
 }
 
 // TestAuthMatrix sends every route of the router as every kind of caller and checks
@@ -89,7 +93,7 @@ func TestAuthMatrix(t *testing.T) {
 	if err := e.tokens.Revoke(e.ctx, tok.ID); err != nil {
 		t.Fatal(err)
 	}
-	served := httpapi.Routes(httpapi.Options{Admin: adminPresent{}, Endpoints: endpointsPresent{}})
+	served := httpapi.Routes(httpapi.Options{Admin: adminPresent{}, Endpoints: endpointsPresent{}, Tokens: tokensPresent{}})
 	for _, r := range served {
 		if _, ok := routeAccess[r.Method+" "+r.Template]; !ok {
 			t.Errorf("route %s %s is not in the auth matrix's table: add it with who may use it", r.Method, r.Template)
@@ -132,8 +136,17 @@ func TestAuthMatrix(t *testing.T) {
 					`{"name":"`+endpoint+`","url":"http://a.example.com","secrets":["test-secret-of-24-bytes-s"]}`); res.status != http.StatusCreated {
 					t.Fatalf("registering endpoint %s: %d %s", endpoint, res.status, res.body)
 				}
-				path := strings.NewReplacer("{id}", a.ID, "{owner}", "alice", "{name}", endpoint).Replace(r.Template)
+				id := a.ID
+				victim, victimID := e.newScopedToken("matrix-victim", domain.ScopeOwner)
+				if strings.HasPrefix(r.Template, "/admin/v1/tokens/") {
+					id = victimID
+				}
+				path := strings.NewReplacer("{id}", id, "{owner}", "alice", "{name}", endpoint).Replace(r.Template)
 				before, err := e.store.Get(e.ctx, "alice", a.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				issued, err := e.tokens.List(e.ctx, "matrix")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -180,13 +193,22 @@ func TestAuthMatrix(t *testing.T) {
 					t.Errorf("a refused %s %s as %s changed alice's alarm: %s/%s → %s/%s", r.Method, path, c.name,
 						before.Status, before.UpdatedAt, after.Status, after.UpdatedAt)
 				}
+				if _, err := e.tokens.Authenticate(e.ctx, victim); err != nil {
+					t.Errorf("a refused %s %s as %s revoked a token: %v", r.Method, path, c.name, err)
+				}
+				if toks, err := e.tokens.List(e.ctx, "matrix"); err != nil || len(toks) != len(issued) {
+					t.Errorf("a refused %s %s as %s issued a token: %d tokens, %d before (%v)", r.Method, path, c.name, len(toks), len(issued), err)
+				}
 			})
 		}
 	}
 }
 
-// adminPresent and endpointsPresent only make httpapi.Routes list the admin and
-// endpoint routes, as the test server serves them; Routes calls no use case.
+// adminPresent, endpointsPresent and tokensPresent only make httpapi.Routes list the
+// admin, endpoint and token routes, as the test server serves them; Routes calls no use
+// case.
 type adminPresent struct{ httpapi.Admin }
 
 type endpointsPresent struct{ httpapi.Endpoints }
+
+type tokensPresent struct{ httpapi.Tokens }

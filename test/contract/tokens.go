@@ -1,9 +1,11 @@
 package contract
 
 import (
+	"cmp"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"testing"
 	"time"
 
@@ -17,6 +19,8 @@ var tokenCases = []testCase{
 	{"Revoke", testTokenRevoke},
 	{"Unknown", testTokenUnknown},
 	{"Duplicate", testTokenDuplicate},
+	{"ListByOwner", testTokenListByOwner},
+	{"Touch", testTokenTouch},
 }
 
 // newToken makes a token for owner created at the clock's now, with the hash of a
@@ -46,17 +50,18 @@ func (e *env) tokenByHash(hash string) domain.Token {
 
 func (e *env) wantToken(what string, got, want domain.Token) {
 	e.t.Helper()
-	if got.ID != want.ID || got.Owner != want.Owner || got.Scope != want.Scope || got.Hash != want.Hash ||
-		!e.sameTime(got.CreatedAt, want.CreatedAt) || !e.sameTime(got.RevokedAt, want.RevokedAt) {
-		e.t.Errorf("%s = {%s %s scope=%s %s created %s revoked %s}, want {%s %s scope=%s %s created %s revoked %s}", what,
-			got.ID, got.Owner, got.Scope, got.Hash, fmtTime(got.CreatedAt), fmtTime(got.RevokedAt),
-			want.ID, want.Owner, want.Scope, want.Hash, fmtTime(want.CreatedAt), fmtTime(want.RevokedAt))
+	if got.ID != want.ID || got.Owner != want.Owner || got.Scope != want.Scope || got.Hash != want.Hash || got.Note != want.Note ||
+		!e.sameTime(got.CreatedAt, want.CreatedAt) || !e.sameTime(got.RevokedAt, want.RevokedAt) || !e.sameTime(got.LastUsedAt, want.LastUsedAt) {
+		e.t.Errorf("%s = {%s %s scope=%s %s note=%q created %s revoked %s used %s}, want {%s %s scope=%s %s note=%q created %s revoked %s used %s}", what,
+			got.ID, got.Owner, got.Scope, got.Hash, got.Note, fmtTime(got.CreatedAt), fmtTime(got.RevokedAt), fmtTime(got.LastUsedAt),
+			want.ID, want.Owner, want.Scope, want.Hash, want.Note, fmtTime(want.CreatedAt), fmtTime(want.RevokedAt), fmtTime(want.LastUsedAt))
 	}
 }
 
 // A token is found by its hash with every field; a new one is not revoked.
 func testTokenRoundTrip(t *testing.T, e *env) {
 	user := e.newToken(alice)
+	user.Note = "billing service, prod — ünïcode"
 	admin := e.newToken("ops")
 	admin.Scope = domain.ScopeAdmin
 	reader := e.newToken("ops")
@@ -82,16 +87,82 @@ func testTokenListOldestFirst(t *testing.T, e *env) {
 		want = append(want, tok)
 		e.clock.Advance(time.Second)
 	}
-	got, err := e.store.ListTokens(e.ctx)
+	e.wantTokens("ListTokens", "", want)
+}
+
+func (e *env) wantTokens(what, owner string, want []domain.Token) {
+	e.t.Helper()
+	got, err := e.store.ListTokens(e.ctx, owner)
 	if err != nil {
-		t.Fatalf("ListTokens: %v", err)
+		e.t.Fatalf("%s: ListTokens(%q): %v", what, owner, err)
 	}
 	if len(got) != len(want) {
-		t.Fatalf("ListTokens: %d tokens, want %d", len(got), len(want))
+		e.t.Fatalf("%s: ListTokens(%q): %d tokens, want %d", what, owner, len(got), len(want))
 	}
 	for i := range want {
-		e.wantToken("ListTokens entry", got[i], want[i])
+		e.wantToken(what+" entry", got[i], want[i])
 	}
+}
+
+// ListTokens with an owner returns that owner's tokens alone, revoked ones too, oldest
+// first; an owner with none gets an empty list.
+func testTokenListByOwner(t *testing.T, e *env) {
+	var mine []domain.Token
+	for i, owner := range []string{alice, bob, alice, alice, "alice2"} {
+		tok := e.newToken(owner)
+		e.createToken(tok)
+		if owner == alice {
+			mine = append(mine, tok)
+		}
+		if i == 2 {
+			// Two of alice's tokens in one instant: the id orders them.
+			continue
+		}
+		e.clock.Advance(time.Second)
+	}
+	if err := e.store.RevokeToken(e.ctx, mine[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	mine[1].RevokedAt = e.now()
+	slices.SortFunc(mine, func(x, y domain.Token) int { return cmp.Or(x.CreatedAt.Compare(y.CreatedAt), cmp.Compare(x.ID, y.ID)) })
+	e.wantTokens("ListTokens(alice)", alice, mine)
+	e.wantTokens("ListTokens(nobody)", "nobody", nil)
+}
+
+// TouchToken stamps a use when none is recorded or the recorded one is before
+// staleBefore; otherwise, and for an unknown id, it changes nothing.
+func testTokenTouch(t *testing.T, e *env) {
+	tok := e.newToken(alice)
+	other := e.newToken(bob)
+	e.createToken(tok)
+	e.createToken(other)
+	touch := func(at, staleBefore time.Time) {
+		t.Helper()
+		if err := e.store.TouchToken(e.ctx, tok.ID, at, staleBefore); err != nil {
+			t.Fatalf("TouchToken: %v", err)
+		}
+	}
+
+	first := e.now().Add(time.Minute)
+	touch(first, first.Add(-time.Minute))
+	want := tok
+	want.LastUsedAt = first
+	e.wantToken("after the first use", e.tokenByHash(tok.Hash), want)
+
+	// A second node that read the stale stamp before the first wrote: nothing changes.
+	touch(first.Add(time.Second), first.Add(-time.Minute))
+	e.wantToken("after a racing use", e.tokenByHash(tok.Hash), want)
+
+	later := first.Add(2 * time.Minute)
+	touch(later, later.Add(-time.Minute))
+	want.LastUsedAt = later
+	e.wantToken("after a use a minute later", e.tokenByHash(tok.Hash), want)
+
+	if err := e.store.TouchToken(e.ctx, newID(), later, later); err != nil {
+		t.Errorf("TouchToken(unknown id) = %v, want nil", err)
+	}
+	e.wantToken("the other token", e.tokenByHash(other.Hash), other)
+	e.wantTokens("ListTokens(alice) shows the use", alice, []domain.Token{want})
 }
 
 // Revoking stamps the store's now; revoking again changes nothing.
@@ -139,7 +210,7 @@ func testTokenDuplicate(t *testing.T, e *env) {
 	wantErr(t, "CreateToken with a used id", e.store.CreateToken(e.ctx, sameID), ports.ErrConflict)
 
 	e.wantToken("first token", e.tokenByHash(first.Hash), first)
-	if all, err := e.store.ListTokens(e.ctx); err != nil || len(all) != 1 {
+	if all, err := e.store.ListTokens(e.ctx, ""); err != nil || len(all) != 1 {
 		t.Errorf("ListTokens = %d tokens (%v), want 1", len(all), err)
 	}
 }

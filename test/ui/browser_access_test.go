@@ -111,9 +111,9 @@ func TestBrowserAccessibility(t *testing.T) {
 		var order []string
 		// A datetime-local field takes a Tab press for each of its parts, so press until
 		// every control was reached, within a bound.
-		for i := 0; i < n+20 && (i < 7 || len(evalIn[[]string](b, unreachedJS)) > 0); i++ {
+		for i := 0; i < n+20 && (i < 9 || len(evalIn[[]string](b, unreachedJS)) > 0); i++ {
 			b.do(chromedp.KeyEvent(kb.Tab))
-			if i < 7 {
+			if i < 9 {
 				order = append(order, evalIn[string](b, `(document.activeElement.innerText || document.activeElement.getAttribute("aria-label") || document.activeElement.name || "").trim()`))
 			}
 			if i == 0 && evalIn[float64](b, `document.activeElement.getBoundingClientRect().left`) < 0 {
@@ -123,7 +123,7 @@ func TestBrowserAccessibility(t *testing.T) {
 		if order[0] != "Skip to content" {
 			t.Errorf("%s: the first Tab focuses %q, want the skip link", name, order[0])
 		}
-		if want := "chronos Overview Alarms Failed Nodes Settings"; topNav && strings.Join(order[1:], " ") != want {
+		if want := "chronos Overview Alarms Failed Nodes Endpoints Tokens Settings"; topNav && strings.Join(order[1:], " ") != want {
 			t.Errorf("%s: Tab then goes through %q, want %q", name, strings.Join(order[1:], " "), want)
 		}
 		if missed := evalIn[[]string](b, unreachedJS); len(missed) > 0 {
@@ -147,6 +147,8 @@ func TestBrowserAccessibility(t *testing.T) {
 		{"alarm (failed)", "/ui/alarms/" + s.failed},
 		{"failed", "/ui/failed"},
 		{"nodes", "/ui/nodes"},
+		{"endpoints", "/ui/endpoints"},
+		{"tokens", "/ui/tokens"},
 		{"settings", "/ui/settings"},
 	} {
 		b.open(p.path)
@@ -176,7 +178,8 @@ func TestBrowserPhoneAndDark(t *testing.T) {
 		dark bool
 	}{{"phone", 390, 844, false}, {"phone dark", 390, 844, true}, {"desktop dark", 1280, 800, true}} {
 		b.viewport(v.w, v.h, v.dark)
-		for _, p := range []string{"/ui/", "/ui/alarms", "/ui/alarms/" + s.cron, "/ui/alarms/" + s.failed, "/ui/failed", "/ui/nodes", "/ui/settings"} {
+		for _, p := range []string{"/ui/", "/ui/alarms", "/ui/alarms/" + s.cron, "/ui/alarms/" + s.failed, "/ui/failed", "/ui/nodes",
+			"/ui/endpoints", "/ui/tokens", "/ui/settings"} {
 			b.open(p)
 			type fit struct{ Scroll, Inner int }
 			f := evalIn[fit](b, `({Scroll: document.documentElement.scrollWidth, Inner: window.innerWidth})`)

@@ -337,7 +337,8 @@ func TestBrowserReadOnlyAndSignOut(t *testing.T) {
 	if who := b.text(".who"); !strings.Contains(who, "read-only") {
 		t.Errorf("the header says %q for a read-only session", who)
 	}
-	for _, p := range []string{"/ui/", "/ui/alarms", "/ui/alarms/" + s.failed, "/ui/alarms/" + s.cron, "/ui/failed", "/ui/nodes", "/ui/settings"} {
+	for _, p := range []string{"/ui/", "/ui/alarms", "/ui/alarms/" + s.failed, "/ui/alarms/" + s.cron, "/ui/failed", "/ui/nodes",
+		"/ui/endpoints", "/ui/tokens", "/ui/settings"} {
 		b.open(p)
 		if h := b.text("h1"); strings.HasPrefix(h, "403") || strings.HasPrefix(h, "5") {
 			t.Errorf("%s answers %q to a read-only session", p, h)

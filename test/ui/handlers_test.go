@@ -284,7 +284,7 @@ func TestRetryAndBulk(t *testing.T) {
 func TestRevokedTokenEndsSession(t *testing.T) {
 	e := newEnv(t)
 	c := e.signIn(e.admin)
-	toks, _ := e.tokens.List(e.ctx)
+	toks, _ := e.tokens.List(e.ctx, "")
 	for _, k := range toks {
 		if k.Scope == domain.ScopeAdmin {
 			if err := e.tokens.Revoke(e.ctx, k.ID); err != nil {

@@ -31,3 +31,15 @@ type Admin interface {
 	Retention(ctx context.Context) (domain.RetentionStatus, error)
 	RunRetention(ctx context.Context, by string) (domain.RetentionRun, error)
 }
+
+// Tokens is the set of token use cases an admin drives (*app.Tokens). Issue returns the
+// secret in plain text, the only time it exists; List and Revoke never see one.
+type Tokens interface {
+	// Issue makes a token for owner with scope and note (both optional: "" is an owner
+	// token without a note); a *domain.ValidationError names the field it refuses.
+	Issue(ctx context.Context, owner string, scope domain.Scope, note string) (string, domain.Token, error)
+	// List returns the owner's tokens, or every one when owner is "", oldest first.
+	List(ctx context.Context, owner string) ([]domain.Token, error)
+	// Revoke disables the token with this id; ports.ErrNotFound when there is none.
+	Revoke(ctx context.Context, id string) error
+}

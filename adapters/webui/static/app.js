@@ -3,7 +3,9 @@
 // - [data-refresh] regions reload themselves every data-every seconds;
 // - [data-confirm] forms ask before they submit (and say so in their confirm field;
 //   without this script the server asks on a page of its own instead);
-// - [data-select-all] checkboxes tick every checkbox of that name.
+// - [data-select-all] checkboxes tick every checkbox of that name;
+// - [data-copy] buttons copy the value of the input they name (a new token's secret),
+//   which is also selected, for a browser that refuses the clipboard.
 (function () {
   "use strict";
 
@@ -44,6 +46,20 @@
         if (!window.confirm(f.getAttribute("data-confirm"))) { e.preventDefault(); return; }
         var asked = f.querySelector("input[name=confirm]");
         if (asked) { asked.value = "yes"; }
+      });
+    });
+    document.querySelectorAll("button[data-copy]").forEach(function (b) {
+      b.addEventListener("click", function () {
+        var input = document.getElementById(b.getAttribute("data-copy"));
+        if (!input) { return; }
+        input.select();
+        var copied = false;
+        try { copied = document.execCommand("copy"); } catch (err) { copied = false; }
+        if (copied) { b.textContent = "Copied"; return; }
+        b.textContent = "Selected: press Ctrl+C";
+        if (navigator.clipboard && navigator.clipboard.writeText) {
+          navigator.clipboard.writeText(input.value).then(function () { b.textContent = "Copied"; }, function () {});
+        }
       });
     });
     document.querySelectorAll("[data-select-all]").forEach(function (box) {
