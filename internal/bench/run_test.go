@@ -146,3 +146,13 @@ func TestBenchNoisyOwnerRefusesOtherModes(t *testing.T) {
 		}
 	}
 }
+
+// The hung-endpoint mode: the hung endpoint holds at most its max_in_flight of its
+// wakes and acknowledges none, while every fast wake is delivered once. Small enough
+// that every hung alarm gets an attempt: the hung period ends by itself.
+func TestBenchHungEndpoint(t *testing.T) {
+	res := runBench(t, "--waker", "webhook", "--hung-endpoint", "8", "--endpoint-max-in-flight", "10",
+		"--delivery-timeout", "2s", "--quiet-rate", "100", "--lead", "300ms", "--tick", "100ms",
+		"--quiet-before", "300ms", "--quiet-after", "300ms", "--duration", "5s", "--batch", "50", "--concurrency", "100")
+	t.Logf("%v", res["hung_endpoint"])
+}
