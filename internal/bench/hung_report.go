@@ -93,7 +93,9 @@ func (h *hungEndpoint) rows(row func(k, format string, v ...any)) {
 
 // addedP99 is what the hung endpoint added to the fast endpoint's p99 during the hung
 // period: with it, minus without it.
-func addedP99(with, without *hungEndpoint) float64 { return with.FastDuring.P99Ms - without.FastDuring.P99Ms }
+func addedP99(with, without *hungEndpoint) float64 {
+	return with.FastDuring.P99Ms - without.FastDuring.P99Ms
+}
 
 // hungPair is --also-without: the hung-endpoint run, then the same without the hung
 // endpoint's alarms and with a hung period as long as the first run's, each on a new
