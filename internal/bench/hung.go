@@ -97,7 +97,7 @@ func newHungRun(cfg Config, now time.Time, clock *app.StoreClock) *hungRun {
 			owners: []string{FastOwner}, endpoint: FastEndpoint, rate: int64(cfg.QuietRate), first: due.Add(-cfg.QuietBefore),
 			lead: cfg.Lead, payload: cfg.Mix.payload(),
 		}},
-		loaded: loaded, period: cfg.Duration, clock: clock, recv: newHungReceiver(loaded),
+		loaded: loaded, period: cfg.Duration, clock: clock, recv: newHungReceiver(loaded, cfg.DeliveryTimeout),
 	}
 }
 

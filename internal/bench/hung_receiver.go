@@ -15,18 +15,26 @@ import (
 type hungReceiver struct {
 	release     chan struct{}
 	releaseOnce sync.Once
+	// A request older than timeout less a margin is one the node has given up on, if
+	// the server has not yet seen its connection close: it is not counted as held when
+	// the next one arrives.
+	timeout time.Duration
 
 	mu        sync.Mutex
 	keys      map[string]struct{}
 	attempts  int64
-	open      int64
-	peakOpen  int64
+	held      map[int64]time.Time // the requests being held by number, with their arrival
+	peakHeld  int64
 	want      int64     // the alarms to attempt
 	attempted time.Time // when the want-th alarm had its first attempt; zero until then
 }
 
-func newHungReceiver(want int64) *hungReceiver {
-	return &hungReceiver{release: make(chan struct{}), keys: map[string]struct{}{}, want: want}
+// heldMargin is how much sooner than its timeout a held request counts as given up.
+const heldMargin = 10 * time.Millisecond
+
+func newHungReceiver(want int64, timeout time.Duration) *hungReceiver {
+	return &hungReceiver{release: make(chan struct{}), timeout: timeout, keys: map[string]struct{}{},
+		held: map[int64]time.Time{}, want: want}
 }
 
 func (h *hungReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -34,30 +42,38 @@ func (h *hungReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// Read to the end: only then does the server watch the connection, and end the
 	// request's context when the node gives up and closes it.
 	_, _ = io.Copy(io.Discard, io.LimitReader(req.Body, 1<<20))
-	h.arrived(req.Header.Get("Idempotency-Key"), at)
+	n := h.arrived(req.Header.Get("Idempotency-Key"), at)
 	select {
 	case <-h.release:
 	case <-req.Context().Done():
 	}
 	h.mu.Lock()
-	h.open--
+	delete(h.held, n)
 	h.mu.Unlock()
 	http.Error(w, "the hung endpoint answers only when the run ends", http.StatusServiceUnavailable)
 }
 
-// arrived counts one attempt, of the alarm whose occurrence key is key, held from at.
-func (h *hungReceiver) arrived(key string, at time.Time) {
+// arrived counts one attempt, of the alarm whose occurrence key is key, held from at,
+// and returns its number.
+func (h *hungReceiver) arrived(key string, at time.Time) int64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.attempts++
-	h.open++
-	h.peakOpen = max(h.peakOpen, h.open)
+	h.held[h.attempts] = at
+	var held int64
+	for _, from := range h.held {
+		if at.Sub(from) < h.timeout-heldMargin {
+			held++
+		}
+	}
+	h.peakHeld = max(h.peakHeld, held)
 	if _, seen := h.keys[key]; !seen {
 		h.keys[key] = struct{}{}
 		if int64(len(h.keys)) == h.want {
 			h.attempted = at
 		}
 	}
+	return h.attempts
 }
 
 // releaseAll answers every held wake, and every later one at once.
@@ -65,7 +81,9 @@ func (h *hungReceiver) releaseAll() { h.releaseOnce.Do(func() { close(h.release)
 
 // hungCounts is what the hung receiver counted.
 type hungCounts struct {
-	Attempts, Attempted, PeakOpen int64
+	Attempts, Attempted int64
+	// PeakHeld is the most requests held at once that the node was still waiting on.
+	PeakHeld int64
 	// AllAttempted is when every alarm had had an attempt; zero: not all had.
 	AllAttempted time.Time
 }
@@ -73,5 +91,5 @@ type hungCounts struct {
 func (h *hungReceiver) counts() hungCounts {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return hungCounts{Attempts: h.attempts, Attempted: int64(len(h.keys)), PeakOpen: h.peakOpen, AllAttempted: h.attempted}
+	return hungCounts{Attempts: h.attempts, Attempted: int64(len(h.keys)), PeakHeld: h.peakHeld, AllAttempted: h.attempted}
 }

@@ -23,10 +23,11 @@ type hungEndpoint struct {
 	PeriodMs          float64 `json:"period_ms"`
 	EndedBy           string  `json:"ended_by"`
 	// What the hung endpoint's receiver saw until the run ended: requests, the alarms
-	// among them, and the most it held at once (max_in_flight caps it on each node).
+	// among them, and the most it held at once that a node still waited on
+	// (max_in_flight caps it on each node).
 	Attempts  int64 `json:"attempts"`
 	Attempted int64 `json:"attempted"`
-	PeakOpen  int64 `json:"peak_open"`
+	PeakHeld  int64 `json:"peak_held"`
 	// HungDelivered counts the hung endpoint's wakes acknowledged: none should be.
 	HungDelivered int64 `json:"hung_delivered"`
 	// The nodes' figures: wakes held back by reason (ports.Deferred*), the most queued at
@@ -57,7 +58,7 @@ func (r *runner) hungFigures(reports []nodeReport, created int64) *hungEndpoint 
 	f := measureHung(r.rec.OwnerLog(), h.timeline.burstDue, h.end)
 	c := h.recv.counts()
 	f.Alarms, f.MaxInFlight, f.DeliveryTimeoutMs, f.EndedBy = h.loaded, r.cfg.EndpointMaxInFlight, ms(r.cfg.DeliveryTimeout), h.endedBy
-	f.Attempts, f.Attempted, f.PeakOpen = c.Attempts, c.Attempted, c.PeakOpen
+	f.Attempts, f.Attempted, f.PeakHeld = c.Attempts, c.Attempted, c.PeakHeld
 	f.FastRate, f.FastCreated = r.cfg.QuietRate, created
 	for _, rep := range reports {
 		f.Endpoints.merge(rep.Endpoints)
@@ -83,7 +84,7 @@ func (f endpointFigures) heldBackText() string {
 func (h *hungEndpoint) rows(row func(k, format string, v ...any)) {
 	row("hung endpoint", "%s/%s: %d alarms due at one instant, max_in_flight %d, timeout %.0f ms; hung period %.1f ms (ended by %s)",
 		HungOwner, HungEndpoint, h.Alarms, h.MaxInFlight, h.DeliveryTimeoutMs, h.PeriodMs, h.EndedBy)
-	row("hung endpoint's wakes", "%d attempts (%d alarms), at most %d open at once, %d acknowledged", h.Attempts, h.Attempted, h.PeakOpen, h.HungDelivered)
+	row("hung endpoint's wakes", "%d attempts (%d alarms), at most %d held at once, %d acknowledged", h.Attempts, h.Attempted, h.PeakHeld, h.HungDelivered)
 	row("held back / queued", "%s; at most %d queued on a node; breakers opened %d", h.Endpoints.heldBackText(), h.Endpoints.PeakQueued, h.Endpoints.BreakerOpens)
 	row("fast endpoint", "%s/%s: %d alarms/s, %d made, %d delivered (%d lost)", FastOwner, FastEndpoint, h.FastRate, h.FastCreated, h.FastDelivered,
 		max(h.FastCreated-h.FastDelivered, 0))

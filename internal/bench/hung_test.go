@@ -79,7 +79,7 @@ func TestEndpointFiguresMerge(t *testing.T) {
 // among them (a retry carries its occurrence's key), notes when the last alarm had its
 // first attempt, and then answers 503.
 func TestHungReceiver(t *testing.T) {
-	h := newHungReceiver(2)
+	h := newHungReceiver(2, time.Minute)
 	done := make(chan int, 3)
 	for _, key := range []string{"a/1", "a/1", "b/1"} {
 		go func() {
@@ -95,8 +95,8 @@ func TestHungReceiver(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	c := h.counts()
-	if c.Attempts != 3 || c.Attempted != 2 || c.PeakOpen != 3 || c.AllAttempted.IsZero() {
-		t.Fatalf("%+v; want 3 attempts of 2 alarms, 3 open, every alarm attempted", c)
+	if c.Attempts != 3 || c.Attempted != 2 || c.PeakHeld != 3 || c.AllAttempted.IsZero() {
+		t.Fatalf("%+v; want 3 attempts of 2 alarms, 3 held, every alarm attempted", c)
 	}
 	select {
 	case code := <-done:
@@ -108,5 +108,19 @@ func TestHungReceiver(t *testing.T) {
 		if code := <-done; code != http.StatusServiceUnavailable {
 			t.Errorf("released wake answered %d, want 503", code)
 		}
+	}
+}
+
+// A held request as old as the node's timeout is one the node gave up on: the next
+// attempt, which the cap let in because of it, does not count it as held.
+func TestHungReceiverForgetsGivenUpRequests(t *testing.T) {
+	h := newHungReceiver(10, time.Second)
+	t0 := time.Unix(1_000, 0)
+	h.arrived("a/1", t0)
+	h.arrived("b/1", t0.Add(time.Millisecond))
+	h.arrived("c/1", t0.Add(time.Second)) // a and b timed out: the server has not seen it yet
+	h.arrived("d/1", t0.Add(time.Second+time.Millisecond))
+	if c := h.counts(); c.PeakHeld != 2 || c.Attempts != 4 {
+		t.Errorf("%+v; want 4 attempts, at most 2 held at once", c)
 	}
 }
