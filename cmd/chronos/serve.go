@@ -18,7 +18,6 @@ import (
 	"github.com/chronoshq/chronos"
 	"github.com/chronoshq/chronos/adapters/metrics"
 	"github.com/chronoshq/chronos/adapters/webhook"
-	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/internal/flagenv"
 	"github.com/chronoshq/chronos/ports"
@@ -136,39 +135,16 @@ func provideWaker(lc fx.Lifecycle, s ports.Store, m *metrics.Metrics, cfg *serve
 	if cfg.Dev {
 		return webhook.NewPrinter(stdout), nil
 	}
-	w, err := webhook.New(webhook.Options{
-		URL:       cfg.WakeURL,
-		Secrets:   cfg.WakeSecrets.Values,
-		Timeout:   cfg.DeliveryTimeout,
-		MaxConns:  cfg.Concurrency,
-		UserAgent: "chronos/" + Version(),
-		// One setting for every receiver: the shared --wake-url is the operator's, whose
-		// answers are none of the owners' business; an endpoint's receiver is its owner's,
-		// who reads its own logs there.
-		ReceiverErrors: webhook.ReceiverErrors(cfg.ReceiverErrors),
+	w, closeIdle, err := chronos.NewWebhookWaker(s, chronos.WebhookOptions{
+		URL: cfg.WakeURL, Secrets: cfg.WakeSecrets.Values, DeliveryTimeout: cfg.DeliveryTimeout, Lease: cfg.Lease,
+		Concurrency: cfg.Concurrency, UserAgent: "chronos/" + Version(), ReceiverErrors: webhook.ReceiverErrors(cfg.ReceiverErrors),
+		BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown, Logger: log.Named("endpoints"), Metrics: m,
 	})
 	if err != nil {
 		return nil, err
 	}
-	lc.Append(fx.StopHook(w.Close))
-	// Alarms that name an endpoint are woken at its URL with its secrets; the rest at
-	// --wake-url. Each endpoint's waker keeps its own connections.
-	build := func(e domain.Endpoint) (ports.Waker, error) {
-		timeout := cfg.DeliveryTimeout
-		if e.Timeout > 0 {
-			timeout = min(e.Timeout, cfg.DeliveryTimeout) // the dispatcher's deadline is the node's
-		}
-		conns := cfg.Concurrency
-		if e.MaxInFlight > 0 {
-			conns = min(conns, e.MaxInFlight)
-		}
-		return webhook.New(webhook.Options{URL: e.URL, Secrets: e.Secrets, Timeout: timeout, MaxConns: conns,
-			UserAgent: "chronos/" + Version(), ReceiverErrors: webhook.ReceiverErrors(cfg.ReceiverErrors)})
-	}
-	return app.NewEndpointRouter(w, s, build, app.EndpointRouterConfig{
-		BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown, Log: log.Named("endpoints"), Metrics: m,
-		QueueWait: cfg.endpointQueueWait(), SendTimeout: cfg.DeliveryTimeout,
-	}), nil
+	lc.Append(fx.StopHook(closeIdle))
+	return w, nil
 }
 
 func provideMetrics(log *zap.Logger) *metrics.Metrics {

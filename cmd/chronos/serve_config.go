@@ -154,11 +154,3 @@ func (c *serveConfig) validate() error {
 	}
 	return errors.Join(errs...)
 }
-
-// endpointQueueWait is how long a wake may wait in its endpoint's queue on this node:
-// half the delivery timeout, and never so long that the wait and then the whole
-// delivery timeout could outlast the lease (another node would claim the alarm
-// mid-delivery). 5 s with the defaults.
-func (c *serveConfig) endpointQueueWait() time.Duration {
-	return max(min(c.DeliveryTimeout/2, (c.Lease-c.DeliveryTimeout)/2), 0)
-}

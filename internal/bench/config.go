@@ -67,6 +67,14 @@ type Config struct {
 	QuietBefore time.Duration
 	QuietAfter  time.Duration
 	AlsoUnfair  bool
+	// The hung-endpoint mode (hung.go); it shares the fairness mode's trickle settings.
+	HungEndpoint        int
+	EndpointMaxInFlight int
+	DeliveryTimeout     time.Duration
+	AlsoWithout         bool
+	// hungWithout is --also-without's second run: the hung endpoint's alarms are not
+	// loaded, and the hung period lasts --duration (the first run's).
+	hungWithout bool
 }
 
 // RegisterFlags defines every option of `chronos bench` on fs, with its default.
@@ -82,8 +90,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.Mix.AtMostOnceFraction, "at-most-once", 0, "fraction of at-most-once alarms")
 	fs.IntVar(&c.Mix.PayloadBytes, "payload", 100, "payload size in bytes")
 	fs.IntVar(&c.Rate, "rate", 0, "steady mode: once alarms created per second (--cron applies to burn-down only), each due --lead after its creation (0: burn-down)")
-	fs.DurationVar(&c.Duration, "duration", 30*time.Second, "steady mode: how long alarms are created")
-	fs.DurationVar(&c.Lead, "lead", 2*time.Second, "steady mode and --noisy-owner's quiet owners: how far ahead of its creation an alarm falls due")
+	fs.DurationVar(&c.Duration, "duration", 30*time.Second, "steady mode: how long alarms are created; --hung-endpoint: the longest the hung period lasts (it ends sooner once every hung alarm had an attempt)")
+	fs.DurationVar(&c.Lead, "lead", 2*time.Second, "steady mode, and --noisy-owner's quiet owners' and --hung-endpoint's fast endpoint's alarms: how far ahead of its creation an alarm falls due")
 	fs.IntVar(&c.Batch, "batch", 1000, "dispatcher --batch")
 	fs.IntVar(&c.Concurrency, "concurrency", 4000, "dispatcher --concurrency")
 	fs.DurationVar(&c.Tick, "tick", time.Second, "dispatcher --tick")
@@ -100,10 +108,14 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.UnfairClaims, "unfair-claims", false, "run the nodes with serve's --unfair-claims: under a backlog, claims take the oldest due first whoever owns them")
 	fs.IntVar(&c.NoisyOwner, "noisy-owner", 0, "fairness mode: owner "+BurstOwner+" has this many once alarms due at one instant, beside the quiet owners' steady trickle due before, during and after it; reports the quiet owners' lag while the burst drains, and its drain rate (0: off)")
 	fs.IntVar(&c.QuietOwners, "quiet-owners", 8, "--noisy-owner: how many quiet owners ("+QuietOwners(1)[0]+", "+QuietOwners(2)[1]+", ...)")
-	fs.IntVar(&c.QuietRate, "quiet-rate", 80, "--noisy-owner: the quiet owners' alarms per second, in all (owners in turn, due at even intervals)")
-	fs.DurationVar(&c.QuietBefore, "quiet-before", time.Second, "--noisy-owner: how long the quiet owners' alarms fall due before the burst does")
-	fs.DurationVar(&c.QuietAfter, "quiet-after", time.Second, "--noisy-owner: how long they go on falling due after the burst's last wake")
+	fs.IntVar(&c.QuietRate, "quiet-rate", 80, "--noisy-owner: the quiet owners' alarms per second, in all (owners in turn, due at even intervals); --hung-endpoint: the fast endpoint's")
+	fs.DurationVar(&c.QuietBefore, "quiet-before", time.Second, "--noisy-owner: how long the quiet owners' alarms fall due before the burst does; --hung-endpoint: the fast endpoint's, before the hung endpoint's")
+	fs.DurationVar(&c.QuietAfter, "quiet-after", time.Second, "--noisy-owner: how long they go on falling due after the burst's last wake; --hung-endpoint: after the hung period")
 	fs.BoolVar(&c.AlsoUnfair, "also-unfair", false, "--noisy-owner: run again with --unfair-claims on a new database, and compare the two runs")
+	fs.IntVar(&c.HungEndpoint, "hung-endpoint", 0, "hung-endpoint mode (with --waker webhook): owner "+HungOwner+" has this many once alarms due at one instant for its endpoint \""+HungEndpoint+"\", which never answers; owner "+FastOwner+"'s endpoint \""+FastEndpoint+"\" answers at once and gets a steady trickle (--quiet-rate) due before, during and after the hung period; reports the fast endpoint's lag while the hung one holds its wakes (0: off)")
+	fs.IntVar(&c.EndpointMaxInFlight, "endpoint-max-in-flight", 10, "--hung-endpoint: both endpoints' max_in_flight (0: no cap)")
+	fs.DurationVar(&c.DeliveryTimeout, "delivery-timeout", 5*time.Second, "--hung-endpoint: the nodes' --delivery-timeout and both endpoints' timeout")
+	fs.BoolVar(&c.AlsoWithout, "also-without", false, "--hung-endpoint: run again on a new database without the hung endpoint's alarms (the hung period as long as the first run's), and compare the fast endpoint's lag: the p99 the hung endpoint added")
 }
 
 func (c *Config) validate() error {
@@ -125,6 +137,12 @@ func (c *Config) validate() error {
 	}
 	if c.NoisyOwner != 0 {
 		errs = append(errs, c.validateFairness()...)
+	}
+	if c.HungEndpoint != 0 {
+		errs = append(errs, c.validateHung()...)
+	}
+	if c.AlsoWithout && c.HungEndpoint == 0 {
+		errs = append(errs, errors.New("--also-without compares two --hung-endpoint runs: it needs --hung-endpoint"))
 	}
 	if c.AlsoUnfair && c.NoisyOwner == 0 {
 		errs = append(errs, errors.New("--also-unfair compares two --noisy-owner runs: it needs --noisy-owner"))
@@ -153,6 +171,8 @@ func (c *Config) mode() string {
 	switch {
 	case c.NoisyOwner > 0:
 		return "fairness"
+	case c.HungEndpoint > 0:
+		return "hung endpoint"
 	case c.Rate > 0:
 		return "steady"
 	}

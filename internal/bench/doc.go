@@ -1,6 +1,7 @@
 // Package bench is `chronos bench`: it makes a throwaway database on the server it is
 // pointed at, loads a mix of alarms (or creates them at a steady rate, or, in the
-// fairness mode, loads one owner's burst beside other owners' steady trickle), runs real
+// fairness mode, loads one owner's burst beside other owners' steady trickle; in the
+// hung-endpoint mode, one endpoint's hung alarms beside another's trickle), runs real
 // dispatchers on real stores (in this process, or as worker processes of the same
 // binary), counts every delivery by occurrence key so a double fire cannot go unseen,
 // and prints what it measured: a table for people, then one JSON line for scripts.
@@ -26,6 +27,6 @@
 //
 // The parts without I/O: Mix, Build and BuildSpecs (the alarms a run loads), Histogram
 // (lags), Recorder (deliveries by occurrence key, and by owner in the fairness mode),
-// NoopWaker and Receiver (the local webhook endpoint), measureFairness (the fairness
-// mode's figures).
+// NoopWaker and Receiver (the local webhook endpoint), measureFairness and measureHung
+// (the fairness and hung-endpoint modes' figures).
 package bench

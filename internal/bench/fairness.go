@@ -103,20 +103,21 @@ func (f *fairRun) waitForStart(ctx context.Context, clock *app.StoreClock, stder
 	}
 	planned := f.burstDue.Sub(f.trickle.first)
 	f.trickle.first = now.Add(f.trickle.lead)
-	fmt.Fprintf(stderr, "bench: warning: the load took longer than planned: the quiet owners' alarms fall due %s before the burst, not %s\n",
+	fmt.Fprintf(stderr, "bench: warning: the load took longer than planned: the trickle's alarms fall due %s before the loaded ones, not %s\n",
 		max(f.burstDue.Sub(f.trickle.first), 0).Round(time.Millisecond), planned)
 }
 
 // quietTrickle is the creation plan of the quiet owners' alarms: rate a second in all,
 // due at even intervals from first, the owners in turn, each made lead before it falls
-// due, until stopAt's time.
+// due, until stopAt's time; for endpoint, when not "".
 type quietTrickle struct {
-	owners  []string
-	rate    int64
-	first   time.Time // set before the creator starts
-	lead    time.Duration
-	payload json.RawMessage
-	until   atomic.Int64 // unix ns: the last due time; 0 until the burst has drained
+	owners   []string
+	endpoint string
+	rate     int64
+	first    time.Time // set before the creator starts
+	lead     time.Duration
+	payload  json.RawMessage
+	until    atomic.Int64 // unix ns: the last due time; 0 until the burst has drained
 }
 
 // dueAt is when the k-th alarm of the trickle falls due.
@@ -138,7 +139,7 @@ func (q *quietTrickle) next(now time.Time, _ time.Duration, created int64) ([]do
 	for k := created; !q.dueAt(k).After(horizon); k++ {
 		due := q.dueAt(k)
 		specs = append(specs, domain.Spec{Owner: q.owners[k%int64(len(q.owners))], Label: "bench", Payload: q.payload,
-			MaxFailures: 5, Kind: domain.KindOnce, FireAt: &due})
+			MaxFailures: 5, Kind: domain.KindOnce, FireAt: &due, Endpoint: q.endpoint})
 	}
 	return specs, done, nil
 }

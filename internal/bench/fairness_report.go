@@ -53,20 +53,27 @@ func measureFairness(log OwnerLogData, due time.Time) fairness {
 		f.BurstDrainMs = ms(drain)
 		f.BurstPerSec = float64(log.Burst) / drain.Seconds()
 	}
-	var before, during, after Histogram
-	for _, w := range log.Quiet {
+	f.QuietBefore, f.QuietDuring, f.QuietAfter = splitLags(log.Quiet, from, last)
+	return f
+}
+
+// splitLags sorts wakes ([due, delivered], unix ns) into those delivered before from,
+// those that waited at some time from from to last (due by last, delivered from from
+// on), and those due after last.
+func splitLags(wakes [][2]int64, from, last int64) (before, during, after lagSummary) {
+	var b, d, a Histogram
+	for _, w := range wakes {
 		lag := time.Duration(w[1] - w[0])
 		switch {
 		case w[1] < from:
-			before.Record(lag)
+			b.Record(lag)
 		case w[0] <= last:
-			during.Record(lag)
+			d.Record(lag)
 		default:
-			after.Record(lag)
+			a.Record(lag)
 		}
 	}
-	f.QuietBefore, f.QuietDuring, f.QuietAfter = summarize(&before), summarize(&during), summarize(&after)
-	return f
+	return summarize(&b), summarize(&d), summarize(&a)
 }
 
 func (l lagSummary) String() string {

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/chronoshq/chronos/adapters/webhook"
+	"github.com/chronoshq/chronos"
 	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -28,6 +28,8 @@ type nodeConfig struct {
 	// BurstOwner, in the fairness mode, is the owner whose wakes the node's recorder
 	// tells from the others' (Recorder.TrackOwners); "": it does not.
 	BurstOwner string
+	// DeliveryTimeout is serve's --delivery-timeout (0: its default).
+	DeliveryTimeout time.Duration
 }
 
 // nodeProgress is what a node has done so far.
@@ -51,6 +53,8 @@ type nodeReport struct {
 	Early   int64          `json:"early"`
 	// Owners is the fairness mode's log, with the no-op waker.
 	Owners *OwnerLogData `json:"owners,omitempty"`
+	// Endpoints is what the node's endpoints held back and queued.
+	Endpoints endpointFigures `json:"endpoints"`
 	// PeakRSS is the node's process's peak resident set size in bytes. A node run in
 	// the bench's own process (one node, or --in-process) shares it with the bench's
 	// creator and recorder, so the figure is an upper bound there.
@@ -77,7 +81,9 @@ type dispatcherNode struct {
 	maint *app.Maintenance // the store's upkeep, as serve runs it
 	ret   *app.Retention   // retention, as serve runs it
 	rec   *Recorder        // nil with the webhook waker
-	wk    *webhook.Waker   // nil with the no-op waker
+	held  *heldBackMetrics
+	// closeWaker closes the webhook waker's idle connections; nil with the no-op waker.
+	closeWaker func()
 
 	cancel  context.CancelFunc
 	done    chan error
@@ -104,15 +110,16 @@ func newDispatcherNode(ctx context.Context, cfg nodeConfig, wr Wiring) (*dispatc
 		}
 		w = NewNoopWaker(n.rec)
 	case "webhook":
-		n.wk, err = webhook.New(webhook.Options{
-			URL: cfg.WakeURL, Secret: cfg.WakeSecret, Timeout: 10 * time.Second,
-			MaxConns: cfg.Concurrency, UserAgent: "chronos-bench/" + wr.Version,
+		// serve's waker: alarms that name an endpoint go to it, through its queue.
+		n.held = newHeldBackMetrics()
+		w, n.closeWaker, err = chronos.NewWebhookWaker(s, chronos.WebhookOptions{
+			URL: cfg.WakeURL, Secrets: []string{cfg.WakeSecret}, DeliveryTimeout: cfg.DeliveryTimeout,
+			Concurrency: cfg.Concurrency, UserAgent: "chronos-bench/" + wr.Version, Logger: log, Metrics: n.held,
 		})
 		if err != nil {
 			_ = s.Close()
 			return nil, err
 		}
-		w = n.wk
 	default:
 		_ = s.Close()
 		return nil, fmt.Errorf("bench: unknown waker %q", cfg.Waker)
@@ -126,6 +133,13 @@ func newDispatcherNode(ctx context.Context, cfg nodeConfig, wr Wiring) (*dispatc
 	dc.Worker = app.NewWorkerID()
 	dc.Batch, dc.Concurrency, dc.Tick = cfg.Batch, cfg.Concurrency, cfg.Tick
 	dc.UnfairClaims = cfg.UnfairClaims
+	if cfg.DeliveryTimeout > 0 {
+		dc.DeliveryTimeout = cfg.DeliveryTimeout
+	}
+	if n.held == nil {
+		n.held = newHeldBackMetrics()
+	}
+	dc.Metrics = n.held
 	n.d, err = app.NewDispatcher(s, w, clock, nil, dc, log)
 	if err != nil {
 		_ = s.Close()
@@ -202,7 +216,7 @@ func (n *dispatcherNode) stop() (nodeReport, error) {
 		<-n.hbDone
 	}
 	n.sample()
-	rep := nodeReport{Stats: n.d.Stats(), PeakRSS: peakRSS()}
+	rep := nodeReport{Stats: n.d.Stats(), Endpoints: n.held.snapshot(), PeakRSS: peakRSS()}
 	if n.rec != nil {
 		lag := n.rec.Lag.Data()
 		rep.Lag, rep.Keys, rep.Doubles, rep.Early = &lag, n.rec.Keys(), n.rec.Doubles(), n.rec.Early()
@@ -211,8 +225,8 @@ func (n *dispatcherNode) stop() (nodeReport, error) {
 			rep.Owners = &owners
 		}
 	}
-	if n.wk != nil {
-		n.wk.Close()
+	if n.closeWaker != nil {
+		n.closeWaker()
 	}
 	if cerr := n.store.Close(); err == nil {
 		err = cerr

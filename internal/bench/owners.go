@@ -49,6 +49,13 @@ func (l *ownerLog) burstProgress() (int64, time.Time) {
 	return l.burstN, unixTime(l.burstLast)
 }
 
+// quietCount is how many other owners' wakes were delivered.
+func (l *ownerLog) quietCount() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return int64(len(l.quiet))
+}
+
 func (l *ownerLog) data() OwnerLogData {
 	l.mu.Lock()
 	defer l.mu.Unlock()

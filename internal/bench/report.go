@@ -54,6 +54,8 @@ type result struct {
 	UnfairClaims bool `json:"unfair_claims"`
 	// Fairness is the fairness mode's (--noisy-owner).
 	Fairness *fairness `json:"fairness,omitempty"`
+	// HungEndpoint is the hung-endpoint mode's (--hung-endpoint).
+	HungEndpoint *hungEndpoint `json:"hung_endpoint,omitempty"`
 
 	Stats app.StatsSnapshot `json:"-"`
 }
@@ -126,7 +128,7 @@ func (res *result) printTable(w io.Writer) {
 	}
 	row("store", "%s (%d node(s), %s waker, %s, batch %d, concurrency %d, %s)", res.Store, res.Nodes, res.Waker, res.Mode, res.Batch, res.Concurrency, claims)
 	row("alarms", "%d in %.2fs (and %d not due)", res.Alarms, res.ElapsedSec, res.NotDue)
-	if res.Fairness == nil { // the fairness mode's is the burst's drain rate
+	if res.Fairness == nil && res.HungEndpoint == nil { // not a figure of theirs
 		row("fires/s", "%.0f", res.FiresPerSec)
 	}
 	row("lag p50 / p99 / max", "%.1f / %.1f / %.1f ms", res.LagP50Ms, res.LagP99Ms, res.LagMaxMs)
@@ -135,6 +137,9 @@ func (res *result) printTable(w io.Writer) {
 	}
 	if res.Fairness != nil {
 		res.Fairness.rows(row)
+	}
+	if res.HungEndpoint != nil {
+		res.HungEndpoint.rows(row)
 	}
 	row("double fires", "%d", res.DoubleFires)
 	row("early fires", "%d", res.EarlyFires)

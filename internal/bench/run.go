@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/webhook"
@@ -27,6 +28,9 @@ func Run(ctx context.Context, cfg Config, w Wiring, stdout, stderr io.Writer) er
 	}
 	if cfg.AlsoUnfair {
 		return fairnessPair(ctx, cfg, w, stdout, stderr)
+	}
+	if cfg.AlsoWithout {
+		return hungPair(ctx, cfg, w, stdout, stderr)
 	}
 	res, err := runOnce(ctx, cfg, w, stderr)
 	if err != nil {
@@ -70,6 +74,7 @@ type runner struct {
 	nodes    []node
 	nodesDir string   // worker processes' key files
 	fair     *fairRun // the fairness mode's plan, made by the load
+	hung     *hungRun // the hung-endpoint mode's, made by the load
 }
 
 func (r *runner) run(ctx context.Context) (*result, error) {
@@ -102,6 +107,11 @@ func (r *runner) run(ctx context.Context) (*result, error) {
 		return nil, err
 	}
 	defer stopReceiver()
+	if r.hung != nil {
+		if err := r.createEndpoints(ctx, strings.TrimSuffix(wakeURL, "/wake"), secret); err != nil {
+			return nil, err
+		}
+	}
 	if err := r.startNodes(ctx, wakeURL, secret); err != nil {
 		return nil, err
 	}
@@ -112,6 +122,8 @@ func (r *runner) run(ctx context.Context) (*result, error) {
 		plan = steadyPlan{r.cfg}
 	case r.fair != nil:
 		plan = r.fair.trickle
+	case r.hung != nil:
+		plan = r.hung.timeline.trickle
 	}
 	if plan != nil {
 		var shared ports.Store
@@ -140,6 +152,9 @@ func (r *runner) run(ctx context.Context) (*result, error) {
 	if r.fair != nil {
 		r.fair.waitForStart(ctx, clock, r.stderr)
 	}
+	if r.hung != nil {
+		r.hung.timeline.waitForStart(ctx, clock, r.stderr)
+	}
 	start := time.Now()
 	var lagFrom time.Time
 	if r.cfg.mode() == "burn-down" {
@@ -157,12 +172,17 @@ func (r *runner) run(ctx context.Context) (*result, error) {
 		loaded = int64(r.cfg.Alarms)
 	case "fairness":
 		loaded = int64(r.cfg.NoisyOwner)
+	case "hung endpoint":
+		loaded = r.hung.loaded
 	}
 	if creator != nil {
 		creator.started.Store(true)
 		go creator.run()
 	}
 	end, finished := r.watch(ctx, start, loaded, creator)
+	if r.hung != nil {
+		r.hung.recv.releaseAll() // the nodes drain at once
+	}
 	if stopProfile != nil {
 		stopProfile()
 	}
@@ -190,6 +210,9 @@ func (r *runner) run(ctx context.Context) (*result, error) {
 		f := measureFairness(r.ownerLog(reports), r.fair.burstDue)
 		f.BurstOwner, f.QuietOwners, f.QuietRate = BurstOwner, r.cfg.QuietOwners, r.cfg.QuietRate
 		res.Fairness = &f
+	}
+	if r.hung != nil {
+		res.HungEndpoint = r.hungFigures(reports, creator.created.Load())
 	}
 	res.SizesEnd = r.sizes(ctx)
 	if r.db.commits != nil {
@@ -234,10 +257,17 @@ func (r *runner) load(ctx context.Context, store ports.Store, clock *app.StoreCl
 		r.fair = newFairRun(r.cfg, now)
 		due, owner, from, to = r.cfg.NoisyOwner, BurstOwner, r.fair.burstDue, r.fair.burstDue
 		mix.CronFraction = 0
+	case "hung endpoint":
+		r.hung = newHungRun(r.cfg, now, clock)
+		due, owner, from, to = int(r.hung.loaded), HungOwner, r.hung.timeline.burstDue, r.hung.timeline.burstDue
+		mix.CronFraction = 0
 	}
 	as, err := buildFor(owner, due, mix, now, from, to)
 	if err != nil {
 		return err
+	}
+	if r.hung != nil {
+		markHung(as)
 	}
 	if r.cfg.NotDue > 0 {
 		later, err := Build(r.cfg.NotDue, r.cfg.Mix, now, now.Add(24*time.Hour), now.Add(25*time.Hour))
@@ -312,13 +342,27 @@ func (r *runner) startReceiver() (url, secret string, stop func(), err error) {
 	r.receiver = NewReceiver(r.rec, func(header string, body []byte) error {
 		return webhook.Verify([]byte(secret), header, body, time.Now(), time.Minute)
 	})
+	var handler http.Handler = r.receiver
+	if r.hung != nil {
+		r.rec.TrackOwners(HungOwner) // the hung endpoint's wakes apart from the fast one's
+		mux := http.NewServeMux()
+		mux.Handle("/hung", r.hung.recv)
+		mux.Handle("/", r.receiver)
+		handler = mux
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", "", nil, fmt.Errorf("bench: receiver: %w", err)
 	}
-	srv := &http.Server{Handler: r.receiver, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	return "http://" + ln.Addr().String() + "/wake", secret, func() { _ = srv.Close() }, nil
+	stop = func() {
+		if r.hung != nil {
+			r.hung.recv.releaseAll()
+		}
+		_ = srv.Close()
+	}
+	return "http://" + ln.Addr().String() + "/wake", secret, stop, nil
 }
 
 func (r *runner) startNodes(ctx context.Context, wakeURL, secret string) error {
@@ -327,6 +371,9 @@ func (r *runner) startNodes(ctx context.Context, wakeURL, secret string) error {
 		UnfairClaims: r.cfg.UnfairClaims}
 	if r.cfg.NoisyOwner > 0 {
 		cfg.BurstOwner = BurstOwner
+	}
+	if r.hung != nil {
+		cfg.DeliveryTimeout = r.cfg.DeliveryTimeout
 	}
 	dir, err := os.MkdirTemp("", "chronos-bench-nodes-")
 	if err != nil {
@@ -411,6 +458,7 @@ func (r *runner) watch(ctx context.Context, start time.Time, loaded int64, creat
 		}
 		want := r.expectedApplied(alarms)
 		r.watchBurst()
+		r.watchHung()
 		if now := time.Now(); now.After(nextLine) {
 			line := fmt.Sprintf("bench: %5.1fs  delivered %d  applied %d/%d  %d/s", now.Sub(start).Seconds(), delivered, applied, want, applied-prevApplied)
 			if r.rec != nil {
@@ -419,6 +467,10 @@ func (r *runner) watch(ctx context.Context, start time.Time, loaded int64, creat
 			if r.fair != nil {
 				burst, _ := r.burstProgress()
 				line += fmt.Sprintf("  burst %d/%d", burst, r.cfg.NoisyOwner)
+			}
+			if r.hung != nil {
+				c := r.hung.recv.counts()
+				line += fmt.Sprintf("  hung: %d attempts, %d/%d alarms", c.Attempts, c.Attempted, r.hung.loaded)
 			}
 			fmt.Fprintln(r.stderr, line)
 			prevApplied = applied
@@ -434,6 +486,11 @@ func (r *runner) watch(ctx context.Context, start time.Time, loaded int64, creat
 		done := applied >= want && delivered+failed >= alarms
 		if creator != nil {
 			done = done && creator.finished()
+		}
+		if r.hung != nil {
+			// The hung alarms are never delivered: the run is over once the fast
+			// endpoint's all were.
+			done, last = r.hungDone(creator), time.Now()
 		}
 		if done {
 			return last, true

@@ -146,3 +146,83 @@ func TestBenchNoisyOwnerRefusesOtherModes(t *testing.T) {
 		}
 	}
 }
+
+// The hung-endpoint mode: the hung endpoint holds at most its max_in_flight of its
+// wakes at once and acknowledges none, every fast wake is delivered once, and the hung
+// period ends by itself: once every hung alarm had an attempt, or at --duration. With
+// --also-without the second run loads no hung alarms, its hung period as long as the
+// first's, and the comparison says the p99 added.
+func TestBenchHungEndpoint(t *testing.T) {
+	short := []string{"--waker", "webhook", "--quiet-rate", "100", "--lead", "300ms", "--tick", "100ms",
+		"--quiet-before", "300ms", "--quiet-after", "300ms", "--batch", "50", "--concurrency", "100"}
+	check := func(name string, res map[string]any, alarms, maxInFlight float64, endedBy string) map[string]any {
+		t.Helper()
+		h, _ := res["hung_endpoint"].(map[string]any)
+		if h == nil {
+			t.Fatalf("%s: no hung-endpoint figures: %v", name, res)
+		}
+		if res["mode"] != "hung endpoint" || res["double_fires"] != 0.0 || h["alarms"] != alarms || h["ended_by"] != endedBy ||
+			h["hung_delivered"] != 0.0 || h["fast_created"].(float64) < 50 || h["fast_delivered"] != h["fast_created"] ||
+			res["delivered"] != h["fast_created"] || h["peak_held"].(float64) > maxInFlight {
+			t.Errorf("%s: mode %v, doubles %v, delivered %v; want %v hung alarms (ended by %s), none acknowledged, at most %v held at once, every fast alarm once: %v",
+				name, res["mode"], res["double_fires"], res["delivered"], alarms, endedBy, maxInFlight, h)
+		}
+		for _, k := range []string{"fast_before", "fast_during", "fast_after"} {
+			if k != "fast_during" && h[k].(map[string]any)["count"].(float64) < 10 {
+				t.Errorf("%s: the fast trickle did not run before and after the hung period: %v", name, h)
+			}
+		}
+		return h
+	}
+	// Few enough for one attempt each at once: the period ends when the last arrives.
+	h := check("every hung alarm attempted", runBench(t, append([]string{"--hung-endpoint", "8", "--endpoint-max-in-flight", "10",
+		"--delivery-timeout", "2s", "--duration", "10s"}, short...)...), 8, 10, "every hung alarm attempted")
+	if h["attempted"] != 8.0 {
+		t.Errorf("%v of 8 hung alarms attempted", h["attempted"])
+	}
+
+	var out, errOut bytes.Buffer
+	args := append([]string{"--store", "sqlite", "--hung-endpoint", "40", "--endpoint-max-in-flight", "4",
+		"--delivery-timeout", "1s", "--duration", "1500ms", "--also-without"}, short...)
+	if err := run(t.Context(), args, &out, &errOut); err != nil {
+		t.Fatalf("--also-without: %v\nstderr:\n%s", err, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var pair struct {
+		With, Without map[string]any
+		AddedP99Ms    *float64 `json:"added_p99_ms"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &pair); err != nil || pair.With == nil || pair.Without == nil || pair.AddedP99Ms == nil {
+		t.Fatalf("last line of --also-without is not both runs and the p99 added: %q (%v)", lines[len(lines)-1], err)
+	}
+	with := check("capped, with", pair.With, 40, 4, "--duration")
+	without := check("capped, without", pair.Without, 0, 4, "--duration")
+	held, _ := with["endpoints"].(map[string]any)["held_back"].(map[string]any)
+	if with["attempts"].(float64) < 4 || held[ports.DeferredEndpointFull] == nil || with["period_ms"] != 1500.0 || without["period_ms"] != 1500.0 ||
+		without["attempts"] != 0.0 {
+		t.Errorf("with: %v attempts, held back %v, period %v ms; without: %v attempts, period %v ms; want the cap to hold wakes back, and both periods 1500 ms",
+			with["attempts"], held, with["period_ms"], without["attempts"], without["period_ms"])
+	}
+	if !strings.Contains(out.String(), "p99 added by the hung endpoint (with − without)") {
+		t.Errorf("--also-without printed no comparison:\n%s", out.String())
+	}
+}
+
+// The hung-endpoint mode refuses what it cannot measure, with every reason.
+func TestBenchHungEndpointRefusesOtherModes(t *testing.T) {
+	var out, errOut bytes.Buffer
+	err := run(t.Context(), []string{"--store", "sqlite", "--hung-endpoint", "10", "--noisy-owner", "10", "--endpoint-max-in-flight", "-1",
+		"--delivery-timeout", "10ms"}, &out, &errOut)
+	if err == nil {
+		t.Fatal("bench accepted --hung-endpoint with --noisy-owner, the no-op waker, --endpoint-max-in-flight -1 and --delivery-timeout 10ms")
+	}
+	for _, want := range []string{"not with --rate, --find-knee or --noisy-owner", "needs --waker webhook", "--endpoint-max-in-flight must be",
+		"--delivery-timeout must be"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if err := run(t.Context(), []string{"--store", "sqlite", "--also-without"}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "it needs --hung-endpoint") {
+		t.Errorf("--also-without alone: %v; want a refusal naming --hung-endpoint", err)
+	}
+}

@@ -54,6 +54,7 @@ func (c *WorkerConfig) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.node.EventsCap, "events-per-alarm", 0, "events kept per alarm with retention")
 	fs.BoolVar(&c.node.UnfairClaims, "unfair-claims", false, "claim the oldest due first whoever owns them")
 	fs.StringVar(&c.node.BurstOwner, "burst-owner", "", "fairness mode: the owner whose wakes are told from the others' (noop)")
+	fs.DurationVar(&c.node.DeliveryTimeout, "delivery-timeout", 0, "serve's --delivery-timeout (0: its default)")
 	fs.StringVar(&c.keys, "keys", "", "file to write delivered occurrence keys to (noop)")
 	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the run here")
 }
@@ -155,7 +156,8 @@ func startProcessNode(ctx context.Context, i int, cfg nodeConfig, dir, cpuprofil
 	args := []string{WorkerCommand, "--store", cfg.Store, "--waker", cfg.Waker, "--wake-url", cfg.WakeURL,
 		"--batch", strconv.Itoa(cfg.Batch), "--concurrency", strconv.Itoa(cfg.Concurrency), "--tick", cfg.Tick.String(),
 		"--retention", cfg.Retention.String(), "--events-per-alarm", strconv.Itoa(cfg.EventsCap), "--keys", p.keysPath,
-		"--unfair-claims=" + strconv.FormatBool(cfg.UnfairClaims), "--burst-owner", cfg.BurstOwner}
+		"--unfair-claims=" + strconv.FormatBool(cfg.UnfairClaims), "--burst-owner", cfg.BurstOwner,
+		"--delivery-timeout", cfg.DeliveryTimeout.String()}
 	if cpuprofile != "" {
 		args = append(args, "--cpuprofile", fmt.Sprintf("%s.node%d", cpuprofile, i))
 	}
