@@ -403,7 +403,11 @@ func (r *EndpointRouter) settle(ctx context.Context, st *endpointState, err erro
 	}
 	var verdict ports.ReceiverVerdict
 	switch {
-	case ctx.Err() != nil && err != nil:
+	case ctx.Err() != nil && err != nil && !errors.Is(context.Cause(ctx), errDeliveryTimeout):
+		// Cut short by the node (shutdown abandoned it), not failed by the receiver: the
+		// breaker learns nothing. A wake that ran out its delivery timeout did fail: with
+		// the endpoint's own timeout equal to the node's (serve's default), the node's
+		// deadline fires first, and skipping it kept a hung endpoint's breaker shut.
 		return
 	case err == nil, errors.As(err, &verdict) && verdict.Gone():
 		if !st.openUntil.IsZero() {
