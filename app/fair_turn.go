@@ -8,13 +8,13 @@ import (
 )
 
 // fairTurn decides each claim's fairness (issue 24). While claims take everything that
-// is due, nobody waits for anybody and a claim is the plain one: the oldest due first,
-// through the due index alone. Once a claim comes back full (a backlog: somebody may
-// be waiting behind it) the next claims are fair claims (ports.FairClaim): the store
-// visits the owners' lanes in turn, starting after the lane the last claim filled up
-// in, so an owner with a backlog gets its share of each claim and every other owner
-// with due work is served within a claim or two, whatever the backlog's size. When a
-// fair claim leaves nothing behind, claims are plain again.
+// is due, nobody waits for anybody and a claim is the plain one (ports.ClaimParams: the
+// batch filled, each owner's oldest first). Once a claim comes back full (a backlog:
+// somebody may be waiting behind it) the next claims are fair claims (ports.FairClaim):
+// the store visits the owners' lanes in turn, starting after the lane the last claim
+// filled up in, so an owner with a backlog gets its share of each claim and every other
+// owner with due work is served within a claim or two, whatever the backlog's size.
+// When a fair claim leaves nothing behind, claims are plain again.
 //
 // A lane's share is the batch over the lanes that had more than they were given last
 // time: one owner alone with a backlog gets whole batches (all the capacity when

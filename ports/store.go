@@ -144,7 +144,7 @@ type ClaimStore interface {
 	// alarm for one lease. Returned alarms carry the new lease; Claimed.Now is the "now"
 	// the claim used. Returns an empty slice, not an error, when nothing is due.
 	// With p.Fair set the claim shares the batch between owners by lane (FairClaim);
-	// without, it takes the oldest due whoever owns them.
+	// without, it is a plain claim (ClaimParams.Fair says what it takes).
 	ClaimDue(ctx context.Context, p ClaimParams) (Claimed, error)
 
 	// Apply writes a batch of transitions in one round trip (one transaction), each
@@ -202,8 +202,17 @@ type ClaimParams struct {
 	Worker string
 	Lease  time.Duration
 	Batch  int
-	// Fair, when set, shares the batch between owners (see FairClaim); nil claims the
-	// oldest due first whoever owns them.
+	// Fair, when set, shares the batch between owners (see FairClaim). Nil is a plain
+	// claim: it takes Batch alarms whenever that many are claimable (fewer only when
+	// concurrent claimers hold some), and of each owner its oldest claimable ones.
+	// Across owners it takes either the oldest due first, whoever owns them, or an even
+	// share of the batch for every lane with claimable alarms, the share of a lane with
+	// fewer going to the lanes that have more (MySQL: it cannot merge the 64 lanes'
+	// due order part way, docs/mysql.md). Either way no owner's backlog can take a
+	// plain claim whole while another owner's alarms are due and older, and every store
+	// reads its due index as far as the batch, never a backlog. The dispatcher makes
+	// plain claims while claims take everything that is due, so the difference shows
+	// only in the claim that finds a backlog, after which its claims are fair.
 	Fair *FairClaim
 }
 

@@ -32,7 +32,8 @@ func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Al
 // the filters. A filter no index backs (active or fired across owners, a kind, a label
 // prefix) costs the rows a page passes over, which the port allows; active and fired
 // are most alarms, so such a page is found at once. Left free, the optimizer would take
-// a status through alarms_due and sort all of that status's rows for every page.
+// a status through a status-led index (alarms_lane_due) and sort all of that status's
+// rows for every page.
 func adminListQuery(f ports.AdminFilter) listQuery {
 	var q listQuery
 	and := func(cond string, arg any) {

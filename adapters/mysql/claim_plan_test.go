@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"database/sql"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,49 +10,45 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// The claim's locking read must reach alarms by primary key only, after the non-locking
-// walk has chosen them: a plan that scanned alarms_due under the lock would hold the
-// entries of every leased row it stepped over until commit, and make the Applies of
-// in-flight batches wait for the claim (docs/mysql.md). The plan is pinned with
-// STRAIGHT_JOIN and FORCE INDEX; this checks it holds both when few alarms are due (the
-// case in which the optimizer once chose the due index for the outer read) and when
-// many are. The table is ten batches: a walk that would cover it all (claimWalkFactor
-// batches of a table that holds two) is read fastest by a full scan, which is right.
-func TestClaimLocksByPrimaryKeyOnly(t *testing.T) {
+// NextDue is one dive per lane: 64 parts, each an ordered walk of alarms_lane_due for
+// its lane (status and lane; no filesort) that stops at its first unleased row, here
+// past the 100 oldest of one owner's 500, which are leased. Checked before the table
+// has statistics and after.
+func TestNextDueDivesEachLane(t *testing.T) {
 	s, _ := openTestStore(t, Options{Clock: fixedClock(testNow)})
 	ctx := t.Context()
 	var as []domain.Alarm
-	for i := range 1000 {
+	for i := range 500 {
 		a := newDueAlarm(t, "o", `1`)
-		if i >= 3 { // the rest not due for a day
-			a.NextFireAt = a.NextFireAt.Add(24 * time.Hour)
-		}
+		a.NextFireAt = a.NextFireAt.Add(time.Duration(i) * time.Second)
 		as = append(as, a)
 	}
 	if err := s.CreateMany(ctx, as); err != nil {
 		t.Fatal(err)
 	}
-	for _, due := range []string{"few due", "all due"} {
-		if due == "all due" {
-			mustExec(t, s.db, "UPDATE alarms SET next_fire_at = ?", micro(testNow))
+	mustExec(t, s.db, "UPDATE alarms SET claimed_by = 'other', claimed_at = ? ORDER BY next_fire_at, id LIMIT 100", micro(testNow))
+	for _, due := range []string{"no statistics", "analyzed"} {
+		if due == "analyzed" {
+			mustExec(t, s.db, "ANALYZE TABLE alarms")
 		}
-		mustExec(t, s.db, "ANALYZE TABLE alarms")
-		now := micro(testNow)
-		plan := explainRows(t, s.db, claimSQL, claimArgs(now, now.Add(-time.Minute), 100)...)
-		var outer, walk map[string]string
+		plan := explainRows(t, s.db, nextDueSQL)
+		dives := 0
 		for _, r := range plan {
-			switch r["table"] {
-			case "a":
-				outer = r
-			case "alarms":
-				walk = r
+			switch {
+			case r["table"] == "alarms":
+				dives++
+				if r["type"] != "ref" && r["type"] != "range" || r["key"] != "alarms_lane_due" || strings.Contains(r["Extra"], "filesort") {
+					t.Errorf("%s: a lane's part is not a walk of alarms_lane_due in index order: %v", due, r)
+				}
+			case r["table"] != "" && !strings.HasPrefix(r["table"], "<derived") && !strings.HasPrefix(r["table"], "<union"):
+				t.Errorf("%s: unexpected read: %v", due, r)
 			}
 		}
-		if outer == nil || outer["type"] != "eq_ref" || outer["key"] != "PRIMARY" {
-			t.Errorf("%s: the locking read does not reach alarms by primary key only: %v", due, plan)
+		if dives != ports.Lanes {
+			t.Errorf("%s: %d lanes walked, want %d: %v", due, dives, ports.Lanes, plan)
 		}
-		if walk == nil || walk["key"] != "alarms_due" {
-			t.Errorf("%s: the walk does not use alarms_due: %v", due, plan)
+		if at, ok, err := s.NextDue(ctx); err != nil || !ok || !at.Equal(micro(as[100].NextFireAt)) {
+			t.Errorf("%s: NextDue = %s, %t, %v; want the 101st alarm's due time %s", due, at, ok, err, micro(as[100].NextFireAt))
 		}
 	}
 }

@@ -9,17 +9,19 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// countByStatusSQL counts every alarm by status in one walk of alarms_due, the smallest
-// index that carries status, in status order, so the grouping needs no temporary table.
-const countByStatusSQL = `SELECT status, COUNT(*) FROM alarms FORCE INDEX (alarms_due) GROUP BY status`
+// countByStatusSQL counts every alarm by status in one walk of alarms_lane_due, the
+// smallest index that carries status (status leads it, as every alarm is in it), in
+// status order, so the grouping needs no temporary table.
+const countByStatusSQL = `SELECT status, COUNT(*) FROM alarms FORCE INDEX (alarms_lane_due) GROUP BY status`
 
-// countDueSQL counts the due backlog as the claim sees it: the range of alarms_due from
-// status 'active' up to now, each row looked up for its lease (not in the index); a row
-// leased at or after now - lease is in flight, not backlog. The earliest next_fire_at
-// comes from the same walk: the count reads the whole range anyway, so a separate
-// ordered LIMIT 1 would only read its head a second time.
-const countDueSQL = `SELECT COUNT(*), MIN(next_fire_at) FROM alarms FORCE INDEX (alarms_due)
-	WHERE status = 'active' AND next_fire_at <= ? AND (claimed_by IS NULL OR claimed_at < ?)`
+// countDueSQL counts the due backlog as the claim sees it: in each lane, the range of
+// alarms_lane_due from status 'active' up to now (lane IN every lane makes it 64
+// ranges, not a walk of every active alarm), each row looked up for its lease (not in
+// the index); a row leased at or after now - lease is in flight, not backlog. The
+// earliest next_fire_at comes from the same walk: the count reads the whole range
+// anyway, so a separate ordered read would only read its heads a second time.
+var countDueSQL = `SELECT COUNT(*), MIN(next_fire_at) FROM alarms FORCE INDEX (alarms_lane_due)
+	WHERE status = 'active' AND lane IN (` + everyLane + `) AND next_fire_at <= ? AND (claimed_by IS NULL OR claimed_at < ?)`
 
 // CountAlarms counts alarms by status and the due backlog at the store's now. Each
 // count is its own statement (READ COMMITTED: its own snapshot), so under load the

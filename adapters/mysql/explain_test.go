@@ -48,9 +48,9 @@ func TestExplainClaim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := claimArgs(now, now.Add(-2*time.Minute), 100)
-	explain(t, s.db, "claim: the walk", claimWalkSQL, args[:3]...)
-	explain(t, s.db, "claim: the locking read around the walk", claimSQL, args...)
+	take, args := fairTakeSQL([]int{laneOf("owner1")}, now, now.Add(-2*time.Minute), 100)
+	explain(t, s.db, "claim: the due lanes", dueLanesSQL, now)
+	explain(t, s.db, "claim: a lane's take, the walk and the locking read around it", take, args...)
 	explain(t, s.db, "NextDue", nextDueSQL)
 	explain(t, s.db, "Apply: UPDATE-JOIN of two transitions", `UPDATE alarms a JOIN (
 		SELECT ? AS id, ? AS status, CAST(? AS DATETIME(6)) AS next_fire_at
@@ -58,7 +58,7 @@ func TestExplainClaim(t *testing.T) {
 		SET a.status = t.status, a.next_fire_at = t.next_fire_at`,
 		"0190f0c0-0000-7000-8000-000000000001", "fired", now, "0190f0c0-0000-7000-8000-000000000002", "fired", now)
 
-	analyzeQuery(t, s, "claim, nothing due", claimWalkSQL, args[:3]...)
+	analyzeQuery(t, s, "claim, nothing due: the due lanes", dueLanesSQL, now)
 	analyzeQuery(t, s, "NextDue", nextDueSQL)
 	start = time.Now()
 	claimed, err := s.ClaimDue(ctx, ports.ClaimParams{Worker: "w", Lease: 2 * time.Minute, Batch: 100})
@@ -68,7 +68,7 @@ func TestExplainClaim(t *testing.T) {
 	t.Logf("ClaimDue with nothing due: %s", time.Since(start))
 
 	// Now 10,000 of them fall due, and the 50 oldest are leased to another worker (in
-	// flight): a claim of 100 reads the 50 leased entries and the 100 it takes, no more.
+	// flight): a claim of 100 shares it between the 64 lanes those 100 owners are in.
 	mustExec(t, s.db, `UPDATE alarms SET next_fire_at = UTC_TIMESTAMP(6) - INTERVAL 1 DAY + INTERVAL CAST(RIGHT(id, 12) AS UNSIGNED) SECOND
 		WHERE id < '0190f0c0-0000-7000-8000-000000010000'`)
 	mustExec(t, s.db, `UPDATE alarms SET claimed_by = 'other', claimed_at = UTC_TIMESTAMP(6)
@@ -76,8 +76,7 @@ func TestExplainClaim(t *testing.T) {
 	if now, err = s.Now(ctx); err != nil {
 		t.Fatal(err)
 	}
-	args = claimArgs(now, now.Add(-2*time.Minute), 100)
-	analyzeQuery(t, s, "claim, 10,000 due, the 50 oldest leased", claimWalkSQL, args[:3]...)
+	analyzeQuery(t, s, "claim, 10,000 due: the due lanes", dueLanesSQL, now)
 	start = time.Now()
 	claimed, err = s.ClaimDue(ctx, ports.ClaimParams{Worker: "w", Lease: 2 * time.Minute, Batch: 100})
 	if err != nil || len(claimed.Alarms) != 100 {

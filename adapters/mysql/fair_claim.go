@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"math/bits"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,19 +29,23 @@ import (
 // One owner's backlog, or owners whose shares fill the batch, is one take; more takes
 // only when PerLane is large beside the rows the busy lanes have (docs/mysql.md).
 
-// dueLanesSQL lists the lanes that have active alarms due by now, leased or not: a loose
-// index scan of alarms_lane_due ("Using index for group-by"), one dive per lane, whatever
-// the backlogs. MIN() is what lets the server jump from lane to lane; its value is not
-// used. A lane whose due alarms are all leased is listed, and its take finds nothing.
+// dueLanesSQL lists the lanes that have active alarms due by now, leased or not, with
+// each one's oldest due time: a loose index scan of alarms_lane_due ("Using index for
+// group-by"), one dive per lane, whatever the backlogs. A lane whose due alarms are all
+// leased is listed, and its take finds nothing.
 const dueLanesSQL = `SELECT lane, MIN(next_fire_at) FROM alarms FORCE INDEX (alarms_lane_due)
 	WHERE status = 'active' AND next_fire_at <= ?
 	GROUP BY status, lane ORDER BY NULL`
 
-// laneTakeSQL takes from one lane what claimSQL takes from the due range: a non-locking
-// walk of the lane's due alarms in due order (a range of alarms_lane_due, pinned: left
-// free, MariaDB read alarms_due and filtered by lane), then a locking read of the chosen
-// rows by primary key that skips locked rows and tests the claim's condition again under
-// the lock. claimSQL says why the walk must not lock. The walk chooses claimWalkFactor
+// laneTakeSQL takes from one lane: a non-locking walk of the lane's due alarms in due
+// order (a range of alarms_lane_due, pinned), then a locking read of the chosen rows by
+// primary key that skips locked rows and tests the claim's condition again under the
+// lock (claimWalkFactor says why the walk must not lock). STRAIGHT_JOIN and FORCE INDEX
+// (PRIMARY) pin the plan to "walk first, then each chosen row by primary key": left
+// free, MariaDB planned the locking read as a range of the due index when it expected
+// few rows due, which would lock its way along the index again. Only clustered index
+// records are locked, and those that fail the WHERE are released at once (READ
+// COMMITTED), so nothing is held but what is taken. The walk chooses claimWalkFactor
 // times what the locking read takes, so a concurrent claimer in the same lane fills its
 // share from the rest. It returns the lane too, for Claimed.Next and Capped.
 var laneTakeSQL = `(SELECT ` + qualified("a", alarmColumns) + `, a.lane
@@ -81,21 +87,82 @@ func fairTakeSQL(lanes []int, now, expired time.Time, per int) (string, []any) {
 // lockFair chooses and locks the batch of a fair claim (see above), counting in taken
 // the alarms of each lane.
 func (s *Store) lockFair(ctx context.Context, tx *sql.Tx, now, expired time.Time, batch int, f ports.FairClaim, taken *claims.Taken) (
-	alarms []domain.Alarm, err error) {
+	[]domain.Alarm, error) {
 	due, err := dueLanes(ctx, tx, now)
 	if err != nil {
 		return nil, err
 	}
 	var order []int // the due lanes, in visiting order
 	for i := range ports.Lanes {
-		if lane := claims.Lane(f.Start, i); due[lane] {
+		if lane := claims.Lane(f.Start, i); !due[lane].IsZero() {
 			order = append(order, lane)
 		}
 	}
+	return s.takeLanes(ctx, tx, nil, order, now, expired, f.PerLane, batch, taken)
+}
+
+// lockShared chooses and locks the batch of a plain claim: every lane with due alarms
+// gets an even share of the batch, each lane's oldest first, and the batch left over
+// by lanes with fewer goes in the same way to those that gave their whole share, until
+// the batch is full or no lane has more. So a plain claim takes Batch alarms whenever
+// that many are claimable, and one lane's backlog takes what the others leave, never
+// all of it while another lane waits. The lanes go in the order of their oldest due
+// alarm, so when a share is cut short by the batch, the oldest lanes are served. The
+// order across lanes is not strictly oldest due first (that would be a 64-way merge
+// MariaDB cannot stop part way: it runs every part of a UNION to its end), which
+// ports.ClaimParams allows. One owner's backlog, or owners whose shares fill the batch,
+// is the lane listing and one take; a backlog beside quiet lanes, two or three.
+//
+// Each round's alarms are leased to worker before the next round: SKIP LOCKED does not
+// skip the rows this transaction holds, and the lease is what keeps the next round's
+// walk of a lane from choosing them again.
+func (s *Store) lockShared(ctx context.Context, tx *sql.Tx, now, expired time.Time, batch int, worker string) ([]domain.Alarm, error) {
+	due, err := dueLanes(ctx, tx, now)
+	if err != nil {
+		return nil, err
+	}
+	var order []int
+	for lane := range ports.Lanes {
+		if !due[lane].IsZero() {
+			order = append(order, lane)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return due[a].Compare(due[b]) })
+	var (
+		alarms []domain.Alarm
+		taken  claims.Taken
+	)
+	for len(alarms) < batch && len(order) > 0 {
+		share := (batch - len(alarms) + len(order) - 1) / len(order)
+		before, n := taken, len(alarms)
+		if alarms, err = s.takeLanes(ctx, tx, alarms, order, now, expired, share, batch-len(alarms), &taken); err != nil {
+			return nil, err
+		}
+		if err := stampLease(ctx, s.batch(tx), alarms[n:], worker, now); err != nil {
+			return nil, err
+		}
+		more := order[:0] // the lanes that gave their whole share may have more
+		for _, lane := range order {
+			if taken[lane]-before[lane] == share {
+				more = append(more, lane)
+			}
+		}
+		order = more
+	}
+	return alarms, nil
+}
+
+// takeLanes takes from the lanes of order, in that order, at most per claimable alarms
+// from each and at most left in all, appending them to alarms and counting them by lane
+// in taken. Several lanes go in one statement (fairTakeSQL), never more than could each
+// give per without passing left, so no statement locks a row the claim does not hand
+// out.
+func (s *Store) takeLanes(ctx context.Context, tx *sql.Tx, alarms []domain.Alarm, order []int, now, expired time.Time,
+	per, left int, taken *claims.Taken) ([]domain.Alarm, error) {
 	scan := newAlarmScanner()
 	row := &lanedRow{}
-	for left := batch; left > 0 && len(order) > 0; {
-		per := min(f.PerLane, left)
+	for left > 0 && len(order) > 0 {
+		per := min(per, left)
 		chunk := order[:min(len(order), left/per)] // even if each gives per: at most left
 		order = order[len(chunk):]
 		text, args := fairTakeSQL(chunk, now, expired, per)
@@ -123,24 +190,36 @@ func (s *Store) lockFair(ctx context.Context, tx *sql.Tx, now, expired time.Time
 	return alarms, nil
 }
 
-// dueLanes reads dueLanesSQL: which lanes have due alarms.
-func dueLanes(ctx context.Context, tx *sql.Tx, now time.Time) (*[ports.Lanes]bool, error) {
+// dueLanes reads dueLanesSQL: each lane's oldest due alarm, leased or not; zero for a
+// lane with none.
+func dueLanes(ctx context.Context, tx *sql.Tx, now time.Time) (*[ports.Lanes]time.Time, error) {
 	rows, err := tx.QueryContext(ctx, dueLanesSQL, now)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var due [ports.Lanes]bool
+	var due [ports.Lanes]time.Time
 	for rows.Next() {
 		var lane int
 		var first time.Time
 		if err := rows.Scan(&lane, &first); err != nil {
 			return nil, err
 		}
-		due[lane] = true
+		due[lane] = first
 	}
 	return &due, rows.Err()
 }
+
+// everyLane lists every lane, 0 to ports.Lanes-1, for "lane IN (...)": a range on
+// alarms_lane_due after status that must go on to next_fire_at becomes one range per
+// lane.
+var everyLane = func() string {
+	lanes := make([]string, ports.Lanes)
+	for l := range lanes {
+		lanes[l] = strconv.Itoa(l)
+	}
+	return strings.Join(lanes, ", ")
+}()
 
 // lanedRow is a row of a fair take for the alarm scanner: the alarm's columns, then
 // its lane, read into lane.

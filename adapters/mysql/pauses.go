@@ -10,9 +10,9 @@ import (
 // it has the limit, so its cost is what it returns (TestDuePausesWalksItsIndex). The
 // range "paused_until <= ?" starts after the index's NULLs: the alarms paused without
 // an end and every alarm that is not paused. FORCE INDEX pins it, as the list pages are
-// pinned: left free, MariaDB 10.11 also read every paused alarm's entry in alarms_due
-// (status leads it) to build a rowid filter for the walk, and another plan could walk
-// that range and sort it. InnoDB's entries end with the primary key, so the rows come
+// pinned: left free, MariaDB 10.11 also read every paused alarm's entry in the due
+// index (status leads it) to build a rowid filter for the walk, and another plan could
+// walk that range and sort it. InnoDB's entries end with the primary key, so the rows come
 // in (paused_until, id) order without a sort. status is checked on each row the walk
 // yields: the domain sets paused_until only on a paused alarm, so the check skips
 // nothing, and it keeps the port's definition should a row say otherwise. The first

@@ -2,11 +2,14 @@ package mysql
 
 import (
 	"context"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/adapters/internal/upgradetest"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
 )
 
 // Migration 00006 upgrades a database in use: every alarm (once and cron, in every
@@ -84,6 +87,58 @@ func TestMigrationLanesKeepsRows(t *testing.T) {
 				FROM alarms FORCE INDEX (alarms_lane_due)`).Scan(&n, &wrong)
 			if err != nil || n == 0 || wrong != 0 {
 				t.Errorf("%s: %d alarms through alarms_lane_due, %d not in their owner's lane (%v)", when, n, wrong, err)
+			}
+		})
+}
+
+// Migration 00009 upgrades a database at 8 in use (its index dropped in place): every
+// alarm and event reads back as it was, alarms_due is gone, NextDue finds the earliest
+// unleased active alarm through the lanes, and, once every alarm is due, a plain claim
+// and then a fair one take every active alarm (the leased one's lease has run out),
+// each once. Rolled back to 8 (alarms_due built again) and applied again, the same.
+func TestMigrationLaneOnlyDueKeepsRows(t *testing.T) {
+	as := upgradetest.AlarmsV6(t)
+	var active []string
+	var first time.Time
+	for _, a := range as {
+		if a.Status != domain.StatusActive {
+			continue
+		}
+		active = append(active, a.ID)
+		if a.ClaimedBy == "" && (first.IsZero() || a.NextFireAt.Before(first)) {
+			first = a.NextFireAt
+		}
+	}
+	if len(active) < 2 {
+		t.Fatalf("%d active alarms in upgradetest.AlarmsV6, want two or more", len(active))
+	}
+	slices.Sort(active)
+	upgradeKeepsRows(t, 8, sqlrow.AlarmColumns, sqlrow.AlarmParams, as,
+		func(ctx context.Context, s *Store, when string) {
+			var n int
+			if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.statistics
+				WHERE table_schema = DATABASE() AND table_name = 'alarms' AND index_name = 'alarms_due'`).Scan(&n); err != nil || n != 0 {
+				t.Errorf("%s: alarms_due has %d key parts (%v), want none", when, n, err)
+			}
+			if at, ok, err := s.NextDue(ctx); err != nil || !ok || !at.Equal(first) {
+				t.Errorf("%s: NextDue = %s, %t, %v; want %s", when, at, ok, err, first)
+			}
+			if when == "upgraded" {
+				return // the rows must read back unchanged after the way down and up
+			}
+			s.clock = fixedClock(upgradetest.Now.Add(365 * 24 * time.Hour))
+			plain, err := s.ClaimDue(ctx, ports.ClaimParams{Worker: "w1", Lease: time.Minute, Batch: len(active) - 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fair, err := s.ClaimDue(ctx, ports.ClaimParams{Worker: "w2", Lease: time.Minute, Batch: 10, Fair: &ports.FairClaim{PerLane: 10}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := alarmIDsOf(append(plain.Alarms, fair.Alarms...))
+			slices.Sort(got)
+			if len(plain.Alarms) != len(active)-1 || !slices.Equal(got, active) {
+				t.Errorf("%s: plain then fair claim took %v, want the %d active alarms %v (the plain claim all but one)", when, got, len(active), active)
 			}
 		})
 }

@@ -55,7 +55,7 @@ var rareWalks = map[domain.Status]adminWalk{
 // Each optional condition holds for an empty (or NULL) parameter, so that one
 // statement, prepared once, serves every combination of filters, and none of them is
 // an index constraint: the walk is the same whatever is bound (TestAdminPlans checks,
-// among others, status 'active', which the partial alarms_due covers).
+// among others, status 'active', which the partial alarms_lane_due covers).
 const adminConds = `(?2 = '' OR status = ?2) AND (?3 = '' OR kind = ?3)
 	AND (?4 = '' OR substr(CAST(label AS BLOB), 1, length(CAST(?4 AS BLOB))) = CAST(?4 AS BLOB))
 	AND (?5 IS NULL OR (status = 'failed' AND updated_at >= ?5))`

@@ -14,15 +14,14 @@ import (
 
 // claimSQL chooses and stamps in one statement, inside a BEGIN IMMEDIATE transaction:
 // the write lock is held from the choice to the commit, so no other connection or
-// process can choose the same rows for this lease. The subquery walks the partial
-// index alarms_due (active rows by next_fire_at), oldest due first.
-const claimSQL = `UPDATE alarms SET claimed_by = ?1, claimed_at = ?2
-	WHERE id IN (
-		SELECT id FROM alarms
-		WHERE status = 'active' AND next_fire_at <= ?2
-		  AND (claimed_at IS NULL OR claimed_at <= ?3)
+// process can choose the same rows for this lease. The subquery merges the lanes of
+// alarms_lane_due oldest due first (laneArms) and stops after the batch: the batch's
+// rows, the leased ones it skips, and one more row per lane, whoever owns the backlog.
+var claimSQL = `UPDATE alarms SET claimed_by = ?1, claimed_at = ?2
+	WHERE id IN (SELECT id FROM (` + laneArms(`next_fire_at, id`,
+	`next_fire_at <= ?2 AND (claimed_at IS NULL OR claimed_at <= ?3)`) + `
 		ORDER BY next_fire_at, id
-		LIMIT ?4)
+		LIMIT ?4))
 	RETURNING ` + alarmColumns
 
 // ClaimDue leases up to p.Batch due alarms to p.Worker, oldest due first; with p.Fair,
@@ -82,12 +81,17 @@ func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fe
 	return f, err
 }
 
+// nextDueSQL is the earliest next_fire_at among unleased active alarms: the lanes
+// merged in due order (laneArms), stopped at the first row, so each lane is read from
+// its oldest entry past its few leased rows in flight. min() of that one row, so that
+// no alarm reads as one NULL row.
+var nextDueSQL = `SELECT min(next_fire_at) FROM (` + laneArms(`next_fire_at`, `claimed_by IS NULL`) + `
+	ORDER BY next_fire_at LIMIT 1)`
+
 // NextDue returns the earliest next_fire_at among active alarms no worker has claimed.
-// It walks alarms_due from the oldest, past the few leased rows in flight.
 func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
 	var v sql.NullInt64
-	err := s.reader.QueryRowContext(ctx,
-		`SELECT min(next_fire_at) FROM alarms WHERE status = 'active' AND claimed_by IS NULL`).Scan(&v)
+	err := s.reads.nextDue.QueryRowContext(ctx).Scan(&v)
 	if err != nil {
 		return time.Time{}, false, mapError(err)
 	}

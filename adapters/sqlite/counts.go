@@ -22,13 +22,13 @@ var countStatusesSQL = func() string {
 	return `SELECT ` + strings.Join(counts, ", ") + ` FROM alarms`
 }()
 
-// countDueSQL counts the due backlog and finds its oldest due time in one walk of the
-// range of alarms_due up to now (?1): the count reads every entry of the range anyway,
-// so the minimum costs nothing more. A lease is live, and its alarm left out, exactly
-// when the claim would not take it: claimed at or before ?2 (now - lease) has expired
-// (claimSQL).
-const countDueSQL = `SELECT count(*), min(next_fire_at) FROM alarms
-	WHERE status = 'active' AND next_fire_at <= ?1 AND (claimed_at IS NULL OR claimed_at <= ?2)`
+// countDueSQL counts the due backlog and finds its oldest due time in one walk of each
+// lane's range of alarms_lane_due up to now (?1): the count reads every entry of the
+// ranges anyway, so the minimum costs nothing more. A lease is live, and its alarm left
+// out, exactly when the claim would not take it: claimed at or before ?2 (now - lease)
+// has expired (claimSQL).
+var countDueSQL = `SELECT count(*), min(next_fire_at) FROM (` + laneArms(`next_fire_at`,
+	`next_fire_at <= ?1 AND (claimed_at IS NULL OR claimed_at <= ?2)`) + `)`
 
 // CountAlarms counts alarms by status and the due backlog at the store's now, both
 // from one read snapshot.

@@ -7,7 +7,10 @@
 //     queue in Go, and across processes on SQLite's write lock), plus a pool of
 //     read-only connections for queries. WAL lets the two run side by side.
 //   - Claims choose and stamp due rows in one UPDATE ... RETURNING under the write lock,
-//     so no two claimers, in any process, get one alarm for one lease.
+//     so no two claimers, in any process, get one alarm for one lease. alarms_lane_due
+//     is the only due index (migration 00009): a plain claim and NextDue merge its 64
+//     lanes' ranges in due order, each read only as far as the merge takes from it
+//     (lanes.go).
 //   - Fair claims (ports.FairClaim) choose in one SELECT, a UNION ALL of one probe per
 //     lane of alarms_lane_due that SQLite runs in lane order until the batch is full,
 //     then lease the chosen rows by id in the same transaction (fair.go). An owner's

@@ -13,23 +13,6 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// laneExpr is an alarm's lane, the hash of its owner that alarms_lane_due indexes
-// (migration 00008 says how and why): written here exactly as there, since SQLite
-// uses an index on an expression only for that expression (TestFairClaimPlan).
-const laneExpr = `((length(owner) * 733725
-	+ coalesce(unicode(substr(owner, 1, 1)), 0) * 889707
-	+ coalesce(unicode(substr(owner, 2, 1)), 0) * 432947
-	+ coalesce(unicode(substr(owner, 3, 1)), 0) * 333013
-	+ coalesce(unicode(substr(owner, 4, 1)), 0) * 920178
-	+ coalesce(unicode(substr(owner, 5, 1)), 0) * 150519
-	+ coalesce(unicode(substr(owner, 6, 1)), 0) * 1011057
-	+ coalesce(unicode(substr(owner, -1, 1)), 0) * 321749
-	+ coalesce(unicode(substr(owner, -2, 1)), 0) * 1044195
-	+ coalesce(unicode(substr(owner, -3, 1)), 0) * 265843
-	+ coalesce(unicode(substr(owner, -4, 1)), 0) * 883406
-	+ coalesce(unicode(substr(owner, -5, 1)), 0) * 21930
-	+ coalesce(unicode(substr(owner, -6, 1)), 0) * 608737) % 1048573 % 64)`
-
 // fairPickSQL chooses a fair claim's alarms without writing: for each lane from ?1 on
 // in turn ((?1 + i) % 64, returned as i), up to ?4 claimable alarms, oldest due first,
 // until ?5 are chosen. Each branch of the UNION ALL is one probe of alarms_lane_due that

@@ -109,7 +109,7 @@ func TestLaneExprIsTheIndexed(t *testing.T) {
 // oldest due alarm, stopping after the rows it takes (no sort, no scan of the table),
 // and its lease finds the rows by primary key, whatever the planner knows:
 // on an empty database, on 20,000 alarms never analyzed, and on the same analyzed; the
-// plain claim still walks alarms_due.
+// plain claim, NextDue and the due backlog count probe every lane too.
 func TestFairClaimPlan(t *testing.T) {
 	s := openTemp(t, nil)
 	for _, st := range []struct{ name, sql string }{
@@ -135,9 +135,14 @@ func TestFairClaimPlan(t *testing.T) {
 		if !strings.Contains(p, "INDEX sqlite_autoindex_alarms_1 (id=?)") || scansTable(p) {
 			t.Errorf("%s: the fair claim's lease plan %q does not find rows by id", st.name, p)
 		}
-		p = queryPlan(t, s, claimSQL, "w", 10000, 0, 10)
-		if !strings.Contains(p, "USING INDEX alarms_due") || strings.Contains(p, "alarms_lane_due") || strings.Contains(p, "TEMP B-TREE") {
-			t.Errorf("%s: plain claim plan %q does not walk alarms_due in order", st.name, p)
+		if p = queryPlan(t, s, claimSQL, "w", 10000, 0, 10); !mergesLanes(p, laneRangeProbe) {
+			t.Errorf("%s: plain claim plan %q does not merge the lanes of alarms_lane_due in order", st.name, p)
+		}
+		if p = queryPlan(t, s, nextDueSQL); !mergesLanes(p, laneProbe) {
+			t.Errorf("%s: NextDue's plan %q does not merge the lanes of alarms_lane_due in order", st.name, p)
+		}
+		if p = queryPlan(t, s, countDueSQL, 10000, 0); !lanesProbed(p, laneRangeProbe) {
+			t.Errorf("%s: the due backlog count's plan %q does not read each lane's due range", st.name, p)
 		}
 	}
 }
@@ -161,18 +166,19 @@ func TestMigrateLanesKeepsRows(t *testing.T) {
 }
 
 // BenchmarkClaim1000 is a claim of 1,000 from 32,000 due alarms of 64 owners (and as
-// many not yet due): plain, plain without alarms_lane_due (schema 00007), fair with a share of 32
-// a lane (every lane probed), fair with the whole batch a lane (the first lanes with
-// alarms fill it); and a claim with nothing due, plain and fair (every lane probed,
-// empty). Leases of 0 let every claim take the same rows again.
+// many not yet due): plain (the 64 lanes merged), plain with all of them one owner's
+// (one lane gives every row), fair with a share of 32 a lane (every lane probed), fair
+// with the whole batch a lane (the first lanes with alarms fill it); and a claim with
+// nothing due, plain and fair (every lane probed, empty). Leases of 0 let every claim
+// take the same rows again.
 func BenchmarkClaim1000(b *testing.B) {
 	ctx := context.Background()
 	now := time.UnixMilli(32000).UTC()
 	s := openTemp(b, fixedClock{now})
 	fillAlarms(b, s, 64000)
-	noLanes := openTemp(b, fixedClock{now})
-	fillAlarms(b, noLanes, 64000)
-	if _, err := noLanes.writer.ExecContext(ctx, `DROP INDEX alarms_lane_due`); err != nil {
+	oneOwner := openTemp(b, fixedClock{now})
+	fillAlarms(b, oneOwner, 64000)
+	if _, err := oneOwner.writer.ExecContext(ctx, `UPDATE alarms SET owner = 'burst'`); err != nil {
 		b.Fatal(err)
 	}
 	empty := openTemp(b, fixedClock{now})
@@ -183,7 +189,7 @@ func BenchmarkClaim1000(b *testing.B) {
 		want int
 	}{
 		{"plain", s, nil, 1000},
-		{"plain without lanes", noLanes, nil, 1000},
+		{"plain one owner", oneOwner, nil, 1000},
 		{"fair per lane 32", s, &ports.FairClaim{PerLane: 32}, 1000},
 		{"fair per lane 1000", s, &ports.FairClaim{PerLane: 1000}, 1000},
 		{"plain nothing due", empty, nil, 0},

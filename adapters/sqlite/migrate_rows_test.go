@@ -3,11 +3,15 @@ package sqlite
 import (
 	"context"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/adapters/internal/upgradetest"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
 )
 
 // Migration 00006 upgrades a database the previous release wrote: every alarm (once
@@ -31,6 +35,58 @@ func TestMigrateEndpointsKeepsRows(t *testing.T) {
 		func(ctx context.Context, s *Store, when string) {
 			if es, err := s.ListEndpoints(ctx, ""); err != nil || len(es) != 0 {
 				t.Errorf("%s: ListEndpoints = %v, %v; want none", when, es, err)
+			}
+		})
+}
+
+// Migration 00009 upgrades a database at 00008: every alarm and event reads back as it
+// was, alarms_due is gone, NextDue finds the earliest unleased active alarm through the
+// lanes, and, once every alarm is due, a plain claim and then a fair one take every
+// active alarm (the leased one's lease has run out), each once. Rolled back to 00008
+// and applied again, the same.
+func TestMigrateLaneOnlyDueKeepsRows(t *testing.T) {
+	as := upgradetest.AlarmsV6(t)
+	var active []string
+	var first time.Time
+	for _, a := range as {
+		if a.Status != domain.StatusActive {
+			continue
+		}
+		active = append(active, a.ID)
+		if a.ClaimedBy == "" && (first.IsZero() || a.NextFireAt.Before(first)) {
+			first = a.NextFireAt
+		}
+	}
+	if len(active) < 2 {
+		t.Fatalf("%d active alarms in upgradetest.AlarmsV6, want two or more", len(active))
+	}
+	upgradeKeepsRows(t, 8, sqlrow.AlarmColumns, sqlrow.AlarmParams, as,
+		func(ctx context.Context, s *Store, when string) {
+			var n int
+			if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name = 'alarms_due'`).Scan(&n); err != nil || n != 0 {
+				t.Errorf("%s: %d indexes alarms_due (%v), want none", when, n, err)
+			}
+			if at, ok, err := s.NextDue(ctx); err != nil || !ok || !at.Equal(first) {
+				t.Errorf("%s: NextDue = %s, %t, %v; want %s", when, at, ok, err, first)
+			}
+			if when == "upgraded" {
+				return // the rows must read back unchanged after the way down and up
+			}
+			s.clock = fixedClock{upgradetest.Now.Add(365 * 24 * time.Hour)}
+			plain, err := s.ClaimDue(ctx, ports.ClaimParams{Worker: "w1", Lease: time.Minute, Batch: len(active) - 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fair, err := s.ClaimDue(ctx, ports.ClaimParams{Worker: "w2", Lease: time.Minute, Batch: 10, Fair: &ports.FairClaim{PerLane: 10}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ids(append(plain.Alarms, fair.Alarms...))
+			slices.Sort(active)
+			sorted := strings.Split(got, ",")
+			slices.Sort(sorted)
+			if len(plain.Alarms) != len(active)-1 || !slices.Equal(sorted, active) {
+				t.Errorf("%s: plain then fair claim took %s, want the %d active alarms %v (the plain claim all but one)", when, got, len(active), active)
 			}
 		})
 }

@@ -188,6 +188,9 @@ type readStatements struct {
 	countStatuses, countDue *sql.Stmt
 	// getState reads a cluster value.
 	getState *sql.Stmt
+	// nextDue is NextDue's read, which every dispatcher makes before it sleeps: 64
+	// lanes' probes, too long a text to parse each time (nextDueSQL).
+	nextDue *sql.Stmt
 }
 
 func prepareReads(ctx context.Context, db *sql.DB) (r readStatements, err error) {
@@ -213,11 +216,14 @@ func prepareReads(ctx context.Context, db *sql.DB) (r readStatements, err error)
 	if r.getState, err = db.PrepareContext(ctx, getStateSQL); err != nil {
 		return
 	}
+	if r.nextDue, err = db.PrepareContext(ctx, nextDueSQL); err != nil {
+		return
+	}
 	return r, nil
 }
 
 func (r readStatements) close() {
-	all := []*sql.Stmt{r.countStatuses, r.countDue, r.getState}
+	all := []*sql.Stmt{r.countStatuses, r.countDue, r.getState, r.nextDue}
 	for _, row := range r.adminList {
 		all = append(all, row[:]...)
 	}

@@ -1,6 +1,8 @@
 package contract
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ var claimCases = []testCase{
 	{"ExpiredLeaseReclaimable", testClaimExpiredLease},
 	{"NothingDue", testClaimNothingDue},
 	{"AcrossOwners", testClaimAcrossOwners},
+	{"FillsTheBatch", testClaimFillsTheBatch},
 	{"NextDueNone", testNextDueNone},
 	{"NextDueEarliest", testNextDueEarliest},
 	{"NextDueIgnoresInactive", testNextDueIgnoresInactive},
@@ -127,6 +130,47 @@ func testClaimAcrossOwners(t *testing.T, e *env) {
 	c := e.claim("w1", longLease, 10)
 	if !sameIDSet(alarmIDs(c.Alarms), []string{a.ID, b.ID}) {
 		t.Errorf("ClaimDue = %v, want alice's %s and bob's %s", alarmIDs(c.Alarms), a.ID, b.ID)
+	}
+}
+
+// A plain claim takes Batch alarms whenever that many are claimable, and of each owner
+// its oldest (ports.ClaimParams.Fair). Across owners a store may take the oldest first
+// or share the batch between lanes, so the cases hold either way: quiet owners' alarms
+// older than a backlog are all taken and the backlog gives the rest, its oldest; then,
+// with newer quiet alarms beside the backlog's rest, a claim is full and takes of each
+// owner its oldest, whichever owners it serves; and a last claim takes what is left.
+func testClaimFillsTheBatch(t *testing.T, e *env) {
+	var quiet []domain.Alarm
+	for i := range 5 {
+		quiet = append(quiet, e.create(e.onceIn(fmt.Sprintf("q%d", i), -2*time.Hour)))
+	}
+	backlog := e.createBacklog("burst", 30, -time.Hour)
+	first := e.claim("w1", longLease, 20)
+	if !sameIDSet(alarmIDs(first.Alarms), alarmIDs(slices.Concat(quiet, backlog[:15]))) {
+		t.Errorf("a plain claim of 20 = %v, want the 5 quiet owners' older alarms and the backlog's 15 oldest", countOwners(first.Alarms))
+	}
+
+	newer := map[string]domain.Alarm{}
+	for i := range 5 {
+		a := e.create(e.onceIn(fmt.Sprintf("q%d", i), -time.Minute))
+		newer[a.Owner] = a
+	}
+	second := e.claim("w2", longLease, 10)
+	if len(second.Alarms) != 10 {
+		t.Errorf("a plain claim of 10 with 20 claimable took %d", len(second.Alarms))
+	}
+	var fromBacklog []domain.Alarm
+	for _, a := range second.Alarms {
+		switch {
+		case a.Owner == "burst":
+			fromBacklog = append(fromBacklog, a)
+		case newer[a.Owner].ID != a.ID:
+			t.Errorf("the plain claim took %s of %s, not that owner's claimable alarm %s", a.ID, a.Owner, newer[a.Owner].ID)
+		}
+	}
+	wantIDs(t, "the backlog's alarms in the second claim (its oldest left)", fromBacklog, backlog[15:15+len(fromBacklog)])
+	if rest := e.claim("w3", longLease, 100); len(rest.Alarms) != 10 {
+		t.Errorf("a last plain claim took %d alarms, want the 10 left", len(rest.Alarms))
 	}
 }
 

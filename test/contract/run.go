@@ -19,7 +19,8 @@ package contract
 //   Events        events.go        the history: created, one per transition event,
 //                                  order, fields, limit
 //   Claim         claim.go         what is claimable, order, batch, the lease stamp,
-//                                  lease expiry, NextDue
+//                                  lease expiry, NextDue; a plain claim fills its
+//                                  batch and takes each owner's oldest
 //   FairClaim     fair_claim.go    claims by lane: owners spread over lanes, a burst
 //                                  held to PerLane, an owner alone takes the batch,
 //                                  rotation from Next, Capped, the plain claim's
