@@ -91,7 +91,7 @@ func TestMigrationLanesKeepsRows(t *testing.T) {
 		})
 }
 
-// Migration 00009 upgrades a database at 8 in use (its index dropped in place): every
+// Migration 00010 (after 00009) upgrades a database at 8 in use (its index dropped in place): every
 // alarm and event reads back as it was, alarms_due is gone, NextDue finds the earliest
 // unleased active alarm through the lanes, and, once every alarm is due, a plain claim
 // and then a fair one take every active alarm (the leased one's lease has run out),

@@ -8,7 +8,7 @@
 //     read-only connections for queries. WAL lets the two run side by side.
 //   - Claims choose and stamp due rows in one UPDATE ... RETURNING under the write lock,
 //     so no two claimers, in any process, get one alarm for one lease. alarms_lane_due
-//     is the only due index (migration 00009): a plain claim and NextDue merge its 64
+//     is the only due index (migration 00010): a plain claim and NextDue merge its 64
 //     lanes' ranges in due order, each read only as far as the merge takes from it
 //     (lanes.go).
 //   - Fair claims (ports.FairClaim) choose in one SELECT, a UNION ALL of one probe per

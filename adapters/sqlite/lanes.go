@@ -25,7 +25,7 @@ const laneExpr = `((length(owner) * 733725
 	+ coalesce(unicode(substr(owner, -6, 1)), 0) * 608737) % 1048573 % 64)`
 
 // laneArms is one SELECT of cols per lane, UNION ALL: lane 0's active alarms that
-// match where, then lane 1's, and so on. alarms_lane_due is the only due index (00009),
+// match where, then lane 1's, and so on. alarms_lane_due is the only due index (00010),
 // so a query over every owner's due alarms is 64 ranges of it, one per lane, each a
 // seek. Followed by ORDER BY of the index's order (next_fire_at, then id), SQLite
 // merges the lanes (MERGE (UNION ALL), each lane a co-routine reading its range in

@@ -39,7 +39,7 @@ func TestMigrateEndpointsKeepsRows(t *testing.T) {
 		})
 }
 
-// Migration 00009 upgrades a database at 00008: every alarm and event reads back as it
+// Migration 00010 (with 00009 before it) upgrades a database at 00008: every alarm and event reads back as it
 // was, alarms_due is gone, NextDue finds the earliest unleased active alarm through the
 // lanes, and, once every alarm is due, a plain claim and then a fair one take every
 // active alarm (the leased one's lease has run out), each once. Rolled back to 00008

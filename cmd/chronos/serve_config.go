@@ -63,7 +63,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.Batch, "batch", d.Batch, "most alarms claimed at once")
 	fs.IntVar(&c.Concurrency, "concurrency", d.Concurrency, "most wakes in flight at once")
 	fs.IntVar(&c.OwnerMaxInFlight, "owner-max-in-flight", 0, "most wakes of one owner in flight on this node (0: half of --concurrency); more are held back and come back at the owner's pace")
-	fs.BoolVar(&c.UnfairClaims, "unfair-claims", false, "under a backlog, claim the oldest due first whoever owns them, instead of serving owners in turn (for comparison only)")
+	fs.BoolVar(&c.UnfairClaims, "unfair-claims", false, "under a backlog, claim the oldest due first whoever owns them (MySQL/MariaDB: an even share per lane with due alarms), instead of serving owners in turn (for comparison only)")
 	fs.IntVar(&c.MaxFailures, "max-failures", 5, "default failed deliveries before a once alarm fails (1..100)")
 	fs.DurationVar(&c.BackoffBase, "backoff-base", d.Policy.Backoff.Base, "first retry delay; doubles per failure")
 	fs.DurationVar(&c.BackoffCap, "backoff-cap", d.Policy.Backoff.Cap, "longest retry delay")
