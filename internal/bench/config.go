@@ -93,7 +93,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Duration, "duration", 30*time.Second, "steady mode: how long alarms are created; --hung-endpoint: the longest the hung period lasts (it ends sooner once every hung alarm had an attempt)")
 	fs.DurationVar(&c.Lead, "lead", 2*time.Second, "steady mode, and --noisy-owner's quiet owners' and --hung-endpoint's fast endpoint's alarms: how far ahead of its creation an alarm falls due")
 	fs.IntVar(&c.Batch, "batch", 1000, "dispatcher --batch")
-	fs.IntVar(&c.Concurrency, "concurrency", 4000, "dispatcher --concurrency")
+	fs.IntVar(&c.Concurrency, "concurrency", 0, "dispatcher --concurrency (0: 4000 for burn-down and steady runs; serve's own default, 1000, for --noisy-owner and --hung-endpoint, which measure what a serve node does for its owners)")
 	fs.DurationVar(&c.Tick, "tick", time.Second, "dispatcher --tick")
 	fs.DurationVar(&c.Timeout, "timeout", 10*time.Minute, "give up when the run has not finished by then")
 	fs.BoolVar(&c.Keep, "keep", false, "keep the bench database (or file) afterwards")
@@ -118,8 +118,25 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.AlsoWithout, "also-without", false, "--hung-endpoint: run again on a new database without the hung endpoint's alarms (the hung period as long as the first run's), and compare the fast endpoint's lag: the p99 the hung endpoint added")
 }
 
+// Concurrency defaults: a burn-down or steady run measures what a node can do, with room
+// for every wake a claim brings; the fairness modes measure what an owner gets from a
+// node run as serve runs it, whose --concurrency (and so --owner-max-in-flight) is 1000.
+const (
+	throughputConcurrency = 4000
+	serveConcurrency      = 1000
+)
+
 func (c *Config) validate() error {
 	var errs []error
+	if c.Concurrency == 0 {
+		c.Concurrency = throughputConcurrency
+		if c.NoisyOwner != 0 || c.HungEndpoint != 0 {
+			c.Concurrency = serveConcurrency
+		}
+	}
+	if c.Concurrency < 1 {
+		errs = append(errs, fmt.Errorf("--concurrency must be at least 1, got %d", c.Concurrency))
+	}
 	if c.Nodes < 1 {
 		errs = append(errs, fmt.Errorf("--nodes must be at least 1, got %d", c.Nodes))
 	}
