@@ -38,6 +38,9 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	defer func() { _ = log.Sync() }()
+	for _, w := range cfg.warnings {
+		log.Warn(w)
+	}
 
 	fxApp := fx.New(
 		fx.Supply(&cfg, log, fx.Annotate(stdout, fx.As(new(io.Writer)))),
@@ -140,7 +143,7 @@ func provideNode(s ports.Store, w ports.Waker, m *metrics.Metrics, cfg *serveCon
 		MisfireThreshold: cfg.MisfireThreshold, OwnerMaxInFlight: cfg.OwnerMaxInFlight, UnfairClaims: cfg.UnfairClaims,
 		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
 		MaxActiveAlarmsPerOwner: cfg.MaxActive, QuotaRefresh: cfg.QuotaRefresh, RateLimit: cfg.RateLimit,
-		Metrics: m, MetricsHandler: m.Handler(), Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads,
+		Metrics: m, MetricsHandler: m.Handler(), Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL,
 		Logger: log, ClockOptions: clock,
 	})
 }
@@ -181,8 +184,19 @@ func runHTTP(lc fx.Lifecycle, n *chronos.Node, cfg *serveConfig, log *zap.Logger
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
+	stopHUP := func() {}
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
+			if cfg.TLSCert != "" {
+				certs, err := newCertReloader(cfg.TLSCert, cfg.TLSKey, log.Named("tls"))
+				if err != nil {
+					return err
+				}
+				srv.TLSConfig = certs.tlsConfig()
+				var hupCtx context.Context
+				hupCtx, stopHUP = context.WithCancel(context.Background())
+				certs.watchSIGHUP(hupCtx, nil)
+			}
 			ln, err := net.Listen("tcp", cfg.Listen)
 			if err != nil {
 				return fmt.Errorf("listening on %s: %w", cfg.Listen, err)
@@ -190,15 +204,21 @@ func runHTTP(lc fx.Lifecycle, n *chronos.Node, cfg *serveConfig, log *zap.Logger
 			if cfg.Dev {
 				devToken(ctx, n, log)
 			}
-			log.Info("chronos serving", zap.String("listen", ln.Addr().String()), zap.String("version", Version()), zap.Bool("dev", cfg.Dev), zap.Bool("ui", cfg.UI))
+			log.Info("chronos serving", zap.String("listen", ln.Addr().String()), zap.String("version", Version()), zap.Bool("dev", cfg.Dev), zap.Bool("ui", cfg.UI),
+				zap.Bool("tls", srv.TLSConfig != nil), zap.String("public_url", cfg.PublicURL))
 			go func() {
-				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				serve := srv.Serve
+				if srv.TLSConfig != nil {
+					serve = func(ln net.Listener) error { return srv.ServeTLS(ln, "", "") }
+				}
+				if err := serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 					log.Error("HTTP server stopped", zap.Error(err))
 				}
 			}()
 			return nil
 		},
 		OnStop: func(ctx context.Context) error {
+			stopHUP()
 			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
 			return srv.Shutdown(ctx)
