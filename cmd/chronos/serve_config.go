@@ -62,7 +62,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "HTTP listen address")
 	fs.StringVar(&c.WakeURL, "wake-url", "", "where wakes are POSTed (required unless --dev)")
 	fs.Var(&c.WakeSecrets, "wake-secret", "HMAC-SHA256 key that signs every wake (required unless --dev); repeat it to sign with several while rotating (README); whsec_<base64> keys webhook-signature with the decoded bytes")
-	fs.StringVar(&c.WakeSecretFile, "wake-secret-file", "", "read the wake secrets from this file instead: one a line, the first signs, all verify (# comments); keeps them off the command line")
+	fs.StringVar(&c.WakeSecretFile, "wake-secret-file", "", "read the wake secrets from this file instead: one a line, each signing every wake as a repeated --wake-secret does (# comments); keeps them off the command line")
 	fs.StringVar(&c.TLSCert, "tls-cert", "", "serve HTTPS on --listen with this PEM certificate (chain); needs --tls-key; both are read again on SIGHUP")
 	fs.StringVar(&c.TLSKey, "tls-key", "", "the PEM private key of --tls-cert")
 	fs.StringVar(&c.PublicURL, "public-url", "", "the address clients reach this server at; https://... makes dashboard cookies Secure and adds Strict-Transport-Security, also behind a TLS-terminating proxy")

@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// readWakeSecretFile reads --wake-secret-file: one secret a line, the first signs and
-// all verify (as repeated --wake-secret do); blank lines and lines starting with # are
+// readWakeSecretFile reads --wake-secret-file: one secret a line, each of which signs
+// every wake, as repeated --wake-secret do (rotation); blank lines and lines starting with # are
 // skipped, blanks around a secret dropped. A file that group or others may read gets a
 // warning, not a refusal: some deployments mount secrets that way on purpose.
 func readWakeSecretFile(path string) (secrets []string, warning string, err error) {
