@@ -1,10 +1,13 @@
 # chronos — every command a developer or CI needs. See README.md.
+# The toolchain go.mod names: a machine starts on its own Go and ignores go.mod's
+# toolchain line while GOTOOLCHAIN=local, so every target runs with it set (README).
+export GOTOOLCHAIN = go1.27.3
 GO        ?= go
 FUZZTIME  ?= 10s
 FUZZTIME_API ?= 60s
 BIN       ?= bin/chronos
 
-.PHONY: all build image run test test-e2e test-ui screenshots lint lint-openapi fuzz fuzz-api bench race clean
+.PHONY: all build image run test test-e2e test-ui screenshots lint lint-openapi vulncheck fuzz fuzz-api bench race clean
 
 all: lint test
 
@@ -74,6 +77,26 @@ lint-openapi: $(REDOCLY)
 $(REDOCLY): .ci/redocly/package.json .ci/redocly/package-lock.json
 	npm ci --prefix .ci/redocly --no-audit --no-fund
 	@touch $@
+
+## vulncheck: govulncheck on every package, against a vulnerability database built
+## here from the golang.org/x/vulndb module (its OSV files, indexed by its own
+## cmd/indexdb): the public database's address is not reachable from every machine.
+## The database is built once per VULNDB_VERSION into VULNDB_DIR (the first build
+## downloads indexdb's dependencies: a few minutes); a check then takes about a minute.
+## Move VULNDB_VERSION to a newer pseudo-version of golang.org/x/vulndb to learn of
+## newer vulnerabilities.
+VULNDB_VERSION      ?= v0.0.0-20261105234957-e22db6528018
+GOVULNCHECK_VERSION ?= v1.9.0
+VULNDB_DIR          ?= $(HOME)/.cache/chronos/vulndb-$(VULNDB_VERSION)
+vulncheck:
+	@set -e; if [ ! -f "$(VULNDB_DIR)/index/db.json" ]; then \
+	  src=$$($(GO) mod download -json golang.org/x/vulndb@$(VULNDB_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	  echo "vulncheck: indexing $$src/data/osv into $(VULNDB_DIR)"; \
+	  rm -rf "$(VULNDB_DIR).tmp"; \
+	  $(GO) run golang.org/x/vulndb/cmd/indexdb@$(VULNDB_VERSION) -vulns "$$src/data/osv" -out "$(VULNDB_DIR).tmp"; \
+	  rm -rf "$(VULNDB_DIR)"; mv "$(VULNDB_DIR).tmp" "$(VULNDB_DIR)"; \
+	fi
+	$(GO) run golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VERSION) -db file://$(VULNDB_DIR) ./...
 
 ## fuzz: a short bounded run of every fuzz target (FUZZTIME each; CI runs it). The
 ## packages are those with a "func Fuzz..." in a test file: asking `go test -list` of

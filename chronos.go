@@ -95,6 +95,14 @@ type Config struct {
 	// payloads in admin views and the dashboard instead of their size and hash.
 	Dashboard    bool
 	ShowPayloads bool
+	// SessionTTL is how long a dashboard sign-in lasts (0: webui.DefaultSessionTTL).
+	SessionTTL time.Duration
+
+	// PublicURL is the address clients reach the node at, "" when unknown. https://
+	// makes the dashboard's cookies Secure and puts Strict-Transport-Security on every
+	// response, also when a proxy in front terminates TLS; a request that came over TLS
+	// gets both anyway (docs/security.md, L1).
+	PublicURL string
 
 	// Logger receives the node's logs; nil: none.
 	Logger *zap.Logger
@@ -133,6 +141,7 @@ func (c Config) dispatcher(worker string) app.DispatcherConfig {
 type Node struct {
 	store   ports.Store
 	cfg     Config
+	https   bool // PublicURL is https://
 	log     *zap.Logger
 	worker  string
 	clock   *app.StoreClock
@@ -184,11 +193,15 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("chronos: MaxActiveAlarmsPerOwner (%d), QuotaRefresh (%s) and RateLimit (%d) must not be negative; 0 is off (the default refresh)",
 			cfg.MaxActiveAlarmsPerOwner, cfg.QuotaRefresh, cfg.RateLimit)
 	}
+	https, err := parsePublicURL(cfg.PublicURL)
+	if err != nil {
+		return nil, err
+	}
 	worker := cfg.WorkerID
 	if worker == "" {
 		worker = app.NewWorkerID()
 	}
-	n := &Node{store: store, cfg: cfg, log: log, worker: worker, clock: app.NewStoreClock(cfg.ClockOptions...), hints: app.NewHints()}
+	n := &Node{store: store, cfg: cfg, https: https, log: log, worker: worker, clock: app.NewStoreClock(cfg.ClockOptions...), hints: app.NewHints()}
 	dc := cfg.dispatcher(worker)
 	maxFailures := cfg.MaxFailures
 	if maxFailures == 0 {
@@ -203,7 +216,6 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	n.tokens = app.NewTokens(store, n.clock).WithLogger(log.Named("tokens"))
 	n.eps = app.NewEndpoints(store, n.clock, log.Named("endpoints"))
 	n.gate = app.NewDispatchGate(store, dc.Tick, metrics, log.Named("dispatch-gate"))
-	var err error
 	n.ret, err = app.NewRetention(store, app.RetentionConfig{
 		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm, Holder: worker, Metrics: metrics,
 	}, log.Named("retention"))
@@ -222,8 +234,9 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	n.sampler = app.NewCountSampler(store, metrics, worker, countSampleInterval, dc.Lease, log.Named("count-sampler"))
 	n.upkeep = app.NewMaintenance(store, 0, log.Named("maintenance"))
 	if cfg.Dashboard {
-		if n.ui, err = webui.New(n.admin, n.tokens, store, webui.Options{ShowPayloads: cfg.ShowPayloads, Logger: log.Named("ui"),
-			Tokens: n.tokens, Endpoints: n.eps}); err != nil {
+		n.ui, err = webui.New(n.admin, n.tokens, store, webui.Options{ShowPayloads: cfg.ShowPayloads, Logger: log.Named("ui"),
+			Tokens: n.tokens, Endpoints: n.eps, SessionTTL: cfg.SessionTTL, SecureCookies: https})
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -332,10 +345,10 @@ func (n *Node) Handler() http.Handler {
 	}
 	api := httpapi.New(n.alarms, n.tokens, n.store, opts)
 	if n.ui == nil {
-		return api
+		return withHSTS(n.https, api)
 	}
 	mux := http.NewServeMux()
 	mux.Handle(webui.Prefix, n.ui)
 	mux.Handle("/", api)
-	return mux
+	return withHSTS(n.https, mux)
 }

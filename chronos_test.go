@@ -188,6 +188,7 @@ func TestNewRefuses(t *testing.T) {
 		"retention too short": {memory.New(nil), chronos.Config{Handler: h, Retention: time.Second}, "retention"},
 		"negative quota":      {memory.New(nil), chronos.Config{Handler: h, MaxActiveAlarmsPerOwner: -1}, "MaxActiveAlarmsPerOwner"},
 		"negative rate":       {memory.New(nil), chronos.Config{Handler: h, RateLimit: -1}, "RateLimit"},
+		"relative public url": {memory.New(nil), chronos.Config{Handler: h, PublicURL: "chronos.example"}, "PublicURL"},
 	} {
 		_, err := chronos.New(c.store, c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

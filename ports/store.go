@@ -22,6 +22,7 @@ type Store interface {
 	LeaseStore
 	AdminStore
 	StateStore
+	SessionStore
 	EndpointStore
 	QuotaStore
 

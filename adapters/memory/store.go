@@ -49,6 +49,7 @@ type database struct {
 	workers   map[string]domain.Worker  // by id
 	leases    map[string]clusterLease   // by name
 	state     map[string]ports.State    // by name
+	sessions  map[string]ports.Session  // by hash
 	endpoints map[ownerName]domain.Endpoint
 }
 
@@ -69,6 +70,7 @@ func New(clock ports.Clock) *Store {
 	s := &Store{database: &database{alarms: map[string]domain.Alarm{},
 		keys: map[ownerKey]string{}, events: map[string][]domain.Event{}, tokens: map[string]domain.Token{},
 		workers: map[string]domain.Worker{}, leases: map[string]clusterLease{}, state: map[string]ports.State{},
+		sessions:  map[string]ports.Session{},
 		endpoints: map[ownerName]domain.Endpoint{}}}
 	return s.Open(clock)
 }

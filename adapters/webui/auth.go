@@ -84,7 +84,7 @@ func (u *UI) viewer(w http.ResponseWriter, r *http.Request) (viewer, bool) {
 		u.storeFailed(w, r, err)
 		return viewer{}, false
 	}
-	return viewer{Session: sess, Token: tok, CSRF: u.sessions.csrf(r.Context(), sess)}, true
+	return viewer{Session: sess, Token: tok, CSRF: u.sessions.csrf(sess)}, true
 }
 
 // toLogin sends the browser to sign in, coming back here after (for a page read).

@@ -8,12 +8,8 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/chronoshq/chronos/ports"
@@ -22,155 +18,110 @@ import (
 // cookieName is the session cookie; scoped to Prefix.
 const cookieName = "chronos_session"
 
-// State names (ports.StateStore) the sessions use. The key signs every cookie; a
-// signed-out session is remembered under its id until it would have expired anyway.
+// sessionIDBytes is the entropy of a session id; sweepBatch the most expired sessions
+// one sign-in deletes.
 const (
-	sessionKeyName   = "ui-session-key"
-	signedOutPrefix  = "ui-signed-out/"
-	sessionKeyLength = 32
+	sessionIDBytes = 32
+	sweepBatch     = 100
 )
 
-// session is what a cookie carries, signed: the hash of the admin token it was opened
-// with (never the token), an id of its own and when it ends.
+// session is one signed-in browser. ID is the cookie's value, a random id that exists
+// only there: the store keeps its SHA-256, so a copy of the database cannot be turned
+// into a cookie (docs/security.md, M2).
 type session struct {
-	TokenHash string `json:"h"`
-	ID        string `json:"sid"`
-	Expires   int64  `json:"exp"` // unix seconds
+	ID        string // base64url of sessionIDBytes random bytes
+	TokenHash string // the admin token it was opened with, checked on every request
+	Expires   time.Time
 }
 
 var errNoSession = errors.New("webui: no valid session")
 
-// sessions issues and checks session cookies. The signing key lives in the store, so
-// a cookie made by one node is good on every node, and a restart keeps sessions.
+// sessions issues and checks session cookies against the store, so a cookie made by
+// one node is good on every node, survives a restart, and a sign-out ends it everywhere.
 type sessions struct {
-	state ports.StateStore
-	ttl   time.Duration
-	now   func() time.Time
-
-	mu  sync.Mutex
-	key []byte
+	store  ports.SessionStore
+	ttl    time.Duration
+	now    func() time.Time
+	secure bool // every cookie Secure: the dashboard is reached over HTTPS (a proxy's)
 }
 
-func newSessions(state ports.StateStore, ttl time.Duration, now func() time.Time) *sessions {
-	return &sessions{state: state, ttl: ttl, now: now}
+func newSessions(store ports.SessionStore, ttl time.Duration, now func() time.Time, secure bool) *sessions {
+	return &sessions{store: store, ttl: ttl, now: now, secure: secure}
 }
 
-// signingKey loads the cluster's key, making one on first use. Two nodes making one at
-// once both read back whichever write landed last, so they agree from then on.
-func (s *sessions) signingKey(ctx context.Context) ([]byte, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.key != nil {
-		return s.key, nil
-	}
-	st, ok, err := s.state.GetState(ctx, sessionKeyName)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		fresh := make([]byte, sessionKeyLength)
-		_, _ = rand.Read(fresh)
-		if err := s.state.PutState(ctx, sessionKeyName, hex.EncodeToString(fresh)); err != nil {
-			return nil, err
-		}
-		if st, ok, err = s.state.GetState(ctx, sessionKeyName); err != nil || !ok {
-			return nil, errors.Join(errors.New("webui: the session key did not stick"), err)
-		}
-	}
-	key, err := hex.DecodeString(st.Value)
-	if err != nil || len(key) != sessionKeyLength {
-		return nil, errors.New("webui: the stored session key is malformed")
-	}
-	s.key = key
-	return key, nil
+// hashID is what the store keeps of a session id.
+func hashID(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(sum[:])
 }
 
-func sign(key []byte, parts ...string) []byte {
-	m := hmac.New(sha256.New, key)
-	for _, p := range parts {
-		m.Write([]byte(p))
-		m.Write([]byte{0})
-	}
-	return m.Sum(nil)
+// cookie is the session cookie with value and lifetime; Secure when the dashboard is
+// served over HTTPS, here (r.TLS) or by a proxy in front (Options.SecureCookies).
+func (s *sessions) cookie(r *http.Request, value string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: cookieName, Value: value, Path: Prefix, MaxAge: maxAge,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.secure || r.TLS != nil}
 }
 
-// issue starts a session for the token with this hash and sets its cookie.
+// issue starts a session for the token with this hash and sets its cookie. It first
+// deletes a batch of expired sessions: rows are only ever added here, so sweeping here
+// keeps the table to the sessions of the last TTL, with no loop of its own.
 func (s *sessions) issue(ctx context.Context, w http.ResponseWriter, r *http.Request, tokenHash string) error {
-	key, err := s.signingKey(ctx)
+	now := s.now()
+	if _, err := s.store.DeleteExpiredSessions(ctx, now, sweepBatch); err != nil {
+		return err
+	}
+	raw := make([]byte, sessionIDBytes)
+	_, _ = rand.Read(raw) // never fails (crypto/rand)
+	id := base64.RawURLEncoding.EncodeToString(raw)
+	err := s.store.CreateSession(ctx, ports.Session{Hash: hashID(id), TokenHash: tokenHash,
+		CreatedAt: now, ExpiresAt: now.Add(s.ttl)})
 	if err != nil {
 		return err
 	}
-	id := make([]byte, 16)
-	_, _ = rand.Read(id)
-	sess := session{TokenHash: tokenHash, ID: hex.EncodeToString(id), Expires: s.now().Add(s.ttl).Unix()}
-	body, _ := json.Marshal(sess)
-	payload := base64.RawURLEncoding.EncodeToString(body)
-	value := payload + "." + base64.RawURLEncoding.EncodeToString(sign(key, "session", payload))
-	http.SetCookie(w, &http.Cookie{
-		Name: cookieName, Value: value, Path: Prefix, MaxAge: int(s.ttl.Seconds()),
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
-	})
+	http.SetCookie(w, s.cookie(r, id, int(s.ttl.Seconds())))
 	return nil
 }
 
-// read returns the request's session when its cookie is signed with the cluster's key,
-// unexpired and not signed out.
+// read returns the request's session when its cookie names a stored, unexpired one.
 func (s *sessions) read(r *http.Request) (session, error) {
 	c, err := r.Cookie(cookieName)
 	if err != nil {
 		return session{}, errNoSession
 	}
-	payload, mac, ok := strings.Cut(c.Value, ".")
-	if !ok {
+	if raw, err := base64.RawURLEncoding.DecodeString(c.Value); err != nil || len(raw) != sessionIDBytes {
+		return session{}, errNoSession // not one of ours: no need to ask the store
+	}
+	st, err := s.store.SessionByHash(r.Context(), hashID(c.Value))
+	if errors.Is(err, ports.ErrNotFound) {
 		return session{}, errNoSession
 	}
-	key, err := s.signingKey(r.Context())
 	if err != nil {
 		return session{}, err
 	}
-	got, err := base64.RawURLEncoding.DecodeString(mac)
-	if err != nil || !hmac.Equal(got, sign(key, "session", payload)) {
+	if !s.now().Before(st.ExpiresAt) {
 		return session{}, errNoSession
 	}
-	body, err := base64.RawURLEncoding.DecodeString(payload)
-	var sess session
-	if err != nil || json.Unmarshal(body, &sess) != nil || sess.ID == "" || sess.TokenHash == "" {
-		return session{}, errNoSession
-	}
-	if s.now().Unix() >= sess.Expires {
-		return session{}, errNoSession
-	}
-	_, out, err := s.state.GetState(r.Context(), signedOutPrefix+sess.ID)
-	if err != nil {
-		return session{}, err
-	}
-	if out {
-		return session{}, errNoSession
-	}
-	return sess, nil
+	return session{ID: c.Value, TokenHash: st.TokenHash, Expires: st.ExpiresAt}, nil
 }
 
 // end signs the session out on every node and clears its cookie.
 func (s *sessions) end(ctx context.Context, w http.ResponseWriter, r *http.Request, sess session) error {
-	clear := &http.Cookie{Name: cookieName, Value: "", Path: Prefix, MaxAge: -1, HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil}
-	http.SetCookie(w, clear)
-	return s.state.PutState(ctx, signedOutPrefix+sess.ID, strconv.FormatInt(sess.Expires, 10))
+	http.SetCookie(w, s.cookie(r, "", -1))
+	return s.store.DeleteSession(ctx, hashID(sess.ID))
 }
 
-// csrf is the session's CSRF token: every form that changes something carries it, and
-// a page of another site cannot know it.
-func (s *sessions) csrf(ctx context.Context, sess session) string {
-	key, err := s.signingKey(ctx)
-	if err != nil {
-		return ""
-	}
-	return base64.RawURLEncoding.EncodeToString(sign(key, "csrf", sess.ID))
+// csrf is the session's CSRF token: every form that changes something carries it. It
+// is derived from the session id, which only the browser holds: a page of another site
+// cannot know it, and neither can a reader of the database (it holds the id's hash).
+func (s *sessions) csrf(sess session) string {
+	m := hmac.New(sha256.New, []byte(sess.ID))
+	m.Write([]byte("csrf"))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
 // checkCSRF reports whether the form's token is the session's.
 func (s *sessions) checkCSRF(r *http.Request, sess session) bool {
-	want := s.csrf(r.Context(), sess)
+	want := s.csrf(sess)
 	got := r.PostFormValue("csrf")
-	return want != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+	return sess.ID != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }

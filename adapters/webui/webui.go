@@ -41,6 +41,10 @@ type Options struct {
 	ShowPayloads bool
 	// Logger receives failures the pages answer with a generic message. nil: none.
 	Logger *zap.Logger
+	// SecureCookies marks the session cookie Secure on every response: the dashboard is
+	// reached over HTTPS through a proxy that terminates TLS (serve --public-url
+	// https://...). A request that came over TLS gets a Secure cookie anyway.
+	SecureCookies bool
 	// Now is the clock of sessions; nil means time.Now.
 	Now func() time.Time
 	// Tokens serves the tokens page (list; issue and revoke for an admin session); nil
@@ -82,9 +86,9 @@ type UI struct {
 	handler   http.Handler
 }
 
-// New builds the dashboard. state keeps the session key and the signed-out sessions,
-// shared by every node of the cluster.
-func New(adm Admin, auth Authenticator, state ports.StateStore, opts Options) (*UI, error) {
+// New builds the dashboard. store keeps the sessions (the hashes of their ids), shared
+// by every node of the cluster.
+func New(adm Admin, auth Authenticator, store ports.SessionStore, opts Options) (*UI, error) {
 	if opts.SessionTTL <= 0 {
 		opts.SessionTTL = DefaultSessionTTL
 	}
@@ -101,7 +105,7 @@ func New(adm Admin, auth Authenticator, state ports.StateStore, opts Options) (*
 	}
 	u := &UI{
 		adm: adm, auth: auth, tokens: opts.Tokens, endpoints: opts.Endpoints, pages: pages, opts: opts, log: log,
-		sessions: newSessions(state, opts.SessionTTL, opts.Now),
+		sessions: newSessions(store, opts.SessionTTL, opts.Now, opts.SecureCookies),
 		series:   NewSeries(adm, SeriesInterval, SeriesPoints),
 	}
 	u.handler = withSecurityHeaders(u.routes())

@@ -39,6 +39,9 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	defer func() { _ = log.Sync() }()
+	for _, w := range cfg.warnings {
+		log.Warn(w)
+	}
 
 	// What fails for reasons outside chronos (a port in use, a store unreachable) is
 	// taken before fx builds anything: nothing has started when it fails, and the error
@@ -167,7 +170,7 @@ func provideNode(s ports.Store, w ports.Waker, m *metrics.Metrics, cfg *serveCon
 		MisfireThreshold: cfg.MisfireThreshold, OwnerMaxInFlight: cfg.OwnerMaxInFlight, UnfairClaims: cfg.UnfairClaims,
 		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
 		MaxActiveAlarmsPerOwner: cfg.MaxActive, QuotaRefresh: cfg.QuotaRefresh, RateLimit: cfg.RateLimit,
-		Metrics: m, MetricsHandler: m.Handler(), Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads,
+		Metrics: m, MetricsHandler: m.Handler(), Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL,
 		Logger: log, ClockOptions: clock,
 	})
 }
@@ -208,20 +211,37 @@ func runHTTP(lc fx.Lifecycle, n *chronos.Node, ln listeners, cfg *serveConfig, l
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
+	stopHUP := func() {}
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
+			if cfg.TLSCert != "" {
+				certs, err := newCertReloader(cfg.TLSCert, cfg.TLSKey, log.Named("tls"))
+				if err != nil {
+					return err
+				}
+				srv.TLSConfig = certs.tlsConfig()
+				var hupCtx context.Context
+				hupCtx, stopHUP = context.WithCancel(context.Background())
+				certs.watchSIGHUP(hupCtx, nil)
+			}
 			if cfg.Dev {
 				devToken(ctx, n, log)
 			}
-			log.Info("chronos serving", zap.String("listen", ln.api.Addr().String()), zap.String("version", Version()), zap.Bool("dev", cfg.Dev), zap.Bool("ui", cfg.UI))
+			log.Info("chronos serving", zap.String("listen", ln.api.Addr().String()), zap.String("version", Version()), zap.Bool("dev", cfg.Dev), zap.Bool("ui", cfg.UI),
+				zap.Bool("tls", srv.TLSConfig != nil), zap.String("public_url", cfg.PublicURL))
 			go func() {
-				if err := srv.Serve(ln.api); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				serve := srv.Serve
+				if srv.TLSConfig != nil {
+					serve = func(ln net.Listener) error { return srv.ServeTLS(ln, "", "") }
+				}
+				if err := serve(ln.api); err != nil && !errors.Is(err, http.ErrServerClosed) {
 					log.Error("HTTP server stopped", zap.Error(err))
 				}
 			}()
 			return nil
 		},
 		OnStop: func(ctx context.Context) error {
+			stopHUP()
 			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
 			return srv.Shutdown(ctx)

@@ -22,6 +22,9 @@ type serveConfig struct {
 	Listen           string
 	WakeURL          string
 	WakeSecrets      flagenv.List
+	WakeSecretFile   string
+	TLSCert, TLSKey  string
+	PublicURL        string
 	Dev              bool
 	Tick             time.Duration
 	Lease            time.Duration
@@ -48,6 +51,10 @@ type serveConfig struct {
 	UI               bool
 	LogFormat        string
 	LogLevel         string
+
+	// warnings are what validate found worth saying but not worth refusing; serve logs
+	// them once it has a logger.
+	warnings []string
 }
 
 func (c *serveConfig) register(fs *flag.FlagSet) {
@@ -57,6 +64,10 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "HTTP listen address")
 	fs.StringVar(&c.WakeURL, "wake-url", "", "where wakes are POSTed (required unless --dev)")
 	fs.Var(&c.WakeSecrets, "wake-secret", "HMAC-SHA256 key that signs every wake (required unless --dev); repeat it to sign with several while rotating (README); whsec_<base64> keys webhook-signature with the decoded bytes")
+	fs.StringVar(&c.WakeSecretFile, "wake-secret-file", "", "read the wake secrets from this file instead: one a line, each signing every wake as a repeated --wake-secret does (# comments); keeps them off the command line")
+	fs.StringVar(&c.TLSCert, "tls-cert", "", "serve HTTPS on --listen with this PEM certificate (chain); needs --tls-key; both are read again on SIGHUP")
+	fs.StringVar(&c.TLSKey, "tls-key", "", "the PEM private key of --tls-cert")
+	fs.StringVar(&c.PublicURL, "public-url", "", "the address clients reach this server at; https://... makes dashboard cookies Secure and adds Strict-Transport-Security, also behind a TLS-terminating proxy")
 	fs.BoolVar(&c.Dev, "dev", false, "print wakes as JSON lines to stdout instead of POSTing them")
 	fs.DurationVar(&c.Tick, "tick", d.Tick, "longest idle sleep between claims")
 	fs.DurationVar(&c.Lease, "lease", d.Lease, "claim lease; must exceed --delivery-timeout")
@@ -115,8 +126,28 @@ func (c *serveConfig) validate() error {
 		} else if u, err := url.Parse(c.WakeURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("--wake-url %q must be an absolute http:// or https:// URL", c.WakeURL))
 		}
-		if len(c.WakeSecrets.Values) == 0 {
-			errs = append(errs, errors.New("--wake-secret (CHRONOS_WAKE_SECRET) is required: receivers verify the Chronos-Signature header with it"))
+	}
+	switch {
+	case c.WakeSecretFile != "" && len(c.WakeSecrets.Values) > 0:
+		errs = append(errs, errors.New("give --wake-secret (CHRONOS_WAKE_SECRET) or --wake-secret-file (CHRONOS_WAKE_SECRET_FILE), not both"))
+	case c.WakeSecretFile != "":
+		secrets, warning, err := readWakeSecretFile(c.WakeSecretFile)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if warning != "" {
+			c.warnings = append(c.warnings, warning)
+		}
+		c.WakeSecrets.Values = secrets // what the waker signs with, as if given by --wake-secret
+	case !c.Dev && len(c.WakeSecrets.Values) == 0:
+		errs = append(errs, errors.New("--wake-secret (CHRONOS_WAKE_SECRET) is required, or --wake-secret-file: receivers verify the Chronos-Signature header with it"))
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		errs = append(errs, errors.New("--tls-cert and --tls-key go together: give both (HTTPS) or neither (HTTP)"))
+	}
+	if c.PublicURL != "" {
+		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("--public-url %q must be an absolute http:// or https:// URL", c.PublicURL))
 		}
 	}
 	if c.BreakerFailures < 1 {

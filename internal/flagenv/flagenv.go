@@ -59,12 +59,12 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		if !ok || err != nil {
 			return
 		}
-		if e := fs.Set(f.Name, v); e != nil {
-			err = fmt.Errorf("environment %s=%q: %v", EnvName(f.Name), v, e)
+		if l, ok := f.Value.(*List); ok {
+			l.setEnv(v)
 			return
 		}
-		if l, ok := f.Value.(*List); ok {
-			l.fromEnv = true
+		if e := fs.Set(f.Name, v); e != nil {
+			err = fmt.Errorf("environment %s=%q: %v", EnvName(f.Name), v, e)
 		}
 	})
 	if err != nil {
@@ -119,9 +119,11 @@ func UsageText(fs *flag.FlagSet) string {
 	return b.String()
 }
 
-// List is a repeatable flag: each use adds a value. Its environment variable gives one
-// value; the command line, when it uses the flag at all, replaces it (the command line
-// wins, as for every flag).
+// List is a repeatable flag: each use adds a value. Its environment variable gives
+// values separated by commas (CHRONOS_WAKE_SECRET=new,old: an environment variable
+// cannot be repeated), blanks around them dropped; the command line, when it uses the
+// flag at all, replaces them (the command line wins, as for every flag). A value that
+// holds a comma can only be given on the command line (or in a file the command reads).
 type List struct {
 	Values  []string
 	fromEnv bool // Values holds the environment's value, which a command-line use replaces
@@ -141,4 +143,16 @@ func (l *List) Set(v string) error {
 	}
 	l.Values = append(l.Values, v)
 	return nil
+}
+
+// setEnv takes the environment's comma-separated values, which a command-line use
+// replaces. The value is not echoed in errors: it is often a secret.
+func (l *List) setEnv(v string) {
+	l.Values = nil
+	for _, part := range strings.Split(v, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			l.Values = append(l.Values, part)
+		}
+	}
+	l.fromEnv = true
 }

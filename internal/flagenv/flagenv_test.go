@@ -55,8 +55,8 @@ func TestUsageNamesTheEnvironmentOnlyWhenRead(t *testing.T) {
 	}
 }
 
-// A repeatable flag collects every use; its environment variable gives one value, which
-// the command line replaces when it uses the flag.
+// A repeatable flag collects every use; its environment variable gives values separated
+// by commas (blanks dropped), which the command line replaces when it uses the flag.
 func TestListFlag(t *testing.T) {
 	for _, tc := range []struct {
 		env  string
@@ -66,6 +66,8 @@ func TestListFlag(t *testing.T) {
 		{"", []string{"--secret", "a", "--secret", "b"}, "a,b"},
 		{"from-env", nil, "from-env"},
 		{"from-env", []string{"--secret", "a", "--secret", "b"}, "a,b"},
+		{"new, old,,", nil, "new,old"},
+		{"new,old", []string{"--secret", "a"}, "a"},
 	} {
 		fs := New("test", io.Discard)
 		var l List

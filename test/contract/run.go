@@ -44,6 +44,9 @@ package contract
 //                                  cancel releasing leases; delete with events; counts
 //                                  and the due backlog
 //   State         state.go         named cluster values: absent, exact, replaced, stamped
+//   Sessions      sessions.go      dashboard sessions by hash: round trip, conflict,
+//                                  sign-out, the sweep of expired ones (earliest first,
+//                                  bounded, the boundary included)
 //   Series        series.go        a cron series' options and state round-trip through
 //                                  every read and write (Apply, fenced or stale, Mutate,
 //                                  AdminMutate); DuePauses: which, in what order, how many
@@ -94,6 +97,7 @@ func areas() []area {
 		{"ExtendLease", extendLeaseCases},
 		{"Admin", adminCases},
 		{"State", stateCases},
+		{"Sessions", sessionCases},
 		{"Series", seriesCases},
 		{"Endpoints", endpointCases},
 		{"Quota", quotaCases},
