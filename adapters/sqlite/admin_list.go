@@ -82,7 +82,7 @@ func adminListSQL(w adminWalk, cursor bool) string {
 	if cursor {
 		where += ` AND id < ?6`
 	}
-	return `SELECT ` + alarmColumns + ` FROM alarms WHERE ` + where + ` ORDER BY id DESC LIMIT ?7`
+	return `SELECT ` + alarmColumns + ` FROM alarms WHERE ` + where + ` ORDER BY id DESC LIMIT ?7 + 0`
 }
 
 // AdminList returns a page of every owner's alarms matching f, newest first, with List's

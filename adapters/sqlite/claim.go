@@ -21,7 +21,7 @@ var claimSQL = `UPDATE alarms SET claimed_by = ?1, claimed_at = ?2
 	WHERE id IN (SELECT id FROM (` + laneArms(`next_fire_at, id`,
 	`next_fire_at <= ?2 AND (claimed_at IS NULL OR claimed_at <= ?3)`) + `
 		ORDER BY next_fire_at, id
-		LIMIT ?4))
+		LIMIT ?4 + 0))
 	RETURNING ` + alarmColumns
 
 // ClaimDue leases up to p.Batch due alarms to p.Worker, oldest due first; with p.Fair,

@@ -64,7 +64,7 @@ func (s *Store) events(ctx context.Context, id string, owner sql.NullString, lim
 		return nil, mapError(err)
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT id, `+eventColumns+` FROM alarm_events
-		WHERE alarm_id = ? ORDER BY id LIMIT ?`, id, limit)
+		WHERE alarm_id = ? ORDER BY id LIMIT ? + 0`, id, limit)
 	if err != nil {
 		return nil, mapError(err)
 	}

@@ -17,7 +17,7 @@ import (
 const duePausesSQL = `SELECT id FROM alarms
 	WHERE paused_until <= ?1 AND +status = 'paused'
 	ORDER BY paused_until
-	LIMIT ?2`
+	LIMIT ?2 + 0`
 
 // DuePauses returns the ids of at most limit paused alarms whose pause has ended,
 // earliest end first, on the process's (or injected) clock.

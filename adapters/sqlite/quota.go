@@ -12,7 +12,7 @@ import (
 // table row is read), stopped by the LIMIT (TestCountActivePlan). Not prepared at Open
 // like the hot statements: app.Quota runs it about once per refresh interval per owner.
 var countActiveSQL = `SELECT count(*) FROM (SELECT 1 FROM alarms WHERE owner = ?1 AND status IN (` +
-	sqltext.StatusList(domain.QuotaStatuses) + `) LIMIT ?2)`
+	sqltext.StatusList(domain.QuotaStatuses) + `) LIMIT ?2 + 0)`
 
 // CountActive counts the owner's active and paused alarms, at most atMost of them.
 func (s *Store) CountActive(ctx context.Context, owner string, atMost int) (int, error) {

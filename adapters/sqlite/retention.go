@@ -18,7 +18,7 @@ import (
 // never taken.
 const expiredAlarmsSQL = `SELECT id FROM alarms
 	WHERE status IN ('fired', 'cancelled', 'failed') AND updated_at < ?1 AND claimed_by IS NULL
-	ORDER BY updated_at LIMIT ?2`
+	ORDER BY updated_at LIMIT ?2 + 0`
 
 // DeleteExpiredAlarms deletes a batch of expired terminal alarms and their events
 // (deleteWithEvents).
@@ -98,7 +98,7 @@ func execCount(ctx context.Context, st *sql.Stmt, args ...any) (int, error) {
 // older than $3 or beyond the $4 newest ($4 > 0). Each alarm's bound is found through
 // alarm_events_alarm backwards, reading at most $4+1 entries.
 const trimEventsSQL = `DELETE FROM alarm_events WHERE id IN (
-	SELECT e.id FROM (SELECT id FROM alarms WHERE id > ?1 ORDER BY id LIMIT ?2) a
+	SELECT e.id FROM (SELECT id FROM alarms WHERE id > ?1 ORDER BY id LIMIT ?2 + 0) a
 	JOIN alarm_events e ON e.alarm_id = a.id
 	WHERE e.at < ?3 OR (?4 > 0 AND e.id <= (
 		SELECT x.id FROM alarm_events x WHERE x.alarm_id = a.id ORDER BY x.id DESC LIMIT 1 OFFSET ?4)))`
@@ -113,7 +113,7 @@ func (s *Store) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimm
 		t = ports.Trimmed{}
 		var last sql.NullString
 		var covered int
-		if err := tx.QueryRowContext(ctx, `SELECT max(id), count(*) FROM (SELECT id FROM alarms WHERE id > ?1 ORDER BY id LIMIT ?2)`,
+		if err := tx.QueryRowContext(ctx, `SELECT max(id), count(*) FROM (SELECT id FROM alarms WHERE id > ?1 ORDER BY id LIMIT ?2 + 0)`,
 			p.After, p.Alarms).Scan(&last, &covered); err != nil {
 			return mapError(err)
 		}

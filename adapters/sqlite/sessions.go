@@ -47,6 +47,6 @@ func (s *Store) DeleteSession(ctx context.Context, hash string) error {
 // walking ui_sessions_expiry.
 func (s *Store) DeleteExpiredSessions(ctx context.Context, before time.Time, limit int) (int, error) {
 	n, err := sqlrow.Affected(s.writer.ExecContext(ctx, `DELETE FROM ui_sessions WHERE hash IN
-		(SELECT hash FROM ui_sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)`, toDB(before), limit))
+		(SELECT hash FROM ui_sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ? + 0)`, toDB(before), limit))
 	return int(n), mapError(err)
 }

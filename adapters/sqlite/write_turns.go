@@ -15,12 +15,19 @@ import (
 // owners' included, whatever the fair claim would have given them.
 //
 // So the store queues its own writers: claims in one queue, everything else in another,
-// each first in first out, and a freed turn goes to the oldest claim if there is one.
-// A claim waits for at most the transaction in progress. Claims cannot starve the rest:
-// the dispatcher claims only into free delivery slots, which only applies free.
+// each first in first out, and a freed turn goes to the oldest claim if there is one,
+// unless the turn just ending was a claim's and another writer waits: never two claims
+// in a row past a waiting writer. A claim therefore waits for at most the transaction in
+// progress and one other; the others are not starved. (Claims strictly first starved the
+// API's creates at a steady rate: the claim loop queues its next claim as soon as one
+// ends, so under a saturated writer the creates waited for thousands of claimed
+// alarms, and an alarm created for two seconds ahead was created late. The steady-rate
+// bench showed it: p50 lag 20 ms with alternation or plain first-in-first-out, 350 ms and
+// more with claims strictly first, at 15,000/s on the 2-core machine.)
 type writeTurns struct {
 	mu     sync.Mutex
 	busy   bool
+	claim  bool // the turn in progress is a claim's
 	claims []chan struct{}
 	others []chan struct{}
 }
@@ -30,7 +37,7 @@ type writeTurns struct {
 func (w *writeTurns) acquire(ctx context.Context, first bool) error {
 	w.mu.Lock()
 	if !w.busy {
-		w.busy = true
+		w.busy, w.claim = true, first
 		w.mu.Unlock()
 		return nil
 	}
@@ -58,18 +65,19 @@ func (w *writeTurns) acquire(ctx context.Context, first bool) error {
 	return ctx.Err()
 }
 
-// release hands the turn to the oldest waiting claim, else the oldest other writer.
+// release hands the turn to the oldest waiting claim, else the oldest other writer; but
+// after a claim, to the oldest other writer first if one waits.
 func (w *writeTurns) release() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var next chan struct{}
 	switch {
-	case len(w.claims) > 0:
-		next, w.claims = w.claims[0], w.claims[1:]
+	case len(w.claims) > 0 && (!w.claim || len(w.others) == 0):
+		next, w.claims, w.claim = w.claims[0], w.claims[1:], true
 	case len(w.others) > 0:
-		next, w.others = w.others[0], w.others[1:]
+		next, w.others, w.claim = w.others[0], w.others[1:], false
 	default:
-		w.busy = false
+		w.busy, w.claim = false, false
 		return
 	}
 	close(next) // the turn passes on: busy stays true

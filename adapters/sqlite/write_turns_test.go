@@ -86,3 +86,34 @@ func TestWriteTurnsGiveUpOnContext(t *testing.T) {
 		t.Fatal("the writer behind a cancelled wait never got its turn")
 	}
 }
+
+// After a claim's turn, a waiting writer goes before the next claim: claims never take
+// two turns in a row past a writer that waits.
+func TestWriteTurnsNeverTwoClaimsPastAWriter(t *testing.T) {
+	var w writeTurns
+	if err := w.acquire(context.Background(), true); err != nil { // a claim holds it
+		t.Fatal(err)
+	}
+	order := make(chan string, 4)
+	start := func(name string, claim bool, queued int) {
+		go func() {
+			if err := w.acquire(context.Background(), claim); err != nil {
+				t.Error(err)
+				return
+			}
+			order <- name
+			w.release()
+		}()
+		waitQueued(t, &w, queued)
+	}
+	start("create", false, 1)
+	start("claim 2", true, 2)
+	start("apply", false, 3)
+	start("claim 3", true, 4)
+	w.release()
+	for _, want := range []string{"create", "claim 2", "apply", "claim 3"} {
+		if got := <-order; got != want {
+			t.Fatalf("turn went to %s, want %s", got, want)
+		}
+	}
+}
