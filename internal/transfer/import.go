@@ -119,14 +119,14 @@ func holds(ctx context.Context, s ports.Store) (string, error) {
 		return "", err
 	}
 	if len(eps) > 0 {
-		what = append(what, fmt.Sprintf("%d endpoints", len(eps)))
+		what = append(what, fmt.Sprintf("endpoints (%d)", len(eps)))
 	}
 	toks, err := s.ListTokens(ctx, "")
 	if err != nil {
 		return "", err
 	}
 	if len(toks) > 0 {
-		what = append(what, fmt.Sprintf("%d tokens", len(toks)))
+		what = append(what, fmt.Sprintf("tokens (%d)", len(toks)))
 	}
 	return strings.Join(what, ", "), nil
 }
