@@ -30,6 +30,9 @@ Usage:
                   API tokens, over a running server's API (with an admin token) or on
                   the store itself (how the first admin token is made)
   chronos bench   [flags]   burn-down or steady-rate benchmark on a new database
+  chronos export  --store URL --to FILE|-     the whole cluster as JSON lines, to move
+                  it to another store (THE FILE HOLDS ENDPOINT SECRETS: mode 0600)
+  chronos import  --store URL --from FILE|-   an export, into an empty store of any kind
   chronos alarm   create|get|list|update|cancel|pause|resume|skip|trigger|upcoming|events|preview|backfill
                   the owner's alarms and schedules, over the API
   chronos admin   overview|alarms|alarm|events|retry|cancel|delete|workers|dispatch|pause|resume|retention
@@ -94,6 +97,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cli.Token(ctx, rest, cliWiring(), stdout, stderr)
 	case "bench":
 		return benchCommand(ctx, rest, stdout, stderr)
+	case "export":
+		return exportCommand(ctx, rest, stdout, stderr)
+	case "import":
+		return importCommand(ctx, rest, stdout, stderr)
 	case "alarm":
 		return cli.Alarm(ctx, rest, cliWiring(), stdout, stderr)
 	case "admin":

@@ -59,6 +59,9 @@ package contract
 //   BulkCreate    bulk.go          the optional ports.BulkCreator: round trip, created
 //                                  events, claimable, all-or-nothing conflicts (each
 //                                  case skipped, saying so, on a store without it)
+//   Export        export.go        the optional ports.Exporter and ports.Importer: every
+//                                  field of every state and history kept, paging, order,
+//                                  conflicts, and a round trip into a second store
 
 import "testing"
 
@@ -101,6 +104,7 @@ func areas() []area {
 		{"Series", seriesCases},
 		{"Endpoints", endpointCases},
 		{"Quota", quotaCases},
+		{"Export", exportCases},
 	}
 }
 

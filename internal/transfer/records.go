@@ -1,0 +1,290 @@
+// Package transfer moves a chronos cluster's contents from one store to another of any
+// kind: Export writes them as JSON lines, Import writes such a file into a store.
+// Both go through ports only (ports.Exporter and ports.Importer, and the ports every
+// store has), never a store's SQL, so every pair of stores works the same way.
+// docs/migrating-stores.md is the operator's account of what moves and what does not.
+package transfer
+
+import (
+	"encoding/base64"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+// FormatVersion is the version of the file format Export writes. Import reads this
+// version and refuses any other: a later chronos may add a version it also reads.
+const FormatVersion = 1
+
+// Record types: the "type" field of every line.
+const (
+	typeHeader   = "header"
+	typeState    = "state"
+	typeEndpoint = "endpoint"
+	typeToken    = "token"
+	typeAlarm    = "alarm"
+	typeEvent    = "event"
+	typeEnd      = "end"
+)
+
+// Counts are how many records of each type a file holds (the end line: exactly what was
+// written; the header: what the source held when the export began).
+type Counts struct {
+	Alarms    int64 `json:"alarms"`
+	Events    int64 `json:"events"`
+	Endpoints int64 `json:"endpoints"`
+	Tokens    int64 `json:"tokens"`
+	States    int64 `json:"states"`
+}
+
+// header is the first line.
+type header struct {
+	Type           string    `json:"type"`
+	Format         int       `json:"format"`
+	ChronosVersion string    `json:"chronos_version"`
+	Store          string    `json:"store"` // the source's kind: sqlite, postgres, mysql
+	ExportedAt     time.Time `json:"exported_at"`
+	// Counts as the source held them when the export began (events are not counted
+	// there: that would read the whole history twice). The end line's are exact.
+	Counts  Counts `json:"counts"`
+	Secrets string `json:"secrets"` // a warning for whoever opens the file
+}
+
+// end is the last line: a file without it was cut short.
+type end struct {
+	Type   string `json:"type"`
+	Counts Counts `json:"counts"`
+}
+
+// stateRecord is a named cluster value (ports.StateStore) that moves (see states).
+type stateRecord struct {
+	Type  string `json:"type"`
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+type endpointRecord struct {
+	Type          string     `json:"type"`
+	Owner         string     `json:"owner"`
+	Name          string     `json:"name"`
+	URL           string     `json:"url"`
+	Secrets       []string   `json:"secrets"`
+	TimeoutMS     int64      `json:"timeout_ms,omitempty"`
+	MaxInFlight   int        `json:"max_in_flight,omitempty"`
+	RatePerSecond float64    `json:"rate_per_second,omitempty"`
+	FailureURL    string     `json:"failure_url,omitempty"`
+	CreatedAt     *time.Time `json:"created_at,omitempty"`
+	UpdatedAt     *time.Time `json:"updated_at,omitempty"`
+}
+
+type tokenRecord struct {
+	Type       string     `json:"type"`
+	ID         string     `json:"id"`
+	Owner      string     `json:"owner"`
+	Scope      string     `json:"scope"`
+	Hash       string     `json:"sha256"` // hex SHA-256 of the token: the token itself is never stored
+	Note       string     `json:"note,omitempty"`
+	CreatedAt  *time.Time `json:"created_at,omitempty"`
+	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
+	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
+}
+
+// alarmRecord is an alarm's whole row. The payload is the stored bytes as a JSON
+// string (a raw JSON value would be re-spaced by the encoder), or base64 when they are
+// not UTF-8; absent when the alarm has none.
+type alarmRecord struct {
+	Type           string        `json:"type"`
+	ID             string        `json:"id"`
+	Owner          string        `json:"owner"`
+	Label          string        `json:"label,omitempty"`
+	Kind           string        `json:"kind"`
+	FireAt         *time.Time    `json:"fire_at,omitempty"`
+	CronExpr       string        `json:"cron_expr,omitempty"`
+	Timezone       string        `json:"timezone,omitempty"`
+	NextFireAt     *time.Time    `json:"next_fire_at,omitempty"`
+	ScheduledFor   *time.Time    `json:"scheduled_for,omitempty"`
+	ConversationID string        `json:"conversation_id,omitempty"`
+	WakeMessage    string        `json:"wake_message,omitempty"`
+	Payload        *string       `json:"payload,omitempty"`
+	PayloadBase64  *string       `json:"payload_base64,omitempty"`
+	Endpoint       string        `json:"endpoint,omitempty"`
+	Status         string        `json:"status"`
+	Delivery       string        `json:"delivery"`
+	IdempotencyKey string        `json:"idempotency_key,omitempty"`
+	MaxFailures    int           `json:"max_failures"`
+	FailureCount   int           `json:"failure_count,omitempty"`
+	LastError      string        `json:"last_error,omitempty"`
+	ClaimedBy      string        `json:"claimed_by,omitempty"`
+	ClaimedAt      *time.Time    `json:"claimed_at,omitempty"`
+	CreatedAt      *time.Time    `json:"created_at,omitempty"`
+	UpdatedAt      *time.Time    `json:"updated_at,omitempty"`
+	LastFiredAt    *time.Time    `json:"last_fired_at,omitempty"`
+	Series         *seriesRecord `json:"series,omitempty"`
+	FireCount      int           `json:"fire_count,omitempty"`
+	SkipStreak     int           `json:"skip_streak,omitempty"`
+	PausedReason   string        `json:"paused_reason,omitempty"`
+	PausedUntil    *time.Time    `json:"paused_until,omitempty"`
+}
+
+// seriesRecord is domain.Series; the window is a Go duration ("36h0m0s"), exact.
+type seriesRecord struct {
+	Misfire             string     `json:"misfire,omitempty"`
+	CatchUpLimit        int        `json:"catch_up_limit,omitempty"`
+	CatchUpWindow       string     `json:"catch_up_window,omitempty"`
+	MaxConsecutiveSkips int        `json:"max_consecutive_skips,omitempty"`
+	StartAt             *time.Time `json:"start_at,omitempty"`
+	EndAt               *time.Time `json:"end_at,omitempty"`
+	MaxFires            int        `json:"max_fires,omitempty"`
+	JitterSeconds       int        `json:"jitter_seconds,omitempty"`
+	BackfillOf          string     `json:"backfill_of,omitempty"`
+	Notice              string     `json:"notice,omitempty"`
+}
+
+// eventRecord is one stored event of an alarm's history. Its store id is not kept: the
+// order of the lines is each alarm's order, and the target numbers them anew.
+type eventRecord struct {
+	Type         string     `json:"type"`
+	AlarmID      string     `json:"alarm_id"`
+	Event        string     `json:"event"`
+	At           *time.Time `json:"at,omitempty"`
+	Attempt      int        `json:"attempt,omitempty"`
+	ScheduledFor *time.Time `json:"scheduled_for,omitempty"`
+	Worker       string     `json:"worker,omitempty"`
+	Message      string     `json:"message,omitempty"`
+}
+
+// stamp is t for a record: nil when unset.
+func stamp(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// unstamp is a record's time back: zero when absent.
+func unstamp(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+func alarmToRecord(a domain.Alarm) alarmRecord {
+	r := alarmRecord{Type: typeAlarm, ID: a.ID, Owner: a.Owner, Label: a.Label, Kind: string(a.Kind),
+		FireAt: stamp(a.FireAt), CronExpr: a.CronExpr, Timezone: a.Timezone, NextFireAt: stamp(a.NextFireAt),
+		ScheduledFor: stamp(a.ScheduledFor), ConversationID: a.ConversationID, WakeMessage: a.WakeMessage,
+		Endpoint: a.Endpoint, Status: string(a.Status), Delivery: string(a.Delivery), IdempotencyKey: a.IdempotencyKey,
+		MaxFailures: a.MaxFailures, FailureCount: a.FailureCount, LastError: a.LastError,
+		ClaimedBy: a.ClaimedBy, ClaimedAt: stamp(a.ClaimedAt), CreatedAt: stamp(a.CreatedAt), UpdatedAt: stamp(a.UpdatedAt),
+		LastFiredAt: stamp(a.LastFiredAt), FireCount: a.FireCount, SkipStreak: a.SkipStreak,
+		PausedReason: a.PausedReason, PausedUntil: stamp(a.PausedUntil)}
+	if a.Payload != nil {
+		if utf8.Valid(a.Payload) {
+			p := string(a.Payload)
+			r.Payload = &p
+		} else {
+			p := base64.StdEncoding.EncodeToString(a.Payload)
+			r.PayloadBase64 = &p
+		}
+	}
+	if s := a.Series; !s.IsZero() {
+		r.Series = &seriesRecord{Misfire: string(s.Misfire), CatchUpLimit: s.CatchUpLimit,
+			MaxConsecutiveSkips: s.MaxConsecutiveSkips, StartAt: stamp(s.StartAt), EndAt: stamp(s.EndAt),
+			MaxFires: s.MaxFires, JitterSeconds: s.JitterSeconds, BackfillOf: s.BackfillOf, Notice: s.Notice}
+		if s.CatchUpWindow != 0 {
+			r.Series.CatchUpWindow = s.CatchUpWindow.String()
+		}
+	}
+	return r
+}
+
+// alarm is the record as the domain's alarm, checked as a store checks a row it reads
+// (domain.Rehydrate); an error names the field.
+func (r alarmRecord) alarm() (domain.Alarm, error) {
+	a := domain.Alarm{ID: r.ID, Owner: r.Owner, Label: r.Label, Kind: domain.Kind(r.Kind),
+		FireAt: unstamp(r.FireAt), CronExpr: r.CronExpr, Timezone: r.Timezone, NextFireAt: unstamp(r.NextFireAt),
+		ScheduledFor: unstamp(r.ScheduledFor), ConversationID: r.ConversationID, WakeMessage: r.WakeMessage,
+		Endpoint: r.Endpoint, Status: domain.Status(r.Status), Delivery: domain.Delivery(r.Delivery),
+		IdempotencyKey: r.IdempotencyKey, MaxFailures: r.MaxFailures, FailureCount: r.FailureCount, LastError: r.LastError,
+		ClaimedBy: r.ClaimedBy, ClaimedAt: unstamp(r.ClaimedAt), CreatedAt: unstamp(r.CreatedAt), UpdatedAt: unstamp(r.UpdatedAt),
+		LastFiredAt: unstamp(r.LastFiredAt), FireCount: r.FireCount, SkipStreak: r.SkipStreak,
+		PausedReason: r.PausedReason, PausedUntil: unstamp(r.PausedUntil)}
+	switch {
+	case r.Payload != nil && r.PayloadBase64 != nil:
+		return domain.Alarm{}, fmt.Errorf("alarm %s: payload and payload_base64 are both set", r.ID)
+	case r.Payload != nil:
+		a.Payload = []byte(*r.Payload)
+	case r.PayloadBase64 != nil:
+		p, err := base64.StdEncoding.DecodeString(*r.PayloadBase64)
+		if err != nil {
+			return domain.Alarm{}, fmt.Errorf("alarm %s: payload_base64: %w", r.ID, err)
+		}
+		a.Payload = p
+	}
+	if s := r.Series; s != nil {
+		a.Series = domain.Series{Misfire: domain.Misfire(s.Misfire), CatchUpLimit: s.CatchUpLimit,
+			MaxConsecutiveSkips: s.MaxConsecutiveSkips, StartAt: unstamp(s.StartAt), EndAt: unstamp(s.EndAt),
+			MaxFires: s.MaxFires, JitterSeconds: s.JitterSeconds, BackfillOf: s.BackfillOf, Notice: s.Notice}
+		if s.CatchUpWindow != "" {
+			w, err := time.ParseDuration(s.CatchUpWindow)
+			if err != nil {
+				return domain.Alarm{}, fmt.Errorf("alarm %s: series.catch_up_window: %w", r.ID, err)
+			}
+			a.Series.CatchUpWindow = w
+		}
+	}
+	return domain.Rehydrate(a)
+}
+
+func eventToRecord(e domain.Event) eventRecord {
+	return eventRecord{Type: typeEvent, AlarmID: e.AlarmID, Event: string(e.Type), At: stamp(e.At), Attempt: e.Attempt,
+		ScheduledFor: stamp(e.ScheduledFor), Worker: e.Worker, Message: e.Message}
+}
+
+func (r eventRecord) event() (domain.Event, error) {
+	if r.AlarmID == "" || r.Event == "" || r.At == nil {
+		return domain.Event{}, fmt.Errorf("event: alarm_id, event and at are required")
+	}
+	return domain.Event{AlarmID: r.AlarmID, Type: domain.EventType(r.Event), At: unstamp(r.At), Attempt: r.Attempt,
+		ScheduledFor: unstamp(r.ScheduledFor), Worker: r.Worker, Message: r.Message}, nil
+}
+
+func endpointToRecord(e domain.Endpoint) endpointRecord {
+	return endpointRecord{Type: typeEndpoint, Owner: e.Owner, Name: e.Name, URL: e.URL, Secrets: e.Secrets,
+		TimeoutMS: e.Timeout.Milliseconds(), MaxInFlight: e.MaxInFlight, RatePerSecond: e.RatePerSecond,
+		FailureURL: e.FailureURL, CreatedAt: stamp(e.CreatedAt), UpdatedAt: stamp(e.UpdatedAt)}
+}
+
+// endpoint is the record as the domain's endpoint, checked as a stored one
+// (domain.ValidateEndpoint); the error names the field, never a secret.
+func (r endpointRecord) endpoint() (domain.Endpoint, error) {
+	e := domain.Endpoint{Owner: r.Owner, Name: r.Name, URL: r.URL, Secrets: r.Secrets,
+		Timeout: time.Duration(r.TimeoutMS) * time.Millisecond, MaxInFlight: r.MaxInFlight, RatePerSecond: r.RatePerSecond,
+		FailureURL: r.FailureURL, CreatedAt: unstamp(r.CreatedAt), UpdatedAt: unstamp(r.UpdatedAt)}
+	if err := domain.ValidateEndpoint(e); err != nil {
+		return domain.Endpoint{}, fmt.Errorf("endpoint %s/%s: %w", r.Owner, r.Name, err)
+	}
+	return e, nil
+}
+
+func tokenToRecord(t domain.Token) tokenRecord {
+	return tokenRecord{Type: typeToken, ID: t.ID, Owner: t.Owner, Scope: string(t.Scope), Hash: t.Hash, Note: t.Note,
+		CreatedAt: stamp(t.CreatedAt), RevokedAt: stamp(t.RevokedAt), LastUsedAt: stamp(t.LastUsedAt)}
+}
+
+func (r tokenRecord) token() (domain.Token, error) {
+	t := domain.Token{ID: r.ID, Owner: r.Owner, Scope: domain.Scope(r.Scope), Hash: r.Hash, Note: r.Note,
+		CreatedAt: unstamp(r.CreatedAt), RevokedAt: unstamp(r.RevokedAt), LastUsedAt: unstamp(r.LastUsedAt)}
+	switch {
+	case t.ID == "" || t.Owner == "":
+		return domain.Token{}, fmt.Errorf("token: id and owner are required")
+	case !t.Scope.Valid():
+		return domain.Token{}, fmt.Errorf("token %s: scope %q is not owner, admin or admin:read", t.ID, r.Scope)
+	case len(t.Hash) != 64:
+		return domain.Token{}, fmt.Errorf("token %s: sha256 must be 64 hex digits", t.ID)
+	}
+	return t, nil
+}
