@@ -34,7 +34,7 @@ Usage:
   chronos bench   [flags]   burn-down or steady-rate benchmark on a new database
   chronos alarm   create|get|list|update|cancel|pause|resume|skip|trigger|upcoming|events|preview|backfill
                   the owner's alarms and schedules, over the API
-  chronos admin   overview|alarms|alarm|events|retry|cancel|delete|workers|dispatch|pause|resume|retention
+  chronos admin   overview|alarms|alarm|events|retry|cancel|delete|workers|dispatch|pause|resume|retention|backup
                   the operator's view and actions (retry|cancel|delete take --dry-run)
   chronos endpoint create|list|get|update|delete
                   the owners' delivery targets (admin); list --mine: the token owner's own
