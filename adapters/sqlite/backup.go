@@ -139,12 +139,8 @@ func backupTo(ctx context.Context, conn *sql.Conn, src, dst string, force bool) 
 	if err := checkIntegrity(ctx, tmpPath); err != nil {
 		return 0, err
 	}
-	// rename replaces a file whole and atomically: a reader sees the old copy or the new.
-	if _, err := os.Lstat(dst); err == nil && !force {
-		return 0, fmt.Errorf("sqlite: backup: %s appeared while the copy was written: %w", dst, ports.ErrConflict)
-	}
-	if err := os.Rename(tmpPath, dst); err != nil {
-		return 0, fmt.Errorf("sqlite: backup: %w", err)
+	if err := publish(tmpPath, dst, force); err != nil {
+		return 0, err
 	}
 	done = true
 	syncDir(filepath.Dir(dst))
@@ -153,6 +149,29 @@ func backupTo(ctx context.Context, conn *sql.Conn, src, dst string, force bool) 
 		return 0, fmt.Errorf("sqlite: backup: %w", err)
 	}
 	return fi.Size(), nil
+}
+
+// publish gives the checked copy its name. A hard link never replaces a file that
+// appeared at dst while the copy was written; rename replaces one whole and atomically
+// (force), and stands in where the filesystem has no hard links.
+func publish(tmp, dst string, force bool) error {
+	if !force {
+		err := os.Link(tmp, dst)
+		switch {
+		case err == nil:
+			_ = os.Remove(tmp) // the copy is published; a leftover name is only clutter
+			return nil
+		case errors.Is(err, fs.ErrExist):
+			return fmt.Errorf("sqlite: backup: %s appeared while the copy was written: %w", dst, ports.ErrConflict)
+		}
+		if _, err := os.Lstat(dst); err == nil {
+			return fmt.Errorf("sqlite: backup: %s appeared while the copy was written: %w", dst, ports.ErrConflict)
+		}
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		return fmt.Errorf("sqlite: backup: %w", err)
+	}
+	return nil
 }
 
 // checkBackupTarget refuses a target that cannot be a new copy: the database itself, a
