@@ -79,9 +79,9 @@ func TestBackupWhileWritingIsOneSnapshot(t *testing.T) {
 		{"own connection", func(dst string) (int64, error) { return sqlite.Backup(ctx, url, dst, sqlite.BackupOptions{}) }},
 	} {
 		dst := filepath.Join(out, strings.ReplaceAll(w.name, " ", "-")+".db")
-		atStart := committed.Load()
+		atStart, began := committed.Load(), time.Now()
 		n, err := w.backup(dst)
-		atEnd := committed.Load()
+		atEnd, took := committed.Load(), time.Since(began)
 		if err != nil {
 			t.Fatalf("%s: backup: %v", w.name, err)
 		}
@@ -133,7 +133,7 @@ func TestBackupWhileWritingIsOneSnapshot(t *testing.T) {
 				break
 			}
 		}
-		t.Logf("%s: %d bytes, %d alarms; %d committed during the copy", w.name, n, got, atEnd-atStart)
+		t.Logf("%s: %d bytes, %d alarms, in %s; %d committed during the copy", w.name, n, got, took.Round(time.Millisecond), atEnd-atStart)
 	}
 	close(stop)
 	wg.Wait()
