@@ -104,6 +104,12 @@ type Config struct {
 	// gets both anyway (docs/security.md, L1).
 	PublicURL string
 
+	// BackupDir is where an admin's backup on request (POST /admin/v1/store/backup,
+	// the dashboard's settings) is written, under a name the node chooses; "" answers
+	// such requests that this node makes none. Only a store that implements
+	// ports.Backuper (SQLite) makes backups.
+	BackupDir string
+
 	// Logger receives the node's logs; nil: none.
 	Logger *zap.Logger
 	// ClockOptions tune the node's clock; tests only (app.WithProcessClockSkew).
@@ -228,7 +234,7 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	}
 	interval := app.HeartbeatInterval(dc.Lease)
 	n.admin = app.NewAdmin(store, n.clock, n.gate, n.ret, app.AdminConfig{
-		Lease: dc.Lease, WorkerTimeout: 3 * interval, CountsMaxAge: 3 * countSampleInterval,
+		Lease: dc.Lease, WorkerTimeout: 3 * interval, CountsMaxAge: 3 * countSampleInterval, BackupDir: cfg.BackupDir,
 	}, log.Named("admin"))
 	n.beat = app.NewHeartbeat(store, worker, cfg.Version, n.disp, interval, log.Named("heartbeat"))
 	n.sampler = app.NewCountSampler(store, metrics, worker, countSampleInterval, dc.Lease, log.Named("count-sampler"))

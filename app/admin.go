@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -22,6 +23,8 @@ type AdminConfig struct {
 	// CountsMaxAge: the overview takes the counts the CountSampler shared when they are
 	// at most this old, and counts every alarm itself otherwise; 0 always counts.
 	CountsMaxAge time.Duration
+	// BackupDir is where Backup writes the copies it is asked for; "" makes none.
+	BackupDir string
 }
 
 // Admin is the set of operator use cases: every owner's alarms, the workers, the pause
@@ -35,6 +38,7 @@ type Admin struct {
 	retention *Retention // nil when this node runs none
 	cfg       AdminConfig
 	log       *zap.Logger
+	backingUp sync.Mutex // one backup at a time: each holds a read snapshot
 }
 
 // NewAdmin builds the operator use cases. retention may be nil.

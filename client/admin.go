@@ -233,3 +233,15 @@ func (a *Admin) RunRetention(ctx context.Context) (RetentionRun, error) {
 	err := a.c.do(ctx, call{method: http.MethodPost, path: "/admin/v1/retention/run"}, &out)
 	return out.Run, err
 }
+
+// Backup has the node write a checked copy of its SQLite store to its --backup-dir,
+// under a name the node chooses (POST /admin/v1/store/backup). The request names no
+// file. IsUnsupported on a PostgreSQL or MySQL store and on a node without
+// --backup-dir; a conflict (IsConflict) while the node writes another backup.
+func (a *Admin) Backup(ctx context.Context) (Backup, error) {
+	var out struct {
+		Backup Backup `json:"backup"`
+	}
+	err := a.c.do(ctx, call{method: http.MethodPost, path: "/admin/v1/store/backup"}, &out)
+	return out.Backup, err
+}

@@ -3,11 +3,15 @@ package client_test
 import (
 	"encoding/json"
 	"errors"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/chronoshq/chronos/client"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/testserver"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -94,6 +98,9 @@ func TestClientAdminAgainstTheRealServer(t *testing.T) {
 	if run, err := adm.RunRetention(ctx); err != nil || run.Node != "client-test" {
 		t.Errorf("RunRetention = %+v, %v", run, err)
 	}
+	if _, err := adm.Backup(ctx); !client.IsUnsupported(err) {
+		t.Errorf("Backup on a node without --backup-dir: %v, want unsupported", err)
+	}
 
 	// Scopes: read-only cannot change, an owner cannot read.
 	var e *client.Error
@@ -102,5 +109,25 @@ func TestClientAdminAgainstTheRealServer(t *testing.T) {
 	}
 	if _, err := s.alice.Admin().Overview(ctx); !client.IsForbidden(err) {
 		t.Errorf("owner overview: %v, want forbidden", err)
+	}
+}
+
+// Backup on a node with --backup-dir: the copy is there, under the name the node gave.
+func TestClientAdminBackup(t *testing.T) {
+	dir := t.TempDir()
+	s := testserver.New(t, testserver.Options{BackupDir: dir})
+	srv := httptest.NewServer(s.Handler)
+	t.Cleanup(srv.Close)
+	c, err := client.New(srv.URL, s.Token(t, "ops", domain.ScopeAdmin), client.WithHTTPClient(srv.Client()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.Admin().Backup(t.Context())
+	if err != nil {
+		t.Fatalf("Backup: %v", err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, b.File))
+	if err != nil || fi.Size() != b.Bytes || b.At.IsZero() || b.Took < 0 {
+		t.Errorf("Backup = %+v; the file: %v", b, err)
 	}
 }

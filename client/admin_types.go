@@ -212,3 +212,26 @@ func seconds(s float64) time.Duration {
 	}
 	return time.Duration(ns)
 }
+
+// Backup is a copy of the store a node wrote to its --backup-dir.
+type Backup struct {
+	File  string    `json:"file"` // its name in the node's --backup-dir
+	Bytes int64     `json:"bytes"`
+	At    time.Time `json:"at"` // when the copy began: it holds what was committed by then
+	// Took is how long writing and checking it took.
+	Took time.Duration `json:"-"`
+}
+
+// UnmarshalJSON reads took_ms into Took.
+func (b *Backup) UnmarshalJSON(data []byte) error {
+	type plain Backup
+	w := struct {
+		*plain
+		TookMS int64 `json:"took_ms"`
+	}{plain: (*plain)(b)}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	b.Took = time.Duration(w.TookMS) * time.Millisecond
+	return nil
+}

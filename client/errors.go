@@ -130,6 +130,14 @@ func IsConflict(err error) bool {
 	return ok && (e.Code == "conflict" || e.Code == "invalid_state" || e.StatusCode == http.StatusConflict)
 }
 
+// IsUnsupported reports whether the node does not do this at all (501 unsupported): a
+// backup on request of a PostgreSQL or MySQL store, or of a node without --backup-dir.
+// No retry helps.
+func IsUnsupported(err error) bool {
+	e, ok := asError(err)
+	return ok && (e.Code == "unsupported" || e.StatusCode == http.StatusNotImplemented)
+}
+
 // IsUnavailable reports whether the server could not reach its store (503): retrying
 // later may succeed.
 func IsUnavailable(err error) bool {

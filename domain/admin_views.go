@@ -77,3 +77,18 @@ type BulkResult struct {
 	Changed int  // of those, the ones the action changed
 	More    bool // more alarms match beyond the limit: call again
 }
+
+// Backup is one copy of the store the operator asked a node for (SQLite only), written
+// to the node's backup directory.
+type Backup struct {
+	File  string        // its name in the backup directory, chosen by the node
+	Bytes int64         // its size
+	At    time.Time     // when it was started: the copy is the store as it was then, or a moment later
+	Took  time.Duration // how long writing and checking it took
+}
+
+// BackupSetup says whether a node makes backups on request, and where.
+type BackupSetup struct {
+	Supported bool   // the store can copy itself (SQLite); false: use the database's own tools
+	Dir       string // the node's --backup-dir; "" when none was set (no backups on request)
+}

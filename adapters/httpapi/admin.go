@@ -62,6 +62,7 @@ func (a *api) adminRoutes(r *mux.Router) {
 	r.Handle("/admin/v1/dispatch/resume", a.adminChange(a.adminDispatch(Admin.ResumeDispatch))).Methods(post)
 	r.Handle("/admin/v1/retention", a.adminRead(a.adminRetention)).Methods(get)
 	r.Handle("/admin/v1/retention/run", a.adminChange(a.adminRunRetention)).Methods(post)
+	r.Handle("/admin/v1/store/backup", a.adminChange(a.adminBackup)).Methods(post)
 }
 
 // readAlarm is Get in the shape of the by-id actions (a read names no actor).

@@ -65,6 +65,9 @@ var sentinels = []struct {
 	{domain.ErrInvalidState, http.StatusConflict, "invalid_state", ""},
 	{ports.ErrConflict, http.StatusConflict, "conflict", "the request conflicts with an existing alarm"},
 	{ports.ErrBusy, http.StatusConflict, "conflict", ""},
+	// The store (or this node) does not do what was asked, and no retry will change
+	// that: a backup on request of a PostgreSQL store, or of a node without --backup-dir.
+	{ports.ErrUnsupported, http.StatusNotImplemented, "unsupported", ""},
 	// Nothing was done; Retry-After says when to try again, or is left out when no retry
 	// can succeed (writeError).
 	{domain.ErrQuotaExceeded, http.StatusTooManyRequests, "quota_exceeded", ""},

@@ -24,6 +24,7 @@ import (
 // for queries, which WAL lets run alongside the writer. Across processes, writers
 // serialize on BEGIN IMMEDIATE.
 type Store struct {
+	path   string // the database file
 	writer *sql.DB
 	turns  writeTurns // who has the writer next: claims first (write_turns.go)
 	reader *sql.DB
@@ -69,7 +70,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		}
 	}
 
-	s := &Store{clock: opts.Clock}
+	s := &Store{clock: opts.Clock, path: path}
 	if opts.Migrate {
 		if s.writer, err = openWriter(ctx, path); err != nil {
 			return nil, err

@@ -65,6 +65,7 @@ func (u *UI) nodesPage(w http.ResponseWriter, r *http.Request, v viewer) {
 
 type settingsData struct {
 	Retention domain.RetentionStatus
+	Backup    domain.BackupSetup
 }
 
 // settingsPage serves the pause gate and retention.
@@ -74,7 +75,8 @@ func (u *UI) settingsPage(w http.ResponseWriter, r *http.Request, v viewer) {
 		u.storeFailed(w, r, err)
 		return
 	}
-	u.render(w, r, http.StatusOK, "settings", page{Title: "Settings", Nav: "settings", Viewer: &v, Data: settingsData{Retention: ret}})
+	u.render(w, r, http.StatusOK, "settings", page{Title: "Settings", Nav: "settings", Viewer: &v,
+		Data: settingsData{Retention: ret, Backup: u.adm.BackupSetup()}})
 }
 
 // dispatchAction pauses or resumes dispatch for the cluster.

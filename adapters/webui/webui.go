@@ -139,6 +139,7 @@ func (u *UI) routes() http.Handler {
 	r.Handle(Prefix+"settings", u.reading(u.settingsPage)).Methods(http.MethodGet)
 	r.Handle(Prefix+"settings/dispatch/{action:pause|resume}", u.changing(u.dispatchAction)).Methods(http.MethodPost)
 	r.Handle(Prefix+"settings/retention/run", u.changing(u.runRetention)).Methods(http.MethodPost)
+	r.Handle(Prefix+"settings/backup", u.changing(u.backup)).Methods(http.MethodPost)
 	if u.tokens != nil {
 		r.Handle(Prefix+"tokens", u.reading(u.tokensPage)).Methods(http.MethodGet)
 		r.Handle(Prefix+"tokens", u.changing(u.issueToken)).Methods(http.MethodPost)

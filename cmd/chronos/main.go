@@ -1,7 +1,7 @@
 // Command chronos is the durable alarm scheduler: `chronos serve` runs the HTTP API and
-// the dispatcher on one store; `migrate`, `token`, `healthcheck` and `version` are the
-// tools around it, and `alarm`, `admin` and `endpoint` call a running server through
-// package client.
+// the dispatcher on one store; `migrate`, `backup`, `token`, `healthcheck` and `version`
+// are the tools around it, and `alarm`, `admin` and `endpoint` call a running server
+// through package client.
 package main
 
 import (
@@ -26,6 +26,8 @@ const usage = `chronos — a durable alarm scheduler
 Usage:
   chronos serve   [flags]   run the HTTP API and the dispatcher
   chronos migrate [flags]   bring the store's schema up to date
+  chronos backup  --to FILE [--store URL] [--force]
+                  a consistent copy of a SQLite store, also while serve runs on it
   chronos token   create|list|revoke [--server URL | --store URL]
                   API tokens, over a running server's API (with an admin token) or on
                   the store itself (how the first admin token is made)
@@ -35,7 +37,7 @@ Usage:
   chronos import  --store URL --from FILE|-   an export, into an empty store of any kind
   chronos alarm   create|get|list|update|cancel|pause|resume|skip|trigger|upcoming|events|preview|backfill
                   the owner's alarms and schedules, over the API
-  chronos admin   overview|alarms|alarm|events|retry|cancel|delete|workers|dispatch|pause|resume|retention
+  chronos admin   overview|alarms|alarm|events|retry|cancel|delete|workers|dispatch|pause|resume|retention|backup
                   the operator's view and actions (retry|cancel|delete take --dry-run)
   chronos endpoint create|list|get|update|delete
                   the owners' delivery targets (admin); list --mine: the token owner's own
@@ -93,6 +95,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serveCommand(ctx, rest, stdout, stderr)
 	case "migrate":
 		return migrateCommand(ctx, rest, stdout, stderr)
+	case "backup":
+		return backupCommand(ctx, rest, stdout, stderr)
 	case "token":
 		return cli.Token(ctx, rest, cliWiring(), stdout, stderr)
 	case "bench":

@@ -150,8 +150,12 @@ func provideWaker(lc fx.Lifecycle, s ports.Store, m *metrics.Metrics, cfg *serve
 	return w, nil
 }
 
-func provideMetrics(log *zap.Logger) *metrics.Metrics {
-	return metrics.New(metrics.Options{Version: Version(), Logger: log.Named("metrics")})
+func provideMetrics(s ports.Store, log *zap.Logger) *metrics.Metrics {
+	m := metrics.New(metrics.Options{Version: Version(), Logger: log.Named("metrics")})
+	if sizer, ok := s.(ports.DiskSizer); ok {
+		m.WatchStoreSize(sizer)
+	}
+	return m
 }
 
 func provideNode(s ports.Store, w ports.Waker, m *metrics.Metrics, cfg *serveConfig, log *zap.Logger) (*chronos.Node, error) {
@@ -171,7 +175,7 @@ func provideNode(s ports.Store, w ports.Waker, m *metrics.Metrics, cfg *serveCon
 		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
 		MaxActiveAlarmsPerOwner: cfg.MaxActive, QuotaRefresh: cfg.QuotaRefresh, RateLimit: cfg.RateLimit,
 		Metrics: m, MetricsHandler: m.Handler(), Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL,
-		Logger: log, ClockOptions: clock,
+		BackupDir: cfg.BackupDir, Logger: log, ClockOptions: clock,
 	})
 }
 
@@ -191,6 +195,11 @@ func runNode(lc fx.Lifecycle, n *chronos.Node, cfg *serveConfig, log *zap.Logger
 				zap.Int("rate_limit_per_token", cfg.RateLimit))
 			if cfg.ShowPayloads {
 				log.Warn("--admin-show-payloads: admin views show alarm payloads and wake messages in full")
+			}
+			if setup := n.Admin().BackupSetup(); setup.Dir != "" && !setup.Supported {
+				log.Warn("--backup-dir is unused: backups on request are for SQLite stores; use the database's own backup tools", zap.String("backup_dir", setup.Dir))
+			} else if setup.Dir != "" {
+				log.Info("backups on request", zap.String("backup_dir", setup.Dir))
 			}
 			return nil
 		},

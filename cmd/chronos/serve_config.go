@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"net/url"
+	"os"
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/webhook"
@@ -44,6 +45,7 @@ type serveConfig struct {
 	Retention        time.Duration
 	EventsPerAlarm   int
 	MetricsListen    string
+	BackupDir        string
 	MaxActive        int
 	QuotaRefresh     time.Duration
 	RateLimit        int
@@ -87,6 +89,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Retention, "retention", 720*time.Hour, "delete fired, cancelled and failed alarms, and events, older than this (0 keeps everything; at least 1m)")
 	fs.IntVar(&c.EventsPerAlarm, "events-per-alarm", 1000, "keep at most this many events per alarm, newest first (0: no cap)")
 	fs.StringVar(&c.MetricsListen, "metrics-listen", "", "also serve /metrics (no token) on this address, e.g. 127.0.0.1:9090; it is always on --listen too")
+	fs.StringVar(&c.BackupDir, "backup-dir", "", "SQLite: the directory an admin's backups on request (POST /admin/v1/store/backup, the dashboard) are written to, named by the node; \"\": none (chronos backup still works)")
 	fs.IntVar(&c.MaxActive, "max-active-alarms-per-owner", 1_000_000, "refuse (429 quota_exceeded) a create that would take its owner past this many active or paused alarms; 0: no quota")
 	fs.DurationVar(&c.QuotaRefresh, "quota-refresh", app.DefaultQuotaRefresh, "how old a node's count of an owner's active alarms may get; on N nodes an owner can end over its quota by what the others created in about this long")
 	fs.IntVar(&c.RateLimit, "rate-limit", app.DefaultRateLimit, "requests per second per token on this node, in bursts of twice that (429 rate_limited over it); 0: no limit")
@@ -173,6 +176,13 @@ func (c *serveConfig) validate() error {
 	}
 	if r := webhook.ReceiverErrors(c.ReceiverErrors); r != webhook.ReceiverErrorsStatus && r != webhook.ReceiverErrorsFull {
 		errs = append(errs, fmt.Errorf("--receiver-errors must be status or full, got %q", c.ReceiverErrors))
+	}
+	if c.BackupDir != "" {
+		if fi, err := os.Stat(c.BackupDir); err != nil {
+			errs = append(errs, fmt.Errorf("--backup-dir %q: %w", c.BackupDir, err))
+		} else if !fi.IsDir() {
+			errs = append(errs, fmt.Errorf("--backup-dir %q is not a directory", c.BackupDir))
+		}
 	}
 	if c.LogFormat != "console" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format must be console or json, got %q", c.LogFormat))

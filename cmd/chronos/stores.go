@@ -22,6 +22,9 @@ type dialect struct {
 	// path is the file a URL names, for the dialects whose store is a file; nil
 	// otherwise.
 	path func(url string) (string, error)
+	// backupTools names the database's own backup tools, for the dialects chronos
+	// backup does not copy; "" for SQLite, which it does.
+	backupTools string
 }
 
 var dialects = map[string]dialect{
@@ -40,13 +43,15 @@ var dialects = map[string]dialect{
 		open: func(ctx context.Context, url string, migrate bool) (ports.Store, error) {
 			return postgres.Open(ctx, url, postgres.Options{Migrate: migrate})
 		},
-		migrate: postgres.Migrate,
+		migrate:     postgres.Migrate,
+		backupTools: "pg_dump for a copy, continuous WAL archiving (point-in-time recovery) to lose nothing between copies",
 	},
 	"mysql": {
 		open: func(ctx context.Context, url string, migrate bool) (ports.Store, error) {
 			return mysql.Open(ctx, url, mysql.Options{Migrate: migrate})
 		},
-		migrate: mysql.Migrate,
+		migrate:     mysql.Migrate,
+		backupTools: "mysqldump --single-transaction (or mariadb-dump) for a copy, the binary log to lose nothing between copies",
 	},
 }
 

@@ -29,6 +29,8 @@ const adminUsage = `Usage: chronos admin <subcommand> [flags]     (needs a token
   pause                        stop every node from claiming alarms
   resume
   retention [--run]            settings and last run; --run runs it now
+  backup                       SQLite: the node writes a checked copy of the store to its
+                               --backup-dir (chronos backup --to FILE on its host needs none)
 
 Filter flags (retry, cancel, delete): --owner --status --kind --label-prefix
 --failed-since (RFC 3339) --limit (default and max 10000 a call; "more" says call again).
@@ -127,6 +129,21 @@ func adminCommand(ctx context.Context, sub string, rest []string, fs *flag.FlagS
 				return err
 			}
 			return s.show(func(w io.Writer) error { return printRetention(w, r) })
+		})
+	case "backup":
+		return noID(fs, f, rest, stdout, func(s *session) error {
+			b, err := admin(s).Backup(ctx)
+			if err != nil {
+				return err
+			}
+			return s.show(func(w io.Writer) error {
+				l := newListing(w)
+				l.add("file", b.File)
+				l.add("bytes", b.Bytes)
+				l.add("at", when(b.At))
+				l.add("took", b.Took.String())
+				return l.flush()
+			})
 		})
 	default:
 		return unknownSubcommand("admin", adminUsage, sub, stderr)

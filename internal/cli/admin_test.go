@@ -47,6 +47,7 @@ var cliAdminAnswers = map[string]string{
 	"POST /admin/v1/dispatch/resume":  `{"dispatch":{"paused":false,"since":null,"by":"","paused_seconds":0}}`,
 	"GET /admin/v1/retention":         `{"retention":{"enabled":true,"retention_seconds":604800,"events_per_alarm":100,"last_run":` + cliRun + `}}`,
 	"POST /admin/v1/retention/run":    `{"run":` + cliRun + `}`,
+	"POST /admin/v1/store/backup":     `{"backup":{"file":"chronos-20300101T000000Z.db","bytes":18874368,"at":"2030-01-01T00:00:00Z","took_ms":412}}`,
 }
 
 // fakeAdminServer answers cliAdminAnswers and records the last request.
@@ -129,6 +130,8 @@ func TestCLIAdminCommands(t *testing.T) {
 		{[]string{"retention"}, "GET", "/admin/v1/retention", "", "",
 			[]string{"enabled:", "168h0m0s", "events_per_alarm:", "last_run.node:", "n1", "last_run.alarms_deleted:"}},
 		{[]string{"retention", "--run"}, "POST", "/admin/v1/retention/run", "", "", []string{"events_deleted:", "70"}},
+		{[]string{"backup"}, "POST", "/admin/v1/store/backup", "", "",
+			[]string{"file:", "chronos-20300101T000000Z.db", "bytes:", "18874368", "took:", "412ms"}},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -186,6 +189,11 @@ func TestCLIAdminErrors(t *testing.T) {
 	_, _, err = runCLI(t, "admin", "delete", "--owner", "x", "--server", filter.url, "--token", "chr_admin")
 	if err == nil || !strings.Contains(err.Error(), "invalid (HTTP 400): filter: give at least one filter") {
 		t.Errorf("400: %v", err)
+	}
+	pg := newFakeAdminServer(t, http.StatusNotImplemented, `{"error":{"code":"unsupported","message":"backups on request are for SQLite stores; back up PostgreSQL with pg_dump"}}`)
+	_, _, err = runCLI(t, "admin", "backup", "--server", pg.url, "--token", "chr_admin")
+	if err == nil || !strings.Contains(err.Error(), "unsupported (HTTP 501): backups on request are for SQLite stores") {
+		t.Errorf("501: %v", err)
 	}
 	proxy := newFakeAdminServer(t, http.StatusBadGateway, `<html>bad gateway</html>`)
 	_, _, err = runCLI(t, "admin", "workers", "--server", proxy.url, "--token", "chr_admin")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,6 +29,8 @@ func tokenOverAPI(ctx context.Context, sub string, f tokenFlags, stdout io.Write
 		return errors.New("token: --server needs an admin token: pass --token or set CHRONOS_TOKEN " +
 			"(the first one is made on the store: chronos token create --store URL --owner NAME --admin)")
 	}
+	// The token commands keep their own -o (revoke has none); the API session checks one.
+	f.api.output = cmp.Or(f.output, "table")
 	s, err := f.api.session(stdout)
 	if err != nil {
 		return err

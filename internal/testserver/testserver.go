@@ -40,6 +40,8 @@ type Options struct {
 	// Metrics serves Prometheus metrics (adapters/metrics) at GET /metrics and counts
 	// into them, as `chronos serve` does.
 	Metrics bool
+	// BackupDir is --backup-dir: where an admin's backups on request go ("": none).
+	BackupDir string
 }
 
 // Server is one node's use cases over its store, and its HTTP handler.
@@ -92,7 +94,7 @@ func New(t testing.TB, opts Options) *Server {
 		Alarms: app.NewAlarms(store, clock, nil, app.AlarmsConfig{Defaults: domain.Defaults{MaxFailures: MaxFailures}, Quota: quota}, nil),
 		Tokens: app.NewTokens(store, clock), Endpoints: app.NewEndpoints(store, clock, nil)}
 	s.Admin = app.NewAdmin(store, clock, app.NewDispatchGate(store, time.Second, nil, nil), retention,
-		app.AdminConfig{Lease: time.Minute, WorkerTimeout: 30 * time.Second}, nil)
+		app.AdminConfig{Lease: time.Minute, WorkerTimeout: 30 * time.Second, BackupDir: opts.BackupDir}, nil)
 	apiOpts.Admin, apiOpts.Endpoints, apiOpts.Tokens = s.Admin, s.Endpoints, s.Tokens
 	api := httpapi.New(s.Alarms, s.Tokens, store, apiOpts)
 	s.Handler = api

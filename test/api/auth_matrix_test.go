@@ -70,6 +70,7 @@ var routeAccess = map[string]struct { // "METHOD template"
 	"POST /admin/v1/dispatch/pause":                    {adminChange, ""},
 	"POST /admin/v1/dispatch/resume":                   {adminChange, ""},
 	"POST /admin/v1/retention/run":                     {adminChange, ""},
+	"POST /admin/v1/store/backup":                      {adminChange, ""},
 	"POST /admin/v1/owners/{owner}/endpoints":          {adminChange, `{"name":"fresh","url":"http://a.example.com","secrets":["test-secret-of-24-bytes-s"]}`},
 	"PATCH /admin/v1/owners/{owner}/endpoints/{name}":  {adminChange, `{"max_in_flight":2}`},
 	"DELETE /admin/v1/owners/{owner}/endpoints/{name}": {adminChange, ""},

@@ -32,6 +32,8 @@ type env struct {
 	ops    string // an admin token (owner "ops")
 	opsID  string // its id, which admin changes record
 	reader string // an admin:read token
+	// backupDir is the server's --backup-dir; "" with envOptions.noBackupDir.
+	backupDir string
 }
 
 // envOptions varies the server a test gets.
@@ -43,6 +45,7 @@ type envOptions struct {
 	rateLimit    int
 	limitsClock  *manualClock
 	metrics      bool // serve /metrics
+	noBackupDir  bool // no --backup-dir (every other env has one of its own)
 }
 
 func newEnv(t *testing.T) *env { return newEnvWith(t, envOptions{}) }
@@ -53,6 +56,9 @@ func newEnvWith(t *testing.T, opts envOptions) *env {
 	so := testserver.Options{ShowPayloads: opts.showPayloads, RetentionHolder: "api-test-node",
 		MaxActiveAlarmsPerOwner: opts.maxActive, QuotaRefresh: opts.quotaRefresh, RateLimit: opts.rateLimit,
 		Metrics: opts.metrics}
+	if !opts.noBackupDir {
+		so.BackupDir = t.TempDir()
+	}
 	if opts.limitsClock != nil {
 		so.LimitsClock = opts.limitsClock
 	}
@@ -62,7 +68,7 @@ func newEnvWith(t *testing.T, opts envOptions) *env {
 	t.Cleanup(srv.Close)
 	client := *srv.Client()
 	client.Transport = validatingTransport{t: t, next: client.Transport}
-	e := &env{t: t, ctx: ctx, srv: srv, client: &client, store: store, tokens: tokens}
+	e := &env{t: t, ctx: ctx, srv: srv, client: &client, store: store, tokens: tokens, backupDir: so.BackupDir}
 	e.alice = e.newToken("alice")
 	e.bob = e.newToken("bob")
 	e.ops, e.opsID = e.newScopedToken("ops", domain.ScopeAdmin)

@@ -5,6 +5,7 @@ package ui
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -306,6 +307,23 @@ func TestBrowserPauseAndResume(t *testing.T) {
 	}
 	if b.has(".banner.paused") {
 		t.Error("the banner stays after resuming")
+	}
+}
+
+// Back up now, on Settings, writes a copy to the node's --backup-dir and says so.
+func TestBrowserBackupNow(t *testing.T) {
+	e := newEnv(t)
+	e.seed()
+	b := e.tab(t, newBrowser(t))
+	b.signIn(e.admin)
+
+	b.open("/ui/settings")
+	b.submit(`form[action$="/settings/backup"] button`)
+	if f := b.text(".flash"); !strings.HasPrefix(f, "Backup written and checked: chronos-") || !strings.Contains(f, e.backupDir) {
+		t.Errorf("the flash after backing up says %q", f)
+	}
+	if ents, err := os.ReadDir(e.backupDir); err != nil || len(ents) != 1 {
+		t.Errorf("--backup-dir holds %v (%v); want the one backup", ents, err)
 	}
 }
 

@@ -65,8 +65,8 @@ func TestBrowserTokensPage(t *testing.T) {
 // and shows no secret.
 func TestBrowserEndpointsPage(t *testing.T) {
 	e := newEnv(t)
-	e.adminPost("/admin/v1/owners/shop/endpoints", `{"name":"billing","url":"https://billing.example.com/wake","secrets":["topsecret-1"],"max_in_flight":4,"rate_per_second":10}`)
-	e.adminPost("/admin/v1/owners/other/endpoints", `{"name":"hooks","url":"https://other.example.com/h","secrets":["topsecret-2"]}`)
+	e.adminPost("/admin/v1/owners/shop/endpoints", `{"name":"billing","url":"https://billing.example.com/wake","secrets":["topsecret-1-of-at-least-24-bytes"],"max_in_flight":4,"rate_per_second":10}`)
+	e.adminPost("/admin/v1/owners/other/endpoints", `{"name":"hooks","url":"https://other.example.com/h","secrets":["topsecret-2-of-at-least-24-bytes"]}`)
 	b := e.tab(t, newBrowser(t))
 	b.signIn(e.reader)
 	b.open("/ui/endpoints")

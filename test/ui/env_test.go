@@ -28,14 +28,17 @@ type env struct {
 	owner  string // an owner token ("shop")
 	admin  string // scope admin ("ops")
 	reader string // scope admin:read
+	// backupDir is the node's --backup-dir.
+	backupDir string
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	s := testserver.New(t, testserver.Options{Dashboard: true, RetentionHolder: "ui-test-node"})
+	dir := t.TempDir()
+	s := testserver.New(t, testserver.Options{Dashboard: true, RetentionHolder: "ui-test-node", BackupDir: dir})
 	srv := httptest.NewServer(s.Handler)
 	t.Cleanup(srv.Close)
-	e := &env{t: t, ctx: t.Context(), srv: srv, server: s, store: s.Store, tokens: s.Tokens, ui: s.UI}
+	e := &env{t: t, ctx: t.Context(), srv: srv, server: s, store: s.Store, tokens: s.Tokens, ui: s.UI, backupDir: dir}
 	e.owner = e.token("shop", domain.ScopeOwner)
 	e.admin = e.token("ops", domain.ScopeAdmin)
 	e.reader = e.token("ops", domain.ScopeAdminRead)

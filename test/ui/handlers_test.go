@@ -144,14 +144,14 @@ func TestReadOnlySession(t *testing.T) {
 		if r.status != http.StatusOK {
 			t.Errorf("GET %s read-only: %d", p, r.status)
 		}
-		for _, button := range []string{"/retry\"", "dispatch/pause", "retention/run", "alarms/bulk", "name=\"ids\""} {
+		for _, button := range []string{"/retry\"", "dispatch/pause", "retention/run", "settings/backup", "alarms/bulk", "name=\"ids\""} {
 			if strings.Contains(r.body, button) {
 				t.Errorf("%s shows %s to a read-only session", p, button)
 			}
 		}
 	}
 	csrf := e.csrf(c, "/ui/")
-	for _, p := range []string{"/ui/alarms/" + id + "/retry", "/ui/settings/dispatch/pause", "/ui/settings/retention/run", "/ui/alarms/bulk"} {
+	for _, p := range []string{"/ui/alarms/" + id + "/retry", "/ui/settings/dispatch/pause", "/ui/settings/retention/run", "/ui/settings/backup", "/ui/alarms/bulk"} {
 		if r := e.post(c, p, url.Values{"csrf": {csrf}, "action": {"delete"}, "ids": {id}, "confirm": {"yes"}}); r.status != http.StatusForbidden {
 			t.Errorf("POST %s read-only: %d, want 403", p, r.status)
 		}

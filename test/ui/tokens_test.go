@@ -106,12 +106,12 @@ func TestTokensPageReadOnly(t *testing.T) {
 func TestEndpointsPage(t *testing.T) {
 	e := newEnv(t)
 	for _, body := range []string{
-		`{"name":"billing","url":"https://billing.example.com/wake","secrets":["topsecret-one","topsecret-two"],"max_in_flight":8,"rate_per_second":2.5}`,
-		`{"name":"mail","url":"https://mail.example.com/wake","secrets":["topsecret-three"]}`,
+		`{"name":"billing","url":"https://billing.example.com/wake","secrets":["topsecret-one-of-at-least-24-bytes","topsecret-two-of-at-least-24-bytes"],"max_in_flight":8,"rate_per_second":2.5}`,
+		`{"name":"mail","url":"https://mail.example.com/wake","secrets":["topsecret-three-of-at-least-24-bytes"]}`,
 	} {
 		e.adminPost("/admin/v1/owners/shop/endpoints", body)
 	}
-	e.adminPost("/admin/v1/owners/other/endpoints", `{"name":"hooks","url":"https://other.example.com/h","secrets":["topsecret-four"]}`)
+	e.adminPost("/admin/v1/owners/other/endpoints", `{"name":"hooks","url":"https://other.example.com/h","secrets":["topsecret-four-of-at-least-24-bytes"]}`)
 	c := e.signIn(e.reader)
 	page := e.get(c, "/ui/endpoints")
 	if page.status != http.StatusOK || strings.Contains(page.body, "topsecret") {

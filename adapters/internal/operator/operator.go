@@ -30,6 +30,11 @@ type Admin interface {
 	ResumeDispatch(ctx context.Context, by string) (domain.DispatchState, error)
 	Retention(ctx context.Context) (domain.RetentionStatus, error)
 	RunRetention(ctx context.Context, by string) (domain.RetentionRun, error)
+	// Backup copies the store to a new file the node names in its backup directory
+	// (ports.ErrUnsupported: not a SQLite store, or no directory; ports.ErrBusy: one is
+	// being written). BackupSetup says beforehand whether it can.
+	Backup(ctx context.Context, by string) (domain.Backup, error)
+	BackupSetup() domain.BackupSetup
 }
 
 // Tokens is the set of token use cases an admin drives (*app.Tokens). Issue returns the
