@@ -24,15 +24,11 @@ func waitQueued(t *testing.T, w *writeTurns, n int) {
 	}
 }
 
-// A claim that comes after other writers gets the writer before them; the others keep
-// their order.
-func TestWriteTurnsClaimsFirst(t *testing.T) {
-	w := writeTurns{maxWait: time.Hour} // however slow the machine, nobody has waited too long
-	if err := w.acquire(context.Background(), false); err != nil {
-		t.Fatal(err)
-	}
-	order := make(chan string, 3)
-	start := func(name string, claim bool, queued int) {
+// queueWriter returns start: start(name, claim, queued) runs a writer that waits for its
+// turn, sends its name on order once it has it and releases it; start returns once
+// queued writers wait.
+func queueWriter(t *testing.T, w *writeTurns, order chan<- string) func(name string, claim bool, queued int) {
+	return func(name string, claim bool, queued int) {
 		go func() {
 			if err := w.acquire(context.Background(), claim); err != nil {
 				t.Error(err)
@@ -41,8 +37,19 @@ func TestWriteTurnsClaimsFirst(t *testing.T) {
 			order <- name
 			w.release()
 		}()
-		waitQueued(t, &w, queued)
+		waitQueued(t, w, queued)
 	}
+}
+
+// A claim that comes after other writers gets the writer before them; the others keep
+// their order.
+func TestWriteTurnsClaimsFirst(t *testing.T) {
+	w := writeTurns{maxWait: time.Hour} // however slow the machine, nobody has waited too long
+	if err := w.acquire(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	order := make(chan string, 3)
+	start := queueWriter(t, &w, order)
 	start("apply 1", false, 1)
 	start("apply 2", false, 2)
 	start("claim", true, 3)
@@ -95,17 +102,7 @@ func TestWriteTurnsOthersWaitBoundedly(t *testing.T) {
 		t.Fatal(err)
 	}
 	order := make(chan string, 4)
-	start := func(name string, claim bool, queued int) {
-		go func() {
-			if err := w.acquire(context.Background(), claim); err != nil {
-				t.Error(err)
-				return
-			}
-			order <- name
-			w.release()
-		}()
-		waitQueued(t, &w, queued)
-	}
+	start := queueWriter(t, &w, order)
 	start("create", false, 1)
 	start("claim 2", true, 2)
 	time.Sleep(othersMaxWait + 10*time.Millisecond) // the create has now waited too long
