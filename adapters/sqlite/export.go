@@ -18,10 +18,10 @@ var (
 // The export's reads walk the primary key (alarms) and alarm_events_alarm (alarm_id,
 // id); its writes are the hot path's inserts, in one write transaction each.
 const (
-	exportAlarmsSQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE id > ? ORDER BY id LIMIT ?`
+	exportAlarmsSQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE id > ? ORDER BY id LIMIT ? + 0`
 	exportEventsSQL = `SELECT id, ` + eventColumns + ` FROM alarm_events
 		WHERE alarm_id >= ?1 AND alarm_id <= ?2 AND (alarm_id > ?1 OR id > ?3)
-		ORDER BY alarm_id, id LIMIT ?4`
+		ORDER BY alarm_id, id LIMIT ?4 + 0`
 )
 
 var importEndpointSQL = `INSERT INTO endpoints (` + endpointColumns + `) VALUES (` + sqltext.Placeholders(sqlrow.EndpointParams) + `)`
