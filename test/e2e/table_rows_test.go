@@ -160,6 +160,10 @@ var AnyLane = NewColumn{"a claim lane", func(v string) bool {
 	return err == nil && n >= 0 && n < ports.Lanes
 }}
 
+// NullOrSet is a column the new release writes as it runs (a token's last use): NULL
+// until then, some value after.
+var NullOrSet = NewColumn{"NULL, or a value the running release wrote", func(v string) bool { return v != "" }}
+
 // SameRows reports, for each id, how its row in after differs from its row in before:
 // a column of before that changed or went away, or a column only after has (one a
 // migration added) whose value is not what newColumns says it must be.

@@ -35,7 +35,9 @@ var upgradeNewColumns = map[string]map[string]NewColumn{
 		"paused_until": Default("NULL"), "endpoint": Default(""), "lane": AnyLane,
 	},
 	"alarm_events": {},
-	"api_tokens":   {},
+	"api_tokens": { // 00009 on SQLite and MySQL, 00010 on PostgreSQL (issue 25: tokens over the API)
+		"note": Default(""), "last_used_at": NullOrSet,
+	},
 }
 
 // TestUpgradeFromPreviousRelease builds the previous release (previousRelease), lets it
