@@ -125,14 +125,20 @@ func fairnessPair(ctx context.Context, cfg Config, w Wiring, stdout, stderr io.W
 	return nil
 }
 
+// printLagRows prints two runs' lag summaries of who (quiet, fast) side by side: the
+// count and the p50, p99 and max, one row each, in a comparison table's two columns.
+func printLagRows(tw io.Writer, who string, a, b lagSummary) {
+	fmt.Fprintf(tw, "%s wakes\t%d\t%d\t\n", who, a.Count, b.Count)
+	fmt.Fprintf(tw, "%s lag p50 ms\t%.1f\t%.1f\t\n", who, a.P50Ms, b.P50Ms)
+	fmt.Fprintf(tw, "%s lag p99 ms\t%.1f\t%.1f\t\n", who, a.P99Ms, b.P99Ms)
+	fmt.Fprintf(tw, "%s lag max ms\t%.1f\t%.1f\t\n", who, a.MaxMs, b.MaxMs)
+}
+
 // printComparison prints the two runs' fairness figures side by side.
 func printComparison(w io.Writer, fair, unfair *fairness, drainRatio float64) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "during the burst\tfair claims\tunfair claims\t\n")
-	fmt.Fprintf(tw, "quiet wakes\t%d\t%d\t\n", fair.QuietDuring.Count, unfair.QuietDuring.Count)
-	fmt.Fprintf(tw, "quiet lag p50 ms\t%.1f\t%.1f\t\n", fair.QuietDuring.P50Ms, unfair.QuietDuring.P50Ms)
-	fmt.Fprintf(tw, "quiet lag p99 ms\t%.1f\t%.1f\t\n", fair.QuietDuring.P99Ms, unfair.QuietDuring.P99Ms)
-	fmt.Fprintf(tw, "quiet lag max ms\t%.1f\t%.1f\t\n", fair.QuietDuring.MaxMs, unfair.QuietDuring.MaxMs)
+	printLagRows(tw, "quiet", fair.QuietDuring, unfair.QuietDuring)
 	fmt.Fprintf(tw, "burst drain ms\t%.1f\t%.1f\t\n", fair.BurstDrainMs, unfair.BurstDrainMs)
 	fmt.Fprintf(tw, "burst drain /s\t%.0f\t%.0f\t\n", fair.BurstPerSec, unfair.BurstPerSec)
 	_ = tw.Flush()
