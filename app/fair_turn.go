@@ -7,10 +7,11 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// fairTurn decides each claim's fairness (issue 24). While claims take everything that
-// is due, nobody waits for anybody and a claim is the plain one (ports.ClaimParams: the
-// batch filled, each owner's oldest first). Once a claim comes back full (a backlog:
-// somebody may be waiting behind it) the next claims are fair claims (ports.FairClaim):
+// fairTurn decides each claim's fairness (issue 24). While claims keep up with what
+// falls due, nobody waits for anybody and a claim is the plain one (ports.ClaimParams:
+// the oldest due first, whoever owns them). Once a plain claim comes back full and
+// behind, its newest alarm due more than fairBehind ago (a backlog: somebody may be
+// waiting behind it), the next claims are fair claims (ports.FairClaim):
 // the store visits the owners' lanes in turn, starting after the lane the last claim
 // filled up in, so an owner with a backlog gets its share of each claim and every other
 // owner with due work is served within a claim or two, whatever the backlog's size.
@@ -39,9 +40,16 @@ type fairTurn struct {
 
 // sharedClaim is the most a claim asks for while several owners are being served, and
 // sharedFor how long after the last claim that held more than one owner's alarms.
+//
+// fairBehind is how far behind a full plain claim may end before the next is fair. A
+// plain claim takes the oldest due first, so what it leaves is due no earlier than its
+// newest alarm: when that fell due less than fairBehind ago, nobody has waited longer
+// than that, and a fair claim could give nobody more than it costs. That is a busy
+// steady stream, whose claims come back full without a backlog behind them.
 const (
 	sharedClaim = 256
 	sharedFor   = time.Second
+	fairBehind  = 25 * time.Millisecond
 )
 
 // size is the claim size to ask for at now, given the adaptive size want.
@@ -70,13 +78,25 @@ func (f *fairTurn) params(n int) *ports.FairClaim {
 // observe reads a claim's result and says whether more may be due right now.
 func (f *fairTurn) observe(p ports.ClaimParams, c ports.Claimed) bool {
 	if p.Fair == nil {
-		f.on = len(c.Alarms) == p.Batch
+		full := len(c.Alarms) == p.Batch && p.Batch > 0
+		f.on = full && c.Now.Sub(newestDue(c.Alarms)) > fairBehind
 		f.capped = 1
-		return f.on
+		return full
 	}
 	f.next, f.capped = c.Next, c.Capped
 	f.on = c.Capped > 0
 	return f.on
+}
+
+// newestDue is the latest due time among alarms (none empty).
+func newestDue(alarms []domain.Alarm) time.Time {
+	newest := alarms[0].NextFireAt
+	for i := range alarms {
+		if alarms[i].NextFireAt.After(newest) {
+			newest = alarms[i].NextFireAt
+		}
+	}
+	return newest
 }
 
 // countOwners is how many owners one claim served, for the fairness metric.

@@ -16,6 +16,15 @@ func alarmsOf(owners ...string) []domain.Alarm {
 	return as
 }
 
+// dueAt is alarmsOf, every alarm due at.
+func dueAt(at time.Time, owners ...string) []domain.Alarm {
+	as := alarmsOf(owners...)
+	for i := range as {
+		as[i].NextFireAt = at
+	}
+	return as
+}
+
 // claim runs one turn of the claim loop: the params fairTurn asks for, the store's
 // answer, and what fairTurn makes of it.
 func claim(f *fairTurn, n int, c ports.Claimed) (ports.ClaimParams, bool) {
@@ -23,7 +32,7 @@ func claim(f *fairTurn, n int, c ports.Claimed) (ports.ClaimParams, bool) {
 	return p, f.observe(p, c)
 }
 
-// Plain claims while they take everything due; fair once one comes back full, starting
+// Plain claims while they keep up; fair once one comes back full and behind, starting
 // at the lane the last fair claim said and sharing the batch between the lanes it left
 // alarms in; plain again once a fair claim left nothing behind.
 func TestFairTurn(t *testing.T) {
@@ -39,7 +48,20 @@ func TestFairTurn(t *testing.T) {
 		t.Fatalf("after a partial claim: %+v, want plain", p)
 	}
 
-	_, more = claim(&f, 4, ports.Claimed{Alarms: alarmsOf("a", "a", "a", "a")})
+	// A full claim that keeps up with what falls due: more may be due, but nobody has
+	// waited behind it, so the next claim is plain too.
+	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	_, more = claim(&f, 4, ports.Claimed{Alarms: dueAt(now.Add(-fairBehind), "a", "a", "a", "a"), Now: now})
+	if !more {
+		t.Error("a full plain claim that keeps up: more false, want true")
+	}
+	if p := f.params(4); p != nil {
+		t.Fatalf("after a full claim that keeps up: %+v, want plain", p)
+	}
+
+	backlog := dueAt(now.Add(-time.Minute), "a", "a", "a", "a")
+	backlog[2].NextFireAt = now.Add(-fairBehind - time.Millisecond) // the newest decides
+	_, more = claim(&f, 4, ports.Claimed{Alarms: backlog, Now: now})
 	if !more {
 		t.Error("a full plain claim: more false, want true (a backlog)")
 	}
