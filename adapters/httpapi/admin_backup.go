@@ -33,7 +33,7 @@ func (a *api) adminBackup(w http.ResponseWriter, r *http.Request, tok domain.Tok
 	// The answer waits for the copy, which on a large store outlasts the server's write
 	// timeout; without the deadline the copy would be made and its answer lost.
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
-	b, err := a.adm.Backup(r.Context(), tok.ID)
+	b, err := a.backups.Backup(r.Context(), tok.ID)
 	if err != nil {
 		a.writeError(w, r, err)
 		return

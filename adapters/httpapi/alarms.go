@@ -10,6 +10,22 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
+// AlarmReader reads the owner's alarms and their history (*app.Alarms).
+type AlarmReader interface {
+	Get(ctx context.Context, owner, id string) (domain.Alarm, error)
+	List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error)
+	Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error)
+}
+
+// AlarmActions are the owner's changes to the state of one of its alarms (*app.Alarms).
+type AlarmActions interface {
+	Cancel(ctx context.Context, owner, id string) (domain.Alarm, error)
+	PauseWith(ctx context.Context, owner, id string, spec domain.PauseSpec) (domain.Alarm, error)
+	Resume(ctx context.Context, owner, id string) (domain.Alarm, error)
+	Trigger(ctx context.Context, owner, id string) (domain.Alarm, error)
+	SkipNext(ctx context.Context, owner, id string) (domain.Alarm, error)
+}
+
 // maxIDLen bounds an alarm id in a path. Ids are UUIDs; the bound only keeps absurd
 // input away from the store.
 const maxIDLen = 255
@@ -25,17 +41,25 @@ func alarmID(r *http.Request) (string, bool) {
 // errNoAlarm answers an id that cannot exist like one that does not.
 var errNoAlarm = toAPIError(ports.ErrNotFound)
 
+// ownerAction is action for a use case method taken as a method expression, such as
+// AlarmActions.Cancel, on the use case uses.
+func ownerAction[U any](a *api, uses U, do func(U, context.Context, string, string) (domain.Alarm, error)) ownedHandler {
+	return a.action(func(ctx context.Context, owner, id string) (domain.Alarm, error) {
+		return do(uses, ctx, owner, id)
+	})
+}
+
 // action serves a request that reads or changes one alarm and answers {"alarm": ...}:
-// get, cancel (DELETE), pause, resume, trigger. Owner actions that change nothing
-// (pausing a paused alarm, cancelling a cancelled one) answer the alarm as it is.
-func (a *api) action(do func(Alarms, context.Context, string, string) (domain.Alarm, error)) ownedHandler {
+// get, cancel (DELETE), pause, resume, trigger, update. Owner actions that change
+// nothing (pausing a paused alarm, cancelling a cancelled one) answer the alarm as it is.
+func (a *api) action(do func(ctx context.Context, owner, id string) (domain.Alarm, error)) ownedHandler {
 	return func(w http.ResponseWriter, r *http.Request, owner string) {
 		id, ok := alarmID(r)
 		if !ok {
 			a.writeError(w, r, errNoAlarm)
 			return
 		}
-		alarm, err := do(a.alarms, r.Context(), owner, id)
+		alarm, err := do(r.Context(), owner, id)
 		if err != nil {
 			a.writeError(w, r, err)
 			return
@@ -63,7 +87,7 @@ func (a *api) listAlarms(w http.ResponseWriter, r *http.Request, owner string) {
 		return
 	}
 	f := ports.ListFilter{Status: status, Limit: limit, Cursor: q.Get("cursor")}
-	alarms, next, err := a.alarms.List(r.Context(), owner, f)
+	alarms, next, err := a.reader.List(r.Context(), owner, f)
 	if err != nil {
 		a.writeError(w, r, err) // a bad cursor is the store's ValidationError on "cursor"
 		return
@@ -79,7 +103,7 @@ func (a *api) listAlarms(w http.ResponseWriter, r *http.Request, owner string) {
 // listEvents serves GET /v1/alarms/{id}/events?limit=.
 func (a *api) listEvents(w http.ResponseWriter, r *http.Request, owner string) {
 	a.serveEvents(w, r, func(ctx context.Context, id string, limit int) ([]domain.Event, error) {
-		return a.alarms.Events(ctx, owner, id, limit)
+		return a.reader.Events(ctx, owner, id, limit)
 	})
 }
 

@@ -105,7 +105,7 @@ func (a *api) createAlarmBatch(w http.ResponseWriter, r *http.Request, owner str
 		}
 	}
 	if len(specs) > 0 {
-		rs, err := a.alarms.CreateBatch(r.Context(), specs)
+		rs, err := a.creator.CreateBatch(r.Context(), specs)
 		if err != nil {
 			a.writeError(w, r, err)
 			return

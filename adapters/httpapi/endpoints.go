@@ -12,6 +12,16 @@ import (
 	"github.com/chronoshq/chronos/domain"
 )
 
+// EndpointReader reads the owners' endpoints (*app.Endpoints).
+type EndpointReader interface {
+	Get(ctx context.Context, owner, name string) (domain.Endpoint, error)
+	// List returns the owner's endpoints by name; every owner's when owner is "".
+	List(ctx context.Context, owner string) ([]domain.Endpoint, error)
+	// Fingerprint stands for a secret in the admin's views: stable, and no check of a
+	// guess (app/secret_fingerprint.go).
+	Fingerprint(ctx context.Context, secret string) (string, error)
+}
+
 // endpointRoutes adds the endpoint routes to r: the admin's, which register, read,
 // change and delete any owner's endpoints, and the owner's read of its own, which shows
 // no secret. Without an Endpoints they are not served at all.

@@ -7,9 +7,22 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/chronoshq/chronos/domain"
 )
+
+// SchedulePlanner answers what a schedule will do, and backfills a series' missed
+// occurrences (*app.Alarms).
+type SchedulePlanner interface {
+	// Upcoming returns the alarm with its next n occurrences (domain.Upcoming).
+	Upcoming(ctx context.Context, owner, id string, n int) (domain.Alarm, []domain.Occurrence, error)
+	// Preview lists a schedule's next n occurrences after from (now when zero).
+	Preview(expr, tz string, from time.Time, n int) ([]time.Time, error)
+	// Backfill creates the alarm delivering the series' occurrences in [from, to]
+	// (domain.Backfill), or returns the one a repeated request made (deduped).
+	Backfill(ctx context.Context, owner, id string, from, to time.Time) (b domain.Alarm, count int, deduped bool, err error)
+}
 
 // defaultUpcoming is how many occurrences a preview lists when count is not given.
 const defaultUpcoming = 10
@@ -40,8 +53,8 @@ func (a *api) pauseAlarm(w http.ResponseWriter, r *http.Request, owner string) {
 		a.writeError(w, r, err)
 		return
 	}
-	a.action(func(s Alarms, ctx context.Context, owner, id string) (domain.Alarm, error) {
-		return s.PauseWith(ctx, owner, id, domain.PauseSpec{Until: until, Note: req.Note})
+	a.action(func(ctx context.Context, owner, id string) (domain.Alarm, error) {
+		return a.actions.PauseWith(ctx, owner, id, domain.PauseSpec{Until: until, Note: req.Note})
 	})(w, r, owner)
 }
 
@@ -58,7 +71,7 @@ func (a *api) upcoming(w http.ResponseWriter, r *http.Request, owner string) {
 		a.writeError(w, r, err)
 		return
 	}
-	alarm, list, err := a.alarms.Upcoming(r.Context(), owner, id, n)
+	alarm, list, err := a.schedules.Upcoming(r.Context(), owner, id, n)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -116,7 +129,7 @@ func (a *api) preview(w http.ResponseWriter, r *http.Request, _ string) {
 	if req.Count != nil {
 		n = *req.Count
 	}
-	list, err := a.alarms.Preview(req.CronExpr, req.Timezone, from, n)
+	list, err := a.schedules.Preview(req.CronExpr, req.Timezone, from, n)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -161,7 +174,7 @@ func (a *api) backfill(w http.ResponseWriter, r *http.Request, owner string) {
 		a.writeError(w, r, err)
 		return
 	}
-	b, count, deduped, err := a.alarms.Backfill(r.Context(), owner, id, from, to)
+	b, count, deduped, err := a.schedules.Backfill(r.Context(), owner, id, from, to)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
