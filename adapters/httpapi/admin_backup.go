@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -21,7 +22,7 @@ func (a *api) adminBackup(w http.ResponseWriter, r *http.Request, tok domain.Tok
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
 		var none struct{}
-		if err := decodeObject(body, &none); err != nil {
+		if err := jsonio.DecodeObject(body, &none); err != nil {
 			var ae *apiError
 			if errors.As(err, &ae) && ae.Field != "" {
 				err = badRequest(ae.Field, "the request takes no fields: the node writes the backup to its --backup-dir under a name it chooses")

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -47,7 +48,7 @@ type endpointPatchRequest struct {
 }
 
 func (req endpointPatchRequest) patch() (domain.EndpointPatch, error) {
-	if req.Name != nil && !bytes.Equal(bytes.TrimSpace(req.Name), null) {
+	if req.Name != nil && !bytes.Equal(bytes.TrimSpace(req.Name), jsonio.Null) {
 		return domain.EndpointPatch{}, invalidArgument("name", "cannot be changed; create an endpoint of the new name, move the alarms, then delete this one")
 	}
 	p := domain.EndpointPatch{URL: req.URL, Secrets: req.Secrets, MaxInFlight: req.MaxInFlight,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/adapters/internal/operator"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -152,7 +153,7 @@ func (a *api) adminBulk(action domain.BulkAction) adminHandler {
 			return
 		}
 		var req bulkRequest
-		if err := decodeObject(body, &req); err != nil {
+		if err := jsonio.DecodeObject(body, &req); err != nil {
 			a.writeError(w, r, err)
 			return
 		}

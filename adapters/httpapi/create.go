@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -178,7 +179,7 @@ func (a *api) createAlarm(w http.ResponseWriter, r *http.Request, owner string) 
 		return
 	}
 	var req createRequest
-	if err := decodeObject(body, &req); err != nil {
+	if err := jsonio.DecodeObject(body, &req); err != nil {
 		a.writeError(w, r, err)
 		return
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -92,8 +93,8 @@ type adminEndpointView struct {
 	Owner string `json:"owner"`
 	endpointView
 	Secrets   []secretView `json:"secrets"`
-	CreatedAt jsonTime     `json:"created_at"`
-	UpdatedAt jsonTime     `json:"updated_at"`
+	CreatedAt jsonio.Time  `json:"created_at"`
+	UpdatedAt jsonio.Time  `json:"updated_at"`
 }
 
 type secretView struct {
@@ -106,7 +107,7 @@ type secretView struct {
 
 func (a *api) newAdminEndpointView(ctx context.Context, e domain.Endpoint) (adminEndpointView, error) {
 	v := adminEndpointView{Owner: e.Owner, endpointView: newEndpointView(e), Secrets: make([]secretView, len(e.Secrets)),
-		CreatedAt: jsonTime(e.CreatedAt), UpdatedAt: jsonTime(e.UpdatedAt)}
+		CreatedAt: jsonio.Time(e.CreatedAt), UpdatedAt: jsonio.Time(e.UpdatedAt)}
 	for i, s := range e.Secrets {
 		fp, err := a.endpoints.Fingerprint(ctx, s)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -43,7 +44,7 @@ func (a *api) pauseAlarm(w http.ResponseWriter, r *http.Request, owner string) {
 	}
 	var req pauseRequest
 	if len(bytes.TrimSpace(body)) > 0 {
-		if err := decodeObject(body, &req); err != nil {
+		if err := jsonio.DecodeObject(body, &req); err != nil {
 			a.writeError(w, r, err)
 			return
 		}
@@ -78,7 +79,7 @@ func (a *api) upcoming(w http.ResponseWriter, r *http.Request, owner string) {
 	}
 	views := make([]occurrenceView, len(list))
 	for i, o := range list {
-		views[i] = occurrenceView{ScheduledFor: jsonTime(o.ScheduledFor), DueAt: jsonTime(o.DueAt),
+		views[i] = occurrenceView{ScheduledFor: jsonio.Time(o.ScheduledFor), DueAt: jsonio.Time(o.DueAt),
 			OccurrenceKey: domain.OccurrenceKey(alarm.SeriesID(), o.ScheduledFor)}
 	}
 	writeJSON(w, http.StatusOK, struct {
@@ -88,9 +89,9 @@ func (a *api) upcoming(w http.ResponseWriter, r *http.Request, owner string) {
 
 // occurrenceView is one upcoming wake of an alarm.
 type occurrenceView struct {
-	ScheduledFor  jsonTime `json:"scheduled_for"`
-	DueAt         jsonTime `json:"due_at"`
-	OccurrenceKey string   `json:"occurrence_key"`
+	ScheduledFor  jsonio.Time `json:"scheduled_for"`
+	DueAt         jsonio.Time `json:"due_at"`
+	OccurrenceKey string      `json:"occurrence_key"`
 }
 
 func countParam(r *http.Request) (int, error) {
@@ -135,11 +136,11 @@ func (a *api) preview(w http.ResponseWriter, r *http.Request, _ string) {
 		return
 	}
 	type at struct {
-		ScheduledFor jsonTime `json:"scheduled_for"`
+		ScheduledFor jsonio.Time `json:"scheduled_for"`
 	}
 	views := make([]at, len(list))
 	for i, t := range list {
-		views[i] = at{jsonTime(t)}
+		views[i] = at{jsonio.Time(t)}
 	}
 	writeJSON(w, http.StatusOK, struct {
 		Occurrences []at `json:"occurrences"`
