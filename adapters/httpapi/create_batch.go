@@ -28,7 +28,7 @@ type batchRequest struct {
 
 // decodeBatch reads a batch body as jsonio.DecodeObject would, answering the same
 // errors, in one validating pass and one light split of the items rather than decoding
-// the body twice (docs/performance.md, "The batch endpoint").
+// the body twice (docs/benchmarks.md, "HTTP create").
 func decodeBatch(body []byte) (batchRequest, error) {
 	var req batchRequest
 	trimmed := bytes.TrimSpace(body)
