@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -64,9 +63,4 @@ func (a *api) adminRoutes(r *mux.Router) {
 	r.Handle("/admin/v1/retention", a.adminRead(a.adminRetention)).Methods(get)
 	r.Handle("/admin/v1/retention/run", a.adminChange(a.adminRunRetention)).Methods(post)
 	r.Handle("/admin/v1/store/backup", a.adminChange(a.adminBackup)).Methods(post)
-}
-
-// readAlarm is Get in the shape of the by-id actions (a read names no actor).
-func readAlarm(adm operator.AlarmReader, ctx context.Context, id, _ string) (domain.Alarm, error) {
-	return adm.Get(ctx, id)
 }

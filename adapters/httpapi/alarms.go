@@ -1,11 +1,13 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 
 	"github.com/gorilla/mux"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -71,6 +73,37 @@ func (a *api) action(do func(ctx context.Context, owner, id string) (domain.Alar
 		}
 		writeBody(w, http.StatusOK, out)
 	}
+}
+
+// pauseRequest is the optional body of POST /v1/alarms/{id}/pause.
+type pauseRequest struct {
+	Until *string `json:"until"`
+	Note  string  `json:"note"`
+}
+
+// pauseAlarm serves POST /v1/alarms/{id}/pause: without a body, a plain pause; with
+// {"until", "note"}, a pause that ends by itself and says why.
+func (a *api) pauseAlarm(w http.ResponseWriter, r *http.Request, owner string) {
+	body, err := a.readBody(w, r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	var req pauseRequest
+	if len(bytes.TrimSpace(body)) > 0 {
+		if err := jsonio.DecodeObject(body, &req); err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+	}
+	until, err := optionalTime("until", req.Until)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	a.action(func(ctx context.Context, owner, id string) (domain.Alarm, error) {
+		return a.actions.PauseWith(ctx, owner, id, domain.PauseSpec{Until: until, Note: req.Note})
+	})(w, r, owner)
 }
 
 // listAlarms serves GET /v1/alarms?status=&limit=&cursor=.

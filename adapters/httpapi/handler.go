@@ -14,8 +14,8 @@ import (
 )
 
 // Alarms is every owner-facing use case the API drives (*app.Alarms), as New takes
-// it; each group of handlers holds only the part it calls. Every call but the creates
-// is scoped by owner; those take it in the Spec.
+// it; each group of handlers holds only the part it calls. A call about an alarm is
+// scoped by owner; the creates take it in the Spec.
 type Alarms interface {
 	AlarmCreator
 	AlarmReader

@@ -13,18 +13,6 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// adminOverview serves GET /admin/v1/overview.
-func (a *api) adminOverview(w http.ResponseWriter, r *http.Request, _ domain.Token) {
-	o, err := a.cluster.Overview(r.Context())
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Overview overviewView `json:"overview"`
-	}{newOverviewView(o)})
-}
-
 // adminListAlarms serves GET /admin/v1/alarms?owner=&status=&kind=&label_prefix=&failed_since=&limit=&cursor=.
 func (a *api) adminListAlarms(w http.ResponseWriter, r *http.Request, _ domain.Token) {
 	q := r.URL.Query()
@@ -99,6 +87,11 @@ func adminAction[U any](a *api, uses U, do func(U, context.Context, string, stri
 		}
 		writeBody(w, http.StatusOK, out)
 	}
+}
+
+// readAlarm is Get in the shape of the by-id actions (a read names no actor).
+func readAlarm(adm operator.AlarmReader, ctx context.Context, id, _ string) (domain.Alarm, error) {
+	return adm.Get(ctx, id)
 }
 
 // adminEvents serves GET /admin/v1/alarms/{id}/events?limit=.
@@ -183,65 +176,4 @@ func (a *api) adminBulk(action domain.BulkAction) adminHandler {
 			DryRun  bool `json:"dry_run"`
 		}{res.Matched, res.Changed, res.More, req.DryRun})
 	}
-}
-
-// adminWorkers serves GET /admin/v1/workers.
-func (a *api) adminWorkers(w http.ResponseWriter, r *http.Request, _ domain.Token) {
-	ws, err := a.cluster.Workers(r.Context())
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	views := make([]workerView, len(ws))
-	for i, x := range ws {
-		views[i] = newWorkerView(x)
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Workers []workerView `json:"workers"`
-	}{views})
-}
-
-// adminDispatch serves GET /admin/v1/dispatch (change nil) and the pause and resume
-// POSTs, answering the gate as it is after the call.
-func (a *api) adminDispatch(change func(operator.DispatchSwitch, context.Context, string) (domain.DispatchState, error)) adminHandler {
-	return func(w http.ResponseWriter, r *http.Request, tok domain.Token) {
-		var st domain.DispatchState
-		var err error
-		if change == nil {
-			st, err = a.dispatch.Dispatch(r.Context())
-		} else {
-			st, err = change(a.dispatch, r.Context(), tok.ID)
-		}
-		if err != nil {
-			a.writeError(w, r, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, struct {
-			Dispatch dispatchView `json:"dispatch"`
-		}{newDispatchView(st, time.Now())})
-	}
-}
-
-// adminRetention serves GET /admin/v1/retention.
-func (a *api) adminRetention(w http.ResponseWriter, r *http.Request, _ domain.Token) {
-	st, err := a.retention.Retention(r.Context())
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Retention retentionView `json:"retention"`
-	}{newRetentionView(st)})
-}
-
-// adminRunRetention serves POST /admin/v1/retention/run.
-func (a *api) adminRunRetention(w http.ResponseWriter, r *http.Request, tok domain.Token) {
-	run, err := a.retention.RunRetention(r.Context(), tok.ID)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Run retentionRunView `json:"run"`
-	}{newRetentionRunView(run)})
 }
