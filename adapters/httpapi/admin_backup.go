@@ -23,9 +23,9 @@ func (a *api) adminBackup(w http.ResponseWriter, r *http.Request, tok domain.Tok
 	if len(bytes.TrimSpace(body)) > 0 {
 		var none struct{}
 		if err := jsonio.DecodeObject(body, &none); err != nil {
-			var ae *apiError
-			if errors.As(err, &ae) && ae.Field != "" {
-				err = badRequest(ae.Field, "the request takes no fields: the node writes the backup to its --backup-dir under a name it chooses")
+			var refusal *jsonio.Error
+			if errors.As(err, &refusal) && refusal.Field != "" {
+				err = badRequest(refusal.Field, "the request takes no fields: the node writes the backup to its --backup-dir under a name it chooses")
 			}
 			a.writeError(w, r, err)
 			return
