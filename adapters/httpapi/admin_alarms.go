@@ -90,8 +90,8 @@ func adminAction[U any](a *api, uses U, do func(U, context.Context, string, stri
 }
 
 // readAlarm is Get in the shape of the by-id actions (a read names no actor).
-func readAlarm(adm operator.AlarmReader, ctx context.Context, id, _ string) (domain.Alarm, error) {
-	return adm.Get(ctx, id)
+func readAlarm(alarms operator.AlarmReader, ctx context.Context, id, _ string) (domain.Alarm, error) {
+	return alarms.Get(ctx, id)
 }
 
 // adminEvents serves GET /admin/v1/alarms/{id}/events?limit=.

@@ -147,9 +147,9 @@ func newAPI(alarms Alarms, opts Options) *api {
 		endpoints: opts.Endpoints, endpointChanges: opts.Endpoints, tokens: opts.Tokens,
 		metricsPage: opts.MetricsHandler,
 	}
-	if adm := opts.Admin; adm != nil {
-		a.adminAlarms, a.adminActions, a.bulk, a.cluster = adm, adm, adm, adm
-		a.dispatch, a.retention, a.backups = adm, adm, adm
+	if admin := opts.Admin; admin != nil {
+		a.adminAlarms, a.adminActions, a.bulk, a.cluster = admin, admin, admin, admin
+		a.dispatch, a.retention, a.backups = admin, admin, admin
 	}
 	return a
 }

@@ -70,13 +70,13 @@ type settingsData struct {
 
 // settingsPage serves the pause gate and retention.
 func (u *UI) settingsPage(w http.ResponseWriter, r *http.Request, v viewer) {
-	ret, err := u.retention.Retention(r.Context())
+	retention, err := u.retention.Retention(r.Context())
 	if err != nil {
 		u.storeFailed(w, r, err)
 		return
 	}
 	u.render(w, r, http.StatusOK, "settings", page{Title: "Settings", Nav: "settings", Viewer: &v,
-		Data: settingsData{Retention: ret, Backup: u.backups.BackupSetup()}})
+		Data: settingsData{Retention: retention, Backup: u.backups.BackupSetup()}})
 }
 
 // dispatchAction pauses or resumes dispatch for the cluster.

@@ -103,7 +103,7 @@ type UI struct {
 
 // New builds the dashboard. store keeps the sessions (the hashes of their ids), shared
 // by every node of the cluster.
-func New(adm Admin, auth Authenticator, store ports.SessionStore, opts Options) (*UI, error) {
+func New(admin Admin, auth Authenticator, store ports.SessionStore, opts Options) (*UI, error) {
 	if opts.SessionTTL <= 0 {
 		opts.SessionTTL = DefaultSessionTTL
 	}
@@ -121,11 +121,11 @@ func New(adm Admin, auth Authenticator, store ports.SessionStore, opts Options) 
 	u := &UI{
 		auth: auth, tokens: opts.Tokens, endpoints: opts.Endpoints, pages: pages, opts: opts, log: log,
 		sessions: newSessions(store, opts.SessionTTL, opts.Now, opts.SecureCookies),
-		sampler:  NewSampler(adm, SampleInterval, SamplePoints),
+		sampler:  NewSampler(admin, SampleInterval, SamplePoints),
 	}
-	if adm != nil {
-		u.alarms, u.actions, u.ownerActions, u.bulkActions = adm, adm, adm, adm
-		u.cluster, u.dispatch, u.retention, u.backups = adm, adm, adm, adm
+	if admin != nil {
+		u.alarms, u.actions, u.ownerActions, u.bulkActions = admin, admin, admin, admin
+		u.cluster, u.dispatch, u.retention, u.backups = admin, admin, admin, admin
 	}
 	u.handler = withSecurityHeaders(u.routes())
 	return u, nil
