@@ -268,7 +268,7 @@ func (n *Node) Start(ctx context.Context) error {
 	n.stop = stop
 	runs := []func(context.Context){n.beat.Run, n.gate.Run, n.ret.Run, n.sampler.Run, n.upkeep.Run}
 	if n.ui != nil {
-		runs = append(runs, n.ui.Series().Run)
+		runs = append(runs, n.ui.Sampler().Run)
 	}
 	for _, run := range runs {
 		n.bg.Go(func() { run(bg) })

@@ -1,4 +1,4 @@
-package httpapi
+package jsonio
 
 import (
 	"encoding/json"
@@ -65,31 +65,6 @@ func FuzzEachKey(f *testing.F) {
 		}
 		if len(seen) != len(m) {
 			t.Fatalf("eachKey(%q) = %q, encoding/json reads %d names", s, got, len(m))
-		}
-	})
-}
-
-// FuzzDecodeBatch: the batch's one-pass decoding accepts exactly what decodeObject
-// accepts, with the same items byte for byte, and refuses the rest with the same error.
-func FuzzDecodeBatch(f *testing.F) {
-	for _, s := range []string{`{"alarms":[{"kind":"once"},{}]}`, `{"alarms":null}`, `{"alarms":{}}`, `{"Alarms":[]}`,
-		` {"alarms" : [ 1 , "x" , [ ] ] } `, `{"alarms":[],"alarms":[{}]}`, `[]`, `{"alarms":[}`, `{"alarms":[]} x`, ``} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, gotErr := decodeBatch([]byte(s))
-		var want batchRequest
-		wantErr := decodeObject([]byte(s), &want)
-		if (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
-			t.Fatalf("decodeBatch(%q) error %v, decodeObject %v", s, gotErr, wantErr)
-		}
-		if len(got.Alarms) != len(want.Alarms) {
-			t.Fatalf("decodeBatch(%q) = %d items, decodeObject %d", s, len(got.Alarms), len(want.Alarms))
-		}
-		for i := range got.Alarms {
-			if string(got.Alarms[i]) != string(want.Alarms[i]) {
-				t.Fatalf("decodeBatch(%q) item %d = %s, decodeObject %s", s, i, got.Alarms[i], want.Alarms[i])
-			}
 		}
 	})
 }

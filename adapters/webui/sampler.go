@@ -8,10 +8,10 @@ import (
 	"github.com/chronoshq/chronos/domain"
 )
 
-// The overview's charts: a point every SeriesInterval, SeriesPoints of them (15 min).
+// The overview's charts: a point every SampleInterval, SamplePoints of them (15 min).
 const (
-	SeriesInterval = 10 * time.Second
-	SeriesPoints   = 90
+	SampleInterval = 10 * time.Second
+	SamplePoints   = 90
 )
 
 // Point is the cluster at one sample: wakes per second delivered and failed (summed over
@@ -26,12 +26,12 @@ type workerLister interface {
 	Workers(ctx context.Context) ([]domain.WorkerHealth, error)
 }
 
-// Series samples the workers' heartbeats into the charts' points. Rates come from each
+// Sampler samples the workers' heartbeats into the charts' points. Rates come from each
 // node's running totals between two of its heartbeats, so they are exact over the
 // heartbeat interval whatever the sampling rhythm; a node that restarted (its totals
 // went back) starts over. The points live in this process: a dashboard node that
 // restarts shows its charts filling up again.
-type Series struct {
+type Sampler struct {
 	workers  workerLister
 	interval time.Duration
 	size     int
@@ -48,13 +48,13 @@ type mark struct {
 	rate, failRate    float64
 }
 
-// NewSeries builds the sampler.
-func NewSeries(workers workerLister, interval time.Duration, size int) *Series {
-	return &Series{workers: workers, interval: interval, size: size, marks: map[string]mark{}}
+// NewSampler builds the sampler.
+func NewSampler(workers workerLister, interval time.Duration, size int) *Sampler {
+	return &Sampler{workers: workers, interval: interval, size: size, marks: map[string]mark{}}
 }
 
 // Run samples every interval until ctx is done; a failed sample is skipped.
-func (s *Series) Run(ctx context.Context) {
+func (s *Sampler) Run(ctx context.Context) {
 	t := time.NewTicker(s.interval)
 	defer t.Stop()
 	for {
@@ -68,7 +68,7 @@ func (s *Series) Run(ctx context.Context) {
 }
 
 // SampleOnce adds one point.
-func (s *Series) SampleOnce(ctx context.Context) error {
+func (s *Sampler) SampleOnce(ctx context.Context) error {
 	ws, err := s.workers.Workers(ctx)
 	if err != nil {
 		return err
@@ -97,7 +97,7 @@ func (s *Series) SampleOnce(ctx context.Context) error {
 }
 
 // next is the node's mark after this sample.
-func (s *Series) next(w domain.WorkerHealth) mark {
+func (s *Sampler) next(w domain.WorkerHealth) mark {
 	cur := mark{beat: w.HeartbeatAt, delivered: w.Stats.Delivered, failed: w.Stats.Failed}
 	prev, ok := s.marks[w.ID]
 	switch {
@@ -115,14 +115,14 @@ func (s *Series) next(w domain.WorkerHealth) mark {
 }
 
 // Points returns the samples, oldest first.
-func (s *Series) Points() []Point {
+func (s *Sampler) Points() []Point {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Point(nil), s.points...)
 }
 
 // NodeRate is one node's wakes per second, delivered and failed, at the last sample.
-func (s *Series) NodeRate(id string) (delivered, failed float64) {
+func (s *Sampler) NodeRate(id string) (delivered, failed float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := s.marks[id]

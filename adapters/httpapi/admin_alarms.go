@@ -7,21 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
+	"github.com/chronoshq/chronos/adapters/internal/operator"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
-
-// adminOverview serves GET /admin/v1/overview.
-func (a *api) adminOverview(w http.ResponseWriter, r *http.Request, _ domain.Token) {
-	o, err := a.adm.Overview(r.Context())
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Overview overviewView `json:"overview"`
-	}{newOverviewView(o)})
-}
 
 // adminListAlarms serves GET /admin/v1/alarms?owner=&status=&kind=&label_prefix=&failed_since=&limit=&cursor=.
 func (a *api) adminListAlarms(w http.ResponseWriter, r *http.Request, _ domain.Token) {
@@ -36,7 +26,7 @@ func (a *api) adminListAlarms(w http.ResponseWriter, r *http.Request, _ domain.T
 		return
 	}
 	f.Cursor = q.Get("cursor")
-	alarms, next, err := a.adm.List(r.Context(), f)
+	alarms, next, err := a.adminAlarms.List(r.Context(), f)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -75,16 +65,17 @@ func checkNoNUL(f ports.AdminFilter) error {
 	return nil
 }
 
-// adminAlarm serves a request that reads or changes one alarm by id and answers
-// {"alarm": ...} in the admin view: get, retry, cancel.
-func (a *api) adminAlarm(do func(Admin, context.Context, string, string) (domain.Alarm, error)) adminHandler {
+// adminAction serves a request that reads or changes one alarm by id and answers
+// {"alarm": ...} in the admin view: get, retry, cancel. do is a method expression on
+// the use case uses, such as operator.AlarmActions.Retry.
+func adminAction[U any](a *api, uses U, do func(U, context.Context, string, string) (domain.Alarm, error)) adminHandler {
 	return func(w http.ResponseWriter, r *http.Request, tok domain.Token) {
 		id, ok := alarmID(r)
 		if !ok {
 			a.writeError(w, r, errNoAlarm)
 			return
 		}
-		alarm, err := do(a.adm, r.Context(), id, tok.ID)
+		alarm, err := do(uses, r.Context(), id, tok.ID)
 		if err != nil {
 			a.writeError(w, r, err)
 			return
@@ -98,9 +89,14 @@ func (a *api) adminAlarm(do func(Admin, context.Context, string, string) (domain
 	}
 }
 
+// readAlarm is Get in the shape of the by-id actions (a read names no actor).
+func readAlarm(alarms operator.AlarmReader, ctx context.Context, id, _ string) (domain.Alarm, error) {
+	return alarms.Get(ctx, id)
+}
+
 // adminEvents serves GET /admin/v1/alarms/{id}/events?limit=.
 func (a *api) adminEvents(w http.ResponseWriter, r *http.Request, _ domain.Token) {
-	a.serveEvents(w, r, a.adm.Events)
+	a.serveEvents(w, r, a.adminAlarms.Events)
 }
 
 // adminDelete serves DELETE /admin/v1/alarms/{id}.
@@ -110,7 +106,7 @@ func (a *api) adminDelete(w http.ResponseWriter, r *http.Request, tok domain.Tok
 		a.writeError(w, r, errNoAlarm)
 		return
 	}
-	d, err := a.adm.Delete(r.Context(), id, tok.ID)
+	d, err := a.adminActions.Delete(r.Context(), id, tok.ID)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -150,7 +146,7 @@ func (a *api) adminBulk(action domain.BulkAction) adminHandler {
 			return
 		}
 		var req bulkRequest
-		if err := decodeObject(body, &req); err != nil {
+		if err := jsonio.DecodeObject(body, &req); err != nil {
 			a.writeError(w, r, err)
 			return
 		}
@@ -165,9 +161,9 @@ func (a *api) adminBulk(action domain.BulkAction) adminHandler {
 		}
 		var res domain.BulkResult
 		if req.DryRun {
-			res, err = a.adm.BulkDryRun(r.Context(), action, f, req.Limit)
+			res, err = a.bulk.BulkDryRun(r.Context(), action, f, req.Limit)
 		} else {
-			res, err = a.adm.Bulk(r.Context(), action, f, req.Limit, tok.ID)
+			res, err = a.bulk.Bulk(r.Context(), action, f, req.Limit, tok.ID)
 		}
 		if err != nil {
 			a.writeError(w, r, err)
@@ -180,65 +176,4 @@ func (a *api) adminBulk(action domain.BulkAction) adminHandler {
 			DryRun  bool `json:"dry_run"`
 		}{res.Matched, res.Changed, res.More, req.DryRun})
 	}
-}
-
-// adminWorkers serves GET /admin/v1/workers.
-func (a *api) adminWorkers(w http.ResponseWriter, r *http.Request, _ domain.Token) {
-	ws, err := a.adm.Workers(r.Context())
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	views := make([]workerView, len(ws))
-	for i, x := range ws {
-		views[i] = newWorkerView(x)
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Workers []workerView `json:"workers"`
-	}{views})
-}
-
-// adminDispatch serves GET /admin/v1/dispatch (change nil) and the pause and resume
-// POSTs, answering the gate as it is after the call.
-func (a *api) adminDispatch(change func(Admin, context.Context, string) (domain.DispatchState, error)) adminHandler {
-	return func(w http.ResponseWriter, r *http.Request, tok domain.Token) {
-		var st domain.DispatchState
-		var err error
-		if change == nil {
-			st, err = a.adm.Dispatch(r.Context())
-		} else {
-			st, err = change(a.adm, r.Context(), tok.ID)
-		}
-		if err != nil {
-			a.writeError(w, r, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, struct {
-			Dispatch dispatchView `json:"dispatch"`
-		}{newDispatchView(st, time.Now())})
-	}
-}
-
-// adminRetention serves GET /admin/v1/retention.
-func (a *api) adminRetention(w http.ResponseWriter, r *http.Request, _ domain.Token) {
-	st, err := a.adm.Retention(r.Context())
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Retention retentionView `json:"retention"`
-	}{newRetentionView(st)})
-}
-
-// adminRunRetention serves POST /admin/v1/retention/run.
-func (a *api) adminRunRetention(w http.ResponseWriter, r *http.Request, tok domain.Token) {
-	run, err := a.adm.RunRetention(r.Context(), tok.ID)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Run retentionRunView `json:"run"`
-	}{newRetentionRunView(run)})
 }
