@@ -51,7 +51,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	openCtx, cancelOpen := context.WithTimeout(ctx, 30*time.Second)
-	store, err := openStore(openCtx, cfg.Store, !cfg.NoMigrate)
+	store, err := openStoreWith(openCtx, cfg.Store, openOptions{migrate: !cfg.NoMigrate, listenURL: cfg.StoreListenURL})
 	cancelOpen()
 	if err != nil {
 		ln.close()
@@ -101,6 +101,12 @@ var serveModule = fx.Options(
 func closeStore(lc fx.Lifecycle, s ports.Store, cfg *serveConfig, log *zap.Logger) {
 	lc.Append(fx.StopHook(func() error { return s.Close() }))
 	log.Info("store open", zap.String("store", redact(cfg.Store)), zap.Bool("database_clock", s.Capabilities().DatabaseClock), zap.Bool("wake_hints", s.Capabilities().WakeHints))
+	// A PostgreSQL store declares no hints only behind a transaction pooler.
+	if !s.Capabilities().WakeHints && isPostgresURL(cfg.Store) {
+		log.Warn("wake hints off: --store goes through a transaction pooler, where a LISTEN is lost; "+
+			"give --store-listen-url a direct URL of the database for hints. Until then nodes find due alarms every --tick",
+			zap.Duration("tick", cfg.Tick))
+	}
 }
 
 // listeners are serve's sockets, bound before anything starts.

@@ -19,6 +19,7 @@ const defaultStore = "sqlite://chronos.db"
 // serveConfig is every setting of `chronos serve`.
 type serveConfig struct {
 	Store            string
+	StoreListenURL   string
 	NoMigrate        bool
 	Listen           string
 	WakeURL          string
@@ -62,6 +63,7 @@ type serveConfig struct {
 func (c *serveConfig) register(fs *flag.FlagSet) {
 	d := app.DefaultDispatcherConfig()
 	fs.StringVar(&c.Store, "store", defaultStore, "store URL: sqlite://path.db (relative), sqlite:///abs/path.db, postgres://..., mysql://...")
+	fs.StringVar(&c.StoreListenURL, "store-listen-url", "", "PostgreSQL behind a transaction pooler (pooler=transaction in --store): a direct URL of the same database, for the wake hints' LISTEN; \"\": hints off, nodes find due alarms every --tick (docs/postgres.md, \"PgBouncer\")")
 	fs.BoolVar(&c.NoMigrate, "no-migrate", false, "do not migrate at start; refuse to run on an outdated schema")
 	fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "HTTP listen address")
 	fs.StringVar(&c.WakeURL, "wake-url", "", "where wakes are POSTed (required unless --dev)")
@@ -144,6 +146,9 @@ func (c *serveConfig) validate() error {
 		c.WakeSecrets.Values = secrets // what the waker signs with, as if given by --wake-secret
 	case !c.Dev && len(c.WakeSecrets.Values) == 0:
 		errs = append(errs, errors.New("--wake-secret (CHRONOS_WAKE_SECRET) is required, or --wake-secret-file: receivers verify the Chronos-Signature header with it"))
+	}
+	if c.StoreListenURL != "" && !isPostgresURL(c.Store) {
+		errs = append(errs, errors.New("--store-listen-url (CHRONOS_STORE_LISTEN_URL) is for a PostgreSQL --store behind a transaction pooler"))
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		errs = append(errs, errors.New("--tls-cert and --tls-key go together: give both (HTTPS) or neither (HTTP)"))
