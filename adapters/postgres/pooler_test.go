@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/chronoshq/chronos/internal/pgbouncer"
+	"github.com/chronoshq/chronos/internal/pgtest"
 	"github.com/chronoshq/chronos/ports"
 	"github.com/chronoshq/chronos/test/contract"
 )
@@ -20,13 +20,13 @@ import (
 // bouncer too, with hints on a direct listen URL.
 func TestContractThroughPgBouncer(t *testing.T) {
 	adminPool(t)
-	bouncer := pgbouncer.Start(t, testURL())
+	bouncer := pgtest.StartBouncer(t, testURL())
 	contract.Run(t, func(t *testing.T) contract.Harness { return &pooledHarness{bouncer: bouncer} })
 }
 
 // pooledHarness is harness through a bouncer.
 type pooledHarness struct {
-	bouncer        *pgbouncer.Bouncer
+	bouncer        *pgtest.Bouncer
 	url, listenURL string
 }
 
@@ -72,7 +72,7 @@ func newPooledDatabase(t testing.TB) string {
 // both ways; the node polls.
 func TestPoolerWithoutListenURLHasNoHints(t *testing.T) {
 	adminPool(t)
-	bouncer := pgbouncer.Start(t, testURL())
+	bouncer := pgtest.StartBouncer(t, testURL())
 	s := openStore(t, bouncer.URL(t, newPooledDatabase(t)), Options{Migrate: true})
 	if s.Capabilities().WakeHints {
 		t.Fatal("WakeHints declared without a listen URL behind a transaction pooler")
@@ -90,7 +90,7 @@ func TestPoolerWithoutListenURLHasNoHints(t *testing.T) {
 // the statements that set them; their plans are not right without them.
 func TestPoolerRefusesWithoutServerSettings(t *testing.T) {
 	adminPool(t)
-	bouncer := pgbouncer.Start(t, testURL())
+	bouncer := pgtest.StartBouncer(t, testURL())
 	pooled := bouncer.URL(t, newDatabase(t))
 	if err := Migrate(context.Background(), pooled); err != nil {
 		t.Fatalf("Migrate through the pooler: %v", err)

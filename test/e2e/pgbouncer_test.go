@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/chronoshq/chronos/internal/pgbouncer"
+	"github.com/chronoshq/chronos/internal/pgtest"
 )
 
 // TestPgBouncerNodeKills is the node-kills scenario through a PgBouncer in transaction
@@ -20,7 +20,7 @@ import (
 func TestPgBouncerNodeKills(t *testing.T) {
 	base := envOr("CHRONOS_TEST_POSTGRES_URL", "postgres://root@127.0.0.1:5432/postgres")
 	direct := newPooledPostgresDatabase(t, base)
-	bouncer := pgbouncer.Start(t, base)
+	bouncer := pgtest.StartBouncer(t, base)
 	runKillsOn(t, onPostgres, bouncer.URL(t, direct), faultFlags("--store-listen-url", direct),
 		killPlan{nodes: 3, once: 1500, cron: 60, window: 15 * time.Second})
 }

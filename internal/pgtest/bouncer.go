@@ -1,11 +1,4 @@
-// Package pgbouncer starts, for a test, a PgBouncer in transaction pooling mode in
-// front of a PostgreSQL server, so the store's tests and the e2e tests can run chronos
-// through it exactly as an installation behind Debian's pgbouncer would.
-//
-// PgBouncer refuses to run as root: when the test runs as root, PgBouncer runs as the
-// user postgres, from a directory of its own that user owns. Without a pgbouncer
-// executable the test is skipped, and fails under CI=true.
-package pgbouncer
+package pgtest
 
 import (
 	"fmt"
@@ -13,7 +6,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,24 +21,12 @@ type Bouncer struct {
 	dir  string
 }
 
-// runAs is the user PgBouncer runs as when the test runs as root.
-const runAs = "postgres"
-
-// Start runs a PgBouncer in transaction mode in front of the server serverURL names
+// StartBouncer runs a PgBouncer in transaction mode in front of the server serverURL names
 // (its host, port and user; every database on the server is reachable through it, by
 // its own name) and stops it when t ends.
-func Start(t testing.TB, serverURL string) *Bouncer {
+func StartBouncer(t testing.TB, serverURL string) *Bouncer {
 	t.Helper()
-	bin, err := exec.LookPath("pgbouncer")
-	if err != nil {
-		bin, err = exec.LookPath("/usr/sbin/pgbouncer")
-	}
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("pgbouncer is not installed (CI=true requires it; .ci/run installs Debian's): %v", err)
-		}
-		t.Skipf("pgbouncer is not installed, skipping (apt-get install pgbouncer): %v", err)
-	}
+	bin := need(t, "pgbouncer", "pgbouncer", "/usr/sbin/pgbouncer")
 	server, err := url.Parse(serverURL)
 	if err != nil {
 		t.Fatalf("server URL: %v", err)
@@ -58,13 +38,7 @@ func Start(t testing.TB, serverURL string) *Bouncer {
 	port := sparePort(t)
 	b := &Bouncer{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
 
-	// Not t.TempDir: its parent is private to the test's user, and PgBouncer may run
-	// as another one.
-	b.dir, err = os.MkdirTemp("", "chronos-pgbouncer-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(b.dir) })
+	b.dir = serverDir(t, "chronos-pgbouncer-")
 	files := map[string]string{
 		"pgbouncer.ini": fmt.Sprintf(config, server.Hostname(), serverPort, port, b.dir),
 		"userlist.txt":  fmt.Sprintf("%q \"\"\n", server.User.Username()),
@@ -75,10 +49,7 @@ func Start(t testing.TB, serverURL string) *Bouncer {
 		}
 	}
 
-	cmd := exec.Command(bin, filepath.Join(b.dir, "pgbouncer.ini"))
-	if os.Geteuid() == 0 {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: credential(t, b.dir)}
-	}
+	cmd := asServerUser(t, b.dir, exec.Command(bin, filepath.Join(b.dir, "pgbouncer.ini")))
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting pgbouncer: %v", err)
 	}
@@ -120,23 +91,6 @@ server_idle_timeout = 5
 server_lifetime = 60
 ignore_startup_parameters = extra_float_digits
 `
-
-// credential makes dir PgBouncer's and returns the credential it runs with.
-func credential(t testing.TB, dir string) *syscall.Credential {
-	t.Helper()
-	u, err := user.Lookup(runAs)
-	if err != nil {
-		t.Fatalf("pgbouncer refuses to run as root, and there is no user %s to run it as: %v", runAs, err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	for _, path := range []string{dir, filepath.Join(dir, "pgbouncer.ini"), filepath.Join(dir, "userlist.txt")} {
-		if err := os.Chown(path, uid, gid); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-}
 
 // sparePort is a loopback port nothing listens on right now.
 func sparePort(t testing.TB) int {
