@@ -112,6 +112,10 @@ func (s *Store) listen(ctx context.Context) (*pgx.Conn, error) {
 		closeConn(conn)
 		return nil, mapError(err)
 	}
+	if err := s.checkListenDatabase(listen, conn); err != nil {
+		closeConn(conn)
+		return nil, err
+	}
 	return conn, nil
 }
 

@@ -137,3 +137,21 @@ func listenConfigFor(store *pgxpool.Config, pooled bool, listenURL string) (*pgx
 	}
 	return cfg.ConnConfig, nil
 }
+
+// checkListenDatabase refuses a listener connection (from Options.ListenURL) on another
+// database than the store's: NOTIFY stays within a database, so it would never hear a
+// hint, and say nothing.
+func (s *Store) checkListenDatabase(ctx context.Context, conn *pgx.Conn) error {
+	if s.database == "" {
+		return nil
+	}
+	var database string
+	if err := conn.QueryRow(ctx, `SELECT current_database()`).Scan(&database); err != nil {
+		return mapError(err)
+	}
+	if database != s.database {
+		return fmt.Errorf("postgres: the listen URL reaches database %q, the store is in %q: hints are published in the store's database only",
+			database, s.database)
+	}
+	return nil
+}

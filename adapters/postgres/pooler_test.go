@@ -143,3 +143,12 @@ func TestPoolerParameter(t *testing.T) {
 		}
 	}
 }
+
+// A listen URL on another database than the store's is refused when the listener
+// starts: it would never hear a hint.
+func TestListenURLOnAnotherDatabaseIsRefused(t *testing.T) {
+	s := openStore(t, newDatabase(t), Options{Migrate: true, ListenURL: newDatabase(t)})
+	if _, err := s.SubscribeHints(context.Background()); err == nil || !strings.Contains(err.Error(), "listen URL reaches database") {
+		t.Fatalf("SubscribeHints: %v, want a refusal naming both databases", err)
+	}
+}

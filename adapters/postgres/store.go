@@ -52,6 +52,9 @@ type Store struct {
 	listenConfig *pgx.ConnConfig
 	// pooled: the store URL goes through a transaction pooler (see pooler.go).
 	pooled bool
+	// database is the store's database when Options.ListenURL names the listener's
+	// own connection, which must reach the same one; "" otherwise.
+	database string
 	// listenerCheck is how long a hint listener waits in silence before it pings its
 	// connection (the constant; tests shorten it before subscribing).
 	listenerCheck time.Duration
@@ -89,6 +92,12 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		if err := checkPoolerSettings(ctx, pool); err != nil {
 			pool.Close()
 			return nil, err
+		}
+	}
+	if opts.ListenURL != "" {
+		if err := pool.QueryRow(ctx, `SELECT current_database()`).Scan(&s.database); err != nil {
+			pool.Close()
+			return nil, mapError(err)
 		}
 	}
 	schema, err := s.checkSchemaVersion(ctx)
