@@ -107,6 +107,30 @@ func closeStore(lc fx.Lifecycle, s ports.Store, cfg *serveConfig, log *zap.Logge
 			"give --store-listen-url a direct URL of the database for hints. Until then nodes find due alarms every --tick",
 			zap.Duration("tick", cfg.Tick))
 	}
+	logReplicationNotice(s, log)
+}
+
+// replicationNoticer is a store that can tell what a failover to its standbys could
+// cost (PostgreSQL).
+type replicationNoticer interface {
+	ReplicationNotice(ctx context.Context) (string, error)
+}
+
+// logReplicationNotice warns once, at start, when a failover could break at-most-once.
+func logReplicationNotice(s ports.Store, log *zap.Logger) {
+	r, ok := s.(replicationNoticer)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	notice, err := r.ReplicationNotice(ctx)
+	switch {
+	case err != nil:
+		log.Warn("could not read the database's replication", zap.Error(err))
+	case notice != "":
+		log.Warn(notice)
+	}
 }
 
 // listeners are serve's sockets, bound before anything starts.
