@@ -29,10 +29,10 @@ type Dispatcher struct {
 	metrics ports.Metrics
 	log     *zap.Logger
 
-	inProcess bool          // the waker is an InProcessWaker: each wake gets its own deadline
-	slots     chan struct{} // one token per wake in flight
-	pool      *deliveryPool // runs the wakes; as many workers as slots at most
-	owners    *ownerGate    // per-owner in-flight cap
+	inProcess func(domain.Alarm) bool // whose wakes run in this process, each under a deadline of its own
+	slots     chan struct{}           // one token per wake in flight
+	pool      *deliveryPool           // runs the wakes; as many workers as slots at most
+	owners    *ownerGate              // per-owner in-flight cap
 	inflight  sync.WaitGroup
 	stats     Stats
 	lag       lagHistogram // wake lags, for the heartbeat's percentiles
@@ -57,7 +57,7 @@ func NewDispatcher(store ports.Store, waker ports.Waker, clock *StoreClock, hint
 	}
 	return &Dispatcher{
 		store: store, waker: waker, clock: clock, hints: hints, cfg: cfg, metrics: metrics,
-		inProcess: isInProcess(waker),
+		inProcess: inProcessWakes(waker),
 		log:       log.With(zap.String("worker", cfg.Worker)),
 		slots:     make(chan struct{}, cfg.Concurrency),
 		pool:      newDeliveryPool(cfg.Concurrency),
@@ -271,7 +271,17 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-func isInProcess(w ports.Waker) bool {
-	_, ok := w.(InProcessWaker)
-	return ok
+// inProcessWakes says which alarms' wakes w runs as a Go call in this process: all of
+// them for an InProcessWaker; behind an EndpointRouter whose default is one, those that
+// name no endpoint (the others are webhooks to their endpoints).
+func inProcessWakes(w ports.Waker) func(domain.Alarm) bool {
+	if _, ok := w.(InProcessWaker); ok {
+		return func(domain.Alarm) bool { return true }
+	}
+	if r, ok := w.(*EndpointRouter); ok {
+		if _, ok := r.def.(InProcessWaker); ok {
+			return func(a domain.Alarm) bool { return a.Endpoint == "" }
+		}
+	}
+	return func(domain.Alarm) bool { return false }
 }

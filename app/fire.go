@@ -112,7 +112,7 @@ func (d *Dispatcher) deliverFiring(ctx, work context.Context, f *domain.Firing) 
 		return domain.Deferred(held.DeferFor(), held.Error()), true
 	}
 	defer func() { d.owners.settle(owner, time.Since(start)) }()
-	if d.inProcess {
+	if d.inProcess(f.Alarm) {
 		return d.deliverInProcess(work, f)
 	}
 	return d.deliverOne(ctx, f.Alarm)

@@ -20,7 +20,7 @@ import (
 // wakes (hung_report.go); --also-without runs it again without A's alarms, for B's lag
 // without them.
 //
-// The nodes deliver as `chronos serve` does (chronos.NewWebhookWaker: the endpoint
+// The nodes deliver as `chronos serve` does (chronos.New, chronos.NewWebhookWaker: the endpoint
 // router with its queues and breakers, serve's defaults), both endpoints on the bench's
 // own receiver. The timeline is the fairness mode's (newFairRun), with A's alarms as the
 // burst.
