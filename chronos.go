@@ -33,6 +33,10 @@ import (
 	"github.com/chronoshq/chronos/adapters/httpapi"
 	"github.com/chronoshq/chronos/adapters/webui"
 	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
+	"github.com/chronoshq/chronos/app/chores"
+	"github.com/chronoshq/chronos/app/dispatch"
+	"github.com/chronoshq/chronos/app/owners"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -54,7 +58,7 @@ type Config struct {
 	// Version is reported in the workers list and the metrics.
 	Version string
 
-	// The dispatcher; zero values take app.DefaultDispatcherConfig's.
+	// The dispatcher; zero values take dispatch.DefaultConfig's.
 	Tick            time.Duration  // longest idle sleep between claims (1s)
 	Lease           time.Duration  // how long a claim protects an alarm (2m)
 	Batch           int            // most alarms per claim (1000)
@@ -80,7 +84,7 @@ type Config struct {
 	// MaxActiveAlarmsPerOwner refuses a create (every create: Alarms() and the API)
 	// that would take its owner past this many active or paused alarms; 0: no quota.
 	// QuotaRefresh is how old a node's count of an owner may get (0:
-	// app.DefaultQuotaRefresh); on N nodes an owner can end over by what the others
+	// owners.DefaultQuotaRefresh); on N nodes an owner can end over by what the others
 	// created for it in about one QuotaRefresh (docs/reliability.md).
 	MaxActiveAlarmsPerOwner int
 	QuotaRefresh            time.Duration
@@ -140,8 +144,8 @@ type Without struct {
 }
 
 // dispatcher is the configuration of the dispatcher, with the defaults filled in.
-func (c Config) dispatcher(worker string) app.DispatcherConfig {
-	d := app.DefaultDispatcherConfig()
+func (c Config) dispatcher(worker string) dispatch.Config {
+	d := dispatch.DefaultConfig()
 	d.Worker = worker
 	set := func(dst *time.Duration, v time.Duration) {
 		if v != 0 {
@@ -175,18 +179,18 @@ type Node struct {
 	worker    string
 	clock     *app.StoreClock
 	hints     *app.Hints
-	alarms    *app.Alarms
-	tokens    *app.Tokens
-	admin     *app.Admin
-	endpoints *app.Endpoints
-	gate      *app.DispatchGate
-	retention *app.Retention
-	dispatch  *app.Dispatcher
-	sampler   *app.CountSampler
-	heartbeat *app.Heartbeat
-	upkeep    *app.Maintenance
+	alarms    *owners.Alarms
+	tokens    *admin.Tokens
+	admin     *admin.Admin
+	endpoints *admin.Endpoints
+	gate      *chores.DispatchGate
+	retention *chores.Retention
+	dispatch  *dispatch.Dispatcher
+	sampler   *chores.CountSampler
+	heartbeat *chores.Heartbeat
+	upkeep    *chores.Maintenance
 	ui        *webui.UI
-	limiter   *app.RateLimiter
+	limiter   *owners.RateLimiter
 
 	mu             sync.Mutex
 	started        bool
@@ -228,7 +232,7 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	}
 	worker := cfg.WorkerID
 	if worker == "" {
-		worker = app.NewWorkerID()
+		worker = chores.NewWorkerID()
 	}
 	n := &Node{store: store, cfg: cfg, https: https, log: log, worker: worker, clock: app.NewStoreClock(cfg.ClockOptions...), hints: app.NewHints()}
 	dc := cfg.dispatcher(worker)
@@ -236,16 +240,16 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	if maxFailures == 0 {
 		maxFailures = 5
 	}
-	quota := app.NewQuota(store, app.QuotaConfig{MaxActivePerOwner: cfg.MaxActiveAlarmsPerOwner,
+	quota := owners.NewQuota(store, owners.QuotaConfig{MaxActivePerOwner: cfg.MaxActiveAlarmsPerOwner,
 		Refresh: cfg.QuotaRefresh, Clock: cfg.LimitsClock, Metrics: metrics, Log: log.Named("quota")})
-	n.alarms = app.NewAlarms(store, n.clock, n.hints, app.AlarmsConfig{
+	n.alarms = owners.NewAlarms(store, n.clock, n.hints, owners.AlarmsConfig{
 		Defaults: domain.Defaults{MaxFailures: maxFailures}, HintWindow: dc.Tick, Quota: quota,
 	}, log.Named("alarms"))
-	n.limiter = app.NewRateLimiter(cfg.RateLimit, cfg.LimitsClock, metrics)
-	n.tokens = app.NewTokens(store, n.clock).WithLogger(log.Named("tokens"))
-	n.endpoints = app.NewEndpoints(store, n.clock, log.Named("endpoints"))
-	n.gate = app.NewDispatchGate(store, dc.Tick, metrics, log.Named("dispatch-gate"))
-	n.retention, err = app.NewRetention(store, app.RetentionConfig{
+	n.limiter = owners.NewRateLimiter(cfg.RateLimit, cfg.LimitsClock, metrics)
+	n.tokens = admin.NewTokens(store, n.clock).WithLogger(log.Named("tokens"))
+	n.endpoints = admin.NewEndpoints(store, n.clock, log.Named("endpoints"))
+	n.gate = chores.NewDispatchGate(store, dc.Tick, metrics, log.Named("dispatch-gate"))
+	n.retention, err = chores.NewRetention(store, chores.RetentionConfig{
 		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm, Holder: worker, Metrics: metrics,
 	}, log.Named("retention"))
 	if err != nil {
@@ -257,16 +261,16 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	}
 	// Every node routes wakes naming an endpoint to it, whatever delivers the others.
 	waker = newEndpointRouter(store, waker, cfg.Endpoints, dc, metrics, log.Named("endpoints"))
-	if n.dispatch, err = app.NewDispatcher(store, waker, n.clock, n.hints, dc, log.Named("dispatcher")); err != nil {
+	if n.dispatch, err = dispatch.New(store, waker, n.clock, n.hints, dc, log.Named("dispatcher")); err != nil {
 		return nil, fmt.Errorf("chronos: dispatcher: %w", err)
 	}
-	interval := app.HeartbeatInterval(dc.Lease)
-	n.admin = app.NewAdmin(store, n.clock, n.gate, n.retention, app.AdminConfig{
+	interval := chores.HeartbeatInterval(dc.Lease)
+	n.admin = admin.New(store, n.clock, n.gate, n.retention, admin.Config{
 		Lease: dc.Lease, WorkerTimeout: 3 * interval, CountsMaxAge: 3 * countSampleInterval, BackupDir: cfg.BackupDir,
 	}, log.Named("admin"))
-	n.heartbeat = app.NewHeartbeat(store, worker, cfg.Version, n.dispatch, interval, log.Named("heartbeat"))
-	n.sampler = app.NewCountSampler(store, metrics, worker, countSampleInterval, dc.Lease, log.Named("count-sampler"))
-	n.upkeep = app.NewMaintenance(store, 0, log.Named("maintenance"))
+	n.heartbeat = chores.NewHeartbeat(store, worker, cfg.Version, n.dispatch, interval, log.Named("heartbeat"))
+	n.sampler = chores.NewCountSampler(store, metrics, worker, countSampleInterval, dc.Lease, log.Named("count-sampler"))
+	n.upkeep = chores.NewMaintenance(store, 0, log.Named("maintenance"))
 	if cfg.Dashboard {
 		n.ui, err = webui.New(n.admin, n.tokens, store, webui.Options{ShowPayloads: cfg.ShowPayloads, Logger: log.Named("ui"),
 			Tokens: n.tokens, Endpoints: n.endpoints, SessionTTL: cfg.SessionTTL, SecureCookies: https})
@@ -366,25 +370,25 @@ func (n *Node) Stop(ctx context.Context) error {
 
 // Alarms is the owner-facing use cases: create, read, list, cancel, pause, resume,
 // trigger, events.
-func (n *Node) Alarms() *app.Alarms { return n.alarms }
+func (n *Node) Alarms() *owners.Alarms { return n.alarms }
 
 // Tokens creates, checks and revokes API tokens.
-func (n *Node) Tokens() *app.Tokens { return n.tokens }
+func (n *Node) Tokens() *admin.Tokens { return n.tokens }
 
 // Admin is the operator's use cases across owners.
-func (n *Node) Admin() *app.Admin { return n.admin }
+func (n *Node) Admin() *admin.Admin { return n.admin }
 
 // Endpoints is the admin's use cases on the owners' endpoints (their delivery targets).
-func (n *Node) Endpoints() *app.Endpoints { return n.endpoints }
+func (n *Node) Endpoints() *admin.Endpoints { return n.endpoints }
 
 // Stats is what the dispatcher did so far.
-func (n *Node) Stats() app.StatsSnapshot { return n.dispatch.Stats() }
+func (n *Node) Stats() dispatch.StatsSnapshot { return n.dispatch.Stats() }
 
 // WorkerID is the node's name in leases and the workers list.
 func (n *Node) WorkerID() string { return n.worker }
 
 // Retention is the node's retention (its counters: Deleted).
-func (n *Node) Retention() *app.Retention { return n.retention }
+func (n *Node) Retention() *chores.Retention { return n.retention }
 
 // Dashboard is the web dashboard Handler serves at /ui/; nil without Config.Dashboard.
 func (n *Node) Dashboard() *webui.UI { return n.ui }

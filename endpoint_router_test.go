@@ -11,7 +11,7 @@ import (
 	"github.com/chronoshq/chronos"
 	"github.com/chronoshq/chronos/adapters/memory"
 	"github.com/chronoshq/chronos/adapters/webhook"
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -71,7 +71,7 @@ func createFor(t *testing.T, n *chronos.Node, endpoint string) domain.Alarm {
 // that name none still go to the program's handler.
 func TestEmbeddedNodeWakesAnEndpoint(t *testing.T) {
 	arrived := make(chan arrival, 1)
-	secret := app.NewEndpointSecret()
+	secret := admin.NewEndpointSecret()
 	own := receiver(t, secret, arrived)
 	handled := make(chan string, 1)
 	node := runNode(t, memory.New(nil), chronos.Config{Handler: chronos.HandlerFunc(func(_ context.Context, w domain.Wake) error {

@@ -13,8 +13,8 @@ func NewAlarmID() string {
 	return uuid.Must(uuid.NewV7()).String()
 }
 
-// randomString returns n random bytes, base64url encoded without padding.
-func randomString(n int) string {
+// RandomString returns n random bytes, base64url encoded without padding.
+func RandomString(n int) string {
 	b := make([]byte, n)
 	if _, err := rand.Read(b); err != nil {
 		panic("app: crypto/rand failed: " + err.Error()) // cannot happen on supported platforms

@@ -17,13 +17,13 @@ var lagBounds = func() []time.Duration {
 	return b
 }()
 
-// lagHistogram counts wake lags into lagBounds; the last bucket holds the rest. Safe for
+// LagHistogram counts wake lags into lagBounds; the last bucket holds the rest. Safe for
 // concurrent use; observing is one atomic add.
-type lagHistogram struct {
+type LagHistogram struct {
 	counts [32]atomic.Int64 // len(lagBounds)+1 used
 }
 
-func (h *lagHistogram) observe(lag time.Duration) {
+func (h *LagHistogram) Observe(lag time.Duration) {
 	i := 0
 	for i < len(lagBounds) && lag > lagBounds[i] {
 		i++
@@ -31,8 +31,8 @@ func (h *lagHistogram) observe(lag time.Duration) {
 	h.counts[i].Add(1)
 }
 
-// snapshot returns the cumulative counts per bucket.
-func (h *lagHistogram) snapshot() []int64 {
+// Snapshot returns the cumulative counts per bucket.
+func (h *LagHistogram) Snapshot() []int64 {
 	out := make([]int64, len(lagBounds)+1)
 	for i := range out {
 		out[i] = h.counts[i].Load()
@@ -40,9 +40,9 @@ func (h *lagHistogram) snapshot() []int64 {
 	return out
 }
 
-// lagQuantile is the q-quantile (0 < q <= 1) of the lags counted in counts, as the
+// LagQuantile is the q-quantile (0 < q <= 1) of the lags counted in counts, as the
 // upper bound of the bucket it falls in; 0 when counts is empty.
-func lagQuantile(counts []int64, q float64) time.Duration {
+func LagQuantile(counts []int64, q float64) time.Duration {
 	var total int64
 	for _, c := range counts {
 		total += c

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -120,7 +121,7 @@ func (r *runner) createEndpoints(ctx context.Context, base, secret string) error
 	if err := clock.Sync(ctx, store); err != nil {
 		return err
 	}
-	eps := app.NewEndpoints(store, clock, nil)
+	eps := admin.NewEndpoints(store, clock, nil)
 	for _, e := range []struct{ owner, name, path string }{
 		{HungOwner, HungEndpoint, "/hung"},
 		{FastOwner, FastEndpoint, "/wake"},

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos"
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/dispatch"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -45,7 +45,7 @@ type nodeProgress struct {
 
 // nodeReport is what a node hands back when it has stopped.
 type nodeReport struct {
-	Stats app.StatsSnapshot `json:"stats"`
+	Stats dispatch.StatsSnapshot `json:"stats"`
 	// Set by nodes with the no-op waker, which record deliveries themselves.
 	Lag     *HistogramData `json:"lag,omitempty"`
 	Keys    []string       `json:"-"`

@@ -17,7 +17,8 @@ import (
 	"github.com/chronoshq/chronos/adapters/metrics"
 	"github.com/chronoshq/chronos/adapters/sqlite"
 	"github.com/chronoshq/chronos/adapters/webui"
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
+	"github.com/chronoshq/chronos/app/owners"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -33,7 +34,7 @@ type Options struct {
 	// "" is "test-node". Retention keeps an hour.
 	RetentionHolder string
 	// The limits, as chronos.Config sets them (0: off): --max-active-alarms-per-owner,
-	// --quota-refresh (0: app.DefaultQuotaRefresh) and --rate-limit. LimitsClock, when
+	// --quota-refresh (0: owners.DefaultQuotaRefresh) and --rate-limit. LimitsClock, when
 	// set, is the clock both measure time on, so a test can move it.
 	MaxActiveAlarmsPerOwner int
 	QuotaRefresh            time.Duration
@@ -49,10 +50,10 @@ type Options struct {
 // Server is one node's use cases over its store, and its HTTP handler.
 type Server struct {
 	Store     *sqlite.Store
-	Alarms    *app.Alarms
-	Tokens    *app.Tokens
-	Admin     *app.Admin
-	Endpoints *app.Endpoints
+	Alarms    *owners.Alarms
+	Tokens    *admin.Tokens
+	Admin     *admin.Admin
+	Endpoints *admin.Endpoints
 	UI        *webui.UI // nil unless Options.Dashboard
 	Handler   http.Handler
 }
