@@ -44,7 +44,7 @@ func (c *CountSampler) Run(ctx context.Context) {
 		defer cancel()
 		_ = c.store.ReleaseLease(stop, CountSamplerLease, c.holder)
 	}()
-	for {
+	every(ctx, c.interval, true, func(ctx context.Context) {
 		// A sample outliving its lease (3 intervals) is void, and one stuck on a dead
 		// connection would stop this node sampling for good.
 		call, cancel := context.WithTimeout(ctx, 3*c.interval)
@@ -53,10 +53,7 @@ func (c *CountSampler) Run(ctx context.Context) {
 		if err != nil && ctx.Err() == nil {
 			c.log.Warn("sampling the alarm counts failed", zap.Error(err))
 		}
-		if sleepCtx(ctx, c.interval) != nil {
-			return
-		}
-	}
+	})
 }
 
 // SampleOnce takes a sample if this node holds (or gets) the lease, and withdraws its

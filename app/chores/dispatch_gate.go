@@ -50,7 +50,7 @@ func NewDispatchGate(store ports.StateStore, interval time.Duration, metrics por
 
 // Run refreshes the gate every interval until ctx is done.
 func (g *DispatchGate) Run(ctx context.Context) {
-	for {
+	every(ctx, g.interval, true, func(ctx context.Context) {
 		// Bounded (StoreCallTimeout): a read stuck on a dead connection would keep this
 		// node from ever seeing a pause or a resume.
 		call, cancel := context.WithTimeout(ctx, app.StoreCallTimeout)
@@ -59,10 +59,7 @@ func (g *DispatchGate) Run(ctx context.Context) {
 		if err != nil && ctx.Err() == nil {
 			g.log.Warn("reading the dispatch pause gate failed; keeping the last known state", zap.Error(err))
 		}
-		if sleepCtx(ctx, g.interval) != nil {
-			return
-		}
-	}
+	})
 }
 
 // Refresh reads the gate from the store. A failed first read leaves the gate open (a

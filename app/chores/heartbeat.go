@@ -71,27 +71,20 @@ func HeartbeatInterval(lease time.Duration) time.Duration {
 // are logged and retried on the next beat: a missed heartbeat must not stop dispatching.
 func (h *Heartbeat) Run(ctx context.Context) {
 	registered := h.register(ctx)
-	t := time.NewTicker(h.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-			defer cancel()
-			if err := h.store.DeregisterWorker(stop, h.worker.ID); err != nil {
-				h.log.Warn("deregistering worker failed", zap.Error(err))
-			}
+	every(ctx, h.interval, false, func(ctx context.Context) {
+		if !registered {
+			registered = h.register(ctx)
 			return
-		case <-t.C:
-			if !registered {
-				registered = h.register(ctx)
-				continue
-			}
-			if err := h.beat(ctx); err != nil && ctx.Err() == nil {
-				h.log.Warn("heartbeat failed", zap.Error(err))
-				registered = false // re-register next time, in case the row was removed
-			}
 		}
+		if err := h.beat(ctx); err != nil && ctx.Err() == nil {
+			h.log.Warn("heartbeat failed", zap.Error(err))
+			registered = false // re-register next time, in case the row was removed
+		}
+	})
+	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if err := h.store.DeregisterWorker(stop, h.worker.ID); err != nil {
+		h.log.Warn("deregistering worker failed", zap.Error(err))
 	}
 }
 

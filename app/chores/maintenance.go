@@ -54,16 +54,7 @@ func (m *Maintenance) Run(ctx context.Context) {
 	} else if notice != "" {
 		m.log.Warn(notice)
 	}
-	t := time.NewTicker(m.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		m.RunOnce(ctx)
-	}
+	every(ctx, m.interval, false, m.RunOnce)
 }
 
 // RunOnce does the upkeep due now, on this node if no other node is doing it.

@@ -123,14 +123,11 @@ func (r *Retention) Run(ctx context.Context) {
 	if r.cfg.Retention == 0 {
 		return
 	}
-	for {
+	every(ctx, r.cfg.Interval, true, func(ctx context.Context) {
 		if _, err := r.RunDue(ctx); err != nil && ctx.Err() == nil {
 			r.log.Warn("retention pass failed; trying again at the next", zap.Error(err))
 		}
-		if sleepCtx(ctx, r.cfg.Interval) != nil {
-			return
-		}
-	}
+	})
 }
 
 // RetentionPass is what one pass did.
