@@ -1,3 +1,6 @@
+// Package admin holds the operator's use cases across owners: the overview and actions
+// on any alarm, the pause gate and retention on request, backups, the owners' endpoints
+// and the API tokens (with the check every request passes).
 package admin
 
 import (

@@ -1,3 +1,7 @@
+// Package dispatch is the hot path: the Dispatcher claims due alarms under a lease,
+// delivers their wakes (the delivery pool, owners in turn, the per-owner cap) and
+// applies the outcomes as they end; the EndpointRouter keeps each owner's endpoint to
+// its room, rate and breaker. It imports only the kernel (app), domain and ports.
 package dispatch
 
 import (

@@ -1,3 +1,6 @@
+// Package owners holds the owner-facing use cases: an owner's alarms (create, with the
+// group commit of creates, read, list, update, cancel, pause, resume, trigger, events)
+// and the per-node limits on them, the quota of active alarms and the rate limit.
 package owners
 
 import (
