@@ -4,14 +4,13 @@ package dispatch
 // little is due, up to the configured Batch under a backlog.
 //
 // A claim returns only what is due, so asking for more than that costs nothing in the
-// database (the LIMIT stops a walk, it does not make one). It costs in the process: a
-// store reads a claim's rows into scan targets sized for the batch it asked for, and at
-// a steady 10,000 alarms a second a node claims several hundred times a second, a few
-// alarms each; sized for 1,000 every time, that was most of the garbage the dispatcher
-// made. So the size follows what claims return: a full claim doubles the next one (a
-// backlog is draining, larger claims amortise each statement over more alarms), a
-// partial one brings it down to twice what it returned (room to grow at once if the rate
-// rises). Never below minClaimSize, never above Batch.
+// database (the LIMIT stops a walk, it does not make one), but a store sizes its scan
+// targets for the batch asked for, and at a steady rate a node makes many small claims:
+// sized for Batch every time, they were most of the dispatcher's garbage
+// (docs/architecture.md, "The dispatcher"). So the size follows what claims return: a
+// full claim doubles the next one (a backlog is draining, larger claims amortise each
+// statement over more alarms), a partial one brings it down to twice what it returned
+// (room to grow at once if the rate rises). Never below minClaimSize, never above Batch.
 type claimSize struct {
 	max  int
 	next int

@@ -14,17 +14,13 @@ import (
 
 // DefaultQuotaRefresh is how old an owner's count may get before a create counts again:
 // the bound on how long room freed elsewhere goes unseen, and on how long other nodes'
-// creates do (docs/reliability.md, "Quotas and rate limits"). Counting an owner of a few
-// thousand alarms costs a millisecond; one near a quota of 1,000,000 reads up to that
-// many index entries, which quotaCountShare keeps from taking more than a twentieth of
-// the database's time per node.
+// creates do (docs/reliability.md, "Quotas and rate limits"). A large owner's count is
+// renewed less often (quotaCountShare).
 const DefaultQuotaRefresh = 2 * time.Second
 
 // quotaCountShare: a count is renewed no sooner than this many times its own duration,
 // whatever the refresh interval, so the counts of one owner take at most 1/20 of one
-// database connection's time per node. An owner near a 1,000,000 quota took 120 ms to
-// count on PostgreSQL (renewed every 2.4 s, not 2 s) and 0.3 to 0.9 s on MariaDB
-// (every 6 to 18 s) on the development machine; an owner of thousands, every Refresh.
+// database connection's time per node (figures: docs/reliability.md).
 const quotaCountShare = 20
 
 // QuotaConfig configures NewQuota.
