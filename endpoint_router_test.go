@@ -34,27 +34,6 @@ func receiver(t *testing.T, secret string, arrived chan<- arrival) *httptest.Ser
 	return srv
 }
 
-// runNode starts a node over store with cfg and fast timings, stopped at t's end.
-func runNode(t *testing.T, store *memory.Store, cfg chronos.Config) *chronos.Node {
-	t.Helper()
-	cfg.Tick = 20 * time.Millisecond
-	node, err := chronos.New(store, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := node.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := node.Stop(ctx); err != nil {
-			t.Errorf("Stop: %v", err)
-		}
-	})
-	return node
-}
-
 // createFor makes an alarm of owner o, due now, whose wakes go to endpoint ("" none).
 func createFor(t *testing.T, n *chronos.Node, endpoint string) domain.Alarm {
 	t.Helper()
