@@ -16,14 +16,13 @@ import (
 // than it takes to schedule one goroutine, and a queue of slow wakes fans out to as
 // many workers as it has jobs, up to the limit. Fast wakes (a no-op waker) are drained
 // by the few workers already running instead of waking a thousand parked goroutines
-// for a microsecond's work each: the wakeups, and the stacks the garbage collector
-// shrank while those goroutines were parked and each then had to grow again, were a
-// sixth of a burn-down's dispatcher CPU with one worker per wake in flight.
+// for a microsecond's work each, whose wakeups and regrown stacks would cost more
+// than the work (docs/architecture.md, "The dispatcher").
 //
 // Queued jobs are taken one owner at a time, in turn (ownerTurns): a fair claim hands
 // the pool a batch with a quiet owner's wake after a thousand of a busy owner's (a
 // batch is sorted oldest due first, and the backlog is older), and across batches
-// still queued; first in first out, that wake waited for all of them (issue 24).
+// still queued; first in first out, that wake would wait for all of them.
 //
 // Parked workers are reused last-in first-out, so the ones woken are the ones that ran
 // most recently. At most limit workers exist (the dispatcher's Concurrency), started on

@@ -28,8 +28,8 @@ type Config struct {
 	// owner's slow receivers leave half the slots to the others); Concurrency or more
 	// means no cap.
 	OwnerMaxInFlight int
-	// UnfairClaims turns fair claims off: under a backlog, claims take the oldest due
-	// first whoever owns them, as before issue 24 (for comparison; see FairClaim).
+	// UnfairClaims turns fair claims off: under a backlog too, claims take the oldest
+	// due first whoever owns them (for comparison; see ports.FairClaim).
 	UnfairClaims bool
 
 	// Metrics receives claims, wakes and stale outcomes; nil: none.
@@ -45,13 +45,10 @@ type PauseGate interface {
 	Wait(ctx context.Context) bool
 }
 
-// DefaultConfig is the configuration of DESIGN, with Batch and Concurrency
-// sized so that a node nobody tuned keeps up under a backlog: claims adapt to what is
-// due (claimSize), so a large Batch costs nothing when little is, and 1,000 wakes in
-// flight (the default of Cloud Tasks' max concurrent dispatches) let a burn-down of
-// fast wakes reach 0.8x the tuned figure; the old 100 and 64 held it to a third
-// (docs/benchmarks.md). A receiver that cannot take 1,000 concurrent requests is the
-// reason to lower --concurrency.
+// DefaultConfig is the configuration of DESIGN, with Batch and Concurrency sized so
+// that a node nobody tuned keeps up under a backlog (docs/benchmarks.md): claims adapt
+// to what is due (claimSize), so a large Batch costs nothing when little is. A receiver
+// that cannot take 1,000 concurrent requests is the reason to lower --concurrency.
 func DefaultConfig() Config {
 	return Config{
 		Tick:            time.Second,

@@ -7,7 +7,7 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// fairTurn decides each claim's fairness (issue 24). While claims keep up with what
+// fairTurn decides each claim's fairness. While claims keep up with what
 // falls due, nobody waits for anybody and a claim is the plain one (ports.ClaimParams:
 // the oldest due first, whoever owns them). Once a plain claim comes back full and
 // behind, its newest alarm due more than fairBehind ago (a backlog: somebody may be
@@ -27,10 +27,9 @@ import (
 // the last sharedFor), claims are also kept small: at most sharedClaim alarms. The
 // quiet owners' wakes are claimed within a claim or two of falling due, but a claim
 // is also a wait: for the claim before it, and on SQLite for the write before that (a
-// batch's outcomes). At a thousand alarms each, those were what a quiet owner's wake
-// waited for during a burst (p99 220-290 ms against 56-106 ms at 250 on the 2-core
-// machine, issue 24); the burst drained no slower, its claims being no fewer rows a
-// second. An owner alone with a backlog still claims whole batches.
+// batch's outcomes). At a thousand alarms each, those were most of a quiet owner's lag
+// during a burst (docs/reliability.md, "Noisy neighbours"), and the burst drains no
+// slower on smaller claims. An owner alone with a backlog still claims whole batches.
 type fairTurn struct {
 	on          bool      // the last claim may have left due alarms behind
 	next        int       // the lane the next fair claim starts at
