@@ -14,7 +14,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/internal/random"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -97,9 +97,9 @@ func (s *Tokens) Issue(ctx context.Context, owner string, scope domain.Scope, no
 	if err := validateTokenNote(note); err != nil {
 		return "", domain.Token{}, err
 	}
-	plain := TokenPrefix + app.RandomString(32)
+	plain := TokenPrefix + random.String(32)
 	t := domain.Token{
-		ID:        "tok_" + app.RandomString(9),
+		ID:        "tok_" + random.String(9),
 		Owner:     owner,
 		Scope:     scope,
 		Hash:      HashToken(plain),

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/internal/random"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -20,7 +21,7 @@ func NewWorkerID() string {
 	if host == "" {
 		host = "unknown"
 	}
-	return host + "-" + strconv.Itoa(os.Getpid()) + "-" + app.RandomString(4)
+	return host + "-" + strconv.Itoa(os.Getpid()) + "-" + random.String(4)
 }
 
 // Heartbeat registers a worker row and refreshes it until stopped, so operators (and the

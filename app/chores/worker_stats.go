@@ -3,13 +3,13 @@ package chores
 import (
 	"time"
 
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/internal/wakelag"
 	"github.com/chronoshq/chronos/domain"
 )
 
 // StatsSource reports a node's dispatching counters since it started; the dispatcher
 // is one (Dispatcher.WorkerStats). Only the totals and InFlight are read: the windows
-// are the heartbeat's. LagCounts is the cumulative wake lag histogram (lagBounds).
+// are the heartbeat's. LagCounts is the cumulative wake lag histogram (wakelag.Histogram).
 type StatsSource interface {
 	WorkerStats() domain.WorkerStats
 	LagCounts() []int64
@@ -39,8 +39,8 @@ func (w *statsWindows) fill(s *domain.WorkerStats, lag []int64, now time.Time) {
 	s.Delivered1m, s.Failed1m = w.since(now.Add(-time.Minute), s)
 	s.Delivered1h, s.Failed1h = w.since(now.Add(-time.Hour), s)
 	minute := w.lagSince(now.Add(-time.Minute), lag)
-	s.LagP50Ms = float64(app.LagQuantile(minute, 0.50)) / float64(time.Millisecond)
-	s.LagP99Ms = float64(app.LagQuantile(minute, 0.99)) / float64(time.Millisecond)
+	s.LagP50Ms = float64(wakelag.Quantile(minute, 0.50)) / float64(time.Millisecond)
+	s.LagP99Ms = float64(wakelag.Quantile(minute, 0.99)) / float64(time.Millisecond)
 }
 
 // lagSince is the lag histogram's growth since the base sample of since's window.

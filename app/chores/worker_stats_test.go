@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/internal/wakelag"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -42,7 +42,7 @@ func TestStatsWindows(t *testing.T) {
 
 // The lag percentiles cover the last minute's wakes, to the upper bound of their bucket.
 func TestStatsWindowsLag(t *testing.T) {
-	var h app.LagHistogram
+	var h wakelag.Histogram
 	var w statsWindows
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for range 1000 {

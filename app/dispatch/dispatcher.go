@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/internal/wakelag"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -40,8 +41,8 @@ type Dispatcher struct {
 	owners    *ownerGate              // per-owner in-flight cap
 	inflight  sync.WaitGroup
 	stats     Stats
-	lag       app.LagHistogram // wake lags, for the heartbeat's percentiles
-	pauses    pauseEnds        // resumes series whose pause has ended, once a tick
+	lag       wakelag.Histogram // wake lags, for the heartbeat's percentiles
+	pauses    pauseEnds         // resumes series whose pause has ended, once a tick
 }
 
 // New builds a dispatcher; cfg must pass Validate. hints may be shared with
