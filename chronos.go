@@ -135,7 +135,7 @@ type Without struct {
 	// Dispatcher: nothing is claimed; a test decides what happens to due alarms.
 	Dispatcher bool
 	// Background: no heartbeat, pause gate, retention, upkeep, count sampler or
-	// dashboard series either; Start only syncs the clock with the store.
+	// dashboard's sampler either; Start only syncs the clock with the store.
 	Background bool
 	// PauseGate and CountSampler alone; the bench leaves both out, so its figures
 	// count only the store work of dispatching, retention and upkeep.
