@@ -138,7 +138,7 @@ type Without struct {
 	// dashboard's sampler either; Start only syncs the clock with the store.
 	Background bool
 	// PauseGate and CountSampler alone; the bench leaves both out, so its figures
-	// count only the store work of dispatching, retention and upkeep.
+	// count only the store work of dispatching, the heartbeat, retention and upkeep.
 	PauseGate    bool
 	CountSampler bool
 }
