@@ -19,9 +19,6 @@ func (webhookCall) Wake(context.Context, domain.Wake) error { return nil }
 // Behind an endpoint router, only the wakes its in-process default takes get a deadline
 // of their own: those of alarms naming an endpoint are webhooks to it.
 func TestInProcessWakes(t *testing.T) {
-	router := func(def InProcessWaker) *EndpointRouter {
-		return NewEndpointRouter(def, nil, nil, EndpointRouterConfig{})
-	}
 	plain, named := domain.Alarm{}, domain.Alarm{Endpoint: "billing"}
 	for _, c := range []struct {
 		name             string
@@ -29,7 +26,7 @@ func TestInProcessWakes(t *testing.T) {
 		plainIn, namedIn bool
 	}{
 		{"in-process waker", inProcessWakes(goCall{}), true, true},
-		{"router over an in-process default", inProcessWakes(router(goCall{})), true, false},
+		{"router over an in-process default", inProcessWakes(NewEndpointRouter(goCall{}, nil, nil, EndpointRouterConfig{})), true, false},
 		{"router over a webhook", inProcessWakes(NewEndpointRouter(webhookCall{}, nil, nil, EndpointRouterConfig{})), false, false},
 		{"webhook", inProcessWakes(webhookCall{}), false, false},
 	} {
