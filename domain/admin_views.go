@@ -2,7 +2,7 @@ package domain
 
 import "time"
 
-// What the operator's use cases (app.Admin) answer. Plain data, shared by the use cases
+// What the operator's use cases (admin.Admin) answer. Plain data, shared by the use cases
 // and the API adapter that renders them.
 
 // DispatchState is the cluster-wide pause gate: while Paused, no node claims (wakes

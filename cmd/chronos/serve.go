@@ -164,19 +164,17 @@ func (ln listeners) close() {
 	}
 }
 
-func provideWaker(lc fx.Lifecycle, s ports.Store, m *metrics.Metrics, cfg *serveConfig, stdout io.Writer, log *zap.Logger) (ports.Waker, error) {
+// provideWaker is the waker of the wakes that name no endpoint: signed POSTs to
+// --wake-url, or in --dev printed to stdout.
+func provideWaker(lc fx.Lifecycle, cfg *serveConfig, stdout io.Writer) (ports.Waker, error) {
 	if cfg.Dev {
 		return webhook.NewPrinter(stdout), nil
 	}
-	w, closeIdle, err := chronos.NewWebhookWaker(s, chronos.WebhookOptions{
-		URL: cfg.WakeURL, Secrets: cfg.WakeSecrets.Values, DeliveryTimeout: cfg.DeliveryTimeout, Lease: cfg.Lease,
-		Concurrency: cfg.Concurrency, UserAgent: "chronos/" + Version(), ReceiverErrors: webhook.ReceiverErrors(cfg.ReceiverErrors),
-		BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown, Logger: log.Named("endpoints"), Metrics: m,
-	})
+	w, err := chronos.NewWebhookWaker(cfg.node(), cfg.WakeURL, cfg.WakeSecrets.Values)
 	if err != nil {
 		return nil, err
 	}
-	lc.Append(fx.StopHook(closeIdle))
+	lc.Append(fx.StopHook(w.Close)) // its idle connections, once the node has drained
 	return w, nil
 }
 
@@ -196,17 +194,28 @@ func provideNode(s ports.Store, w ports.Waker, m *metrics.Metrics, cfg *serveCon
 	if skew != 0 {
 		log.Warn("TEST-ONLY: the process clock is shifted", zap.String("env", testClockSkewEnv), zap.Duration("skew", skew))
 	}
-	return chronos.New(s, chronos.Config{
-		Waker: w, Version: Version(),
-		Tick: cfg.Tick, Lease: cfg.Lease, Batch: cfg.Batch, Concurrency: cfg.Concurrency,
+	c := cfg.node()
+	c.Waker, c.Metrics, c.MetricsHandler, c.Logger, c.ClockOptions = w, m, m.Handler(), log, clock
+	if cfg.Dev { // every wake printed, those naming an endpoint too
+		c.Endpoints.Waker = func(domain.Endpoint) (ports.Waker, error) { return w, nil }
+	}
+	return chronos.New(s, c)
+}
+
+// node is the node's configuration the flags give.
+func (cfg *serveConfig) node() chronos.Config {
+	return chronos.Config{
+		Version: Version(),
+		Tick:    cfg.Tick, Lease: cfg.Lease, Batch: cfg.Batch, Concurrency: cfg.Concurrency,
 		DeliveryTimeout: cfg.DeliveryTimeout, DrainTimeout: cfg.DrainTimeout,
 		Backoff: domain.Backoff{Base: cfg.BackoffBase, Cap: cfg.BackoffCap}, MaxFailures: cfg.MaxFailures,
 		MisfireThreshold: cfg.MisfireThreshold, OwnerMaxInFlight: cfg.OwnerMaxInFlight, UnfairClaims: cfg.UnfairClaims,
 		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
 		MaxActiveAlarmsPerOwner: cfg.MaxActive, QuotaRefresh: cfg.QuotaRefresh, RateLimit: cfg.RateLimit,
-		Metrics: m, MetricsHandler: m.Handler(), Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL,
-		BackupDir: cfg.BackupDir, Logger: log, ClockOptions: clock,
-	})
+		Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL, BackupDir: cfg.BackupDir,
+		Endpoints: chronos.EndpointOptions{UserAgent: "chronos/" + Version(), ReceiverErrors: webhook.ReceiverErrors(cfg.ReceiverErrors),
+			BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown},
+	}
 }
 
 // runNode starts the node (dispatching and its background work) and drains it on stop.

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/dispatch"
 )
 
 // result is what a run prints: a table for people, then, as the last line, one
@@ -59,7 +59,7 @@ type result struct {
 	// HungEndpoint is the hung-endpoint mode's (--hung-endpoint).
 	HungEndpoint *hungEndpoint `json:"hung_endpoint,omitempty"`
 
-	Stats app.StatsSnapshot `json:"-"`
+	Stats dispatch.StatsSnapshot `json:"-"`
 }
 
 // fill sums the nodes' reports. Deliveries are the receiver's with the webhook waker,

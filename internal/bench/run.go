@@ -167,7 +167,10 @@ func (r *runner) run(ctx context.Context) (*result, error) {
 		}
 	}
 	for _, n := range r.nodes {
-		n.start(lagFrom)
+		if err := n.start(lagFrom); err != nil {
+			_, _ = r.stopNodes()
+			return nil, fmt.Errorf("starting a node: %w", err)
+		}
 	}
 	var loaded int64 // the alarms due in the run that the load made
 	switch r.cfg.mode() {
