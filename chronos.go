@@ -115,6 +115,13 @@ type Config struct {
 	// ports.Backuper (SQLite) makes backups.
 	BackupDir string
 
+	// ReadReplica, when set, serves the operator's lists, counts, alarm pages and
+	// histories (the admin API, the dashboard) from a read-only copy of the store's
+	// database, e.g. postgres.OpenReplica on a hot standby; the store serves them while
+	// it fails. Claims, creates, actions and the owners' API always use the store. The
+	// node does not close it.
+	ReadReplica ports.ReadReplica
+
 	// Endpoints tune the delivery of wakes whose alarm names an endpoint.
 	Endpoints EndpointOptions
 
@@ -267,6 +274,7 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	interval := chores.HeartbeatInterval(dc.Lease)
 	n.admin = admin.New(store, n.clock, n.gate, n.retention, admin.Config{
 		Lease: dc.Lease, WorkerTimeout: 3 * interval, CountsMaxAge: 3 * countSampleInterval, BackupDir: cfg.BackupDir,
+		Replica: cfg.ReadReplica,
 	}, log.Named("admin"))
 	n.heartbeat = chores.NewHeartbeat(store, worker, cfg.Version, n.dispatch, interval, log.Named("heartbeat"))
 	n.sampler = chores.NewCountSampler(store, metrics, worker, countSampleInterval, dc.Lease, log.Named("count-sampler"))

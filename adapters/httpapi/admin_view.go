@@ -79,6 +79,13 @@ type overviewView struct {
 	Dispatch            dispatchView            `json:"dispatch"`
 	CountsAt            jsonio.Time             `json:"counts_at"`
 	Now                 jsonio.Time             `json:"now"`
+	Replica             *replicaView            `json:"replica"` // null without one
+}
+
+type replicaView struct {
+	Available  bool    `json:"available"`
+	LagSeconds float64 `json:"lag_seconds"`
+	Error      string  `json:"error"`
 }
 
 func newOverviewView(o domain.Overview) overviewView {
@@ -94,6 +101,9 @@ func newOverviewView(o domain.Overview) overviewView {
 		Dispatch:            dispatchView{o.Dispatch.Paused, jsonio.Time(o.Dispatch.Since), o.Dispatch.By, o.PausedFor.Seconds()},
 		CountsAt:            jsonio.Time(o.CountedAt),
 		Now:                 jsonio.Time(o.Now),
+	}
+	if r := o.Replica; r != nil {
+		v.Replica = &replicaView{Available: r.Available, LagSeconds: r.Lag.Seconds(), Error: r.Error}
 	}
 	for _, s := range domain.Statuses {
 		v.Counts[s] = o.ByStatus[s]

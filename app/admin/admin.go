@@ -29,6 +29,9 @@ type Config struct {
 	CountsMaxAge time.Duration
 	// BackupDir is where Backup writes the copies it is asked for; "" makes none.
 	BackupDir string
+	// Replica, when set, serves the lists, counts, alarm pages and histories (the
+	// primary does when it fails); nil: the store serves every read.
+	Replica ports.ReadReplica
 }
 
 // Admin is the set of operator use cases: every owner's alarms, the workers, the pause
@@ -37,6 +40,7 @@ type Config struct {
 // record it on, in the log.
 type Admin struct {
 	store     ports.Store
+	reads     *reads // what may be read from the replica
 	clock     ports.Clock
 	gate      *chores.DispatchGate
 	retention *chores.Retention // nil when this node runs none
@@ -50,7 +54,8 @@ func New(store ports.Store, clock ports.Clock, gate *chores.DispatchGate, retent
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Admin{store: store, clock: clock, gate: gate, retention: retention, cfg: cfg, log: log}
+	r := &reads{primary: store, replica: cfg.Replica, clock: clock, log: log.Named("replica")}
+	return &Admin{store: store, reads: r, clock: clock, gate: gate, retention: retention, cfg: cfg, log: log}
 }
 
 // MaxBulk bounds the alarms one bulk retry, cancel or delete goes through.
@@ -70,22 +75,32 @@ func ValidateAdminFilter(f ports.AdminFilter) error {
 	return nil
 }
 
-// List returns every owner's alarms matching f, newest first, a page at a time.
+// List returns every owner's alarms matching f, newest first, a page at a time (from
+// the read replica when the node has one).
 func (s *Admin) List(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, string, error) {
 	if err := ValidateAdminFilter(f); err != nil {
 		return nil, "", err
 	}
-	return s.store.AdminList(ctx, f)
+	type page struct {
+		alarms []domain.Alarm
+		next   string
+	}
+	p, err := readStale(ctx, s.reads, func(r ports.AdminReader) (page, error) {
+		alarms, next, err := r.AdminList(ctx, f)
+		return page{alarms, next}, err
+	})
+	return p.alarms, p.next, err
 }
 
-// Get returns any owner's alarm.
+// Get returns any owner's alarm (from the read replica when the node has one).
 func (s *Admin) Get(ctx context.Context, id string) (domain.Alarm, error) {
-	return s.store.AdminGet(ctx, id)
+	return readStale(ctx, s.reads, func(r ports.AdminReader) (domain.Alarm, error) { return r.AdminGet(ctx, id) })
 }
 
-// Events returns any owner's alarm's history, oldest first.
+// Events returns any owner's alarm's history, oldest first (from the read replica when
+// the node has one).
 func (s *Admin) Events(ctx context.Context, id string, limit int) ([]domain.Event, error) {
-	return s.store.AdminEvents(ctx, id, limit)
+	return readStale(ctx, s.reads, func(r ports.AdminReader) ([]domain.Event, error) { return r.AdminEvents(ctx, id, limit) })
 }
 
 // Workers lists every registered node, oldest first, with its heartbeat age.

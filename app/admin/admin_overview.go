@@ -12,22 +12,26 @@ import (
 
 // Overview reads the counts the sampling node shared (when recent enough; else it
 // counts every alarm itself, a read of every alarm's status), sums the live workers'
-// windows and queuing endpoints, and reads the pause gate.
+// windows and queuing endpoints, and reads the pause gate. The counts come from the
+// read replica when the node has one, and the overview says how far behind it is.
 func (s *Admin) Overview(ctx context.Context) (domain.Overview, error) {
 	var o domain.Overview
 	now, err := s.store.Now(ctx)
 	if err != nil {
 		return o, err
 	}
-	counts, ok := ports.AlarmCounts{}, false
-	if s.cfg.CountsMaxAge > 0 {
-		counts, ok = chores.SharedCountsSince(ctx, s.store, now.Add(-s.cfg.CountsMaxAge))
-	}
-	if !ok {
-		if counts, err = s.store.CountAlarms(ctx, s.cfg.Lease); err != nil {
-			return o, err
+	counts, err := readStale(ctx, s.reads, func(r ports.AdminReader) (ports.AlarmCounts, error) {
+		if s.cfg.CountsMaxAge > 0 {
+			if counts, ok := chores.SharedCountsSince(ctx, r, now.Add(-s.cfg.CountsMaxAge)); ok {
+				return counts, nil
+			}
 		}
+		return r.CountAlarms(ctx, s.cfg.Lease)
+	})
+	if err != nil {
+		return o, err
 	}
+	o.Replica = s.reads.state(ctx)
 	o.ByStatus, o.Due, o.OldestDue, o.CountedAt, o.Now = counts.ByStatus, counts.Due, counts.OldestDue, counts.Now, now
 	if counts.Due > 0 {
 		o.OldestDueLag = max(now.Sub(counts.OldestDue), 0)

@@ -99,7 +99,7 @@ func (c *CountSampler) share(ctx context.Context, counts ports.AlarmCounts) {
 
 // SharedCountsSince reads the last shared counts when they were taken at or after
 // since; false otherwise (none yet, or too old: the sampling node stopped).
-func SharedCountsSince(ctx context.Context, store ports.StateStore, since time.Time) (ports.AlarmCounts, bool) {
+func SharedCountsSince(ctx context.Context, store ports.StateReader, since time.Time) (ports.AlarmCounts, bool) {
 	st, ok, err := store.GetState(ctx, CountsStateName)
 	if err != nil || !ok {
 		return ports.AlarmCounts{}, false
