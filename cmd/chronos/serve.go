@@ -52,14 +52,21 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	openCtx, cancelOpen := context.WithTimeout(ctx, 30*time.Second)
 	store, err := openStoreWith(openCtx, cfg.Store, openOptions{migrate: !cfg.NoMigrate, listenURL: cfg.StoreListenURL})
+	if err != nil {
+		cancelOpen()
+		ln.close()
+		return err
+	}
+	replica, err := openReplica(openCtx, cfg.StoreReplica)
 	cancelOpen()
 	if err != nil {
 		ln.close()
+		_ = store.Close()
 		return err
 	}
 
 	fxApp := fx.New(
-		fx.Supply(&cfg, log, ln, fx.Annotate(stdout, fx.As(new(io.Writer))), fx.Annotate(store, fx.As(new(ports.Store)))),
+		fx.Supply(&cfg, log, ln, fx.Annotate(stdout, fx.As(new(io.Writer))), fx.Annotate(store, fx.As(new(ports.Store))), replica),
 		fx.WithLogger(func() fxevent.Logger {
 			l := &fxevent.ZapLogger{Logger: log.Named("fx")}
 			l.UseLogLevel(zapcore.DebugLevel)
@@ -73,6 +80,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := fxApp.Err(); err != nil {
 		ln.close()
 		_ = store.Close()
+		replica.close()
 		return dig.RootCause(err)
 	}
 	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -98,8 +106,8 @@ var serveModule = fx.Options(
 
 // closeStore closes the store serveCommand opened after everything else has stopped:
 // its hook is the first appended, so fx runs it last.
-func closeStore(lc fx.Lifecycle, s ports.Store, cfg *serveConfig, log *zap.Logger) {
-	lc.Append(fx.StopHook(func() error { return s.Close() }))
+func closeStore(lc fx.Lifecycle, s ports.Store, replica readReplica, cfg *serveConfig, log *zap.Logger) {
+	lc.Append(fx.StopHook(func() error { replica.close(); return s.Close() }))
 	log.Info("store open", zap.String("store", redact(cfg.Store)), zap.Bool("database_clock", s.Capabilities().DatabaseClock), zap.Bool("wake_hints", s.Capabilities().WakeHints))
 	// A PostgreSQL store declares no hints only behind a transaction pooler.
 	if !s.Capabilities().WakeHints && isPostgresURL(cfg.Store) {
@@ -108,6 +116,7 @@ func closeStore(lc fx.Lifecycle, s ports.Store, cfg *serveConfig, log *zap.Logge
 			zap.Duration("tick", cfg.Tick))
 	}
 	logReplicationNotice(s, log)
+	replica.logState(cfg.StoreReplica, log)
 }
 
 // replicationNoticer is a store that can tell what a failover to its standbys could
@@ -178,15 +187,18 @@ func provideWaker(lc fx.Lifecycle, cfg *serveConfig, stdout io.Writer) (ports.Wa
 	return w, nil
 }
 
-func provideMetrics(s ports.Store, log *zap.Logger) *metrics.Metrics {
+func provideMetrics(s ports.Store, replica readReplica, log *zap.Logger) *metrics.Metrics {
 	m := metrics.New(metrics.Options{Version: Version(), Logger: log.Named("metrics")})
 	if sizer, ok := s.(ports.DiskSizer); ok {
 		m.WatchStoreSize(sizer)
 	}
+	if replica.store != nil {
+		m.WatchReplicaLag(replica.store)
+	}
 	return m
 }
 
-func provideNode(s ports.Store, w ports.Waker, m *metrics.Metrics, cfg *serveConfig, log *zap.Logger) (*chronos.Node, error) {
+func provideNode(s ports.Store, replica readReplica, w ports.Waker, m *metrics.Metrics, cfg *serveConfig, log *zap.Logger) (*chronos.Node, error) {
 	clock, skew, err := storeClockOptions()
 	if err != nil {
 		return nil, err
@@ -196,6 +208,9 @@ func provideNode(s ports.Store, w ports.Waker, m *metrics.Metrics, cfg *serveCon
 	}
 	c := cfg.node()
 	c.Waker, c.Metrics, c.MetricsHandler, c.Logger, c.ClockOptions = w, m, m.Handler(), log, clock
+	if replica.store != nil {
+		c.ReadReplica = replica.store
+	}
 	if cfg.Dev { // every wake printed, those naming an endpoint too
 		c.Endpoints.Waker = func(domain.Endpoint) (ports.Waker, error) { return w, nil }
 	}

@@ -22,6 +22,7 @@ const defaultStore = "sqlite://chronos.db"
 type serveConfig struct {
 	Store            string
 	StoreListenURL   string
+	StoreReplica     string
 	NoMigrate        bool
 	Listen           string
 	WakeURL          string
@@ -66,6 +67,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	d := dispatch.DefaultConfig()
 	fs.StringVar(&c.Store, "store", defaultStore, "store URL: sqlite://path.db (relative), sqlite:///abs/path.db, postgres://..., mysql://...")
 	fs.StringVar(&c.StoreListenURL, "store-listen-url", "", "PostgreSQL behind a transaction pooler (pooler=transaction in --store): a direct URL of the same database, for the wake hints' LISTEN; \"\": hints off, nodes find due alarms every --tick (docs/postgres.md, \"PgBouncer\")")
+	fs.StringVar(&c.StoreReplica, "store-replica", "", "PostgreSQL: the URL of a hot standby of --store's database; admin and dashboard lists, counts, alarm pages and histories are read from it (the primary while it does not answer), never claims, creates or changes (docs/postgres.md, \"Read replicas\")")
 	fs.BoolVar(&c.NoMigrate, "no-migrate", false, "do not migrate at start; refuse to run on an outdated schema")
 	fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "HTTP listen address")
 	fs.StringVar(&c.WakeURL, "wake-url", "", "where wakes are POSTed (required unless --dev)")
@@ -151,6 +153,9 @@ func (c *serveConfig) validate() error {
 	}
 	if c.StoreListenURL != "" && !isPostgresURL(c.Store) {
 		errs = append(errs, errors.New("--store-listen-url (CHRONOS_STORE_LISTEN_URL) is for a PostgreSQL --store behind a transaction pooler"))
+	}
+	if c.StoreReplica != "" && (!isPostgresURL(c.Store) || !isPostgresURL(c.StoreReplica)) {
+		errs = append(errs, errors.New("--store-replica (CHRONOS_STORE_REPLICA) is for a PostgreSQL --store: give a postgres:// URL of a hot standby of its database"))
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		errs = append(errs, errors.New("--tls-cert and --tls-key go together: give both (HTTPS) or neither (HTTP)"))

@@ -33,6 +33,8 @@ func TestServeRefusesUnsafeConfiguration(t *testing.T) {
 		{"negative rate limit", nil, map[string]string{"CHRONOS_DEV": "true", "CHRONOS_RATE_LIMIT": "-5"}, []string{"--rate-limit must be 0 (no limit) or more, got -5"}},
 		{"tls cert without key", []string{"--dev", "--tls-cert", "c.pem"}, nil, []string{"--tls-cert and --tls-key go together"}},
 		{"listen URL without PostgreSQL", []string{"--dev", "--store-listen-url", "postgres://db/chronos"}, nil, []string{"--store-listen-url (CHRONOS_STORE_LISTEN_URL) is for a PostgreSQL --store"}},
+		{"replica without PostgreSQL", []string{"--dev", "--store-replica", "postgres://standby/chronos"}, nil, []string{"--store-replica (CHRONOS_STORE_REPLICA) is for a PostgreSQL --store"}},
+		{"replica not PostgreSQL", []string{"--dev", "--store", "postgres://db/chronos", "--store-replica", "mysql://standby/chronos"}, nil, []string{"--store-replica (CHRONOS_STORE_REPLICA) is for a PostgreSQL --store"}},
 		{"relative public url", []string{"--dev", "--public-url", "chronos.example"}, nil, []string{"--public-url \"chronos.example\" must be an absolute http:// or https:// URL"}},
 		{"missing backup dir", []string{"--dev", "--backup-dir", "/nonexistent/backups"}, nil, []string{`--backup-dir "/nonexistent/backups"`, "no such file or directory"}},
 		{"backup dir is a file", []string{"--dev", "--backup-dir", "backup.go"}, nil, []string{`--backup-dir "backup.go" is not a directory`}},
