@@ -45,6 +45,9 @@ type Options struct {
 	Metrics bool
 	// BackupDir is --backup-dir: where an admin's backups on request go ("": none).
 	BackupDir string
+	// ReadReplica, when set, makes the node's read replica (--store-replica) from its
+	// store, e.g. the store itself with a lag of the test's choosing.
+	ReadReplica func(*sqlite.Store) ports.ReadReplica
 }
 
 // Server is one node's use cases over its store, and its HTTP handler.
@@ -80,6 +83,9 @@ func New(t testing.TB, opts Options) *Server {
 		RateLimit: opts.RateLimit, LimitsClock: opts.LimitsClock,
 		Dashboard: opts.Dashboard, ShowPayloads: opts.ShowPayloads, BackupDir: opts.BackupDir,
 		Without: chronos.Without{Dispatcher: true, Background: true},
+	}
+	if opts.ReadReplica != nil {
+		cfg.ReadReplica = opts.ReadReplica(store)
 	}
 	if opts.Metrics {
 		m := metrics.New(metrics.Options{})
