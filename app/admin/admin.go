@@ -85,7 +85,7 @@ func (s *Admin) List(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, 
 		alarms []domain.Alarm
 		next   string
 	}
-	p, err := readStale(ctx, s.reads, func(r ports.AdminReader) (page, error) {
+	p, err := readStale(ctx, s.reads, func(r staleReader) (page, error) {
 		alarms, next, err := r.AdminList(ctx, f)
 		return page{alarms, next}, err
 	})
@@ -94,13 +94,13 @@ func (s *Admin) List(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, 
 
 // Get returns any owner's alarm (from the read replica when the node has one).
 func (s *Admin) Get(ctx context.Context, id string) (domain.Alarm, error) {
-	return readStale(ctx, s.reads, func(r ports.AdminReader) (domain.Alarm, error) { return r.AdminGet(ctx, id) })
+	return readStale(ctx, s.reads, func(r staleReader) (domain.Alarm, error) { return r.AdminGet(ctx, id) })
 }
 
 // Events returns any owner's alarm's history, oldest first (from the read replica when
 // the node has one).
 func (s *Admin) Events(ctx context.Context, id string, limit int) ([]domain.Event, error) {
-	return readStale(ctx, s.reads, func(r ports.AdminReader) ([]domain.Event, error) { return r.AdminEvents(ctx, id, limit) })
+	return readStale(ctx, s.reads, func(r staleReader) ([]domain.Event, error) { return r.AdminEvents(ctx, id, limit) })
 }
 
 // Workers lists every registered node, oldest first, with its heartbeat age.

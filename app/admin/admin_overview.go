@@ -20,7 +20,7 @@ func (s *Admin) Overview(ctx context.Context) (domain.Overview, error) {
 	if err != nil {
 		return o, err
 	}
-	counts, err := readStale(ctx, s.reads, func(r ports.AdminReader) (ports.AlarmCounts, error) {
+	counts, err := readStale(ctx, s.reads, func(r staleReader) (ports.AlarmCounts, error) {
 		if s.cfg.CountsMaxAge > 0 {
 			if counts, ok := chores.SharedCountsSince(ctx, r, now.Add(-s.cfg.CountsMaxAge)); ok {
 				return counts, nil

@@ -17,13 +17,20 @@ import (
 // timeout) every so often rather than one per page.
 const replicaRetry = 15 * time.Second
 
-// reads sends the operator's reads that may be a little stale (ports.AdminReader) to
+// staleReader is what the operator's reads that may be a little stale use: the
+// primary's store or the read replica.
+type staleReader interface {
+	ports.AdminReader
+	ports.StateReader
+}
+
+// reads sends the operator's reads that may be a little stale (staleReader) to
 // the read replica when the node has one, and to the primary when it has none or the
 // replica fails: a replica that is down or behind never fails a view. Everything else
 // (actions, bulk selections, tokens, endpoints, workers, the pause gate) reads the
 // primary, since a write or a liveness verdict follows from it.
 type reads struct {
-	primary ports.AdminReader
+	primary staleReader
 	replica ports.ReadReplica // nil: none
 	clock   ports.Clock
 	log     *zap.Logger
@@ -35,7 +42,7 @@ type reads struct {
 
 // readStale runs read on the replica, or on the primary when the replica is down, fails
 // it, or does not have the alarm asked for yet.
-func readStale[T any](ctx context.Context, r *reads, read func(ports.AdminReader) (T, error)) (T, error) {
+func readStale[T any](ctx context.Context, r *reads, read func(staleReader) (T, error)) (T, error) {
 	if r.replica != nil && r.replicaUp() {
 		v, err := read(r.replica)
 		var invalid *domain.ValidationError
