@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -211,4 +216,90 @@ func TestReadReplicaDownFallsBackToPrimary(t *testing.T) {
 	if o.Replica == nil || o.Replica.Available || o.Replica.Error == "" || o.Total != 1 {
 		t.Errorf("overview with the replica down: replica %+v, total %d; want it unavailable with why, and the primary's count", o.Replica, o.Total)
 	}
+}
+
+// serve --store-replica wires the replica into the node and the metrics: the overview
+// says it answers, /metrics has its lag, and the log says it opened. (A replica store on
+// the primary's own database: read-only sessions, no lag.)
+func TestServeWithStoreReplica(t *testing.T) {
+	db := newPostgresDatabase(t)
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"migrate", "--store", db}, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := run(t.Context(), []string{"token", "create", "--owner", "ops", "--admin", "--store", db}, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	token := lines[len(lines)-1]
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	replica := db + "?application_name=chronos-replica"
+	if strings.Contains(db, "?") {
+		replica = db + "&application_name=chronos-replica"
+	}
+	ctx, stop := context.WithCancel(t.Context())
+	var stderr syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- execute(ctx, []string{"serve", "--dev", "--listen", addr, "--store", db, "--store-replica", replica}, io.Discard, &stderr)
+	}()
+	defer func() {
+		stop()
+		if code := <-done; code != 0 {
+			t.Errorf("serve exited %d:\n%s", code, stderr.String())
+		}
+	}()
+
+	c, err := client.New("http://"+addr, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o client.Overview
+	deadline := time.Now().Add(20 * time.Second)
+	for o, err = c.Admin().Overview(ctx); err != nil; o, err = c.Admin().Overview(ctx) {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve does not answer the overview: %v\n%s", err, stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if o.Replica == nil || !o.Replica.Available || o.Replica.Lag != 0 {
+		t.Errorf("overview's replica: %+v; want it available, no lag", o.Replica)
+	}
+	res, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !strings.Contains(string(body), "\nchronos_store_replica_lag_seconds 0\n") {
+		t.Errorf("/metrics has no chronos_store_replica_lag_seconds 0:\n%.600s", body)
+	}
+	if !strings.Contains(stderr.String(), "read replica open") {
+		t.Errorf("serve's log does not say the read replica opened:\n%s", stderr.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer that serve's logger and the test may use at once.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
