@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/chronoshq/chronos"
 	"github.com/chronoshq/chronos/client"
@@ -25,6 +27,7 @@ import (
 type replicaNode struct {
 	admin, owner *client.Client
 	node         *chronos.Node
+	logs         *observer.ObservedLogs
 }
 
 func startReplicaNode(t *testing.T, storeURL, replicaURL string) replicaNode {
@@ -40,8 +43,10 @@ func startReplicaNode(t *testing.T, storeURL, replicaURL string) replicaNode {
 		t.Fatal(err)
 	}
 	t.Cleanup(replica.close)
+	core, logs := observer.New(zap.InfoLevel)
 	node, err := chronos.New(store, chronos.Config{
 		Handler:     chronos.HandlerFunc(func(context.Context, domain.Wake) error { return nil }),
+		Logger:      zap.New(core),
 		ReadReplica: replica.store,
 		Without:     chronos.Without{Dispatcher: true, Background: true},
 	})
@@ -54,7 +59,7 @@ func startReplicaNode(t *testing.T, storeURL, replicaURL string) replicaNode {
 	t.Cleanup(func() { _ = node.Stop(context.Background()) })
 	srv := httptest.NewServer(node.Handler())
 	t.Cleanup(srv.Close)
-	n := replicaNode{node: node}
+	n := replicaNode{node: node, logs: logs}
 	for _, c := range []struct {
 		to    **client.Client
 		owner string
@@ -187,8 +192,11 @@ func TestReadReplicaServesAdminReads(t *testing.T) {
 		t.Errorf("the lag of a server that is no standby = %s (%v), want 0", lag, err)
 	}
 
-	// Every statement the replica's sessions ran went to the standby, and none of them
-	// was a write: the standby would have refused it, and the admin reads answered.
+	// Every read sent to the replica answered (a failed one would have gone to the
+	// primary, with a warning): none was a write, which the standby refuses.
+	if failed := n.logs.FilterMessageSnippet("read replica failed").All(); len(failed) > 0 {
+		t.Errorf("a read failed on the replica: %v", failed[0].ContextMap())
+	}
 	var onStandby int
 	conn, err := pgx.Connect(ctx, standby)
 	if err != nil {
@@ -200,8 +208,8 @@ func TestReadReplicaServesAdminReads(t *testing.T) {
 	}
 }
 
-// A replica that does not answer fails no admin read: they go to the primary, and the
-// overview says the replica is unavailable.
+// A replica that does not answer fails no admin read: they go to the primary, the log
+// says so once, and the overview says the replica is unavailable.
 func TestReadReplicaDownFallsBackToPrimary(t *testing.T) {
 	db := newPostgresDatabase(t)
 	n := startReplicaNode(t, db, "postgres://root@127.0.0.1:1/postgres?connect_timeout=2")
@@ -215,6 +223,9 @@ func TestReadReplicaDownFallsBackToPrimary(t *testing.T) {
 	}
 	if o.Replica == nil || o.Replica.Available || o.Replica.Error == "" || o.Total != 1 {
 		t.Errorf("overview with the replica down: replica %+v, total %d; want it unavailable with why, and the primary's count", o.Replica, o.Total)
+	}
+	if warned := len(n.logs.FilterMessageSnippet("read replica failed").All()); warned != 1 {
+		t.Errorf("the replica going down was logged %d times; want one warning", warned)
 	}
 }
 
