@@ -128,6 +128,9 @@ func (p tlsParams) config(host string) (cfg *tls.Config, preferred bool, err err
 		cfg.InsecureSkipVerify = true
 		cfg.VerifyConnection = func(state tls.ConnectionState) error { return verifyChain(state, roots) }
 	case sslVerifyIdentity:
+		if host == "" {
+			return nil, false, fmt.Errorf("mysql: store URL: %s=%s needs a host in the URL to check the certificate's names against", sslModeParam, sslVerifyIdentity)
+		}
 		cfg.RootCAs, cfg.ServerName = roots, host
 	}
 	return cfg, p.mode == sslPreferred, nil

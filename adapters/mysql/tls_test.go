@@ -103,9 +103,14 @@ func TestParseURLTLSRefuses(t *testing.T) {
 		{"ssl-ca=" + filepath.Join(dir, "missing.pem"), "ssl-ca"},
 		{"ssl-ca=" + notPEM, "ssl-ca=" + notPEM + " holds no PEM certificate"},
 		{"ssl-cert=" + ca.ClientCertFile + "&ssl-key=" + ca.CertFile, "ssl-cert"},
+		{"socket=/run/mysqld/mysqld.sock&ssl-mode=VERIFY_IDENTITY", "needs a host"},
 	}
 	for _, c := range cases {
-		_, err := parseURL("mysql://u:hunter2@db.example/chronos?" + c.query)
+		host := "db.example"
+		if strings.Contains(c.query, "socket=") {
+			host = ""
+		}
+		_, err := parseURL("mysql://u:hunter2@" + host + "/chronos?" + c.query)
 		if err == nil {
 			t.Errorf("%s: accepted, want an error naming %q", c.query, c.wantInError)
 			continue

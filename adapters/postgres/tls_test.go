@@ -38,6 +38,7 @@ func TestTLS(t *testing.T) {
 	t.Run("another CA is refused", func(t *testing.T) {
 		other := testca.New(t, t.TempDir(), "root")
 		err := tryOpen(setParams(t, server.URL("localhost", "postgres"), "sslrootcert", other.CertFile))
+		t.Logf("another CA: %v", err)
 		if err == nil || !strings.Contains(err.Error(), "certificate") {
 			t.Errorf("Open with another CA: %v, want a refused certificate", err)
 		}
@@ -45,6 +46,7 @@ func TestTLS(t *testing.T) {
 
 	t.Run("plaintext is refused by the server", func(t *testing.T) {
 		err := tryOpen(setParams(t, server.URL("localhost", "postgres"), "sslmode", "disable", "sslrootcert", ""))
+		t.Logf("without TLS: %v", err)
 		if err == nil || !strings.Contains(err.Error(), "no encryption") {
 			t.Errorf("Open without TLS: %v, want the server's refusal (pg_hba: no encryption)", err)
 		}
