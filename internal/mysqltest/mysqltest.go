@@ -11,22 +11,20 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io/fs"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/chronoshq/chronos/internal/testca"
+	"github.com/chronoshq/chronos/internal/testdaemon"
 )
 
 // serverUser is the user mariadbd runs as when the test runs as root.
@@ -55,15 +53,11 @@ type Server struct {
 // port, TLS required, and stops it when t ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	install := need(t, "mariadb-install-db", "/usr/bin/mariadb-install-db", "/usr/bin/mysql_install_db")
-	server := need(t, "mariadbd", "/usr/sbin/mariadbd", "/usr/sbin/mysqld")
+	install := testdaemon.Need(t, "mariadb-install-db", "mariadb-server", "mariadb-install-db", "/usr/bin/mysql_install_db")
+	server := testdaemon.Need(t, "mariadbd", "mariadb-server", "/usr/sbin/mariadbd", "/usr/sbin/mysqld")
 
-	dir, err := os.MkdirTemp("", "chronos-mariadb-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	s := &Server{Port: sparePort(t), dir: dir, socket: filepath.Join(dir, "mysqld.sock")}
+	dir := testdaemon.Dir(t, "chronos-mariadb-")
+	s := &Server{Port: testdaemon.SparePort(t), dir: dir, socket: filepath.Join(dir, "mysqld.sock")}
 	data := filepath.Join(dir, "data")
 	s.CA = testca.New(t, dir, CertUser)
 
@@ -71,11 +65,11 @@ func Start(t testing.TB) *Server {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, install, "--no-defaults", "--datadir="+data, "--auth-root-authentication-method=normal",
 		"--skip-test-db", "--skip-name-resolve")
-	if out, err := asServerUser(t, dir, cmd).CombinedOutput(); err != nil {
+	if out, err := testdaemon.AsUser(t, serverUser, dir, cmd).CombinedOutput(); err != nil {
 		t.Fatalf("mariadb-install-db: %v\n%s", err, out)
 	}
 
-	cmd = asServerUser(t, dir, exec.Command(server, "--no-defaults",
+	cmd = testdaemon.AsUser(t, serverUser, dir, exec.Command(server, "--no-defaults",
 		"--datadir="+data,
 		"--port="+strconv.Itoa(s.Port),
 		"--bind-address=127.0.0.1",
@@ -96,21 +90,7 @@ func Start(t testing.TB) *Server {
 		"--ssl-key="+s.CA.ServerKeyFile,
 		"--require-secure-transport=ON",
 	))
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting mariadbd: %v", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
-	s.setUp(t, exited)
+	s.setUp(t, testdaemon.Start(t, cmd, 20*time.Second))
 	return s
 }
 
@@ -118,13 +98,7 @@ func Start(t testing.TB) *Server {
 // Unix socket is a secure transport) and creates User and CertUser.
 func (s *Server) setUp(t testing.TB, exited <-chan error) {
 	t.Helper()
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Net, cfg.Addr = "root", "unix", s.socket
-	connector, err := mysql.NewConnector(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := sql.OpenDB(connector)
+	db := s.rootDB(t)
 	defer db.Close()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -177,13 +151,7 @@ func (s *Server) urlAs(user, host, database string, params url.Values) string {
 // returns its name; the server and the database go when t ends.
 func (s *Server) NewDatabase(t testing.TB) string {
 	t.Helper()
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Net, cfg.Addr = "root", "unix", s.socket
-	connector, err := mysql.NewConnector(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := sql.OpenDB(connector)
+	db := s.rootDB(t)
 	defer db.Close()
 	name := fmt.Sprintf("chronos_tls_%d", time.Now().UnixNano())
 	if _, err := db.Exec("CREATE DATABASE " + name + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"); err != nil {
@@ -201,58 +169,14 @@ func (s *Server) Log() string {
 	return strings.TrimSpace(string(text))
 }
 
-// need returns the first of paths that is an executable, or skips (fails under
-// CI=true).
-func need(t testing.TB, what string, paths ...string) string {
+// rootDB is a pool on the server's socket as root.
+func (s *Server) rootDB(t testing.TB) *sql.DB {
 	t.Helper()
-	var err error
-	for _, p := range paths {
-		var bin string
-		if bin, err = exec.LookPath(p); err == nil {
-			return bin
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is not installed (CI=true requires it; apt-get install mariadb-server): %v", what, err)
-	}
-	t.Skipf("%s is not installed, skipping (apt-get install mariadb-server): %v", what, err)
-	return ""
-}
-
-// sparePort is a loopback port nothing listens on right now.
-func sparePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Net, cfg.Addr = "root", "unix", s.socket
+	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// asServerUser makes cmd run as serverUser when the test runs as root, and everything
-// under dir that user's (the server reads its key and writes its data there).
-func asServerUser(t testing.TB, dir string, cmd *exec.Cmd) *exec.Cmd {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		return cmd
-	}
-	u, err := user.Lookup(serverUser)
-	if err != nil {
-		t.Fatalf("mariadbd should not run as root, and there is no user %s to run it as: %v", serverUser, err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	err = filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(path, uid, gid)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
-	cmd.Env = append(os.Environ(), "HOME="+dir, "LC_ALL=C")
-	return cmd
+	return sql.OpenDB(connector)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/chronoshq/chronos/internal/testca"
+	"github.com/chronoshq/chronos/internal/testdaemon"
 )
 
 // ClientCertDatabase is the database on a TLSServer that also requires a client
@@ -29,10 +30,10 @@ type TLSServer struct {
 func NewTLSServer(t testing.TB) *TLSServer {
 	t.Helper()
 	for _, tool := range []string{"initdb", "pg_ctl", "postgres", "psql"} {
-		need(t, tool, "postgresql-15", filepath.Join(binDir, tool))
+		testdaemon.Need(t, tool, "postgresql-15", filepath.Join(binDir, tool))
 	}
-	c := &Cluster{dir: serverDir(t, "chronos-pgtls-"), t: t}
-	s := &TLSServer{Instance: &Instance{Name: "tls", Port: sparePort(t), data: filepath.Join(c.dir, "data")}, c: c}
+	c := &Cluster{dir: testdaemon.Dir(t, "chronos-pgtls-"), t: t}
+	s := &TLSServer{Instance: &Instance{Name: "tls", Port: testdaemon.SparePort(t), data: filepath.Join(c.dir, "data")}, c: c}
 	c.Primary = s.Instance
 	t.Cleanup(func() {
 		if _, err := os.Stat(filepath.Join(s.data, "postmaster.pid")); err == nil {
