@@ -1,7 +1,8 @@
 // Package pgtest runs, for a test, the PostgreSQL processes a production cluster puts
 // around chronos: a PgBouncer in transaction pooling mode in front of a server
-// (StartBouncer), and a primary with a streaming standby of its own (NewCluster). The
-// store's tests and the e2e tests share it.
+// (StartBouncer), a primary with a streaming standby of its own (NewCluster), and a
+// server that accepts TLS connections only, with a CA the test makes (NewTLSServer).
+// The store's tests and the e2e tests share it.
 //
 // PgBouncer and PostgreSQL refuse to run as root: when the test runs as root, they run
 // as the user postgres, from a temporary directory that user owns. Without their
