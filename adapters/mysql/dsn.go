@@ -54,6 +54,8 @@ func defaultMaxConns() int { return max(4, runtime.NumCPU()) }
 //     connection charset is always utf8mb4, where the driver's escaping is exact (the
 //     driver itself refuses it under the multi-byte charsets where it is not).
 //   - socket=/path connects over a Unix socket instead of host:port.
+//   - ssl-mode, ssl-ca, ssl-cert and ssl-key set up TLS as MySQL's client does (tls.go);
+//     the driver's tls parameter still works, but not with them.
 //   - pool_max_conns=N caps the connections the store opens (default: the larger of 4
 //     and the number of CPUs).
 //
@@ -102,6 +104,10 @@ func parseURL(raw string) (connConfig, error) {
 		maxConns = n
 		query.Del("pool_max_conns")
 	}
+	ssl, err := takeTLSParams(query)
+	if err != nil {
+		return connConfig{}, err
+	}
 	if !query.Has("interpolateParams") {
 		query.Set("interpolateParams", "true")
 	}
@@ -129,6 +135,18 @@ func parseURL(raw string) (connConfig, error) {
 			port = "3306"
 		}
 		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(u.Hostname(), port)
+	}
+	switch {
+	case cfg.TLSConfig != "":
+		// ParseDSN built the driver's TLS configuration for its placeholder address, so
+		// tls=true would check the certificate names 127.0.0.1: drop it, and the
+		// connector builds it again for the real one.
+		cfg.TLS = nil
+	case ssl.mode != "":
+		cfg.TLS, cfg.AllowFallbackToPlaintext, err = ssl.config(u.Hostname())
+		if err != nil {
+			return connConfig{}, err
+		}
 	}
 
 	cfg.ParseTime = true

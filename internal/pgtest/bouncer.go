@@ -9,9 +9,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chronoshq/chronos/internal/testdaemon"
 )
 
 // Bouncer is one running PgBouncer.
@@ -26,7 +27,7 @@ type Bouncer struct {
 // its own name) and stops it when t ends.
 func StartBouncer(t testing.TB, serverURL string) *Bouncer {
 	t.Helper()
-	bin := need(t, "pgbouncer", "pgbouncer", "/usr/sbin/pgbouncer")
+	bin := testdaemon.Need(t, "pgbouncer", "pgbouncer", "/usr/sbin/pgbouncer")
 	server, err := url.Parse(serverURL)
 	if err != nil {
 		t.Fatalf("server URL: %v", err)
@@ -35,10 +36,10 @@ func StartBouncer(t testing.TB, serverURL string) *Bouncer {
 	if serverPort == "" {
 		serverPort = "5432"
 	}
-	port := sparePort(t)
+	port := testdaemon.SparePort(t)
 	b := &Bouncer{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
 
-	b.dir = serverDir(t, "chronos-pgbouncer-")
+	b.dir = testdaemon.Dir(t, "chronos-pgbouncer-")
 	files := map[string]string{
 		"pgbouncer.ini": fmt.Sprintf(config, server.Hostname(), serverPort, port, b.dir),
 		"userlist.txt":  fmt.Sprintf("%q \"\"\n", server.User.Username()),
@@ -49,21 +50,9 @@ func StartBouncer(t testing.TB, serverURL string) *Bouncer {
 		}
 	}
 
+	// SIGTERM at the end is PgBouncer's immediate shutdown, closing every connection.
 	cmd := asServerUser(t, b.dir, exec.Command(bin, filepath.Join(b.dir, "pgbouncer.ini")))
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting pgbouncer: %v", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM) // immediate shutdown, closing every connection
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
+	exited := testdaemon.Start(t, cmd, 5*time.Second)
 	b.waitListening(t, exited)
 	return b
 }
@@ -91,17 +80,6 @@ server_idle_timeout = 5
 server_lifetime = 60
 ignore_startup_parameters = extra_float_digits
 `
-
-// sparePort is a loopback port nothing listens on right now.
-func sparePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // waitListening waits until PgBouncer accepts connections.
 func (b *Bouncer) waitListening(t testing.TB, exited <-chan error) {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/chronoshq/chronos/internal/testdaemon"
 )
 
 // binDir is where Debian's postgresql-15 puts initdb, pg_ctl and pg_basebackup (they
@@ -42,11 +44,11 @@ type Instance struct {
 func NewCluster(t testing.TB, synchronous bool) *Cluster {
 	t.Helper()
 	for _, tool := range []string{"initdb", "pg_ctl", "pg_basebackup", "postgres"} {
-		need(t, tool, "postgresql-15", filepath.Join(binDir, tool))
+		testdaemon.Need(t, tool, "postgresql-15", filepath.Join(binDir, tool))
 	}
-	c := &Cluster{dir: serverDir(t, "chronos-pgcluster-"), t: t}
-	c.Primary = &Instance{Name: "primary", Port: sparePort(t), data: filepath.Join(c.dir, "primary")}
-	c.Standby = &Instance{Name: "standby", Port: sparePort(t), data: filepath.Join(c.dir, "standby")}
+	c := &Cluster{dir: testdaemon.Dir(t, "chronos-pgcluster-"), t: t}
+	c.Primary = &Instance{Name: "primary", Port: testdaemon.SparePort(t), data: filepath.Join(c.dir, "primary")}
+	c.Standby = &Instance{Name: "standby", Port: testdaemon.SparePort(t), data: filepath.Join(c.dir, "standby")}
 	t.Cleanup(func() {
 		for _, in := range []*Instance{c.Standby, c.Primary} {
 			if _, err := os.Stat(filepath.Join(in.data, "postmaster.pid")); err == nil {
