@@ -10,6 +10,7 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/internal/claims"
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -128,7 +129,7 @@ func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fe
 			return err
 		}
 		if n == 0 {
-			return final{fmt.Errorf("mysql: extend lease of alarm %q: %w", p.AlarmID, ports.ErrLeaseLost)}
+			return sqlstore.Mapped(fmt.Errorf("mysql: extend lease of alarm %q: %w", p.AlarmID, ports.ErrLeaseLost))
 		}
 		f = domain.Fence{Worker: p.Fence.Worker, ClaimedAt: at}
 		return nil

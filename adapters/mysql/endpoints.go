@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -119,7 +120,7 @@ func endpointRow(r *sql.Row, owner, name string) (domain.Endpoint, error) {
 }
 
 func endpointNotFound(owner, name string) error {
-	return final{fmt.Errorf("mysql: endpoint %q of owner %q: %w", name, owner, ports.ErrNotFound)}
+	return sqlstore.Mapped(fmt.Errorf("mysql: endpoint %q of owner %q: %w", name, owner, ports.ErrNotFound))
 }
 
 func scanEndpoint(r sqlrow.Scanner) (domain.Endpoint, error) {

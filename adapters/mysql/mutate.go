@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -40,7 +41,7 @@ func (s *Store) mutate(ctx context.Context, r alarmRef, fn ports.MutateFunc) (do
 		}
 		t, changed, err := fn(a, now)
 		if err != nil {
-			return final{err}
+			return sqlstore.Mapped(err)
 		}
 		if !changed {
 			// Nothing to write: committing releases the lock like a rollback would.

@@ -15,8 +15,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -50,6 +52,8 @@ type Store struct {
 	mu        sync.Mutex
 	done      chan struct{}
 	listeners sync.WaitGroup
+
+	sqlstore.Engine[pgtype.Timestamptz] // tokens, sessions, state, workers
 }
 
 // Open connects to the database at url (postgres:// or postgresql://, any parameter
@@ -75,6 +79,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s.hintChannel = hintChannelFor(schema)
+	s.Engine = s.newEngine()
 	return s, nil
 }
 

@@ -5,7 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/adapters/internal/sqltext"
 )
 
@@ -55,8 +58,6 @@ type statements struct {
 	// deleteEventsOf and deleteAlarms delete alarms and their events by id, for
 	// retention and the admin's deletes (see deleteWithEvents).
 	deleteEventsOf, deleteAlarms *sql.Stmt
-	// putState writes a cluster value (see PutState).
-	putState *sql.Stmt
 }
 
 // batchBuckets sizes, powers of two up to maxBatchRows: ten statements each.
@@ -111,9 +112,6 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 	if st.deleteAlarms, err = db.PrepareContext(ctx, deleteAlarmsSQL); err != nil {
 		return
 	}
-	if st.putState, err = db.PrepareContext(ctx, putStateSQL); err != nil {
-		return
-	}
 	for i := range batchBuckets {
 		if st.applyBatch[i], err = db.PrepareContext(ctx, applyBatchSQL(1<<i)); err != nil {
 			return
@@ -131,7 +129,7 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 func (st statements) close() error {
 	var errs []error
 	all := append([]*sql.Stmt{st.applyFenced, st.applyUnfenced, st.insertAlarm, st.claim, st.fairPick, st.claimIDs, st.extendLease, st.byKey,
-		st.deleteEventsOf, st.deleteAlarms, st.putState}, st.applyBatch[:]...)
+		st.deleteEventsOf, st.deleteAlarms}, st.applyBatch[:]...)
 	all = append(all, st.createBatch[:]...)
 	for _, s := range append(all, st.insertEvents[:]...) {
 		if s != nil {
@@ -178,16 +176,13 @@ func (l listStatements) close() {
 	}
 }
 
-// readStatements are the admin's and the cluster state's reads, prepared once on the
-// reader pool as List's are: an admin page merges walks like an unfiltered List page,
-// and every node reads its state every tick.
+// readStatements are the admin's reads, prepared once on the reader pool as List's
+// are: an admin page merges walks like an unfiltered List page.
 type readStatements struct {
 	// adminList[walk][cursor] is a page of AdminList (see adminListSQL).
 	adminList [adminWalks][2]*sql.Stmt
 	// countStatuses and countDue are CountAlarms' two reads.
 	countStatuses, countDue *sql.Stmt
-	// getState reads a cluster value.
-	getState *sql.Stmt
 	// nextDue is NextDue's read, which every dispatcher makes before it sleeps: 64
 	// lanes' probes, too long a text to parse each time (nextDueSQL).
 	nextDue *sql.Stmt
@@ -213,9 +208,6 @@ func prepareReads(ctx context.Context, db *sql.DB) (r readStatements, err error)
 	if r.countDue, err = db.PrepareContext(ctx, countDueSQL); err != nil {
 		return
 	}
-	if r.getState, err = db.PrepareContext(ctx, getStateSQL); err != nil {
-		return
-	}
 	if r.nextDue, err = db.PrepareContext(ctx, nextDueSQL); err != nil {
 		return
 	}
@@ -223,7 +215,7 @@ func prepareReads(ctx context.Context, db *sql.DB) (r readStatements, err error)
 }
 
 func (r readStatements) close() {
-	all := []*sql.Stmt{r.countStatuses, r.countDue, r.getState, r.nextDue}
+	all := []*sql.Stmt{r.countStatuses, r.countDue, r.nextDue}
 	for _, row := range r.adminList {
 		all = append(all, row[:]...)
 	}
@@ -231,5 +223,50 @@ func (r readStatements) close() {
 		if st != nil {
 			_ = st.Close()
 		}
+	}
+}
+
+// engineSQL is SQLite's text for the shared engine (sqlstore.Statements documents each
+// statement's arguments). Times are unix milliseconds; now is always an argument.
+var engineSQL = sqlstore.Statements{
+	CreateToken: `INSERT INTO api_tokens (` + sqlrow.TokenColumns + `, admin)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
+	TokenByHash:     `SELECT ` + sqlrow.TokenColumns + ` FROM api_tokens WHERE hash = ?`,
+	ListOwnerTokens: `SELECT ` + sqlrow.TokenColumns + ` FROM api_tokens WHERE owner = ? ORDER BY created_at, id`, // api_tokens_owner
+	ListTokens:      sqlrow.ListTokensSQL,
+	RevokeToken:     `UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ?1) WHERE id = ?2`,
+	TouchToken: `UPDATE api_tokens SET last_used_at = ?1
+		WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?3)`,
+
+	CreateSession: `INSERT INTO ui_sessions (hash, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?)`,
+	SessionByHash: `SELECT token_hash, created_at, expires_at FROM ui_sessions WHERE hash = ?`,
+	DeleteSession: `DELETE FROM ui_sessions WHERE hash = ?`,
+	DeleteExpiredSessions: `DELETE FROM ui_sessions WHERE hash IN
+		(SELECT hash FROM ui_sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ? + 0)`,
+
+	GetState: `SELECT value, updated_at FROM chronos_state WHERE name = ?1`,
+	PutState: `INSERT INTO chronos_state (name, value, updated_at) VALUES (?1, ?2, ?3)
+		ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+
+	RegisterWorker: `INSERT INTO workers (` + sqlrow.WorkerColumns + `)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+		ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = excluded.pid, version = excluded.version,
+			stats = excluded.stats, started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at`,
+	Heartbeat:        `UPDATE workers SET heartbeat_at = ?, stats = ? WHERE id = ?`,
+	DeregisterWorker: `DELETE FROM workers WHERE id = ?`,
+	ListWorkers:      sqlrow.ListWorkersSQL,
+}
+
+// newEngine is the shared engine on the store's pools: reads on the reader, writes
+// outside a transaction on the writer, every statement prepared (SQLite parses each
+// unprepared text anew).
+func (s *Store) newEngine() sqlstore.Engine[sql.NullInt64] {
+	return sqlstore.Engine[sql.NullInt64]{
+		Name: "sqlite", SQL: &engineSQL,
+		Read: sqlstore.Prepared(s.reader), Write: sqlstore.Prepared(s.writer),
+		MapError: mapError,
+		TimeArg:  func(t time.Time) any { return toDB(trunc(t)) },
+		ToTime:   fromDB,
+		NowArg:   func() any { return toDB(s.now()) },
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -24,15 +25,16 @@ import (
 // for queries, which WAL lets run alongside the writer. Across processes, writers
 // serialize on BEGIN IMMEDIATE.
 type Store struct {
-	path   string // the database file
-	writer *sql.DB
-	turns  writeTurns // who has the writer next: claims first (write_turns.go)
-	reader *sql.DB
-	clock  ports.Clock
-	stmts  statements
-	lists  listStatements // on the reader pool
-	reads  readStatements // on the reader pool
-	closed atomic.Bool
+	path                           string // the database file
+	writer                         *sql.DB
+	turns                          writeTurns // who has the writer next: claims first (write_turns.go)
+	reader                         *sql.DB
+	clock                          ports.Clock
+	stmts                          statements
+	lists                          listStatements // on the reader pool
+	reads                          readStatements // on the reader pool
+	closed                         atomic.Bool
+	sqlstore.Engine[sql.NullInt64] // tokens, sessions, state, workers
 }
 
 var _ ports.Store = (*Store)(nil)
@@ -107,6 +109,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		s.closeAll()
 		return nil, err
 	}
+	s.Engine = s.newEngine()
 	return s, nil
 }
 

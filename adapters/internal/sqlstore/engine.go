@@ -1,0 +1,43 @@
+// Package sqlstore is the part of the SQL stores that is the same on every database:
+// the algorithms behind the store port's simple families (tokens, sessions, cluster
+// state, workers), written once over a dialect. A dialect supplies its statements
+// (one statements.go per store), how it reaches the database (DB), how it maps driver
+// errors, how it passes and reads times, and its clock. Statements tuned for one
+// database (claims, batched writes) stay in that store.
+package sqlstore
+
+import (
+	"time"
+)
+
+// Engine runs the shared algorithms for one store. T is how the driver reads a time
+// column that may be NULL (sql.NullInt64, sql.NullTime, pgtype.Timestamptz).
+type Engine[T any] struct {
+	// Name prefixes the errors the engine makes ("sqlite", "postgres", "mysql").
+	Name string
+	// SQL is the dialect's text for every statement the engine runs.
+	SQL *Statements
+	// Read runs queries outside a transaction; Write runs single-statement writes.
+	Read, Write DB
+	// MapError turns a driver error into the port's errors (nil stays nil).
+	MapError func(error) error
+	// TimeArg is a time as a statement argument: NULL when zero, else as the column
+	// keeps it (truncated to the store's precision).
+	TimeArg func(time.Time) any
+	// ToTime reads a nullable time column: the zero time for NULL, else UTC.
+	ToTime func(T) time.Time
+	// NowArg is the store's now as an argument: the injected clock's time, or what the
+	// statement reads as "use the database clock" (NULL where it coalesces to it).
+	NowArg func() any
+}
+
+// mapError maps err once: errors the engine made, or already mapped, pass as they are.
+func (e *Engine[T]) mapError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if IsMapped(err) {
+		return err
+	}
+	return e.MapError(err)
+}

@@ -1,0 +1,31 @@
+package sqlstore
+
+// Statements is a dialect's SQL for the engine. Each names the arguments the engine
+// passes, in order; a dialect that numbers its placeholders may use one twice.
+type Statements struct {
+	// CreateToken: id, owner, scope, hash, note, created_at, revoked_at, last_used_at,
+	// and the old admin column (for binaries that predate scopes).
+	CreateToken string
+	// TokenByHash: hash. ListOwnerTokens: owner. ListTokens: none. All select
+	// sqlrow.TokenColumns.
+	TokenByHash, ListOwnerTokens, ListTokens string
+	// RevokeToken: now, id; keeps an earlier revocation.
+	RevokeToken string
+	// TouchToken: at, id, staleBefore.
+	TouchToken string
+
+	// CreateSession: hash, token_hash, created_at, expires_at.
+	CreateSession string
+	// SessionByHash: hash; selects token_hash, created_at, expires_at.
+	SessionByHash string
+	// DeleteSession: hash. DeleteExpiredSessions: before, limit.
+	DeleteSession, DeleteExpiredSessions string
+
+	// GetState: name; selects value, updated_at. PutState: name, value, now.
+	GetState, PutState string
+
+	// RegisterWorker: id, host, pid, version, stats, now, now (started and beating).
+	RegisterWorker string
+	// Heartbeat: now, stats, id. DeregisterWorker: id. ListWorkers: none.
+	Heartbeat, DeregisterWorker, ListWorkers string
+}
