@@ -87,18 +87,3 @@ func payloadArg(p []byte) []byte {
 	}
 	return p
 }
-
-// Get returns the owner's alarm.
-func (s *Store) Get(ctx context.Context, owner, id string) (domain.Alarm, error) {
-	return s.get(ctx, ownedBy(owner, id))
-}
-
-// get reads the alarm r names.
-func (s *Store) get(ctx context.Context, r alarmRef) (domain.Alarm, error) {
-	where, args := r.where("")
-	a, err := scanAlarm(s.db.QueryRowContext(ctx, `SELECT `+alarmColumns+` FROM alarms WHERE `+where, args...))
-	if errors.Is(err, sql.ErrNoRows) {
-		return domain.Alarm{}, notFound("alarm", r.id)
-	}
-	return a, mapError(err)
-}

@@ -1,10 +1,13 @@
 package mysql
 
 import (
+	"context"
 	"database/sql"
+	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
+	"github.com/chronoshq/chronos/domain"
 )
 
 // engineSQL is MySQL's and MariaDB's text for the shared engine (sqlstore.Statements
@@ -15,6 +18,15 @@ import (
 // VALUES() form is deprecated on MySQL and its replacement (row aliases) does not exist
 // on MariaDB.
 var engineSQL = sqlstore.Statements{
+	GetAlarm: `SELECT ` + alarmColumns + ` FROM alarms WHERE id = ?`,
+	// One row per stored event, the first limit of them, or one row of NULL events.
+	AlarmEvents: `SELECT a.owner, a.created_at, a.fire_at, e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
+		FROM alarms a LEFT JOIN alarm_events e ON e.alarm_id = a.id
+		WHERE a.id = ?
+		ORDER BY e.id
+		LIMIT ?`,
+	Define: `UPDATE alarms SET ` + sqlrow.DefineSet + ` WHERE id = ?`,
+
 	// The old admin column is still written, for binaries that predate scopes
 	// (migration 00003).
 	CreateToken:     `INSERT INTO api_tokens (` + sqlrow.TokenColumns + `, admin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -50,5 +62,36 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullTime] {
 		TimeArg:  timeArg,
 		ToTime:   sqlrow.NullTime,
 		NowArg:   s.injectedNow,
+
+		PayloadArg:  func(p []byte) any { return payloadArg(p) },
+		Tx:          s.engineTx,
+		ScanAlarm:   scanAlarm,
+		StoredAlarm: storedAlarm,
+		// READ COMMITTED: the locking read, then the store's now once the lock is held
+		// (so it is never earlier than the write that came before).
+		LockAlarm: func(ctx context.Context, db sqlstore.DB, id string) (domain.Alarm, time.Time, error) {
+			tx := db.(stdTx).tx
+			a, err := scanAlarm(tx.QueryRowContext(ctx, `SELECT `+alarmColumns+` FROM alarms WHERE id = ? FOR UPDATE`, id))
+			if err != nil {
+				return domain.Alarm{}, time.Time{}, err
+			}
+			now, err := s.now(ctx, tx)
+			return a, now, err
+		},
+		WriteTransition: func(ctx context.Context, db sqlstore.DB, t domain.Transition) error {
+			return writeTransitions(ctx, s.batch(db.(stdTx).tx), []domain.Transition{t})
+		},
 	}
+}
+
+// stdTx is a transaction as the engine's DB, keeping the *sql.Tx for the prepared batch
+// statements.
+type stdTx struct {
+	sqlstore.DB
+	tx *sql.Tx
+}
+
+// engineTx is inTx for the engine.
+func (s *Store) engineTx(ctx context.Context, fn func(tx sqlstore.DB) error) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error { return fn(stdTx{sqlstore.Std(tx), tx}) })
 }

@@ -4,27 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
-// The admin API's by-id calls are the owner API's, in the scope of every owner
-// (scope.go): the same statements, plans and locking.
-
-// AdminGet returns the alarm with this id, whoever owns it.
-func (s *Store) AdminGet(ctx context.Context, id string) (domain.Alarm, error) {
-	return s.get(ctx, everyOwner, id)
-}
-
-// AdminEvents returns the history of the alarm with this id, whoever owns it.
-func (s *Store) AdminEvents(ctx context.Context, id string, limit int) ([]domain.Event, error) {
-	return s.events(ctx, everyOwner, id, limit)
-}
-
-// AdminMutate is Mutate on any owner's alarm: the same row lock, clock and Apply.
-func (s *Store) AdminMutate(ctx context.Context, id string, fn ports.MutateFunc) (domain.Alarm, error) {
-	return s.mutate(ctx, everyOwner, id, fn)
-}
 
 // deleteByIDSQL deletes the named alarms, found in alarms_pkey, whatever their status
 // or lease, and returns the ids it deleted (unknown ids are not among them). A row

@@ -78,25 +78,3 @@ func payloadArg(p []byte) []byte {
 	return p
 }
 
-// getSQL finds the alarm by id alone, and Get checks the owner. With the owner in the
-// WHERE too, a generic plan made on an empty table could take alarms_owner_status_id_idx
-// (owner leading, id third) and walk every alarm of the owner for one row; by id alone
-// the primary key is the only index that bounds it (TestPlansWithoutStatistics).
-const getSQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE id = $1`
-
-// Get returns the owner's alarm.
-func (s *Store) Get(ctx context.Context, owner, id string) (domain.Alarm, error) {
-	return s.get(ctx, ownedBy(owner), id)
-}
-
-// get returns the alarm with this id when sc sees it; ErrNotFound otherwise.
-func (s *Store) get(ctx context.Context, sc ownerScope, id string) (domain.Alarm, error) {
-	a, err := scanAlarm(s.pool.QueryRow(ctx, getSQL, id))
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !sc.sees(a.Owner)) {
-		return domain.Alarm{}, notFound("alarm", id)
-	}
-	if err != nil {
-		return domain.Alarm{}, mapError(err)
-	}
-	return a, nil
-}

@@ -14,7 +14,7 @@ import (
 const alarmColumns = sqlrow.AlarmColumns
 
 // scanAlarm reads one row of alarmColumns and checks it with domain.Rehydrate.
-func scanAlarm(row pgx.Row) (domain.Alarm, error) {
+func scanAlarm(row sqlrow.Scanner) (domain.Alarm, error) {
 	return newAlarmScanner().Scan(row)
 }
 

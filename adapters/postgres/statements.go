@@ -10,12 +10,18 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
+	"github.com/chronoshq/chronos/domain"
 )
 
 // engineSQL is PostgreSQL's text for the shared engine (sqlstore.Statements documents
 // each statement's arguments). A now argument is the injected clock's time or NULL,
 // which coalesce turns into the database clock.
 var engineSQL = sqlstore.Statements{
+	GetAlarm:    getSQL,
+	AlarmEvents: eventsSQL,
+	Define: `UPDATE alarms SET label = $1, cron_expr = $2, timezone = $3, wake_message = $4,
+		payload = $5, max_failures = $6, series = $7 WHERE id = $8`,
+
 	// The admin flag that the scope replaced (migration 00004) is still written, so
 	// binaries that predate scopes read it right.
 	CreateToken: `INSERT INTO api_tokens (` + sqlrow.TokenColumns + `, admin)
@@ -56,7 +62,45 @@ func (s *Store) newEngine() sqlstore.Engine[pgtype.Timestamptz] {
 		TimeArg:  func(t time.Time) any { return timeArg(t) },
 		ToTime:   tsTime,
 		NowArg:   s.nowArg,
+
+		PayloadArg: func(p []byte) any { return payloadArg(p) },
+		Tx:         s.inTx,
+		ScanAlarm:  scanAlarm,
+		LockAlarm: func(ctx context.Context, tx sqlstore.DB, id string) (domain.Alarm, time.Time, error) {
+			return lockAlarm(ctx, tx, id, s.nowArg())
+		},
+		StoredAlarm: truncateAlarm,
+		WriteTransition: func(ctx context.Context, tx sqlstore.DB, t domain.Transition) error {
+			_, err := tx.Exec(ctx, applySQL, applyArgs([]domain.Transition{t})...)
+			return err
+		},
 	}
+}
+
+// inTx runs fn in one transaction, again when PostgreSQL rolled it back (withRetry).
+func (s *Store) inTx(ctx context.Context, fn func(tx sqlstore.DB) error) error {
+	return withRetry(ctx, func() error {
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return fn(pgxDB{tx}) })
+	})
+}
+
+// lockAlarm locks the row and reads the clock in one round trip: the batch runs them in
+// order, so the clock is read once the lock is held.
+func lockAlarm(ctx context.Context, db sqlstore.DB, id string, now any) (domain.Alarm, time.Time, error) {
+	batch := &pgx.Batch{}
+	batch.Queue(lockAlarmSQL, id)
+	batch.Queue(mutateNowSQL, now)
+	br := db.(pgxDB).q.(pgx.Tx).SendBatch(ctx, batch)
+	defer br.Close()
+	a, err := scanAlarm(br.QueryRow())
+	if err != nil {
+		return domain.Alarm{}, time.Time{}, err
+	}
+	var at time.Time
+	if err := br.QueryRow().Scan(&at); err != nil {
+		return domain.Alarm{}, time.Time{}, err
+	}
+	return a, at.UTC(), br.Close()
 }
 
 // pgxQuerier is what a pgx pool, connection and transaction share.
@@ -81,3 +125,29 @@ func (d pgxDB) QueryRow(ctx context.Context, query string, args ...any) sqlrow.S
 func (d pgxDB) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
 	return d.q.Query(ctx, query, args...)
 }
+
+// getSQL finds the alarm by id alone; the engine checks the owner. With the owner in the
+// WHERE too, a generic plan made on an empty table could take alarms_owner_status_id_idx
+// (owner leading, id third) and walk every alarm of the owner for one row; by id alone
+// the primary key is the only index that bounds it (TestPlansWithoutStatistics).
+const getSQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE id = $1`
+
+// lockAlarmSQL locks the alarm by id alone (see getSQL).
+const lockAlarmSQL = getSQL + ` FOR UPDATE`
+
+// mutateNowSQL is read after the row lock is granted: clock_timestamp(), not now(),
+// because now() is when the transaction began, possibly before it queued behind a
+// dispatcher's write, and the owner's change must not be stamped earlier than the
+// change it waited for.
+const mutateNowSQL = `SELECT coalesce($1::timestamptz, clock_timestamp())`
+
+// eventsSQL reads the alarm's owner, creation and first events in one statement (see
+// sqlstore.Statements.AlarmEvents), by id alone as getSQL.
+const eventsSQL = `
+SELECT a.owner, a.created_at, a.fire_at, e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
+FROM alarms a
+LEFT JOIN LATERAL (
+	SELECT * FROM alarm_events WHERE alarm_id = a.id ORDER BY id LIMIT $2
+) e ON true
+WHERE a.id = $1
+ORDER BY e.id`

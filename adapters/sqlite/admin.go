@@ -5,27 +5,10 @@ import (
 	"database/sql"
 	"fmt"
 
-	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
 var _ ports.AdminStore = (*Store)(nil)
-
-// AdminGet is Get of whoever owns the alarm.
-func (s *Store) AdminGet(ctx context.Context, id string) (domain.Alarm, error) {
-	return s.get(ctx, id, anyOwner)
-}
-
-// AdminEvents is Events of whoever owns the alarm.
-func (s *Store) AdminEvents(ctx context.Context, id string, limit int) ([]domain.Event, error) {
-	return s.events(ctx, id, anyOwner, limit)
-}
-
-// AdminMutate is Mutate of whoever owns the alarm: the same read, decision and unfenced
-// write under the write lock.
-func (s *Store) AdminMutate(ctx context.Context, id string, fn ports.MutateFunc) (domain.Alarm, error) {
-	return s.mutate(ctx, id, anyOwner, fn)
-}
 
 // DeleteAlarms deletes the alarms with these ids, whatever their status or lease, and
 // all their events, in one write transaction (deleteWithEvents, shared with retention).

@@ -165,29 +165,6 @@ func payloadBytes(p []byte) []byte {
 	return p
 }
 
-// Get returns the owner's alarm.
-func (s *Store) Get(ctx context.Context, owner, id string) (domain.Alarm, error) {
-	return s.get(ctx, id, ofOwner(owner))
-}
-
-// ofOwner is the owner argument of an owner's by-id call (get, events, mutate); anyOwner
-// is the admin calls', which see every owner's alarms.
-func ofOwner(owner string) sql.NullString { return sql.NullString{String: owner, Valid: true} }
-
-var anyOwner = sql.NullString{}
-
-// byIDSQL reads the alarm with id ?1 if its owner is ?2, or whoever owns it when ?2 is
-// NULL (owner is NOT NULL, so NULL names no owner). The primary key finds the row either way.
-const byIDSQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE id = ?1 AND (?2 IS NULL OR owner = ?2)`
-
-func (s *Store) get(ctx context.Context, id string, owner sql.NullString) (domain.Alarm, error) {
-	a, err := scanAlarm(s.reader.QueryRowContext(ctx, byIDSQL, id, owner))
-	if errors.Is(err, sql.ErrNoRows) {
-		return domain.Alarm{}, notFound("alarm", id)
-	}
-	return a, mapError(err)
-}
-
 // List returns a page of the owner's alarms, newest first, keyset-paginated on id.
 func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
 	args := []any{owner}

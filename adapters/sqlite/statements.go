@@ -10,6 +10,7 @@ import (
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/adapters/internal/sqltext"
+	"github.com/chronoshq/chronos/domain"
 )
 
 // transitionSet is the SET list of a transition: exactly the mutable columns the domain
@@ -229,6 +230,13 @@ func (r readStatements) close() {
 // engineSQL is SQLite's text for the shared engine (sqlstore.Statements documents each
 // statement's arguments). Times are unix milliseconds; now is always an argument.
 var engineSQL = sqlstore.Statements{
+	GetAlarm: `SELECT ` + alarmColumns + ` FROM alarms WHERE id = ?`,
+	AlarmEvents: `SELECT a.owner, a.created_at, a.fire_at, e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
+		FROM alarms a LEFT JOIN (SELECT * FROM alarm_events WHERE alarm_id = ?1 ORDER BY id LIMIT ?2 + 0) e ON true
+		WHERE a.id = ?1
+		ORDER BY e.id`,
+	Define: `UPDATE alarms SET ` + sqlrow.DefineSet + ` WHERE id = ?`,
+
 	CreateToken: `INSERT INTO api_tokens (` + sqlrow.TokenColumns + `, admin)
 		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
 	TokenByHash:     `SELECT ` + sqlrow.TokenColumns + ` FROM api_tokens WHERE hash = ?`,
@@ -268,5 +276,39 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullInt64] {
 		TimeArg:  func(t time.Time) any { return toDB(trunc(t)) },
 		ToTime:   fromDB,
 		NowArg:   func() any { return toDB(s.now()) },
+
+		PayloadArg:  func(p []byte) any { return payloadBytes(p) },
+		Tx:          s.inTx,
+		ScanAlarm:   scanAlarm,
+		StoredAlarm: storedAlarm,
+		// BEGIN IMMEDIATE holds the write lock from the first statement: the read is
+		// locked, and nothing else writes before the transaction ends.
+		LockAlarm: func(ctx context.Context, tx sqlstore.DB, id string) (domain.Alarm, time.Time, error) {
+			a, err := scanAlarm(tx.QueryRow(ctx, `SELECT `+alarmColumns+` FROM alarms WHERE id = ?`, id))
+			return a, s.now(), err
+		},
+		WriteTransition: func(ctx context.Context, db sqlstore.DB, t domain.Transition) error {
+			tx := db.(writeTx).tx
+			ok, err := applyTransition(ctx, tx.StmtContext(ctx, s.stmts.applyUnfenced), t)
+			if err != nil {
+				return sqlstore.Mapped(err)
+			}
+			if !ok { // impossible while we hold the write lock; refuse rather than guess
+				return fmt.Errorf("alarm %q vanished during an update under the write lock", t.AlarmID)
+			}
+			return sqlstore.Mapped(s.insertEvents(ctx, tx, t.Events))
+		},
 	}
+}
+
+// writeTx is a write transaction as the engine's DB, keeping the *sql.Tx for the
+// statements prepared on the writer.
+type writeTx struct {
+	sqlstore.DB
+	tx *sql.Tx
+}
+
+// inTx is write for the engine.
+func (s *Store) inTx(ctx context.Context, fn func(tx sqlstore.DB) error) error {
+	return s.write(ctx, func(tx *sql.Tx) error { return fn(writeTx{sqlstore.Std(tx), tx}) })
 }

@@ -7,7 +7,11 @@
 package sqlstore
 
 import (
+	"context"
 	"time"
+
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/domain"
 )
 
 // Engine runs the shared algorithms for one store. T is how the driver reads a time
@@ -29,6 +33,22 @@ type Engine[T any] struct {
 	// NowArg is the store's now as an argument: the injected clock's time, or what the
 	// statement reads as "use the database clock" (NULL where it coalesces to it).
 	NowArg func() any
+	// PayloadArg is an alarm's payload as the payload column keeps it.
+	PayloadArg func([]byte) any
+
+	// Tx runs fn in one transaction and commits it, again from the start when the
+	// database rolled it back as a victim (deadlock, serialization failure, busy). fn's
+	// errors come back as they are.
+	Tx func(ctx context.Context, fn func(tx DB) error) error
+	// ScanAlarm reads one row of sqlrow.AlarmColumns.
+	ScanAlarm func(sqlrow.Scanner) (domain.Alarm, error)
+	// LockAlarm reads the alarm with this id, locked until tx ends, and the store's now
+	// read once the lock is held. No row is sql.ErrNoRows.
+	LockAlarm func(ctx context.Context, tx DB, id string) (domain.Alarm, time.Time, error)
+	// WriteTransition writes an unfenced transition and its events in tx.
+	WriteTransition func(ctx context.Context, tx DB, t domain.Transition) error
+	// StoredAlarm is a as a read of its row returns it (times at the store's precision).
+	StoredAlarm func(domain.Alarm) domain.Alarm
 }
 
 // mapError maps err once: errors the engine made, or already mapped, pass as they are.

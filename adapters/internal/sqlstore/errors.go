@@ -4,13 +4,20 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/chronoshq/chronos/adapters/internal/ctxerr"
 	"github.com/chronoshq/chronos/ports"
 )
 
 // Mapped marks err as already what the caller must see (a portable error with its
 // detail, or a callback's own error): a store's error mapping returns it as it is
-// rather than mapping or prefixing it again.
-func Mapped(err error) error { return mapped{err} }
+// rather than mapping or prefixing it again. Mapped(nil) is nil, and a context error
+// stays as it is (ctxerr): every mapping returns it untouched anyway.
+func Mapped(err error) error {
+	if err == nil || ctxerr.Is(err) {
+		return err
+	}
+	return mapped{err}
+}
 
 // IsMapped reports whether err was marked by Mapped.
 func IsMapped(err error) bool {

@@ -3,6 +3,15 @@ package sqlstore
 // Statements is a dialect's SQL for the engine. Each names the arguments the engine
 // passes, in order; a dialect that numbers its placeholders may use one twice.
 type Statements struct {
+	// GetAlarm: id; selects sqlrow.AlarmColumns.
+	GetAlarm string
+	// AlarmEvents: id, limit; selects the alarm's owner, created_at and fire_at, then the
+	// event's id, type, at, attempt, scheduled_for, worker and message, oldest event first
+	// (NULLs when the alarm has none), at most limit events.
+	AlarmEvents string
+	// Define: label, cron_expr, timezone, wake_message, payload, max_failures, series, id.
+	Define string
+
 	// CreateToken: id, owner, scope, hash, note, created_at, revoked_at, last_used_at,
 	// and the old admin column (for binaries that predate scopes).
 	CreateToken string
