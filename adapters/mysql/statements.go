@@ -43,6 +43,20 @@ var engineSQL = sqlstore.Statements{
 	DeleteSession:         `DELETE FROM ui_sessions WHERE hash = ?`,
 	DeleteExpiredSessions: `DELETE FROM ui_sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ?`,
 
+	CreateEndpoint:     `INSERT INTO endpoints (` + sqlrow.EndpointColumns + `) VALUES (` + placeholders(sqlrow.EndpointParams) + `)`,
+	GetEndpoint:        `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = ? AND name = ?`,
+	LockEndpoint:       `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = ? AND name = ? FOR UPDATE`,
+	ListOwnerEndpoints: `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = ? ORDER BY name`,
+	UpdateEndpoint: `UPDATE endpoints SET url = ?, secrets = ?, timeout_ms = ?, max_in_flight = ?,
+		rate_per_second = ?, failure_url = ?, updated_at = ? WHERE owner = ? AND name = ?`,
+	DeleteEndpoint: `DELETE FROM endpoints WHERE owner = ? AND name = ?`,
+
+	// The export walks the primary key (alarms) and alarm_events_alarm (alarm_id, id).
+	ExportAlarms: `SELECT ` + alarmColumns + ` FROM alarms WHERE id > ? ORDER BY id LIMIT ?`,
+	ExportEvents: `SELECT id, ` + sqlrow.EventColumns + ` FROM alarm_events
+		WHERE alarm_id >= ? AND alarm_id <= ? AND (alarm_id > ? OR id > ?)
+		ORDER BY alarm_id, id LIMIT ?`,
+
 	GetState: `SELECT value, updated_at FROM chronos_state WHERE name = ?`,
 	PutState: `REPLACE INTO chronos_state (name, value, updated_at) VALUES (?, ?, COALESCE(?, UTC_TIMESTAMP(6)))`,
 
@@ -63,6 +77,14 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullTime] {
 		ToTime:   sqlrow.NullTime,
 		NowArg:   s.injectedNow,
 
+		Now: func(ctx context.Context, db sqlstore.DB) (time.Time, error) {
+			if s.clock != nil {
+				return micro(s.clock.Now()), nil
+			}
+			var now time.Time
+			err := db.QueryRow(ctx, "SELECT UTC_TIMESTAMP(6)").Scan(&now)
+			return now.UTC(), err
+		},
 		PayloadArg:  func(p []byte) any { return payloadArg(p) },
 		Tx:          s.engineTx,
 		ScanAlarm:   scanAlarm,

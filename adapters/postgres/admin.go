@@ -7,7 +7,6 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-
 // deleteByIDSQL deletes the named alarms, found in alarms_pkey, whatever their status
 // or lease, and returns the ids it deleted (unknown ids are not among them). A row
 // locked by a claim, an Apply or a Mutate is waited for; the worker whose lease goes

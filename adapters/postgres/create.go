@@ -77,4 +77,3 @@ func payloadArg(p []byte) []byte {
 	}
 	return p
 }
-

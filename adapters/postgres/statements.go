@@ -39,6 +39,20 @@ var engineSQL = sqlstore.Statements{
 	DeleteExpiredSessions: `DELETE FROM ui_sessions WHERE hash IN
 		(SELECT hash FROM ui_sessions WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`,
 
+	CreateEndpoint:     `INSERT INTO endpoints (` + sqlrow.EndpointColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+	GetEndpoint:        `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = $1 AND name = $2`,
+	LockEndpoint:       `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = $1 AND name = $2 FOR UPDATE`,
+	ListOwnerEndpoints: `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = $1 ORDER BY name`,
+	UpdateEndpoint: `UPDATE endpoints SET url = $1, secrets = $2, timeout_ms = $3, max_in_flight = $4,
+		rate_per_second = $5, failure_url = $6, updated_at = $7 WHERE owner = $8 AND name = $9`,
+	DeleteEndpoint: `DELETE FROM endpoints WHERE owner = $1 AND name = $2`,
+
+	// The export walks alarms_pkey and alarm_events_pkey (alarm_id, id).
+	ExportAlarms: `SELECT ` + alarmColumns + ` FROM alarms WHERE id > $1 ORDER BY id LIMIT $2`,
+	ExportEvents: `SELECT id, ` + sqlrow.EventColumns + ` FROM alarm_events
+		WHERE alarm_id >= $1 AND alarm_id <= $2 AND (alarm_id > $3 OR id > $4)
+		ORDER BY alarm_id, id LIMIT $5`,
+
 	GetState: `SELECT value, updated_at FROM chronos_state WHERE name = $1`,
 	PutState: `INSERT INTO chronos_state (name, value, updated_at) VALUES ($1, $2, coalesce($3::timestamptz, now()))
 		ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
@@ -63,6 +77,11 @@ func (s *Store) newEngine() sqlstore.Engine[pgtype.Timestamptz] {
 		ToTime:   tsTime,
 		NowArg:   s.nowArg,
 
+		Now: func(ctx context.Context, db sqlstore.DB) (time.Time, error) {
+			var now time.Time
+			err := db.QueryRow(ctx, `SELECT coalesce($1::timestamptz, now())`, s.nowArg()).Scan(&now)
+			return now.UTC(), err
+		},
 		PayloadArg: func(p []byte) any { return payloadArg(p) },
 		Tx:         s.inTx,
 		ScanAlarm:  scanAlarm,

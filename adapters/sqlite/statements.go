@@ -252,6 +252,23 @@ var engineSQL = sqlstore.Statements{
 	DeleteExpiredSessions: `DELETE FROM ui_sessions WHERE hash IN
 		(SELECT hash FROM ui_sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ? + 0)`,
 
+	// Endpoints are written rarely: their statements run on the writer outside a write
+	// turn, one statement each, or in a write transaction (which holds the lock, so
+	// LockEndpoint needs no FOR UPDATE, which SQLite has not).
+	CreateEndpoint:     `INSERT INTO endpoints (` + sqlrow.EndpointColumns + `) VALUES (` + sqltext.Placeholders(sqlrow.EndpointParams) + `)`,
+	GetEndpoint:        `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = ? AND name = ?`,
+	LockEndpoint:       `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = ? AND name = ?`,
+	ListOwnerEndpoints: `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = ? ORDER BY name`,
+	UpdateEndpoint: `UPDATE endpoints SET url = ?, secrets = ?, timeout_ms = ?, max_in_flight = ?,
+		rate_per_second = ?, failure_url = ?, updated_at = ? WHERE owner = ? AND name = ?`,
+	DeleteEndpoint: `DELETE FROM endpoints WHERE owner = ? AND name = ?`,
+
+	// The export walks the primary key (alarms) and alarm_events_alarm (alarm_id, id).
+	ExportAlarms: `SELECT ` + alarmColumns + ` FROM alarms WHERE id > ? ORDER BY id LIMIT ? + 0`,
+	ExportEvents: `SELECT id, ` + sqlrow.EventColumns + ` FROM alarm_events
+		WHERE alarm_id >= ?1 AND alarm_id <= ?2 AND (alarm_id > ?3 OR id > ?4)
+		ORDER BY alarm_id, id LIMIT ?5 + 0`,
+
 	GetState: `SELECT value, updated_at FROM chronos_state WHERE name = ?1`,
 	PutState: `INSERT INTO chronos_state (name, value, updated_at) VALUES (?1, ?2, ?3)
 		ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
@@ -277,6 +294,7 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullInt64] {
 		ToTime:   fromDB,
 		NowArg:   func() any { return toDB(s.now()) },
 
+		Now:         func(context.Context, sqlstore.DB) (time.Time, error) { return s.now(), nil },
 		PayloadArg:  func(p []byte) any { return payloadBytes(p) },
 		Tx:          s.inTx,
 		ScanAlarm:   scanAlarm,

@@ -33,6 +33,8 @@ type Engine[T any] struct {
 	// NowArg is the store's now as an argument: the injected clock's time, or what the
 	// statement reads as "use the database clock" (NULL where it coalesces to it).
 	NowArg func() any
+	// Now reads the store's now (the injected clock's, or the database's) through db.
+	Now func(ctx context.Context, db DB) (time.Time, error)
 	// PayloadArg is an alarm's payload as the payload column keeps it.
 	PayloadArg func([]byte) any
 

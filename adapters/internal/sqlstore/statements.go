@@ -30,6 +30,23 @@ type Statements struct {
 	// DeleteSession: hash. DeleteExpiredSessions: before, limit.
 	DeleteSession, DeleteExpiredSessions string
 
+	// CreateEndpoint: sqlrow.EndpointValues, created_at, updated_at.
+	CreateEndpoint string
+	// GetEndpoint and LockEndpoint (locked until the transaction ends): owner, name.
+	// ListOwnerEndpoints: owner. All select sqlrow.EndpointColumns.
+	GetEndpoint, LockEndpoint, ListOwnerEndpoints string
+	// UpdateEndpoint: url, secrets, timeout_ms, max_in_flight, rate_per_second,
+	// failure_url, updated_at, owner, name.
+	UpdateEndpoint string
+	// DeleteEndpoint: owner, name.
+	DeleteEndpoint string
+
+	// ExportAlarms: after, limit; selects sqlrow.AlarmColumns by id.
+	ExportAlarms string
+	// ExportEvents: after's alarm id, through, after's alarm id, after's event id,
+	// limit; selects id and sqlrow.EventColumns by (alarm_id, id).
+	ExportEvents string
+
 	// GetState: name; selects value, updated_at. PutState: name, value, now.
 	GetState, PutState string
 
