@@ -15,25 +15,9 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// claimWalkFactor is how many times its share a take's walk chooses (laneTakeSQL).
-//
-// Every claim takes its rows in two steps, lane by lane: a non-locking walk of the
-// lane's due alarms in due order chooses candidates, then a locking read takes them by
-// primary key, skipping locked rows and testing the claim's condition again under the
-// lock. Why the walk must not lock (SELECT ... ORDER BY ... LIMIT ? FOR UPDATE SKIP
-// LOCKED over the due index, as the claim used to be): InnoDB keeps the lock on every
-// secondary index entry a locking scan steps on until the transaction ends, even at
-// READ COMMITTED and even when the row then fails the WHERE. The head of the due range
-// holds the batches still in flight (active, leased, their outcomes not yet applied), so
-// each claim held their entries, and every Apply of such a batch (which must rewrite
-// those entries: status and next_fire_at change) waited for the claim to commit: ~9 s
-// of lock waits in a 14 s burn-down (docs/benchmarks.md).
-//
-// The walk takes no locks, so claimers running at the same moment walk the same head of
-// a lane: with a walk of one share they split it under SKIP LOCKED, each getting about
-// half. With two shares to choose from, the later claimer skips the earlier one's locked
-// rows and fills its share from the rest (two nodes on MariaDB: ~21,600 to ~25,000
-// fires/s, docs/benchmarks.md). The price is one more share of index entries walked.
+// claimWalkFactor is how many times its share a take's non-locking walk chooses
+// (laneTakeSQL), so concurrent claimers walking one head do not split a share; the walk
+// must not lock (docs/mysql.md, "Why the walk does not lock, and walks two shares").
 const claimWalkFactor = 2
 
 // ClaimDue leases up to p.Batch due alarms to p.Worker, shared between the lanes that
