@@ -7,6 +7,7 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
+	"github.com/chronoshq/chronos/adapters/internal/sqltext"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -18,6 +19,9 @@ import (
 // VALUES() form is deprecated on MySQL and its replacement (row aliases) does not exist
 // on MariaDB.
 var engineSQL = sqlstore.Statements{
+	DuePauses:   duePausesSQL,
+	CountActive: countActiveSQL,
+
 	GetAlarm: `SELECT ` + alarmColumns + ` FROM alarms WHERE id = ?`,
 	// One row per stored event, the first limit of them, or one row of NULL events.
 	AlarmEvents: `SELECT a.owner, a.created_at, a.fire_at, e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
@@ -117,3 +121,27 @@ type stdTx struct {
 func (s *Store) engineTx(ctx context.Context, fn func(tx sqlstore.DB) error) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error { return fn(stdTx{sqlstore.Std(tx), tx}) })
 }
+
+// duePausesSQL walks alarms_paused_until from its first entry and stops at now or once
+// it has the limit, so its cost is what it returns (TestDuePausesWalksItsIndex). The
+// range "paused_until <= ?" starts after the index's NULLs: the alarms paused without
+// an end and every alarm that is not paused. FORCE INDEX pins it, as the list pages are
+// pinned: left free, MariaDB 10.11 also read every paused alarm's entry in the due
+// index (status leads it) to build a rowid filter for the walk, and another plan could
+// walk that range and sort it. InnoDB's entries end with the primary key, so the rows come
+// in (paused_until, id) order without a sort. status is checked on each row the walk
+// yields: the domain sets paused_until only on a paused alarm, so the check skips
+// nothing, and it keeps the port's definition should a row say otherwise. The first
+// argument is the injected clock's time or NULL for the database clock (injectedNow).
+const duePausesSQL = `SELECT id FROM alarms FORCE INDEX (alarms_paused_until)
+	WHERE paused_until <= COALESCE(?, UTC_TIMESTAMP(6)) AND status = 'paused'
+	ORDER BY paused_until
+	LIMIT ?`
+
+// countActiveSQL counts the owner's alarms in domain.QuotaStatuses, up to the second
+// argument: a range of alarms_owner_status_list (owner, status, id) per status, read
+// from the index alone and stopped by the LIMIT (TestCountActiveWalksItsIndex). FORCE
+// INDEX pins it, as the list pages are pinned: the walk is the same one a list of a
+// status makes, and a plan of the primary key filtered on owner would read the table.
+var countActiveSQL = `SELECT COUNT(*) FROM (SELECT 1 FROM alarms FORCE INDEX (alarms_owner_status_list)
+	WHERE owner = ? AND status IN (` + sqltext.StatusList(domain.QuotaStatuses) + `) LIMIT ?) counted`

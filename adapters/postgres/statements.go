@@ -10,6 +10,7 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
+	"github.com/chronoshq/chronos/adapters/internal/sqltext"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -17,6 +18,9 @@ import (
 // each statement's arguments). A now argument is the injected clock's time or NULL,
 // which coalesce turns into the database clock.
 var engineSQL = sqlstore.Statements{
+	DuePauses:   duePausesSQL,
+	CountActive: countActiveSQL,
+
 	GetAlarm:    getSQL,
 	AlarmEvents: eventsSQL,
 	Define: `UPDATE alarms SET label = $1, cron_expr = $2, timezone = $3, wake_message = $4,
@@ -170,3 +174,37 @@ LEFT JOIN LATERAL (
 ) e ON true
 WHERE a.id = $1
 ORDER BY e.id`
+
+// duePausesSQL walks alarms_paused_until_idx (paused_until WHERE paused_until IS NOT
+// NULL) from its earliest entry and stops at now or once it has the limit, so its cost
+// is what it returns, whatever else the table holds (TestPlansWithoutStatistics).
+//
+// The walk is a subquery behind OFFSET 0, which the planner neither flattens nor pushes
+// conditions into, because "status = 'paused'" must not reach it: with that condition
+// in the same WHERE, a plan made on a table with no paused alarm took it to
+// alarms_rare_status_idx and sorted every paused alarm by paused_until, those paused
+// without an end included (it did, on an analyzed table). Tested on the rows the walk
+// yields, it skips nothing (the domain sets paused_until only on a paused alarm) and
+// keeps the port's definition should a row say otherwise. The subquery's order carries
+// to the outer ORDER BY, which therefore sorts nothing. By paused_until alone, the
+// index's order: ids would make the walk sort what it read.
+//
+// $1 is the injected clock's time or NULL for the database clock, as in claimSQL.
+const duePausesSQL = `SELECT id FROM (
+		SELECT id, status, paused_until FROM alarms
+		WHERE paused_until <= coalesce($1::timestamptz, now())
+		ORDER BY paused_until
+		OFFSET 0
+	) walk
+	WHERE status = 'paused'
+	ORDER BY paused_until
+	LIMIT $2`
+
+// countActiveSQL counts the owner's alarms in domain.QuotaStatuses, up to $2: one index
+// scan of alarms_owner_status_id_idx over the owner's ranges of those statuses, stopped
+// by the LIMIT, index-only where the visibility map allows (TestCountActiveStopsAtItsLimit,
+// TestPlansWithoutStatistics). One IN list, not a branch per status: a branch
+// of its own for 'paused' would be a candidate for alarms_rare_status_idx (every owner's
+// paused alarms).
+var countActiveSQL = `SELECT count(*) FROM (SELECT 1 FROM alarms WHERE owner = $1 AND status IN (` +
+	sqltext.StatusList(domain.QuotaStatuses) + `) LIMIT $2) counted`

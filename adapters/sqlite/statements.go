@@ -230,6 +230,9 @@ func (r readStatements) close() {
 // engineSQL is SQLite's text for the shared engine (sqlstore.Statements documents each
 // statement's arguments). Times are unix milliseconds; now is always an argument.
 var engineSQL = sqlstore.Statements{
+	DuePauses:   duePausesSQL,
+	CountActive: countActiveSQL,
+
 	GetAlarm: `SELECT ` + alarmColumns + ` FROM alarms WHERE id = ?`,
 	AlarmEvents: `SELECT a.owner, a.created_at, a.fire_at, e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
 		FROM alarms a LEFT JOIN (SELECT * FROM alarm_events WHERE alarm_id = ?1 ORDER BY id LIMIT ?2 + 0) e ON true
@@ -330,3 +333,22 @@ type writeTx struct {
 func (s *Store) inTx(ctx context.Context, fn func(tx sqlstore.DB) error) error {
 	return s.write(ctx, func(tx *sql.Tx) error { return fn(writeTx{sqlstore.Std(tx), tx}) })
 }
+
+// duePausesSQL walks alarms_paused_until (paused_until WHERE paused_until IS NOT NULL)
+// from its earliest entry and stops at now or once it has the limit, so its cost is
+// what it returns (TestDuePausesPlan). The unary + keeps the status term from
+// constraining an index: an equality on status would otherwise draw SQLite to
+// alarms_rare_status (status, id), every paused alarm, those paused without an end
+// included, sorted by paused_until. Tested on the rows the walk yields, it skips
+// nothing (the domain sets paused_until only on a paused alarm) and keeps the port's
+// definition should a row say otherwise.
+const duePausesSQL = `SELECT id FROM alarms
+	WHERE paused_until <= ?1 AND +status = 'paused'
+	ORDER BY paused_until
+	LIMIT ?2 + 0`
+
+// countActiveSQL counts the owner's alarms in domain.QuotaStatuses, up to ?2: a walk of
+// the owner's ranges of those statuses in alarms_owner_status (a covering index: no
+// table row is read), stopped by the LIMIT (TestCountActivePlan).
+var countActiveSQL = `SELECT count(*) FROM (SELECT 1 FROM alarms WHERE owner = ?1 AND status IN (` +
+	sqltext.StatusList(domain.QuotaStatuses) + `) LIMIT ?2 + 0)`

@@ -30,6 +30,12 @@ type Statements struct {
 	// DeleteSession: hash. DeleteExpiredSessions: before, limit.
 	DeleteSession, DeleteExpiredSessions string
 
+	// DuePauses: now, limit; selects the ids of paused alarms whose pause ended, earliest
+	// end first.
+	DuePauses string
+	// CountActive: owner, at most; counts the owner's alarms in domain.QuotaStatuses.
+	CountActive string
+
 	// CreateEndpoint: sqlrow.EndpointValues, created_at, updated_at.
 	CreateEndpoint string
 	// GetEndpoint and LockEndpoint (locked until the transaction ends): owner, name.
