@@ -108,7 +108,7 @@ func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fe
 			return err
 		}
 		at := micro(now.Add(p.For - p.Lease))
-		n, err := sqlrow.Affected(tx.ExecContext(ctx, extendLeaseSQL, at, p.AlarmID, stringArg(p.Fence.Worker), timeArg(p.Fence.ClaimedAt)))
+		n, err := sqlrow.Affected(tx.ExecContext(ctx, extendLeaseSQL, at, p.AlarmID, sqlstore.NullText(p.Fence.Worker), timeArg(p.Fence.ClaimedAt)))
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -72,10 +73,10 @@ func alarmArgs(a domain.Alarm) []any {
 	return []any{
 		a.ID, a.Owner, a.Label, string(a.Kind), timeArg(a.FireAt), a.CronExpr, a.Timezone,
 		timeArg(a.NextFireAt), timeArg(a.ScheduledFor), a.ConversationID, a.WakeMessage,
-		payloadArg(a.Payload), string(a.Status), string(a.Delivery), stringArg(a.IdempotencyKey),
-		a.MaxFailures, a.FailureCount, a.LastError, stringArg(a.ClaimedBy), timeArg(a.ClaimedAt),
+		payloadArg(a.Payload), string(a.Status), string(a.Delivery), sqlstore.NullText(a.IdempotencyKey),
+		a.MaxFailures, a.FailureCount, a.LastError, sqlstore.NullText(a.ClaimedBy), timeArg(a.ClaimedAt),
 		timeArg(a.CreatedAt), timeArg(a.UpdatedAt), timeArg(a.LastFiredAt),
-		stringArg(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, timeArg(a.PausedUntil),
+		sqlstore.NullText(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, timeArg(a.PausedUntil),
 		a.Endpoint,
 	}
 }

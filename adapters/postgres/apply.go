@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -218,10 +219,5 @@ func applyArgs(ts []domain.Transition) []any {
 // back for a deadlock or serialization failure. fn must be safe to re-run: it is one
 // statement or one transaction that had no effect.
 func withRetry(ctx context.Context, fn func() error) error {
-	for attempt := 1; ; attempt++ {
-		err := fn()
-		if err == nil || !retryable(err) || attempt == maxAttempts || ctx.Err() != nil {
-			return err
-		}
-	}
+	return sqlstore.Retry(ctx, maxAttempts, retryable, nil, fn)
 }

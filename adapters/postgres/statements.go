@@ -92,7 +92,7 @@ func (s *Store) newEngine() sqlstore.Engine[pgtype.Timestamptz] {
 		LockAlarm: func(ctx context.Context, tx sqlstore.DB, id string) (domain.Alarm, time.Time, error) {
 			return lockAlarm(ctx, tx, id, s.nowArg())
 		},
-		StoredAlarm: truncateAlarm,
+		StoredAlarm: storedAlarm,
 		WriteTransition: func(ctx context.Context, tx sqlstore.DB, t domain.Transition) error {
 			_, err := tx.Exec(ctx, applySQL, applyArgs([]domain.Transition{t})...)
 			return err

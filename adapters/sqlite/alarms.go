@@ -11,6 +11,7 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -118,8 +119,8 @@ func alarmArgs(a domain.Alarm) []any {
 	return []any{a.ID, a.Owner, a.Label, string(a.Kind), toDB(a.FireAt), a.CronExpr, a.Timezone, toDB(a.NextFireAt),
 		toDB(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadBytes(a.Payload), string(a.Status),
 		string(a.Delivery), a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError,
-		nullString(a.ClaimedBy), toDB(a.ClaimedAt), toDB(a.CreatedAt), toDB(a.UpdatedAt), toDB(a.LastFiredAt),
-		nullString(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, toDB(a.PausedUntil),
+		sqlstore.NullText(a.ClaimedBy), toDB(a.ClaimedAt), toDB(a.CreatedAt), toDB(a.UpdatedAt), toDB(a.LastFiredAt),
+		sqlstore.NullText(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, toDB(a.PausedUntil),
 		a.Endpoint}
 }
 
@@ -148,14 +149,8 @@ func (s *Store) createIn(ctx context.Context, tx *sql.Tx, a domain.Alarm) ports.
 	return ports.CreateResult{Alarm: stored, Deduped: true}
 }
 
-// storedAlarm is a as the store keeps it: every time column truncated to the
-// millisecond (the series' own times are JSON text, kept whole).
-func storedAlarm(a domain.Alarm) domain.Alarm {
-	for _, t := range sqlrow.AlarmTimes(&a) {
-		*t = trunc(*t)
-	}
-	return a
-}
+// storedAlarm is a as the store keeps it: every time column truncated to the millisecond.
+func storedAlarm(a domain.Alarm) domain.Alarm { return sqlstore.StoredTimes(a, trunc) }
 
 // payloadBytes is the payload column: never NULL, an empty payload is zero bytes.
 func payloadBytes(p []byte) []byte {

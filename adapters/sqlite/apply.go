@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -95,7 +96,7 @@ func (s *Store) applyChunk(ctx context.Context, tx *sql.Tx, ts []domain.Transiti
 	for i, t := range ts {
 		copy(args[applyParams*i:], []any{t.AlarmID, string(t.Status), toDB(t.NextFireAt), toDB(t.ScheduledFor), t.FailureCount,
 			t.LastError, toDB(t.LastFiredAt), t.FireCount, t.SkipStreak, t.PausedReason, toDB(t.PausedUntil),
-			toDB(t.UpdatedAt), t.KeepLease, !t.Fence.IsZero(), nullString(t.Fence.Worker), toDB(t.Fence.ClaimedAt)})
+			toDB(t.UpdatedAt), t.KeepLease, !t.Fence.IsZero(), sqlstore.NullText(t.Fence.Worker), toDB(t.Fence.ClaimedAt)})
 	}
 	rows, err := tx.StmtContext(ctx, s.stmts.applyBatch[b]).QueryContext(ctx, args...)
 	if err != nil {
@@ -119,7 +120,7 @@ func applyTransition(ctx context.Context, stmt *sql.Stmt, t domain.Transition) (
 		string(t.Status), toDB(t.NextFireAt), toDB(t.ScheduledFor), t.FailureCount, t.LastError,
 		toDB(t.LastFiredAt), t.FireCount, t.SkipStreak, t.PausedReason, toDB(t.PausedUntil),
 		toDB(t.UpdatedAt), t.KeepLease, t.AlarmID,
-		nullString(t.Fence.Worker), toDB(t.Fence.ClaimedAt)))
+		sqlstore.NullText(t.Fence.Worker), toDB(t.Fence.ClaimedAt)))
 	if err != nil {
 		return false, mapError(err)
 	}

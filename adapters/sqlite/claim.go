@@ -8,6 +8,7 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/internal/claims"
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -68,7 +69,7 @@ func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fe
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		at := trunc(s.now().Add(p.For - p.Lease)) // now read under the write lock, as ClaimDue does
 		n, err := sqlrow.Affected(tx.StmtContext(ctx, s.stmts.extendLease).ExecContext(ctx,
-			toDB(at), p.AlarmID, nullString(p.Fence.Worker), toDB(p.Fence.ClaimedAt)))
+			toDB(at), p.AlarmID, sqlstore.NullText(p.Fence.Worker), toDB(p.Fence.ClaimedAt)))
 		if err != nil {
 			return mapError(err)
 		}

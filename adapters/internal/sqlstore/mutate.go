@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
@@ -81,4 +82,13 @@ func NullText(s string) any {
 		return nil
 	}
 	return s
+}
+
+// StoredTimes is a with every time column as keep cuts it to the store's precision, as
+// a read of its row returns them (the series' own times are JSON text, kept whole).
+func StoredTimes(a domain.Alarm, keep func(time.Time) time.Time) domain.Alarm {
+	for _, t := range sqlrow.AlarmTimes(&a) {
+		*t = keep(*t)
+	}
+	return a
 }
