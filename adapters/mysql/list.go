@@ -74,14 +74,5 @@ func (s *Store) listPage(ctx context.Context, q listQuery, cursor string, limit 
 		}
 	}
 	query, args := q.pageSQL(after, limit)
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, "", mapError(err)
-	}
-	alarms, err := scanAlarms(rows)
-	if err != nil {
-		return nil, "", mapError(err)
-	}
-	alarms, next := page.Cut(alarms, limit)
-	return alarms, next, nil
+	return s.Page(ctx, limit, query, args...)
 }

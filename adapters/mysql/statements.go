@@ -92,6 +92,7 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullTime] {
 		PayloadArg:  func(p []byte) any { return payloadArg(p) },
 		Tx:          s.engineTx,
 		ScanAlarm:   scanAlarm,
+		ScanAlarms:  func(rows sqlrow.Rows, hint int) ([]domain.Alarm, error) { return newAlarmScanner().All(rows, hint) },
 		StoredAlarm: storedAlarm,
 		// READ COMMITTED: the locking read, then the store's now once the lock is held
 		// (so it is never earlier than the write that came before).

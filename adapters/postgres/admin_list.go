@@ -130,5 +130,5 @@ func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Al
 	if rare, ok := adminRareSQL[status]; ok && f.Owner == "" {
 		q = rare[b2i(after != "")]
 	}
-	return s.listPage(ctx, limit, q, args...)
+	return s.Page(ctx, limit, q, args...)
 }

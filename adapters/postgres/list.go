@@ -71,22 +71,7 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 		args = append(args, after)
 	}
 	q := [2][2]string{{listFirstSQL, listAfterSQL}, {listStatusFirstSQL, listStatusAfterSQL}}[b2i(f.Status != "")][b2i(f.Cursor != "")]
-	return s.listPage(ctx, limit, q, args...)
-}
-
-// listPage runs q, which reads at most limit+1 alarms, and returns the first limit with
-// the cursor of the next page, if the one more row says there is one.
-func (s *Store) listPage(ctx context.Context, limit int, q string, args ...any) ([]domain.Alarm, string, error) {
-	rows, err := s.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, "", mapError(err)
-	}
-	alarms, err := collectAlarms(rows, limit+1)
-	if err != nil {
-		return nil, "", mapError(err)
-	}
-	alarms, next := page.Cut(alarms, limit)
-	return alarms, next, nil
+	return s.Page(ctx, limit, q, args...)
 }
 
 func b2i(b bool) int {

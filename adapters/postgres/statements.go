@@ -89,6 +89,7 @@ func (s *Store) newEngine() sqlstore.Engine[pgtype.Timestamptz] {
 		PayloadArg: func(p []byte) any { return payloadArg(p) },
 		Tx:         s.inTx,
 		ScanAlarm:  scanAlarm,
+		ScanAlarms: func(rows sqlrow.Rows, hint int) ([]domain.Alarm, error) { return newAlarmScanner().All(rows, hint) },
 		LockAlarm: func(ctx context.Context, tx sqlstore.DB, id string) (domain.Alarm, time.Time, error) {
 			return lockAlarm(ctx, tx, id, s.nowArg())
 		},

@@ -174,23 +174,7 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 		args = append(args, after)
 	}
 	limit := page.Size(f.Limit)
-	return readPage(ctx, s.lists[b2i(f.Status != "")][b2i(f.Cursor != "")], limit, append(args, limit+1)...)
-}
-
-// readPage runs a page statement whose last argument asks for limit+1 rows: the row
-// more than the page says whether there is a next page. It returns the page and the
-// cursor after it, "" on the last page.
-func readPage(ctx context.Context, st *sql.Stmt, limit int, args ...any) ([]domain.Alarm, string, error) {
-	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, "", mapError(err)
-	}
-	alarms, err := scanAlarms(rows)
-	if err != nil {
-		return nil, "", mapError(err)
-	}
-	alarms, next := page.Cut(alarms, limit)
-	return alarms, next, nil
+	return s.Page(ctx, limit, listSQLs[b2i(f.Status != "")][b2i(f.Cursor != "")], append(args, limit+1)...)
 }
 
 // listSQL is a page of the owner's alarms, newest first (see ownerPageSQL). Its

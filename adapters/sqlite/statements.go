@@ -146,42 +146,21 @@ func valuesRows(rows, cols int) string { return sqltext.ValuesRows(rows, cols) }
 // placeholders is "?, ?, ?" with n marks.
 func placeholders(n int) string { return sqltext.Placeholders(n) }
 
-// listStatements are List's four statements (status filter or not, cursor or not),
-// prepared once on the reader pool: the unfiltered ones merge five walks and are long
-// enough that parsing them on every call was most of a page's time (p50 4 ms of 8
-// clients on 20,000 alarms, 0.2 ms once prepared).
-type listStatements [2][2]*sql.Stmt
-
-func prepareLists(ctx context.Context, db *sql.DB) (listStatements, error) {
-	var l listStatements
-	for status := range 2 {
-		for cursor := range 2 {
-			st, err := db.PrepareContext(ctx, listSQL(status == 1, cursor == 1))
-			if err != nil {
-				l.close()
-				return listStatements{}, mapError(fmt.Errorf("prepare: %w", err))
-			}
-			l[status][cursor] = st
+// listSQLs are List's four statements (status filter or not, cursor or not) and
+// adminListSQLs the admin's pages, each walk with and without a cursor: the reader runs
+// them prepared (sqlstore.Prepared), as parsing the long ones was most of a page's time.
+var (
+	listSQLs      = [2][2]string{{listSQL(false, false), listSQL(false, true)}, {listSQL(true, false), listSQL(true, true)}}
+	adminListSQLs = func() (q [adminWalks][2]string) {
+		for walk := range adminWalks {
+			q[walk] = [2]string{adminListSQL(walk, false), adminListSQL(walk, true)}
 		}
-	}
-	return l, nil
-}
+		return q
+	}()
+)
 
-func (l listStatements) close() {
-	for _, row := range l {
-		for _, st := range row {
-			if st != nil {
-				_ = st.Close()
-			}
-		}
-	}
-}
-
-// readStatements are the admin's reads, prepared once on the reader pool as List's
-// are: an admin page merges walks like an unfiltered List page.
+// readStatements are CountAlarms' and NextDue's reads, prepared once on the reader pool.
 type readStatements struct {
-	// adminList[walk][cursor] is a page of AdminList (see adminListSQL).
-	adminList [adminWalks][2]*sql.Stmt
 	// countStatuses and countDue are CountAlarms' two reads.
 	countStatuses, countDue *sql.Stmt
 	// nextDue is NextDue's read, which every dispatcher makes before it sleeps: 64
@@ -196,13 +175,6 @@ func prepareReads(ctx context.Context, db *sql.DB) (r readStatements, err error)
 			r, err = readStatements{}, mapError(fmt.Errorf("prepare: %w", err))
 		}
 	}()
-	for walk := range adminWalks {
-		for cursor := range 2 {
-			if r.adminList[walk][cursor], err = db.PrepareContext(ctx, adminListSQL(walk, cursor == 1)); err != nil {
-				return
-			}
-		}
-	}
 	if r.countStatuses, err = db.PrepareContext(ctx, countStatusesSQL); err != nil {
 		return
 	}
@@ -217,9 +189,6 @@ func prepareReads(ctx context.Context, db *sql.DB) (r readStatements, err error)
 
 func (r readStatements) close() {
 	all := []*sql.Stmt{r.countStatuses, r.countDue, r.nextDue}
-	for _, row := range r.adminList {
-		all = append(all, row[:]...)
-	}
 	for _, st := range all {
 		if st != nil {
 			_ = st.Close()
@@ -301,6 +270,7 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullInt64] {
 		PayloadArg:  func(p []byte) any { return payloadBytes(p) },
 		Tx:          s.inTx,
 		ScanAlarm:   scanAlarm,
+		ScanAlarms:  func(rows sqlrow.Rows, hint int) ([]domain.Alarm, error) { return newAlarmScanner().All(rows, hint) },
 		StoredAlarm: storedAlarm,
 		// BEGIN IMMEDIATE holds the write lock from the first statement: the read is
 		// locked, and nothing else writes before the transaction ends.

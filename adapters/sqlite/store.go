@@ -31,7 +31,6 @@ type Store struct {
 	reader                         *sql.DB
 	clock                          ports.Clock
 	stmts                          statements
-	lists                          listStatements // on the reader pool
 	reads                          readStatements // on the reader pool
 	closed                         atomic.Bool
 	sqlstore.Engine[sql.NullInt64] // tokens, sessions, state, workers
@@ -98,10 +97,6 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		}
 	}
 	if s.stmts, err = prepare(ctx, s.writer); err != nil {
-		s.closeAll()
-		return nil, err
-	}
-	if s.lists, err = prepareLists(ctx, s.reader); err != nil {
 		s.closeAll()
 		return nil, err
 	}
@@ -209,7 +204,6 @@ func (s *Store) Close() error {
 func (s *Store) closeAll() error {
 	var errs []error
 	s.stmts.close()
-	s.lists.close()
 	s.reads.close()
 	if s.reader != nil {
 		errs = append(errs, s.reader.Close())

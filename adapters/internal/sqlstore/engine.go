@@ -42,8 +42,10 @@ type Engine[T any] struct {
 	// database rolled it back as a victim (deadlock, serialization failure, busy). fn's
 	// errors come back as they are.
 	Tx func(ctx context.Context, fn func(tx DB) error) error
-	// ScanAlarm reads one row of sqlrow.AlarmColumns.
-	ScanAlarm func(sqlrow.Scanner) (domain.Alarm, error)
+	// ScanAlarm reads one row of sqlrow.AlarmColumns; ScanAlarms reads every row, into
+	// a slice of capacity hint.
+	ScanAlarm  func(sqlrow.Scanner) (domain.Alarm, error)
+	ScanAlarms func(rows sqlrow.Rows, hint int) ([]domain.Alarm, error)
 	// LockAlarm reads the alarm with this id, locked until tx ends, and the store's now
 	// read once the lock is held. No row is sql.ErrNoRows.
 	LockAlarm func(ctx context.Context, tx DB, id string) (domain.Alarm, time.Time, error)

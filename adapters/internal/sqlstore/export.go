@@ -10,7 +10,12 @@ import (
 
 // ExportAlarms returns the next page of every owner's alarms in id order.
 func (e *Engine[T]) ExportAlarms(ctx context.Context, after string, limit int) ([]domain.Alarm, error) {
-	as, err := List(ctx, e.Read, e.ScanAlarm, e.SQL.ExportAlarms, after, limit)
+	rows, err := e.Read.Query(ctx, e.SQL.ExportAlarms, after, limit)
+	if err != nil {
+		return nil, e.mapError(err)
+	}
+	defer rows.Close()
+	as, err := e.ScanAlarms(rows, limit)
 	return as, e.mapError(err)
 }
 
