@@ -234,12 +234,12 @@ func updateAlarms(ctx context.Context, tx batchTx, ts []domain.Transition) (int,
 	return matched, nil
 }
 
-// updateChunk is one UPDATE-JOIN of ts, its derived table padded to bucket(len(ts))
+// updateChunk is one UPDATE-JOIN of ts, its derived table padded to paddedSize(len(ts))
 // rows with rows of NULLs, which join no alarm (a.id = NULL is never true).
 func updateChunk(ctx context.Context, tx batchTx, ts []domain.Transition) (int, error) {
 	var q strings.Builder
 	q.WriteString(`UPDATE alarms a JOIN (`)
-	size := bucket(len(ts))
+	size := paddedSize(len(ts))
 	args := make([]any, 0, 15*size)
 	for i := range size {
 		if i == 0 {

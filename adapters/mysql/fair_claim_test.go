@@ -238,15 +238,15 @@ func TestFairClaimSkipsHeldRows(t *testing.T) {
 	}
 }
 
-// fairTakeSQL sends n lanes at bucket(n) parts, padding with lane NULL.
+// fairTakeSQL sends n lanes at paddedSize(n) parts, padding with lane NULL.
 func TestFairTakeSQLBuckets(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 5, 16, 17, 63, 64} {
 		lanes := make([]int, n)
 		text, args := fairTakeSQL(lanes, testNow, testNow, 1)
-		if parts := strings.Count(text, "FOR UPDATE SKIP LOCKED"); parts != bucket(n) || len(args) != 7*bucket(n) {
-			t.Errorf("%d lanes: %d parts, %d args; want %d parts, 7 args each", n, parts, len(args), bucket(n))
+		if parts := strings.Count(text, "FOR UPDATE SKIP LOCKED"); parts != paddedSize(n) || len(args) != 7*paddedSize(n) {
+			t.Errorf("%d lanes: %d parts, %d args; want %d parts, 7 args each", n, parts, len(args), paddedSize(n))
 		}
-		if padding := slices.Index(args, any(nil)); n < bucket(n) && padding != 7*n {
+		if padding := slices.Index(args, any(nil)); n < paddedSize(n) && padding != 7*n {
 			t.Errorf("%d lanes: first NULL argument at %d, want the padding's lane at %d", n, padding, 7*n)
 		}
 	}

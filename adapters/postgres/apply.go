@@ -25,11 +25,8 @@ import (
 // is granted, so a lease taken over meanwhile makes the transition stale, not lost.
 //
 // "a.id = ANY($1)" repeats the join on purpose: it gives the planner an index condition
-// on alarms_pkey. Without it a custom plan (which knows the batch has 1,000 rows) joins
-// the batch to alarms by hashing, and reads the whole table sequentially to build the
-// hash: measured at 8 ms per batch on 20,000 alarms, growing with the table, and the
-// largest cost of a burn-down (docs/benchmarks.md). With it every plan looks the batch
-// up by primary key.
+// on alarms_pkey, so every plan looks the batch up by primary key; without it a custom
+// plan hashed the batch and read the whole table sequentially (docs/benchmarks.md).
 //
 // Ids in one batch are distinct (the port promises it), so no row is updated twice.
 const applySQL = `

@@ -25,7 +25,7 @@ import (
 //
 // The rows are handed over by ctid, not id: the outer UPDATE then fetches each locked
 // row straight from its heap page (a Tid Scan) instead of looking the id up in
-// alarms_pkey again (a sequential claim of 1,000: 9.7 -> 8.5 ms; docs/benchmarks.md).
+// alarms_pkey again (docs/benchmarks.md).
 // A ctid is stable here: the inner SELECT has locked the row version it names, and a
 // locked, live version can be neither updated by anyone else nor pruned before this
 // statement commits. The one row version the outer scan may not find is one that

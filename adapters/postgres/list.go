@@ -20,7 +20,7 @@ import (
 // Append): at most five pages read for one returned, whatever the owner holds. That
 // costs a little more per unfiltered page than a walk of an (owner, id) index, and saves
 // that index: every fire's outcome is a new row version with an entry in each index of
-// alarms, so one index fewer is one write fewer per fire (docs/benchmarks.md).
+// alarms, so one index fewer is one write fewer per fire.
 // TestPlansWithoutStatistics checks each statement.
 var (
 	listFirstSQL       = listAllStatuses(false)

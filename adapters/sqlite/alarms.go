@@ -66,7 +66,7 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		inserted := make(map[string]bool, len(stored))
 		for chunk := range slices.Chunk(stored, maxBatchRows) {
-			b := bucket(len(chunk))
+			b := bucketIndex(len(chunk))
 			args := make([]any, sqlrow.AlarmParams<<b) // the padding stays nil: NULL
 			for i, a := range chunk {
 				copy(args[sqlrow.AlarmParams*i:], alarmArgs(a))

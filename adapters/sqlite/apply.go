@@ -18,10 +18,9 @@ import (
 // notice of a transition that applied is inserted in the same transaction (one more
 // statement per notice; a batch without notices runs none).
 //
-// One statement per chunk (prepared once per size bucket; see statements) rather than one
-// prepared UPDATE per transition: the writer
-// is SQLite's single bottleneck, and per-statement overhead (through database/sql and
-// the driver) was most of an Apply's time in a burn-down (docs/benchmarks.md).
+// One statement per chunk (prepared once per size bucket; see statements), not one per
+// transition: the writer is SQLite's single bottleneck, and per-statement overhead was
+// most of an Apply's time (docs/benchmarks.md).
 func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
 	if len(ts) == 0 {
 		return ports.ApplyResult{}, nil
@@ -91,7 +90,7 @@ const applyParams = 16
 // applyChunk writes ts (ids distinct, at most maxBatchRows) in one statement and marks
 // the ids it changed.
 func (s *Store) applyChunk(ctx context.Context, tx *sql.Tx, ts []domain.Transition, applied map[string]bool) error {
-	b := bucket(len(ts))
+	b := bucketIndex(len(ts))
 	args := make([]any, applyParams<<b) // the padding stays nil: NULL
 	for i, t := range ts {
 		copy(args[applyParams*i:], []any{t.AlarmID, string(t.Status), toDB(t.NextFireAt), toDB(t.ScheduledFor), t.FailureCount,

@@ -26,7 +26,7 @@ func insertEventsSQL(rows int) string {
 // prepared once (see statements).
 func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []domain.Event) error {
 	for chunk := range slices.Chunk(events, maxBatchRows) {
-		b := bucket(len(chunk))
+		b := bucketIndex(len(chunk))
 		args := make([]any, 0, eventParams<<b)
 		for _, e := range chunk {
 			args = sqlrow.AppendEvent(args, e, toDB)

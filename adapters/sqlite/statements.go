@@ -28,11 +28,9 @@ const transitionSet = `UPDATE alarms SET
 //
 // The batch statements (Apply's UPDATE of many transitions, the INSERT of many events)
 // come in one text per size bucket: 1, 2, 4, ... maxBatchRows rows, a batch padded with
-// rows of NULLs that match and insert nothing up to its bucket. Before, each batch
-// built a text of its own exact size, and SQLite parsed and planned it again on every
-// call: a fifth of a steady run's CPU on SQLite was the parser (docs/benchmarks.md).
-// The statements are prepared at Open because the writer pool has one connection:
-// preparing one later, while a transaction holds it, would wait for itself.
+// rows of NULLs that match and insert nothing up to its bucket, so none is parsed again
+// (docs/benchmarks.md). They are prepared at Open because the writer pool has one
+// connection: preparing one later, while a transaction holds it, would wait for itself.
 type statements struct {
 	// applyFenced applies a transition only while the row carries the worker's lease.
 	// IS, not =, so a fence naming "no lease" compares correctly with NULL.
@@ -67,8 +65,8 @@ const (
 	maxBatchRows = 1 << (batchBuckets - 1) // 512: 16 variables a transition, 29 an alarm, far below SQLite's 32766
 )
 
-// bucket is the index of the smallest bucket that holds n rows (1 <= n <= maxBatchRows).
-func bucket(n int) int {
+// bucketIndex is the index of the smallest bucket that holds n rows (1 <= n <= maxBatchRows).
+func bucketIndex(n int) int {
 	i := 0
 	for 1<<i < n {
 		i++

@@ -131,8 +131,6 @@ func openWriter(ctx context.Context, path string) (*sql.DB, error) {
 // timeout. A busy handler is not always called: where waiting could deadlock, SQLite
 // returns SQLITE_BUSY at once (sqlite3_busy_handler's documentation), and a new file
 // being set up by several processes together (WAL switch, recovery) is such a place.
-// Seen as 1 failure in ~60 runs of TestMigrateConcurrently under -race on a loaded
-// machine: one of four processes opening a new file failed within a second.
 func pingWriter(ctx context.Context, db *sql.DB) error {
 	deadline := time.Now().Add(busyTimeout)
 	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
