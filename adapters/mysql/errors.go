@@ -77,8 +77,3 @@ func serverErrorIs(err error, n uint16) bool {
 func retryable(err error) bool {
 	return serverErrorIs(err, erLockDeadlock) || serverErrorIs(err, erLockWaitTimeout)
 }
-
-// notFound is ErrNotFound naming what was missing.
-func notFound(what, id string) error {
-	return sqlstore.Mapped(fmt.Errorf("mysql: %s %q: %w", what, id, ports.ErrNotFound))
-}
