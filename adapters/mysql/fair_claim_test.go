@@ -201,16 +201,11 @@ func TestFairClaimTakesLanesInTurn(t *testing.T) {
 // Rows another transaction holds, and rows leased to another worker, are skipped, never
 // waited for: the lane gives its next rows instead.
 func TestFairClaimSkipsHeldRows(t *testing.T) {
-	s, _ := openTestStore(t, Options{Clock: fixedClock(testNow)})
 	ctx := t.Context()
 	owner := ownersInLanes(1)[0]
-	var as []domain.Alarm
-	for i := range 6 {
-		as = append(as, dueAlarm(t, owner, time.Duration(10-i)*time.Second))
-	}
-	if err := s.CreateMany(ctx, as); err != nil {
-		t.Fatal(err)
-	}
+	s, as := seededStore(t, 6, func(i int) domain.Alarm {
+		return dueAlarm(t, owner, time.Duration(10-i)*time.Second)
+	})
 	mustExec(t, s.db, `UPDATE alarms SET claimed_by = 'other', claimed_at = ? WHERE id = ?`, micro(testNow), as[1].ID)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
