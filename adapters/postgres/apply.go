@@ -84,7 +84,7 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 	}
 	args := applyArgs(ts)
 	var applied map[string]bool
-	err := withRetry(ctx, func() error {
+	err := retry(ctx, func() error {
 		if !hasNotice(ts) {
 			var err error
 			applied, err = applyIn(ctx, s.pool, len(ts), args)
@@ -150,7 +150,7 @@ func hasNotice(ts []domain.Transition) bool {
 
 // applyArgs lays a batch out as applySQL's arrays. Transitions are sent sorted by alarm
 // id so that concurrent batches touching the same rows lock them in the same order,
-// which keeps them from deadlocking (withRetry covers any plan that does not follow
+// which keeps them from deadlocking (retry covers any plan that does not follow
 // it).
 func applyArgs(ts []domain.Transition) []any {
 	order := make([]int, len(ts))
@@ -212,9 +212,9 @@ func applyArgs(ts []domain.Transition) []any {
 	}
 }
 
-// withRetry runs fn again, up to maxAttempts times in all, when PostgreSQL rolled it
+// retry runs fn again, up to maxAttempts times in all, when PostgreSQL rolled it
 // back for a deadlock or serialization failure. fn must be safe to re-run: it is one
 // statement or one transaction that had no effect.
-func withRetry(ctx context.Context, fn func() error) error {
+func retry(ctx context.Context, fn func() error) error {
 	return sqlstore.Retry(ctx, maxAttempts, retryable, nil, fn)
 }

@@ -101,9 +101,9 @@ func (s *Store) newEngine() sqlstore.Engine[pgtype.Timestamptz] {
 	}
 }
 
-// inTx runs fn in one transaction, again when PostgreSQL rolled it back (withRetry).
+// inTx runs fn in one transaction, again when PostgreSQL rolled it back (retry).
 func (s *Store) inTx(ctx context.Context, fn func(tx sqlstore.DB) error) error {
-	return withRetry(ctx, func() error {
+	return retry(ctx, func() error {
 		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return fn(pgxDB{tx}) })
 	})
 }
