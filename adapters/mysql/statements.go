@@ -94,6 +94,7 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullTime] {
 		ScanAlarm:   scanAlarm,
 		ScanAlarms:  func(rows sqlrow.Rows, hint int) ([]domain.Alarm, error) { return newAlarmScanner().All(rows, hint) },
 		StoredAlarm: storedAlarm,
+		DeleteByIDs: s.deleteByIDs,
 		// READ COMMITTED: the locking read, then the store's now once the lock is held
 		// (so it is never earlier than the write that came before).
 		LockAlarm: func(ctx context.Context, db sqlstore.DB, id string) (domain.Alarm, time.Time, error) {

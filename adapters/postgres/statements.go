@@ -94,6 +94,7 @@ func (s *Store) newEngine() sqlstore.Engine[pgtype.Timestamptz] {
 			return lockAlarm(ctx, tx, id, s.nowArg())
 		},
 		StoredAlarm: storedAlarm,
+		DeleteByIDs: s.deleteByIDs,
 		WriteTransition: func(ctx context.Context, tx sqlstore.DB, t domain.Transition) error {
 			_, err := tx.Exec(ctx, applySQL, applyArgs([]domain.Transition{t})...)
 			return err

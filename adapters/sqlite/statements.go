@@ -270,6 +270,7 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullInt64] {
 		ScanAlarm:   scanAlarm,
 		ScanAlarms:  func(rows sqlrow.Rows, hint int) ([]domain.Alarm, error) { return newAlarmScanner().All(rows, hint) },
 		StoredAlarm: storedAlarm,
+		DeleteByIDs: s.deleteByIDs,
 		// BEGIN IMMEDIATE holds the write lock from the first statement: the read is
 		// locked, and nothing else writes before the transaction ends.
 		LockAlarm: func(ctx context.Context, tx sqlstore.DB, id string) (domain.Alarm, time.Time, error) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
 )
 
 // Engine runs the shared algorithms for one store. T is how the driver reads a time
@@ -51,6 +52,9 @@ type Engine[T any] struct {
 	LockAlarm func(ctx context.Context, tx DB, id string) (domain.Alarm, time.Time, error)
 	// WriteTransition writes an unfenced transition and its events in tx.
 	WriteTransition func(ctx context.Context, tx DB, t domain.Transition) error
+	// DeleteByIDs deletes the alarms with these ids (at least one; unknown ones are
+	// skipped) and their events in one transaction, and counts both.
+	DeleteByIDs func(ctx context.Context, ids []string) (ports.Deleted, error)
 	// StoredAlarm is a as a read of its row returns it (times at the store's precision).
 	StoredAlarm func(domain.Alarm) domain.Alarm
 }
