@@ -135,12 +135,3 @@ var nextDueSQL = func() string {
 	}
 	return `SELECT MIN(next_fire_at) FROM (` + strings.Join(parts, "\nUNION ALL ") + `) heads`
 }()
-
-// NextDue returns the earliest next_fire_at among unleased active alarms.
-func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
-	var at sql.NullTime
-	if err := s.db.QueryRowContext(ctx, nextDueSQL).Scan(&at); err != nil {
-		return time.Time{}, false, mapError(err)
-	}
-	return at.Time.UTC(), at.Valid, nil
-}

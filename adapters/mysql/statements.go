@@ -19,6 +19,7 @@ import (
 // VALUES() form is deprecated on MySQL and its replacement (row aliases) does not exist
 // on MariaDB.
 var engineSQL = sqlstore.Statements{
+	NextDue:     nextDueSQL,
 	DuePauses:   duePausesSQL,
 	CountActive: countActiveSQL,
 

@@ -189,16 +189,3 @@ func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fe
 // empty table aggregates over the whole index instead of stopping at its first entry.
 const nextDueSQL = `SELECT next_fire_at FROM alarms WHERE status = 'active' AND claimed_by IS NULL
 	ORDER BY next_fire_at LIMIT 1`
-
-// NextDue returns the earliest next_fire_at among unclaimed active alarms.
-func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
-	var next time.Time
-	err := s.pool.QueryRow(ctx, nextDueSQL).Scan(&next)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return time.Time{}, false, nil
-	}
-	if err != nil {
-		return time.Time{}, false, mapError(err)
-	}
-	return next.UTC(), true, nil
-}

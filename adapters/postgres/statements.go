@@ -18,6 +18,7 @@ import (
 // each statement's arguments). A now argument is the injected clock's time or NULL,
 // which coalesce turns into the database clock.
 var engineSQL = sqlstore.Statements{
+	NextDue:     nextDueSQL,
 	DuePauses:   duePausesSQL,
 	CountActive: countActiveSQL,
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/claims"
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
@@ -88,13 +87,3 @@ func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fe
 // no alarm reads as one NULL row.
 var nextDueSQL = `SELECT min(next_fire_at) FROM (` + laneArms(`next_fire_at`, `claimed_by IS NULL`) + `
 	ORDER BY next_fire_at LIMIT 1)`
-
-// NextDue returns the earliest next_fire_at among active alarms no worker has claimed.
-func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
-	var v sql.NullInt64
-	err := s.reads.nextDue.QueryRowContext(ctx).Scan(&v)
-	if err != nil {
-		return time.Time{}, false, mapError(err)
-	}
-	return fromDB(v), v.Valid, nil
-}

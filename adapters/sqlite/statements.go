@@ -157,13 +157,10 @@ var (
 	}()
 )
 
-// readStatements are CountAlarms' and NextDue's reads, prepared once on the reader pool.
+// readStatements are CountAlarms' reads, prepared once on the reader pool.
 type readStatements struct {
 	// countStatuses and countDue are CountAlarms' two reads.
 	countStatuses, countDue *sql.Stmt
-	// nextDue is NextDue's read, which every dispatcher makes before it sleeps: 64
-	// lanes' probes, too long a text to parse each time (nextDueSQL).
-	nextDue *sql.Stmt
 }
 
 func prepareReads(ctx context.Context, db *sql.DB) (r readStatements, err error) {
@@ -179,14 +176,11 @@ func prepareReads(ctx context.Context, db *sql.DB) (r readStatements, err error)
 	if r.countDue, err = db.PrepareContext(ctx, countDueSQL); err != nil {
 		return
 	}
-	if r.nextDue, err = db.PrepareContext(ctx, nextDueSQL); err != nil {
-		return
-	}
 	return r, nil
 }
 
 func (r readStatements) close() {
-	all := []*sql.Stmt{r.countStatuses, r.countDue, r.nextDue}
+	all := []*sql.Stmt{r.countStatuses, r.countDue}
 	for _, st := range all {
 		if st != nil {
 			_ = st.Close()
@@ -197,6 +191,7 @@ func (r readStatements) close() {
 // engineSQL is SQLite's text for the shared engine (sqlstore.Statements documents each
 // statement's arguments). Times are unix milliseconds; now is always an argument.
 var engineSQL = sqlstore.Statements{
+	NextDue:     nextDueSQL,
 	DuePauses:   duePausesSQL,
 	CountActive: countActiveSQL,
 

@@ -30,6 +30,9 @@ type Statements struct {
 	// DeleteSession: hash. DeleteExpiredSessions: before, limit.
 	DeleteSession, DeleteExpiredSessions string
 
+	// NextDue: none; selects the earliest next_fire_at of the unleased active alarms, no
+	// row or NULL when there is none.
+	NextDue string
 	// DuePauses: now, limit; selects the ids of paused alarms whose pause ended, earliest
 	// end first.
 	DuePauses string

@@ -2,6 +2,9 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 )
@@ -18,11 +21,17 @@ func (e *Engine[T]) DuePauses(ctx context.Context, limit int) ([]string, error) 
 	return ids, e.mapError(err)
 }
 
-// CountActive counts the owner's active and paused alarms, at most atMost of them.
-func (e *Engine[T]) CountActive(ctx context.Context, owner string, atMost int) (int, error) {
-	var n int
-	if err := e.Read.QueryRow(ctx, e.SQL.CountActive, owner, atMost).Scan(&n); err != nil {
-		return 0, e.mapError(err)
+// NextDue is when the earliest unleased active alarm falls due, and false when there is
+// none.
+func (e *Engine[T]) NextDue(ctx context.Context) (time.Time, bool, error) {
+	var next T
+	err := e.Read.QueryRow(ctx, e.SQL.NextDue).Scan(&next)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, false, nil
 	}
-	return n, nil
+	if err != nil {
+		return time.Time{}, false, e.mapError(err)
+	}
+	at := e.ToTime(next)
+	return at, !at.IsZero(), nil
 }
