@@ -18,59 +18,31 @@ import (
 // REPLACE rather than INSERT ... ON DUPLICATE KEY UPDATE where a row is wholly new: the
 // VALUES() form is deprecated on MySQL and its replacement (row aliases) does not exist
 // on MariaDB.
-var engineSQL = sqlstore.Statements{
-	NextDue:     nextDueSQL,
-	DuePauses:   duePausesSQL,
-	CountActive: countActiveSQL,
+var engineSQL = func() sqlstore.Statements {
+	st := sqlstore.Standard
+	st.NextDue = nextDueSQL
+	st.DuePauses = duePausesSQL
+	st.CountActive = countActiveSQL
 
-	GetAlarm: `SELECT ` + alarmColumns + ` FROM alarms WHERE id = ?`,
 	// One row per stored event, the first limit of them, or one row of NULL events.
-	AlarmEvents: `SELECT a.owner, a.created_at, a.fire_at, e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
+	st.AlarmEvents = `SELECT a.owner, a.created_at, a.fire_at, e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
 		FROM alarms a LEFT JOIN alarm_events e ON e.alarm_id = a.id
 		WHERE a.id = ?
 		ORDER BY e.id
-		LIMIT ?`,
-	Define: `UPDATE alarms SET ` + sqlrow.DefineSet + ` WHERE id = ?`,
+		LIMIT ?`
 
-	// The old admin column is still written, for binaries that predate scopes
-	// (migration 00003).
-	CreateToken:     `INSERT INTO api_tokens (` + sqlrow.TokenColumns + `, admin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-	TokenByHash:     `SELECT ` + sqlrow.TokenColumns + ` FROM api_tokens WHERE hash = ?`,
-	ListOwnerTokens: `SELECT ` + sqlrow.TokenColumns + ` FROM api_tokens WHERE owner = ? ORDER BY created_at, id`, // api_tokens_owner
-	ListTokens:      sqlrow.ListTokensSQL,
 	// clientFoundRows makes RowsAffected count the matched row even when nothing changed.
-	RevokeToken: `UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?, UTC_TIMESTAMP(6)) WHERE id = ?`,
-	TouchToken: `UPDATE api_tokens SET last_used_at = ?
-		WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`,
+	st.RevokeToken = `UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?, UTC_TIMESTAMP(6)) WHERE id = ?`
 
-	CreateSession:         `INSERT INTO ui_sessions (hash, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?)`,
-	SessionByHash:         `SELECT token_hash, created_at, expires_at FROM ui_sessions WHERE hash = ?`,
-	DeleteSession:         `DELETE FROM ui_sessions WHERE hash = ?`,
-	DeleteExpiredSessions: `DELETE FROM ui_sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ?`,
+	st.DeleteExpiredSessions = `DELETE FROM ui_sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ?`
 
-	CreateEndpoint:     `INSERT INTO endpoints (` + sqlrow.EndpointColumns + `) VALUES (` + placeholders(sqlrow.EndpointParams) + `)`,
-	GetEndpoint:        `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = ? AND name = ?`,
-	LockEndpoint:       `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = ? AND name = ? FOR UPDATE`,
-	ListOwnerEndpoints: `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = ? ORDER BY name`,
-	UpdateEndpoint: `UPDATE endpoints SET url = ?, secrets = ?, timeout_ms = ?, max_in_flight = ?,
-		rate_per_second = ?, failure_url = ?, updated_at = ? WHERE owner = ? AND name = ?`,
-	DeleteEndpoint: `DELETE FROM endpoints WHERE owner = ? AND name = ?`,
+	st.PutState = `REPLACE INTO chronos_state (name, value, updated_at) VALUES (?, ?, COALESCE(?, UTC_TIMESTAMP(6)))`
 
-	// The export walks the primary key (alarms) and alarm_events_alarm (alarm_id, id).
-	ExportAlarms: `SELECT ` + alarmColumns + ` FROM alarms WHERE id > ? ORDER BY id LIMIT ?`,
-	ExportEvents: `SELECT id, ` + sqlrow.EventColumns + ` FROM alarm_events
-		WHERE alarm_id >= ? AND alarm_id <= ? AND (alarm_id > ? OR id > ?)
-		ORDER BY alarm_id, id LIMIT ?`,
-
-	GetState: `SELECT value, updated_at FROM chronos_state WHERE name = ?`,
-	PutState: `REPLACE INTO chronos_state (name, value, updated_at) VALUES (?, ?, COALESCE(?, UTC_TIMESTAMP(6)))`,
-
-	RegisterWorker: `REPLACE INTO workers (` + sqlrow.WorkerColumns + `)
-		VALUES (?, ?, ?, ?, ?, COALESCE(?, UTC_TIMESTAMP(6)), COALESCE(?, UTC_TIMESTAMP(6)))`,
-	Heartbeat:        `UPDATE workers SET heartbeat_at = COALESCE(?, UTC_TIMESTAMP(6)), stats = ? WHERE id = ?`,
-	DeregisterWorker: `DELETE FROM workers WHERE id = ?`,
-	ListWorkers:      sqlrow.ListWorkersSQL,
-}
+	st.RegisterWorker = `REPLACE INTO workers (` + sqlrow.WorkerColumns + `)
+		VALUES (?, ?, ?, ?, ?, COALESCE(?, UTC_TIMESTAMP(6)), COALESCE(?, UTC_TIMESTAMP(6)))`
+	st.Heartbeat = `UPDATE workers SET heartbeat_at = COALESCE(?, UTC_TIMESTAMP(6)), stats = ? WHERE id = ?`
+	return st
+}()
 
 // newEngine is the shared engine on the store's pool.
 func (s *Store) newEngine() sqlstore.Engine[sql.NullTime] {

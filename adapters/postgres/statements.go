@@ -17,60 +17,31 @@ import (
 // engineSQL is PostgreSQL's text for the shared engine (sqlstore.Statements documents
 // each statement's arguments). A now argument is the injected clock's time or NULL,
 // which coalesce turns into the database clock.
-var engineSQL = sqlstore.Statements{
-	NextDue:     nextDueSQL,
-	DuePauses:   duePausesSQL,
-	CountActive: countActiveSQL,
+var engineSQL = func() sqlstore.Statements {
+	st := sqlstore.Standard.Numbered()
+	st.NextDue = nextDueSQL
+	st.DuePauses = duePausesSQL
+	st.CountActive = countActiveSQL
 
-	GetAlarm:    getSQL,
-	AlarmEvents: eventsSQL,
-	Define: `UPDATE alarms SET label = $1, cron_expr = $2, timezone = $3, wake_message = $4,
-		payload = $5, max_failures = $6, series = $7 WHERE id = $8`,
+	st.GetAlarm = getSQL
+	st.AlarmEvents = eventsSQL
 
-	// The admin flag that the scope replaced (migration 00004) is still written, so
-	// binaries that predate scopes read it right.
-	CreateToken: `INSERT INTO api_tokens (` + sqlrow.TokenColumns + `, admin)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-	TokenByHash:     `SELECT ` + sqlrow.TokenColumns + ` FROM api_tokens WHERE hash = $1`,
-	ListOwnerTokens: `SELECT ` + sqlrow.TokenColumns + ` FROM api_tokens WHERE owner = $1 ORDER BY created_at, id`, // api_tokens_owner
-	ListTokens:      sqlrow.ListTokensSQL,
-	RevokeToken:     `UPDATE api_tokens SET revoked_at = coalesce(revoked_at, $1::timestamptz, now()) WHERE id = $2`,
-	TouchToken: `UPDATE api_tokens SET last_used_at = $1
-		WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)`,
+	st.RevokeToken = `UPDATE api_tokens SET revoked_at = coalesce(revoked_at, $1::timestamptz, now()) WHERE id = $2`
 
-	CreateSession: `INSERT INTO ui_sessions (hash, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
-	SessionByHash: `SELECT token_hash, created_at, expires_at FROM ui_sessions WHERE hash = $1`,
-	DeleteSession: `DELETE FROM ui_sessions WHERE hash = $1`,
-	DeleteExpiredSessions: `DELETE FROM ui_sessions WHERE hash IN
-		(SELECT hash FROM ui_sessions WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`,
+	st.DeleteExpiredSessions = `DELETE FROM ui_sessions WHERE hash IN
+		(SELECT hash FROM ui_sessions WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`
 
-	CreateEndpoint:     `INSERT INTO endpoints (` + sqlrow.EndpointColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-	GetEndpoint:        `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = $1 AND name = $2`,
-	LockEndpoint:       `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = $1 AND name = $2 FOR UPDATE`,
-	ListOwnerEndpoints: `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = $1 ORDER BY name`,
-	UpdateEndpoint: `UPDATE endpoints SET url = $1, secrets = $2, timeout_ms = $3, max_in_flight = $4,
-		rate_per_second = $5, failure_url = $6, updated_at = $7 WHERE owner = $8 AND name = $9`,
-	DeleteEndpoint: `DELETE FROM endpoints WHERE owner = $1 AND name = $2`,
+	st.PutState = `INSERT INTO chronos_state (name, value, updated_at) VALUES ($1, $2, coalesce($3::timestamptz, now()))
+		ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`
 
-	// The export walks alarms_pkey and alarm_events_pkey (alarm_id, id).
-	ExportAlarms: `SELECT ` + alarmColumns + ` FROM alarms WHERE id > $1 ORDER BY id LIMIT $2`,
-	ExportEvents: `SELECT id, ` + sqlrow.EventColumns + ` FROM alarm_events
-		WHERE alarm_id >= $1 AND alarm_id <= $2 AND (alarm_id > $3 OR id > $4)
-		ORDER BY alarm_id, id LIMIT $5`,
-
-	GetState: `SELECT value, updated_at FROM chronos_state WHERE name = $1`,
-	PutState: `INSERT INTO chronos_state (name, value, updated_at) VALUES ($1, $2, coalesce($3::timestamptz, now()))
-		ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-
-	RegisterWorker: `INSERT INTO workers (` + sqlrow.WorkerColumns + `)
+	st.RegisterWorker = `INSERT INTO workers (` + sqlrow.WorkerColumns + `)
 		VALUES ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now()), coalesce($7::timestamptz, now()))
 		ON CONFLICT (id) DO UPDATE SET
 			host = excluded.host, pid = excluded.pid, version = excluded.version, stats = excluded.stats,
-			started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at`,
-	Heartbeat:        `UPDATE workers SET heartbeat_at = coalesce($1::timestamptz, now()), stats = $2 WHERE id = $3`,
-	DeregisterWorker: `DELETE FROM workers WHERE id = $1`,
-	ListWorkers:      sqlrow.ListWorkersSQL,
-}
+			started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at`
+	st.Heartbeat = `UPDATE workers SET heartbeat_at = coalesce($1::timestamptz, now()), stats = $2 WHERE id = $3`
+	return st
+}()
 
 // newEngine is the shared engine on the store's pool.
 func (s *Store) newEngine() sqlstore.Engine[pgtype.Timestamptz] {

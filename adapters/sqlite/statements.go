@@ -190,62 +190,41 @@ func (r readStatements) close() {
 
 // engineSQL is SQLite's text for the shared engine (sqlstore.Statements documents each
 // statement's arguments). Times are unix milliseconds; now is always an argument.
-var engineSQL = sqlstore.Statements{
-	NextDue:     nextDueSQL,
-	DuePauses:   duePausesSQL,
-	CountActive: countActiveSQL,
+var engineSQL = func() sqlstore.Statements {
+	st := sqlstore.Standard
+	st.NextDue = nextDueSQL
+	st.DuePauses = duePausesSQL
+	st.CountActive = countActiveSQL
 
-	GetAlarm: `SELECT ` + alarmColumns + ` FROM alarms WHERE id = ?`,
-	AlarmEvents: `SELECT a.owner, a.created_at, a.fire_at, e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
+	st.AlarmEvents = `SELECT a.owner, a.created_at, a.fire_at, e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
 		FROM alarms a LEFT JOIN (SELECT * FROM alarm_events WHERE alarm_id = ?1 ORDER BY id LIMIT ?2 + 0) e ON true
 		WHERE a.id = ?1
-		ORDER BY e.id`,
-	Define: `UPDATE alarms SET ` + sqlrow.DefineSet + ` WHERE id = ?`,
+		ORDER BY e.id`
 
-	CreateToken: `INSERT INTO api_tokens (` + sqlrow.TokenColumns + `, admin)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
-	TokenByHash:     `SELECT ` + sqlrow.TokenColumns + ` FROM api_tokens WHERE hash = ?`,
-	ListOwnerTokens: `SELECT ` + sqlrow.TokenColumns + ` FROM api_tokens WHERE owner = ? ORDER BY created_at, id`, // api_tokens_owner
-	ListTokens:      sqlrow.ListTokensSQL,
-	RevokeToken:     `UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ?1) WHERE id = ?2`,
-	TouchToken: `UPDATE api_tokens SET last_used_at = ?1
-		WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?3)`,
+	st.RevokeToken = `UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ?1) WHERE id = ?2`
 
-	CreateSession: `INSERT INTO ui_sessions (hash, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?)`,
-	SessionByHash: `SELECT token_hash, created_at, expires_at FROM ui_sessions WHERE hash = ?`,
-	DeleteSession: `DELETE FROM ui_sessions WHERE hash = ?`,
-	DeleteExpiredSessions: `DELETE FROM ui_sessions WHERE hash IN
-		(SELECT hash FROM ui_sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ? + 0)`,
+	st.DeleteExpiredSessions = `DELETE FROM ui_sessions WHERE hash IN
+		(SELECT hash FROM ui_sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ? + 0)`
 
-	// Endpoints are written rarely: their statements run on the writer outside a write
-	// turn, one statement each, or in a write transaction (which holds the lock, so
-	// LockEndpoint needs no FOR UPDATE, which SQLite has not).
-	CreateEndpoint:     `INSERT INTO endpoints (` + sqlrow.EndpointColumns + `) VALUES (` + sqltext.Placeholders(sqlrow.EndpointParams) + `)`,
-	GetEndpoint:        `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = ? AND name = ?`,
-	LockEndpoint:       `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = ? AND name = ?`,
-	ListOwnerEndpoints: `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = ? ORDER BY name`,
-	UpdateEndpoint: `UPDATE endpoints SET url = ?, secrets = ?, timeout_ms = ?, max_in_flight = ?,
-		rate_per_second = ?, failure_url = ?, updated_at = ? WHERE owner = ? AND name = ?`,
-	DeleteEndpoint: `DELETE FROM endpoints WHERE owner = ? AND name = ?`,
+	// A write transaction holds the database's lock: no FOR UPDATE, which SQLite has not.
+	st.LockEndpoint = `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = ? AND name = ?`
 
 	// The export walks the primary key (alarms) and alarm_events_alarm (alarm_id, id).
-	ExportAlarms: `SELECT ` + alarmColumns + ` FROM alarms WHERE id > ? ORDER BY id LIMIT ? + 0`,
-	ExportEvents: `SELECT id, ` + sqlrow.EventColumns + ` FROM alarm_events
+	st.ExportAlarms = `SELECT ` + alarmColumns + ` FROM alarms WHERE id > ? ORDER BY id LIMIT ? + 0`
+	st.ExportEvents = `SELECT id, ` + sqlrow.EventColumns + ` FROM alarm_events
 		WHERE alarm_id >= ?1 AND alarm_id <= ?2 AND (alarm_id > ?3 OR id > ?4)
-		ORDER BY alarm_id, id LIMIT ?5 + 0`,
+		ORDER BY alarm_id, id LIMIT ?5 + 0`
 
-	GetState: `SELECT value, updated_at FROM chronos_state WHERE name = ?1`,
-	PutState: `INSERT INTO chronos_state (name, value, updated_at) VALUES (?1, ?2, ?3)
-		ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+	st.PutState = `INSERT INTO chronos_state (name, value, updated_at) VALUES (?1, ?2, ?3)
+		ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`
 
-	RegisterWorker: `INSERT INTO workers (` + sqlrow.WorkerColumns + `)
+	st.RegisterWorker = `INSERT INTO workers (` + sqlrow.WorkerColumns + `)
 		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
 		ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = excluded.pid, version = excluded.version,
-			stats = excluded.stats, started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at`,
-	Heartbeat:        `UPDATE workers SET heartbeat_at = ?, stats = ? WHERE id = ?`,
-	DeregisterWorker: `DELETE FROM workers WHERE id = ?`,
-	ListWorkers:      sqlrow.ListWorkersSQL,
-}
+			stats = excluded.stats, started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at`
+	st.Heartbeat = `UPDATE workers SET heartbeat_at = ?, stats = ? WHERE id = ?`
+	return st
+}()
 
 // newEngine is the shared engine on the store's pools: reads on the reader, writes
 // outside a transaction on the writer, every statement prepared (SQLite parses each

@@ -63,3 +63,10 @@ func TestMappedIsTransparent(t *testing.T) {
 		t.Error("Mapped must keep nil and context errors as they are")
 	}
 }
+
+func TestNumbered(t *testing.T) {
+	s := Statements{GetAlarm: `SELECT a FROM t WHERE id = ? AND (x > ? OR y = ?)`, ListTokens: `SELECT 1`}.Numbered()
+	if s.GetAlarm != `SELECT a FROM t WHERE id = $1 AND (x > $2 OR y = $3)` || s.ListTokens != `SELECT 1` {
+		t.Errorf("Numbered: %q, %q", s.GetAlarm, s.ListTokens)
+	}
+}
