@@ -14,7 +14,7 @@
 //	a, _, err := node.Alarms().Create(ctx, domain.Spec{Owner: "me", Kind: domain.KindOnce, Delay: &d})
 //
 // A Node is what `chronos serve` runs: the dispatcher (claims under a lease, delivers,
-// retries), the worker heartbeat, the cluster-wide pause gate, retention, the store's
+// retries; wakes naming an endpoint go to it), the worker heartbeat, the cluster-wide pause gate, retention, the store's
 // own upkeep and the sampler of the metrics, started and stopped in the right order.
 // Several Nodes (in several processes) may share a store that declares MultiProcess.
 // The Node takes a store, not a URL, so a program compiles only the driver it uses.
@@ -33,6 +33,10 @@ import (
 	"github.com/chronoshq/chronos/adapters/httpapi"
 	"github.com/chronoshq/chronos/adapters/webui"
 	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
+	"github.com/chronoshq/chronos/app/chores"
+	"github.com/chronoshq/chronos/app/dispatch"
+	"github.com/chronoshq/chronos/app/owners"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -41,10 +45,11 @@ import (
 // working node with the defaults of `chronos serve`, except that Retention, the quota
 // and the rate limit are off.
 type Config struct {
-	// Handler receives every wake in this process (see HandlerFunc). Exactly one of
+	// Handler receives in this process the wakes of alarms that name no endpoint (see
+	// HandlerFunc); those that name one go to the endpoint (Endpoints). Exactly one of
 	// Handler and Waker is set.
 	Handler Handler
-	// Waker delivers wakes some other way, e.g. adapters/webhook's signed POSTs.
+	// Waker delivers those wakes some other way, e.g. NewWebhookWaker's signed POSTs.
 	Waker ports.Waker
 
 	// WorkerID names this node in leases and the workers list; "" makes one from the
@@ -53,7 +58,7 @@ type Config struct {
 	// Version is reported in the workers list and the metrics.
 	Version string
 
-	// The dispatcher; zero values take app.DefaultDispatcherConfig's.
+	// The dispatcher; zero values take dispatch.DefaultConfig's.
 	Tick            time.Duration  // longest idle sleep between claims (1s)
 	Lease           time.Duration  // how long a claim protects an alarm (2m)
 	Batch           int            // most alarms per claim (1000)
@@ -79,7 +84,7 @@ type Config struct {
 	// MaxActiveAlarmsPerOwner refuses a create (every create: Alarms() and the API)
 	// that would take its owner past this many active or paused alarms; 0: no quota.
 	// QuotaRefresh is how old a node's count of an owner may get (0:
-	// app.DefaultQuotaRefresh); on N nodes an owner can end over by what the others
+	// owners.DefaultQuotaRefresh); on N nodes an owner can end over by what the others
 	// created for it in about one QuotaRefresh (docs/reliability.md).
 	MaxActiveAlarmsPerOwner int
 	QuotaRefresh            time.Duration
@@ -110,15 +115,44 @@ type Config struct {
 	// ports.Backuper (SQLite) makes backups.
 	BackupDir string
 
+	// ReadReplica, when set, serves the operator's lists, counts, alarm pages and
+	// histories (the admin API, the dashboard) from a read-only copy of the store's
+	// database, e.g. postgres.OpenReplica on a hot standby; the store serves them while
+	// it fails. Claims, creates, actions and the owners' API always use the store. The
+	// node does not close it.
+	ReadReplica ports.ReadReplica
+
+	// Endpoints tune the delivery of wakes whose alarm names an endpoint.
+	Endpoints EndpointOptions
+
 	// Logger receives the node's logs; nil: none.
 	Logger *zap.Logger
 	// ClockOptions tune the node's clock; tests only (app.WithProcessClockSkew).
 	ClockOptions []app.StoreClockOption
+	// LimitsClock, when set, is the clock the quota and the rate limit measure time
+	// on; tests only, so they can move it.
+	LimitsClock ports.Clock
+	// Without leaves parts of the node out; tests and the bench only.
+	Without Without
+}
+
+// Without names the parts of a node that Start leaves out. Its zero value runs them all,
+// as `chronos serve` does.
+type Without struct {
+	// Dispatcher: nothing is claimed; a test decides what happens to due alarms.
+	Dispatcher bool
+	// Background: no heartbeat, pause gate, retention, upkeep, count sampler or
+	// dashboard's sampler either; Start only syncs the clock with the store.
+	Background bool
+	// PauseGate and CountSampler alone; the bench leaves both out, so its figures
+	// count only the store work of dispatching, the heartbeat, retention and upkeep.
+	PauseGate    bool
+	CountSampler bool
 }
 
 // dispatcher is the configuration of the dispatcher, with the defaults filled in.
-func (c Config) dispatcher(worker string) app.DispatcherConfig {
-	d := app.DefaultDispatcherConfig()
+func (c Config) dispatcher(worker string) dispatch.Config {
+	d := dispatch.DefaultConfig()
 	d.Worker = worker
 	set := func(dst *time.Duration, v time.Duration) {
 		if v != 0 {
@@ -145,32 +179,32 @@ func (c Config) dispatcher(worker string) app.DispatcherConfig {
 
 // Node is one chronos node: its use cases, its dispatcher and its background work.
 type Node struct {
-	store   ports.Store
-	cfg     Config
-	https   bool // PublicURL is https://
-	log     *zap.Logger
-	worker  string
-	clock   *app.StoreClock
-	hints   *app.Hints
-	alarms  *app.Alarms
-	tokens  *app.Tokens
-	admin   *app.Admin
-	eps     *app.Endpoints
-	gate    *app.DispatchGate
-	ret     *app.Retention
-	disp    *app.Dispatcher
-	sampler *app.CountSampler
-	beat    *app.Heartbeat
-	upkeep  *app.Maintenance
-	ui      *webui.UI
-	limiter *app.RateLimiter
+	store     ports.Store
+	cfg       Config
+	https     bool // PublicURL is https://
+	log       *zap.Logger
+	worker    string
+	clock     *app.StoreClock
+	hints     *app.Hints
+	alarms    *owners.Alarms
+	tokens    *admin.Tokens
+	admin     *admin.Admin
+	endpoints *admin.Endpoints
+	gate      *chores.DispatchGate
+	retention *chores.Retention
+	dispatch  *dispatch.Dispatcher
+	sampler   *chores.CountSampler
+	heartbeat *chores.Heartbeat
+	upkeep    *chores.Maintenance
+	ui        *webui.UI
+	limiter   *owners.RateLimiter
 
-	mu      sync.Mutex
-	started bool
-	stop    context.CancelFunc // the background work's (not the dispatcher's)
-	bg      sync.WaitGroup     // the background goroutines
-	cancelD context.CancelFunc // the dispatcher's: it drains on cancel
-	dDone   chan struct{}
+	mu             sync.Mutex
+	started        bool
+	stopBackground context.CancelFunc
+	background     sync.WaitGroup
+	stopDispatch   context.CancelFunc // the dispatcher drains on cancel
+	dispatchDone   chan struct{}      // closed once it has drained
 }
 
 // New builds a node over store; it does no I/O (Start does).
@@ -205,7 +239,7 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	}
 	worker := cfg.WorkerID
 	if worker == "" {
-		worker = app.NewWorkerID()
+		worker = chores.NewWorkerID()
 	}
 	n := &Node{store: store, cfg: cfg, https: https, log: log, worker: worker, clock: app.NewStoreClock(cfg.ClockOptions...), hints: app.NewHints()}
 	dc := cfg.dispatcher(worker)
@@ -213,35 +247,41 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	if maxFailures == 0 {
 		maxFailures = 5
 	}
-	quota := app.NewQuota(store, app.QuotaConfig{MaxActivePerOwner: cfg.MaxActiveAlarmsPerOwner,
-		Refresh: cfg.QuotaRefresh, Metrics: metrics, Log: log.Named("quota")})
-	n.alarms = app.NewAlarms(store, n.clock, n.hints, app.AlarmsConfig{
+	quota := owners.NewQuota(store, owners.QuotaConfig{MaxActivePerOwner: cfg.MaxActiveAlarmsPerOwner,
+		Refresh: cfg.QuotaRefresh, Clock: cfg.LimitsClock, Metrics: metrics, Log: log.Named("quota")})
+	n.alarms = owners.NewAlarms(store, n.clock, n.hints, owners.AlarmsConfig{
 		Defaults: domain.Defaults{MaxFailures: maxFailures}, HintWindow: dc.Tick, Quota: quota,
 	}, log.Named("alarms"))
-	n.limiter = app.NewRateLimiter(cfg.RateLimit, nil, metrics)
-	n.tokens = app.NewTokens(store, n.clock).WithLogger(log.Named("tokens"))
-	n.eps = app.NewEndpoints(store, n.clock, log.Named("endpoints"))
-	n.gate = app.NewDispatchGate(store, dc.Tick, metrics, log.Named("dispatch-gate"))
-	n.ret, err = app.NewRetention(store, app.RetentionConfig{
+	n.limiter = owners.NewRateLimiter(cfg.RateLimit, cfg.LimitsClock, metrics)
+	n.tokens = admin.NewTokens(store, n.clock).WithLogger(log.Named("tokens"))
+	n.endpoints = admin.NewEndpoints(store, n.clock, log.Named("endpoints"))
+	n.gate = chores.NewDispatchGate(store, dc.Tick, metrics, log.Named("dispatch-gate"))
+	n.retention, err = chores.NewRetention(store, chores.RetentionConfig{
 		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm, Holder: worker, Metrics: metrics,
 	}, log.Named("retention"))
 	if err != nil {
 		return nil, fmt.Errorf("chronos: retention: %w", err)
 	}
-	dc.Metrics, dc.Gate = metrics, n.gate
-	if n.disp, err = app.NewDispatcher(store, waker, n.clock, n.hints, dc, log.Named("dispatcher")); err != nil {
+	dc.Metrics = metrics
+	if !cfg.Without.PauseGate {
+		dc.Gate = n.gate
+	}
+	// Every node routes wakes naming an endpoint to it, whatever delivers the others.
+	waker = newEndpointRouter(store, waker, cfg.Endpoints, dc, metrics, log.Named("endpoints"))
+	if n.dispatch, err = dispatch.New(store, waker, n.clock, n.hints, dc, log.Named("dispatcher")); err != nil {
 		return nil, fmt.Errorf("chronos: dispatcher: %w", err)
 	}
-	interval := app.HeartbeatInterval(dc.Lease)
-	n.admin = app.NewAdmin(store, n.clock, n.gate, n.ret, app.AdminConfig{
+	interval := chores.HeartbeatInterval(dc.Lease)
+	n.admin = admin.New(store, n.clock, n.gate, n.retention, admin.Config{
 		Lease: dc.Lease, WorkerTimeout: 3 * interval, CountsMaxAge: 3 * countSampleInterval, BackupDir: cfg.BackupDir,
+		Replica: cfg.ReadReplica,
 	}, log.Named("admin"))
-	n.beat = app.NewHeartbeat(store, worker, cfg.Version, n.disp, interval, log.Named("heartbeat"))
-	n.sampler = app.NewCountSampler(store, metrics, worker, countSampleInterval, dc.Lease, log.Named("count-sampler"))
-	n.upkeep = app.NewMaintenance(store, 0, log.Named("maintenance"))
+	n.heartbeat = chores.NewHeartbeat(store, worker, cfg.Version, n.dispatch, interval, log.Named("heartbeat"))
+	n.sampler = chores.NewCountSampler(store, metrics, worker, countSampleInterval, dc.Lease, log.Named("count-sampler"))
+	n.upkeep = chores.NewMaintenance(store, 0, log.Named("maintenance"))
 	if cfg.Dashboard {
 		n.ui, err = webui.New(n.admin, n.tokens, store, webui.Options{ShowPayloads: cfg.ShowPayloads, Logger: log.Named("ui"),
-			Tokens: n.tokens, Endpoints: n.eps, SessionTTL: cfg.SessionTTL, SecureCookies: https})
+			Tokens: n.tokens, Endpoints: n.endpoints, SessionTTL: cfg.SessionTTL, SecureCookies: https})
 		if err != nil {
 			return nil, err
 		}
@@ -264,26 +304,42 @@ func (n *Node) Start(ctx context.Context) error {
 	if err := n.clock.Sync(ctx, n.store); err != nil {
 		return fmt.Errorf("chronos: reading the store's clock: %w", err)
 	}
-	bg, stop := context.WithCancel(context.Background())
-	n.stop = stop
-	runs := []func(context.Context){n.beat.Run, n.gate.Run, n.ret.Run, n.sampler.Run, n.upkeep.Run}
+	if !n.cfg.Without.Background {
+		n.startBackground()
+	}
+	if !n.cfg.Without.Dispatcher {
+		dispatchCtx, stopDispatch := context.WithCancel(context.Background())
+		n.stopDispatch, n.dispatchDone = stopDispatch, make(chan struct{})
+		go func() {
+			defer close(n.dispatchDone)
+			_ = n.dispatch.Run(dispatchCtx)
+		}()
+		d := n.dispatch.Config()
+		n.log.Info("dispatcher running", zap.String("worker", n.worker), zap.Duration("tick", d.Tick),
+			zap.Duration("lease", d.Lease), zap.Int("batch", d.Batch), zap.Int("concurrency", d.Concurrency))
+	}
+	n.started = true
+	return nil
+}
+
+// startBackground starts the node's background work, each under the one context that
+// Stop cancels.
+func (n *Node) startBackground() {
+	ctx, stop := context.WithCancel(context.Background())
+	n.stopBackground = stop
+	runs := []func(context.Context){n.heartbeat.Run, n.retention.Run, n.upkeep.Run}
+	if !n.cfg.Without.PauseGate {
+		runs = append(runs, n.gate.Run)
+	}
+	if !n.cfg.Without.CountSampler {
+		runs = append(runs, n.sampler.Run)
+	}
 	if n.ui != nil {
-		runs = append(runs, n.ui.Series().Run)
+		runs = append(runs, n.ui.Sampler().Run)
 	}
 	for _, run := range runs {
-		n.bg.Go(func() { run(bg) })
+		n.background.Go(func() { run(ctx) })
 	}
-	dctx, cancelD := context.WithCancel(context.Background())
-	n.cancelD, n.dDone = cancelD, make(chan struct{})
-	go func() {
-		defer close(n.dDone)
-		_ = n.disp.Run(dctx)
-	}()
-	n.started = true
-	d := n.disp.Config()
-	n.log.Info("dispatcher running", zap.String("worker", n.worker), zap.Duration("tick", d.Tick),
-		zap.Duration("lease", d.Lease), zap.Int("batch", d.Batch), zap.Int("concurrency", d.Concurrency))
-	return nil
 }
 
 // Stop stops claiming, lets in-flight wakes finish (DrainTimeout) and record their
@@ -296,54 +352,61 @@ func (n *Node) Stop(ctx context.Context) error {
 		return nil
 	}
 	n.started = false
-	n.cancelD()
 	var err error
-	select {
-	case <-n.dDone:
-	case <-ctx.Done():
-		err = errors.New("chronos: the dispatcher did not drain in time; unfinished wakes keep their lease and will be fired again")
+	if n.stopDispatch != nil {
+		n.stopDispatch()
+		select {
+		case <-n.dispatchDone:
+		case <-ctx.Done():
+			err = errors.New("chronos: the dispatcher did not drain in time; unfinished wakes keep their lease and will be fired again")
+		}
+		st := n.dispatch.Stats()
+		n.log.Info("dispatcher stopped", zap.Int64("delivered", st.Delivered), zap.Int64("failed", st.Failed),
+			zap.Int64("abandoned", st.Abandoned), zap.Int64("stale", st.Stale))
 	}
-	st := n.disp.Stats()
-	n.log.Info("dispatcher stopped", zap.Int64("delivered", st.Delivered), zap.Int64("failed", st.Failed),
-		zap.Int64("abandoned", st.Abandoned), zap.Int64("stale", st.Stale))
-	n.stop() // the heartbeat deregisters on its way out
-	done := make(chan struct{})
-	go func() { n.bg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
+	if n.stopBackground != nil {
+		n.stopBackground() // the heartbeat deregisters on its way out
+		done := make(chan struct{})
+		go func() { n.background.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
 	}
 	return err
 }
 
 // Alarms is the owner-facing use cases: create, read, list, cancel, pause, resume,
 // trigger, events.
-func (n *Node) Alarms() *app.Alarms { return n.alarms }
+func (n *Node) Alarms() *owners.Alarms { return n.alarms }
 
 // Tokens creates, checks and revokes API tokens.
-func (n *Node) Tokens() *app.Tokens { return n.tokens }
+func (n *Node) Tokens() *admin.Tokens { return n.tokens }
 
 // Admin is the operator's use cases across owners.
-func (n *Node) Admin() *app.Admin { return n.admin }
+func (n *Node) Admin() *admin.Admin { return n.admin }
 
 // Endpoints is the admin's use cases on the owners' endpoints (their delivery targets).
-func (n *Node) Endpoints() *app.Endpoints { return n.eps }
+func (n *Node) Endpoints() *admin.Endpoints { return n.endpoints }
 
 // Stats is what the dispatcher did so far.
-func (n *Node) Stats() app.StatsSnapshot { return n.disp.Stats() }
+func (n *Node) Stats() dispatch.StatsSnapshot { return n.dispatch.Stats() }
 
 // WorkerID is the node's name in leases and the workers list.
 func (n *Node) WorkerID() string { return n.worker }
 
 // Retention is the node's retention (its counters: Deleted).
-func (n *Node) Retention() *app.Retention { return n.ret }
+func (n *Node) Retention() *chores.Retention { return n.retention }
+
+// Dashboard is the web dashboard Handler serves at /ui/; nil without Config.Dashboard.
+func (n *Node) Dashboard() *webui.UI { return n.ui }
 
 // Handler is the HTTP API (/v1, /admin/v1, /healthz, /readyz, /openapi.json, /metrics
 // when Config.MetricsHandler is set) and the dashboard at /ui/ when Config.Dashboard.
 // Mount it on your own server; it serves once Start has returned.
 func (n *Node) Handler() http.Handler {
 	opts := httpapi.Options{
-		Logger: n.log.Named("http"), Admin: n.admin, Endpoints: n.eps, Tokens: n.tokens, ShowPayloads: n.cfg.ShowPayloads,
+		Logger: n.log.Named("http"), Admin: n.admin, Endpoints: n.endpoints, Tokens: n.tokens, ShowPayloads: n.cfg.ShowPayloads,
 		Metrics: n.cfg.Metrics, MetricsHandler: n.cfg.MetricsHandler,
 	}
 	if n.limiter != nil { // none: not even a call per request

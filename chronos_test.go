@@ -24,11 +24,18 @@ func start(t *testing.T, h chronos.HandlerFunc, cfg chronos.Config) (*chronos.No
 	t.Helper()
 	store := memory.New(nil)
 	cfg.Handler = h
-	if cfg.Tick == 0 {
-		cfg.Tick = 20 * time.Millisecond
-	}
 	if cfg.Backoff == (domain.Backoff{}) {
 		cfg.Backoff = domain.Backoff{Base: 50 * time.Millisecond, Cap: 100 * time.Millisecond}
+	}
+	return runNode(t, store, cfg), store
+}
+
+// runNode starts a node over store with cfg (a 20 ms tick unless it sets one), stopped
+// at t's end.
+func runNode(t *testing.T, store *memory.Store, cfg chronos.Config) *chronos.Node {
+	t.Helper()
+	if cfg.Tick == 0 {
+		cfg.Tick = 20 * time.Millisecond
 	}
 	node, err := chronos.New(store, cfg)
 	if err != nil {
@@ -44,7 +51,7 @@ func start(t *testing.T, h chronos.HandlerFunc, cfg chronos.Config) (*chronos.No
 			t.Errorf("Stop: %v", err)
 		}
 	})
-	return node, store
+	return node
 }
 
 func createDue(t *testing.T, n *chronos.Node, maxFailures int) domain.Alarm {

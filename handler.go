@@ -9,7 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/dispatch"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -35,24 +35,24 @@ type HandlerFunc func(ctx context.Context, w domain.Wake) error
 func (f HandlerFunc) HandleWake(ctx context.Context, w domain.Wake) error { return f(ctx, w) }
 
 // ErrWakeTimeout is the cause of a handler's context when its delivery timeout passed.
-var ErrWakeTimeout = app.ErrWakeTimeout
+var ErrWakeTimeout = dispatch.ErrWakeTimeout
 
 // ExtendLease gives the wake whose context ctx is d more time from now: its deadline
 // moves to now + d (never earlier), and its alarm's lease in the store is extended past
 // that, fenced like every write, so no other node delivers the occurrence meanwhile.
 // It returns an error wrapping ports.ErrLeaseLost when another node or an owner action
-// took the alarm (the context is then cancelled: stop), and app.ErrNotInWake for a
+// took the alarm (the context is then cancelled: stop), and dispatch.ErrNotInWake for a
 // context that is not a handler's.
-func ExtendLease(ctx context.Context, d time.Duration) error { return app.ExtendLease(ctx, d) }
+func ExtendLease(ctx context.Context, d time.Duration) error { return dispatch.ExtendLease(ctx, d) }
 
-// handlerWaker runs a Handler as the dispatcher's waker (app.InProcessWaker).
+// handlerWaker runs a Handler as the dispatcher's waker (dispatch.InProcessWaker).
 type handlerWaker struct {
 	h    Handler
 	log  *zap.Logger
 	late atomic.Int64 // handlers that returned after their wake was given up
 }
 
-var _ app.InProcessWaker = (*handlerWaker)(nil)
+var _ dispatch.InProcessWaker = (*handlerWaker)(nil)
 
 func (*handlerWaker) InProcess() {}
 
@@ -84,7 +84,7 @@ func (hw *handlerWaker) Wake(ctx context.Context, w domain.Wake) error {
 // givenUp is the attempt's error when the wake's context ended before the handler.
 func givenUp(cause error, w domain.Wake) error {
 	switch {
-	case errors.Is(cause, app.ErrWakeTimeout):
+	case errors.Is(cause, dispatch.ErrWakeTimeout):
 		return fmt.Errorf("handler did not finish within its delivery timeout: %w", cause)
 	case errors.Is(cause, ports.ErrLeaseLost):
 		return fmt.Errorf("handler lost its lease (another node or an owner action took the alarm): %w", cause)

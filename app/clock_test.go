@@ -39,3 +39,13 @@ func TestStoreClockSkewShiftsTheProcessClock(t *testing.T) {
 		t.Errorf("local clock is %s behind, want 1m", d)
 	}
 }
+
+func TestStoreClockFollowsTheStoreOffset(t *testing.T) {
+	local := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	c := NewStoreClock()
+	c.local = func() time.Time { return local }
+	c.Observe(local.Add(30*time.Second), local) // the store is 30s ahead
+	if got := c.Now(); !got.Equal(local.Add(30 * time.Second)) {
+		t.Errorf("Now = %s, want the store's time %s", got, local.Add(30*time.Second))
+	}
+}

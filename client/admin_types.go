@@ -49,6 +49,33 @@ type Overview struct {
 	// cluster counts every 15 s and shares the result.
 	CountsAt time.Time `json:"counts_at"`
 	Now      time.Time `json:"now"` // the server's clock when it answered
+	// Replica is the read replica the admin's lists, counts, alarms and histories come
+	// from (chronos serve --store-replica); nil when the server has none.
+	Replica *Replica `json:"replica"`
+}
+
+// Replica is how the server's read replica is doing.
+type Replica struct {
+	// Available: it answers. When false the server reads the primary instead, and
+	// Error says why.
+	Available bool   `json:"available"`
+	Error     string `json:"error"`
+	// Lag is how far it is behind the primary: how old what the admin reads may be.
+	Lag time.Duration `json:"-"`
+}
+
+// UnmarshalJSON reads lag_seconds into Lag.
+func (r *Replica) UnmarshalJSON(b []byte) error {
+	type plain Replica
+	w := struct {
+		*plain
+		Lag float64 `json:"lag_seconds"`
+	}{plain: (*plain)(r)}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	r.Lag = seconds(w.Lag)
+	return nil
 }
 
 // UnmarshalJSON reads oldest_due_lag_seconds into OldestDueLag.

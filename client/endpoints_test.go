@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
 	"github.com/chronoshq/chronos/client"
 )
 
@@ -17,7 +17,7 @@ func TestClientEndpointsAgainstTheRealServer(t *testing.T) {
 	ctx := t.Context()
 	adm, read := s.ops.Admin(), s.reader.Admin()
 	digest := func(secret string) client.SecretDigest {
-		fp, err := app.NewEndpoints(s.store, nil, nil).Fingerprint(ctx, secret) // the server's key, from its store
+		fp, err := admin.NewEndpoints(s.store, nil, nil).Fingerprint(ctx, secret) // the server's key, from its store
 		if err != nil {
 			t.Fatal(err)
 		}

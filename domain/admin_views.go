@@ -2,7 +2,7 @@ package domain
 
 import "time"
 
-// What the operator's use cases (app.Admin) answer. Plain data, shared by the use cases
+// What the operator's use cases (admin.Admin) answer. Plain data, shared by the use cases
 // and the API adapter that renders them.
 
 // DispatchState is the cluster-wide pause gate: while Paused, no node claims (wakes
@@ -50,6 +50,20 @@ type Overview struct {
 	// the workers that report it (each reports only its busiest few), busiest first, at
 	// most MaxQueuingEndpoints.
 	QueuingEndpoints []EndpointLoad
+	// Replica is the read replica the operator's lists, counts and histories are read
+	// from; nil when the node has none.
+	Replica *ReplicaState
+}
+
+// ReplicaState is how the node's read replica is doing.
+type ReplicaState struct {
+	// Available: the replica answers. When it does not, the operator's reads go to the
+	// primary and Error says why.
+	Available bool
+	Error     string
+	// Lag is how far the replica is behind the primary (0 when caught up, or not
+	// Available): what it shows may be this old.
+	Lag time.Duration
 }
 
 // MaxQueuingEndpoints bounds Overview.QueuingEndpoints.

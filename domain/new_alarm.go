@@ -40,7 +40,7 @@ type Spec struct {
 	Delivery       Delivery
 	Series         Series // cron only
 	// Endpoint names one of the owner's endpoints; "" for the server's --wake-url. That
-	// it exists is the caller's to check (app.Alarms asks the store).
+	// it exists is the caller's to check (owners.Alarms asks the store).
 	Endpoint string
 }
 

@@ -10,6 +10,21 @@ import (
 // AdminStore is the operator's side: every owner's alarms, read and changed by id alone,
 // and counted. The admin API is its only caller, behind an admin-scoped token.
 type AdminStore interface {
+	AdminReader
+
+	// AdminMutate is Mutate without the owner check: the same atomic read-decide-apply.
+	AdminMutate(ctx context.Context, id string, fn MutateFunc) (domain.Alarm, error)
+
+	// DeleteAlarms deletes the alarms with these ids, whatever their status or lease,
+	// and all their events, in one transaction: the alarm rows first, then the events
+	// of the ids deleted (see RetentionStore for why in that order). Unknown ids are
+	// skipped. A worker still delivering a deleted alarm finds its outcome stale. At
+	// most MaxDeleteIDs ids per call.
+	DeleteAlarms(ctx context.Context, ids []string) (Deleted, error)
+}
+
+// AdminReader is the operator's reads, which a read replica may serve too (ReadReplica).
+type AdminReader interface {
 	// AdminList returns every owner's alarms matching f, newest first (by id), paged
 	// like List: at most min(f.Limit, MaxListLimit), f.Limit <= 0 meaning
 	// DefaultListLimit, and a cursor that is "" on the last page. An unparseable cursor
@@ -23,16 +38,6 @@ type AdminStore interface {
 
 	// AdminEvents is Events without the owner check.
 	AdminEvents(ctx context.Context, id string, limit int) ([]domain.Event, error)
-
-	// AdminMutate is Mutate without the owner check: the same atomic read-decide-apply.
-	AdminMutate(ctx context.Context, id string, fn MutateFunc) (domain.Alarm, error)
-
-	// DeleteAlarms deletes the alarms with these ids, whatever their status or lease,
-	// and all their events, in one transaction: the alarm rows first, then the events
-	// of the ids deleted (see RetentionStore for why in that order). Unknown ids are
-	// skipped. A worker still delivering a deleted alarm finds its outcome stale. At
-	// most MaxDeleteIDs ids per call.
-	DeleteAlarms(ctx context.Context, ids []string) (Deleted, error)
 
 	// CountAlarms counts alarms by status, and the due backlog: active alarms whose
 	// next_fire_at is at or before the store's now and that no worker holds a live

@@ -13,7 +13,7 @@ type EndpointStore interface {
 	// CreateEndpoint stores e (validated by domain.ValidateEndpoint), stamping CreatedAt
 	// and UpdatedAt with the store's now, and returns it as stored. ErrConflict when the
 	// owner already has an endpoint of that name. Secrets are kept exactly, in order;
-	// Timeout at least to the millisecond (app.Endpoints rounds it to whole milliseconds
+	// Timeout at least to the millisecond (admin.Endpoints rounds it to whole milliseconds
 	// before it stores it); times at the store's TimePrecision.
 	CreateEndpoint(ctx context.Context, e domain.Endpoint) (domain.Endpoint, error)
 	// GetEndpoint returns the owner's endpoint. ErrNotFound when there is none.

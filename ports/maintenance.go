@@ -12,7 +12,7 @@ import (
 // for it with a type assertion; a store without it needs nothing (InnoDB purges by
 // itself, SQLite frees deleted rows in place).
 //
-// app.Maintenance calls Maintain on every node every few seconds, so:
+// chores.Maintenance calls Maintain on every node every few seconds, so:
 //   - Maintain must be safe to call from many processes at once, and must do the work on
 //     at most one of them at a time (a lock in the database, never in one node's memory).
 //   - It decides itself whether anything is needed (cheaply: reading counters, not

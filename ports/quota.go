@@ -3,7 +3,7 @@ package ports
 import "context"
 
 // QuotaStore counts what an owner's quota of active alarms is checked against
-// (--max-active-alarms-per-owner). app.Quota keeps each owner's count in memory and
+// (--max-active-alarms-per-owner). owners.Quota keeps each owner's count in memory and
 // calls CountActive about once per refresh interval for each owner that creates on the
 // node, not once per create: the create path is the API's hottest. Most counts run in
 // the background; a create waits for one only when the node has no count of its owner

@@ -7,7 +7,7 @@ import (
 
 // RetentionStore deletes what the retention policy no longer keeps, in bounded batches,
 // so that no call is one huge transaction and dispatching never waits long behind one.
-// app.Retention drives it on one node at a time (LeaseStore).
+// chores.Retention drives it on one node at a time (LeaseStore).
 //
 // What is never deleted, whatever the parameters: an active or paused alarm; a row that
 // carries a lease (claimed_by set), whatever its status; an event of a live alarm

@@ -9,10 +9,15 @@ import (
 // pause gate, the last retention run. Values are opaque to the store (the app stores
 // JSON); there are a handful of names, each written rarely and read every tick.
 type StateStore interface {
-	// GetState returns the value stored under name, and false when nothing is.
-	GetState(ctx context.Context, name string) (State, bool, error)
+	StateReader
 	// PutState stores value under name, replacing any, with UpdatedAt = the store's now.
 	PutState(ctx context.Context, name, value string) error
+}
+
+// StateReader reads the named values (a read replica serves it too).
+type StateReader interface {
+	// GetState returns the value stored under name, and false when nothing is.
+	GetState(ctx context.Context, name string) (State, bool, error)
 }
 
 // State is one named value.

@@ -212,7 +212,7 @@ type ClaimParams struct {
 	// due order part way, docs/mysql.md). Either way no owner's backlog can take a
 	// plain claim whole while another owner's alarms are due and older, and every store
 	// reads its due index as far as the batch, never a backlog. The dispatcher makes
-	// plain claims while claims take everything that is due, so the difference shows
+	// plain claims while they keep up with what falls due, so the difference shows
 	// only in the claim that finds a backlog, after which its claims are fair.
 	Fair *FairClaim
 }

@@ -32,7 +32,7 @@ type ReceiverVerdict interface {
 
 // Deferral is implemented by a Waker's error (found with errors.As) when the wake was
 // not sent and is not an attempt: the alarm is due again after DeferFor, nothing
-// counted. app.EndpointRouter returns it when an endpoint has no room for another wake
+// counted. dispatch.EndpointRouter returns it when an endpoint has no room for another wake
 // or its breaker is open.
 type Deferral interface {
 	error

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -10,8 +9,9 @@ import (
 	"github.com/chronoshq/chronos/domain"
 )
 
-// Admin is the set of operator use cases the admin API drives (*app.Admin): the one the
-// dashboard drives too, declared once in internal/operator.
+// Admin is every operator use case the admin API drives (*app.Admin), as Options takes
+// it: the dashboard's too, declared once in internal/operator, where each group of
+// handlers finds the part it calls.
 type Admin = operator.Admin
 
 // adminHandler serves an admin request on behalf of the admin token tok.
@@ -42,7 +42,7 @@ func (a *api) admin(h adminHandler, allowed func(domain.Token) bool) http.Handle
 
 // adminRoutes adds /admin/v1 to r. Without an Admin they are not served at all.
 func (a *api) adminRoutes(r *mux.Router) {
-	if a.adm == nil {
+	if a.adminAlarms == nil {
 		return
 	}
 	get, post, del := http.MethodGet, http.MethodPost, http.MethodDelete
@@ -51,21 +51,16 @@ func (a *api) adminRoutes(r *mux.Router) {
 	r.Handle("/admin/v1/alarms/retry", a.adminChange(a.adminBulk(domain.BulkRetry))).Methods(post)
 	r.Handle("/admin/v1/alarms/cancel", a.adminChange(a.adminBulk(domain.BulkCancel))).Methods(post)
 	r.Handle("/admin/v1/alarms/delete", a.adminChange(a.adminBulk(domain.BulkDelete))).Methods(post)
-	r.Handle("/admin/v1/alarms/{id}", a.adminRead(a.adminAlarm(readAlarm))).Methods(get)
+	r.Handle("/admin/v1/alarms/{id}", a.adminRead(adminAction(a, a.adminAlarms, readAlarm))).Methods(get)
 	r.Handle("/admin/v1/alarms/{id}", a.adminChange(a.adminDelete)).Methods(del)
 	r.Handle("/admin/v1/alarms/{id}/events", a.adminRead(a.adminEvents)).Methods(get)
-	r.Handle("/admin/v1/alarms/{id}/retry", a.adminChange(a.adminAlarm(Admin.Retry))).Methods(post)
-	r.Handle("/admin/v1/alarms/{id}/cancel", a.adminChange(a.adminAlarm(Admin.Cancel))).Methods(post)
+	r.Handle("/admin/v1/alarms/{id}/retry", a.adminChange(adminAction(a, a.adminActions, operator.AlarmActions.Retry))).Methods(post)
+	r.Handle("/admin/v1/alarms/{id}/cancel", a.adminChange(adminAction(a, a.adminActions, operator.AlarmActions.Cancel))).Methods(post)
 	r.Handle("/admin/v1/workers", a.adminRead(a.adminWorkers)).Methods(get)
 	r.Handle("/admin/v1/dispatch", a.adminRead(a.adminDispatch(nil))).Methods(get)
-	r.Handle("/admin/v1/dispatch/pause", a.adminChange(a.adminDispatch(Admin.PauseDispatch))).Methods(post)
-	r.Handle("/admin/v1/dispatch/resume", a.adminChange(a.adminDispatch(Admin.ResumeDispatch))).Methods(post)
+	r.Handle("/admin/v1/dispatch/pause", a.adminChange(a.adminDispatch(operator.DispatchSwitch.PauseDispatch))).Methods(post)
+	r.Handle("/admin/v1/dispatch/resume", a.adminChange(a.adminDispatch(operator.DispatchSwitch.ResumeDispatch))).Methods(post)
 	r.Handle("/admin/v1/retention", a.adminRead(a.adminRetention)).Methods(get)
 	r.Handle("/admin/v1/retention/run", a.adminChange(a.adminRunRetention)).Methods(post)
 	r.Handle("/admin/v1/store/backup", a.adminChange(a.adminBackup)).Methods(post)
-}
-
-// readAlarm is Get in the shape of the by-id actions (a read names no actor).
-func readAlarm(adm Admin, ctx context.Context, id, _ string) (domain.Alarm, error) {
-	return adm.Get(ctx, id)
 }

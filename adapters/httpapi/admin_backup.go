@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -21,10 +22,10 @@ func (a *api) adminBackup(w http.ResponseWriter, r *http.Request, tok domain.Tok
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
 		var none struct{}
-		if err := decodeObject(body, &none); err != nil {
-			var ae *apiError
-			if errors.As(err, &ae) && ae.Field != "" {
-				err = badRequest(ae.Field, "the request takes no fields: the node writes the backup to its --backup-dir under a name it chooses")
+		if err := jsonio.DecodeObject(body, &none); err != nil {
+			var refusal *jsonio.Error
+			if errors.As(err, &refusal) && refusal.Field != "" {
+				err = badRequest(refusal.Field, "the request takes no fields: the node writes the backup to its --backup-dir under a name it chooses")
 			}
 			a.writeError(w, r, err)
 			return
@@ -33,7 +34,7 @@ func (a *api) adminBackup(w http.ResponseWriter, r *http.Request, tok domain.Tok
 	// The answer waits for the copy, which on a large store outlasts the server's write
 	// timeout; without the deadline the copy would be made and its answer lost.
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
-	b, err := a.adm.Backup(r.Context(), tok.ID)
+	b, err := a.backups.Backup(r.Context(), tok.ID)
 	if err != nil {
 		a.writeError(w, r, err)
 		return

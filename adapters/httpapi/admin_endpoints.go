@@ -2,12 +2,22 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 )
+
+// EndpointWriter is an admin's changes to any owner's endpoints (*app.Endpoints). by
+// is the id of the admin token making the change.
+type EndpointWriter interface {
+	Create(ctx context.Context, e domain.Endpoint, by string) (domain.Endpoint, error)
+	Update(ctx context.Context, owner, name string, p domain.EndpointPatch, by string) (domain.Endpoint, error)
+	Delete(ctx context.Context, owner, name, by string) error
+}
 
 // endpointRequest is the body of POST /admin/v1/owners/{owner}/endpoints: the endpoint
 // in full, secrets included. Zero is each optional field's default (the node's timeout,
@@ -38,7 +48,7 @@ type endpointPatchRequest struct {
 }
 
 func (req endpointPatchRequest) patch() (domain.EndpointPatch, error) {
-	if req.Name != nil && !bytes.Equal(bytes.TrimSpace(req.Name), null) {
+	if req.Name != nil && !bytes.Equal(bytes.TrimSpace(req.Name), jsonio.Null) {
 		return domain.EndpointPatch{}, invalidArgument("name", "cannot be changed; create an endpoint of the new name, move the alarms, then delete this one")
 	}
 	p := domain.EndpointPatch{URL: req.URL, Secrets: req.Secrets, MaxInFlight: req.MaxInFlight,
@@ -94,7 +104,7 @@ func (a *api) adminCreateEndpoint(w http.ResponseWriter, r *http.Request, tok do
 	if !a.readObject(w, r, &req) {
 		return
 	}
-	e, err := a.endpoints.Create(r.Context(), domain.Endpoint{Owner: owner, Name: req.Name, URL: req.URL, Secrets: req.Secrets,
+	e, err := a.endpointChanges.Create(r.Context(), domain.Endpoint{Owner: owner, Name: req.Name, URL: req.URL, Secrets: req.Secrets,
 		Timeout: secondsToDuration(req.TimeoutSeconds), MaxInFlight: req.MaxInFlight, RatePerSecond: req.RatePerSecond,
 		FailureURL: req.FailureURL}, tok.ID)
 	if err != nil {
@@ -140,7 +150,7 @@ func (a *api) adminUpdateEndpoint(w http.ResponseWriter, r *http.Request, tok do
 		a.writeError(w, r, err)
 		return
 	}
-	e, err := a.endpoints.Update(r.Context(), owner, name, p, tok.ID)
+	e, err := a.endpointChanges.Update(r.Context(), owner, name, p, tok.ID)
 	if err != nil {
 		a.writeError(w, r, endpointError(err))
 		return
@@ -155,7 +165,7 @@ func (a *api) adminDeleteEndpoint(w http.ResponseWriter, r *http.Request, tok do
 		a.writeError(w, r, err)
 		return
 	}
-	if err := a.endpoints.Delete(r.Context(), owner, name, tok.ID); err != nil {
+	if err := a.endpointChanges.Delete(r.Context(), owner, name, tok.ID); err != nil {
 		a.writeError(w, r, endpointError(err))
 		return
 	}

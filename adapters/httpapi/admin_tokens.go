@@ -7,6 +7,7 @@ import (
 	"github.com/gorilla/mux"
 	"go.uber.org/zap"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/adapters/internal/operator"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -31,14 +32,14 @@ type tokenView struct {
 	Owner      string       `json:"owner"`
 	Scope      domain.Scope `json:"scope"`
 	Note       string       `json:"note"`
-	CreatedAt  jsonTime     `json:"created_at"`
-	LastUsedAt jsonTime     `json:"last_used_at"`
-	RevokedAt  jsonTime     `json:"revoked_at"`
+	CreatedAt  jsonio.Time  `json:"created_at"`
+	LastUsedAt jsonio.Time  `json:"last_used_at"`
+	RevokedAt  jsonio.Time  `json:"revoked_at"`
 }
 
 func newTokenView(t domain.Token) tokenView {
 	return tokenView{ID: t.ID, Owner: t.Owner, Scope: t.Scope, Note: t.Note,
-		CreatedAt: jsonTime(t.CreatedAt), LastUsedAt: jsonTime(t.LastUsedAt), RevokedAt: jsonTime(t.RevokedAt)}
+		CreatedAt: jsonio.Time(t.CreatedAt), LastUsedAt: jsonio.Time(t.LastUsedAt), RevokedAt: jsonio.Time(t.RevokedAt)}
 }
 
 // issuedTokenView is the answer to POST /admin/v1/tokens: the view plus the secret,

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -23,17 +24,17 @@ func appendAdminAlarm(buf *bytes.Buffer, a domain.Alarm, showPayloads bool) erro
 	if !showPayloads {
 		shownPayload, shownWake = []byte("null"), ""
 	}
-	o := beginObject(buf)
+	o := jsonio.BeginObject(buf)
 	alarmMembers(o, a, shownPayload, shownWake)
-	o.value("owner", a.Owner)
-	o.value("claimed_by", a.ClaimedBy)
-	o.value("claimed_at", jsonTime(a.ClaimedAt))
-	o.value("redacted", !showPayloads)
-	o.value("payload_size", len(payload))
-	o.value("payload_sha256", sha256Hex(payload))
-	o.value("wake_message_size", len(a.WakeMessage))
-	o.value("wake_message_sha256", sha256Hex([]byte(a.WakeMessage)))
-	return o.end()
+	o.Value("owner", a.Owner)
+	o.Value("claimed_by", a.ClaimedBy)
+	o.Value("claimed_at", jsonio.Time(a.ClaimedAt))
+	o.Value("redacted", !showPayloads)
+	o.Value("payload_size", len(payload))
+	o.Value("payload_sha256", sha256Hex(payload))
+	o.Value("wake_message_size", len(a.WakeMessage))
+	o.Value("wake_message_sha256", sha256Hex([]byte(a.WakeMessage)))
+	return o.End()
 }
 
 // sha256Hex is the hex SHA-256 of b.
@@ -69,30 +70,40 @@ type overviewView struct {
 	Counts              map[domain.Status]int64 `json:"counts"`
 	Total               int64                   `json:"total"`
 	DueBacklog          int64                   `json:"due_backlog"`
-	OldestDueAt         jsonTime                `json:"oldest_due_at"`
+	OldestDueAt         jsonio.Time             `json:"oldest_due_at"`
 	OldestDueLagSeconds float64                 `json:"oldest_due_lag_seconds"`
 	WakesLastMinute     wakeCounts              `json:"wakes_last_minute"`
 	WakesLastHour       wakeCounts              `json:"wakes_last_hour"`
 	LiveWorkers         int                     `json:"live_workers"`
 	QueuingEndpoints    []domain.EndpointLoad   `json:"queuing_endpoints"` // [] when none
 	Dispatch            dispatchView            `json:"dispatch"`
-	CountsAt            jsonTime                `json:"counts_at"`
-	Now                 jsonTime                `json:"now"`
+	CountsAt            jsonio.Time             `json:"counts_at"`
+	Now                 jsonio.Time             `json:"now"`
+	Replica             *replicaView            `json:"replica"` // null without one
+}
+
+type replicaView struct {
+	Available  bool    `json:"available"`
+	LagSeconds float64 `json:"lag_seconds"`
+	Error      string  `json:"error"`
 }
 
 func newOverviewView(o domain.Overview) overviewView {
 	v := overviewView{
 		Counts:              map[domain.Status]int64{},
 		DueBacklog:          o.Due,
-		OldestDueAt:         jsonTime(o.OldestDue),
+		OldestDueAt:         jsonio.Time(o.OldestDue),
 		OldestDueLagSeconds: o.OldestDueLag.Seconds(),
 		WakesLastMinute:     wakeCounts{o.Delivered1m, o.Failed1m},
 		WakesLastHour:       wakeCounts{o.Delivered1h, o.Failed1h},
 		LiveWorkers:         o.LiveWorkers,
 		QueuingEndpoints:    append([]domain.EndpointLoad{}, o.QueuingEndpoints...),
-		Dispatch:            dispatchView{o.Dispatch.Paused, jsonTime(o.Dispatch.Since), o.Dispatch.By, o.PausedFor.Seconds()},
-		CountsAt:            jsonTime(o.CountedAt),
-		Now:                 jsonTime(o.Now),
+		Dispatch:            dispatchView{o.Dispatch.Paused, jsonio.Time(o.Dispatch.Since), o.Dispatch.By, o.PausedFor.Seconds()},
+		CountsAt:            jsonio.Time(o.CountedAt),
+		Now:                 jsonio.Time(o.Now),
+	}
+	if r := o.Replica; r != nil {
+		v.Replica = &replicaView{Available: r.Available, LagSeconds: r.Lag.Seconds(), Error: r.Error}
 	}
 	for _, s := range domain.Statuses {
 		v.Counts[s] = o.ByStatus[s]
@@ -102,15 +113,15 @@ func newOverviewView(o domain.Overview) overviewView {
 }
 
 type dispatchView struct {
-	Paused        bool     `json:"paused"`
-	Since         jsonTime `json:"since"`
-	By            string   `json:"by"`
-	PausedSeconds float64  `json:"paused_seconds"`
+	Paused        bool        `json:"paused"`
+	Since         jsonio.Time `json:"since"`
+	By            string      `json:"by"`
+	PausedSeconds float64     `json:"paused_seconds"`
 }
 
 // newDispatchView shows the gate; how long it has been paused is measured against now.
 func newDispatchView(s domain.DispatchState, now time.Time) dispatchView {
-	v := dispatchView{Paused: s.Paused, Since: jsonTime(s.Since), By: s.By}
+	v := dispatchView{Paused: s.Paused, Since: jsonio.Time(s.Since), By: s.By}
 	if s.Paused {
 		v.PausedSeconds = max(now.Sub(s.Since), 0).Seconds()
 	}
@@ -122,8 +133,8 @@ type workerView struct {
 	Host                string             `json:"host"`
 	PID                 int                `json:"pid"`
 	Version             string             `json:"version"`
-	StartedAt           jsonTime           `json:"started_at"`
-	HeartbeatAt         jsonTime           `json:"heartbeat_at"`
+	StartedAt           jsonio.Time        `json:"started_at"`
+	HeartbeatAt         jsonio.Time        `json:"heartbeat_at"`
 	HeartbeatAgeSeconds float64            `json:"heartbeat_age_seconds"`
 	Alive               bool               `json:"alive"`
 	Stats               domain.WorkerStats `json:"stats"`
@@ -132,22 +143,22 @@ type workerView struct {
 func newWorkerView(w domain.WorkerHealth) workerView {
 	return workerView{
 		ID: w.ID, Host: w.Host, PID: w.PID, Version: w.Version,
-		StartedAt: jsonTime(w.StartedAt), HeartbeatAt: jsonTime(w.HeartbeatAt),
+		StartedAt: jsonio.Time(w.StartedAt), HeartbeatAt: jsonio.Time(w.HeartbeatAt),
 		HeartbeatAgeSeconds: w.HeartbeatAge.Seconds(), Alive: w.Alive, Stats: w.Stats,
 	}
 }
 
 type retentionRunView struct {
-	Node          string   `json:"node"`
-	StartedAt     jsonTime `json:"started_at"`
-	FinishedAt    jsonTime `json:"finished_at"`
-	AlarmsDeleted int      `json:"alarms_deleted"`
-	EventsDeleted int      `json:"events_deleted"`
-	Error         string   `json:"error"`
+	Node          string      `json:"node"`
+	StartedAt     jsonio.Time `json:"started_at"`
+	FinishedAt    jsonio.Time `json:"finished_at"`
+	AlarmsDeleted int         `json:"alarms_deleted"`
+	EventsDeleted int         `json:"events_deleted"`
+	Error         string      `json:"error"`
 }
 
 func newRetentionRunView(r domain.RetentionRun) retentionRunView {
-	return retentionRunView{r.Node, jsonTime(r.StartedAt), jsonTime(r.FinishedAt), r.AlarmsDeleted, r.EventsDeleted, r.Error}
+	return retentionRunView{r.Node, jsonio.Time(r.StartedAt), jsonio.Time(r.FinishedAt), r.AlarmsDeleted, r.EventsDeleted, r.Error}
 }
 
 type retentionView struct {

@@ -1,14 +1,32 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 
 	"github.com/gorilla/mux"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
+
+// AlarmReader reads the owner's alarms and their history (*app.Alarms).
+type AlarmReader interface {
+	Get(ctx context.Context, owner, id string) (domain.Alarm, error)
+	List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error)
+	Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error)
+}
+
+// AlarmActions are the owner's changes to the state of one of its alarms (*app.Alarms).
+type AlarmActions interface {
+	Cancel(ctx context.Context, owner, id string) (domain.Alarm, error)
+	PauseWith(ctx context.Context, owner, id string, spec domain.PauseSpec) (domain.Alarm, error)
+	Resume(ctx context.Context, owner, id string) (domain.Alarm, error)
+	Trigger(ctx context.Context, owner, id string) (domain.Alarm, error)
+	SkipNext(ctx context.Context, owner, id string) (domain.Alarm, error)
+}
 
 // maxIDLen bounds an alarm id in a path. Ids are UUIDs; the bound only keeps absurd
 // input away from the store.
@@ -25,17 +43,25 @@ func alarmID(r *http.Request) (string, bool) {
 // errNoAlarm answers an id that cannot exist like one that does not.
 var errNoAlarm = toAPIError(ports.ErrNotFound)
 
+// ownerAction is action for a use case method taken as a method expression, such as
+// AlarmActions.Cancel, on the use case uses.
+func ownerAction[U any](a *api, uses U, do func(U, context.Context, string, string) (domain.Alarm, error)) ownedHandler {
+	return a.action(func(ctx context.Context, owner, id string) (domain.Alarm, error) {
+		return do(uses, ctx, owner, id)
+	})
+}
+
 // action serves a request that reads or changes one alarm and answers {"alarm": ...}:
-// get, cancel (DELETE), pause, resume, trigger. Owner actions that change nothing
-// (pausing a paused alarm, cancelling a cancelled one) answer the alarm as it is.
-func (a *api) action(do func(Alarms, context.Context, string, string) (domain.Alarm, error)) ownedHandler {
+// get, cancel (DELETE), pause, resume, trigger, update. Owner actions that change
+// nothing (pausing a paused alarm, cancelling a cancelled one) answer the alarm as it is.
+func (a *api) action(do func(ctx context.Context, owner, id string) (domain.Alarm, error)) ownedHandler {
 	return func(w http.ResponseWriter, r *http.Request, owner string) {
 		id, ok := alarmID(r)
 		if !ok {
 			a.writeError(w, r, errNoAlarm)
 			return
 		}
-		alarm, err := do(a.alarms, r.Context(), owner, id)
+		alarm, err := do(r.Context(), owner, id)
 		if err != nil {
 			a.writeError(w, r, err)
 			return
@@ -47,6 +73,37 @@ func (a *api) action(do func(Alarms, context.Context, string, string) (domain.Al
 		}
 		writeBody(w, http.StatusOK, out)
 	}
+}
+
+// pauseRequest is the optional body of POST /v1/alarms/{id}/pause.
+type pauseRequest struct {
+	Until *string `json:"until"`
+	Note  string  `json:"note"`
+}
+
+// pauseAlarm serves POST /v1/alarms/{id}/pause: without a body, a plain pause; with
+// {"until", "note"}, a pause that ends by itself and says why.
+func (a *api) pauseAlarm(w http.ResponseWriter, r *http.Request, owner string) {
+	body, err := a.readBody(w, r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	var req pauseRequest
+	if len(bytes.TrimSpace(body)) > 0 {
+		if err := jsonio.DecodeObject(body, &req); err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+	}
+	until, err := optionalTime("until", req.Until)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	a.action(func(ctx context.Context, owner, id string) (domain.Alarm, error) {
+		return a.actions.PauseWith(ctx, owner, id, domain.PauseSpec{Until: until, Note: req.Note})
+	})(w, r, owner)
 }
 
 // listAlarms serves GET /v1/alarms?status=&limit=&cursor=.
@@ -63,7 +120,7 @@ func (a *api) listAlarms(w http.ResponseWriter, r *http.Request, owner string) {
 		return
 	}
 	f := ports.ListFilter{Status: status, Limit: limit, Cursor: q.Get("cursor")}
-	alarms, next, err := a.alarms.List(r.Context(), owner, f)
+	alarms, next, err := a.reader.List(r.Context(), owner, f)
 	if err != nil {
 		a.writeError(w, r, err) // a bad cursor is the store's ValidationError on "cursor"
 		return
@@ -79,7 +136,7 @@ func (a *api) listAlarms(w http.ResponseWriter, r *http.Request, owner string) {
 // listEvents serves GET /v1/alarms/{id}/events?limit=.
 func (a *api) listEvents(w http.ResponseWriter, r *http.Request, owner string) {
 	a.serveEvents(w, r, func(ctx context.Context, id string, limit int) ([]domain.Event, error) {
-		return a.alarms.Events(ctx, owner, id, limit)
+		return a.reader.Events(ctx, owner, id, limit)
 	})
 }
 

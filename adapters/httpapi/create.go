@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -9,8 +10,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
 )
+
+// AlarmCreator creates alarms (*app.Alarms). Create returns the alarm and whether a
+// previous create with the same idempotency key made it (deduped); CreateBatch
+// validates and creates many in one transaction, one result per spec, in order.
+type AlarmCreator interface {
+	Create(ctx context.Context, spec domain.Spec) (domain.Alarm, bool, error)
+	CreateBatch(ctx context.Context, specs []domain.Spec) ([]ports.CreateResult, error)
+}
 
 // createRequest is the body of POST /v1/alarms. Optional fields are pointers where
 // "absent" and a zero value mean different things.
@@ -168,7 +179,7 @@ func (a *api) createAlarm(w http.ResponseWriter, r *http.Request, owner string) 
 		return
 	}
 	var req createRequest
-	if err := decodeObject(body, &req); err != nil {
+	if err := jsonio.DecodeObject(body, &req); err != nil {
 		a.writeError(w, r, err)
 		return
 	}
@@ -177,7 +188,7 @@ func (a *api) createAlarm(w http.ResponseWriter, r *http.Request, owner string) 
 		a.writeError(w, r, err)
 		return
 	}
-	alarm, deduped, err := a.alarms.Create(r.Context(), spec)
+	alarm, deduped, err := a.creator.Create(r.Context(), spec)
 	if err != nil {
 		a.writeError(w, r, err)
 		return

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -25,20 +26,20 @@ type batchRequest struct {
 	Alarms []json.RawMessage `json:"alarms"`
 }
 
-// decodeBatch reads a batch body as decodeObject would, answering the same errors, in
-// one validating pass and one light split of the items: decoding the body twice (once
-// to check it, once into RawMessages) was a third of the endpoint's own cost.
+// decodeBatch reads a batch body as jsonio.DecodeObject would, answering the same
+// errors, in one validating pass and one light split of the items rather than decoding
+// the body twice (docs/benchmarks.md, "HTTP create").
 func decodeBatch(body []byte) (batchRequest, error) {
 	var req batchRequest
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
-		return req, decodeObject(body, &req) // the unusual body: its exact error
+		return req, jsonio.DecodeObject(body, &req) // the unusual body: its exact error
 	}
-	if name, ok := unknownField(trimmed, &req); !ok {
-		return req, badRequest(name, fmt.Sprintf("unknown field %q", name))
+	if err := jsonio.CheckFields(trimmed, &req); err != nil {
+		return req, err
 	}
 	var alarms []byte
-	eachMember(trimmed, func(name string, value []byte) bool {
+	jsonio.EachMember(trimmed, func(name string, value []byte) bool {
 		alarms = value // a repeated member: the last wins, as in encoding/json
 		return true
 	})
@@ -46,9 +47,9 @@ func decodeBatch(body []byte) (batchRequest, error) {
 	case alarms == nil || string(alarms) == "null":
 		return req, nil
 	case alarms[0] != '[':
-		return req, decodeObject(body, &req) // not an array: encoding/json's type error
+		return req, jsonio.DecodeObject(body, &req) // not an array: encoding/json's type error
 	}
-	eachElement(alarms, func(item []byte) { req.Alarms = append(req.Alarms, item) })
+	jsonio.EachElement(alarms, func(item []byte) { req.Alarms = append(req.Alarms, item) })
 	return req, nil
 }
 
@@ -82,7 +83,7 @@ func (a *api) createAlarmBatch(w http.ResponseWriter, r *http.Request, owner str
 			continue
 		}
 		// The whole body was decoded once already: each item is valid JSON.
-		if err := decodeValidObject(raw, &item); err != nil {
+		if err := jsonio.DecodeValidObject(raw, &item); err != nil {
 			itemErrs[i] = err
 			continue
 		}
@@ -94,8 +95,8 @@ func (a *api) createAlarmBatch(w http.ResponseWriter, r *http.Request, owner str
 		specs, at = append(specs, spec), append(at, i)
 	}
 	var buf bytes.Buffer
-	// An answer is about the size of the request plus the fields the server adds;
-	// growing the buffer step by step was an eighth of the endpoint's own time.
+	// An answer is about the size of the request plus the fields the server adds:
+	// sized once, the buffer is not grown step by step.
 	buf.Grow(len(body) + 512*len(req.Alarms))
 	buf.WriteString(`{"results":[`)
 	results := make([]func(*bytes.Buffer) error, len(req.Alarms))
@@ -105,7 +106,7 @@ func (a *api) createAlarmBatch(w http.ResponseWriter, r *http.Request, owner str
 		}
 	}
 	if len(specs) > 0 {
-		rs, err := a.alarms.CreateBatch(r.Context(), specs)
+		rs, err := a.creator.CreateBatch(r.Context(), specs)
 		if err != nil {
 			a.writeError(w, r, err)
 			return
@@ -148,7 +149,7 @@ func (a *api) itemError(r *http.Request, err error) func(*bytes.Buffer) error {
 	}
 	return func(b *bytes.Buffer) error {
 		b.WriteString(`{"error":`)
-		if err := appendJSON(b, ae); err != nil {
+		if err := jsonio.Append(b, ae); err != nil {
 			return err
 		}
 		b.WriteByte('}')

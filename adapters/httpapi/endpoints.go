@@ -9,8 +9,19 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 )
+
+// EndpointReader reads the owners' endpoints (*app.Endpoints).
+type EndpointReader interface {
+	Get(ctx context.Context, owner, name string) (domain.Endpoint, error)
+	// List returns the owner's endpoints by name; every owner's when owner is "".
+	List(ctx context.Context, owner string) ([]domain.Endpoint, error)
+	// Fingerprint stands for a secret in the admin's views: stable, and no check of a
+	// guess (app/secret_fingerprint.go).
+	Fingerprint(ctx context.Context, secret string) (string, error)
+}
 
 // endpointRoutes adds the endpoint routes to r: the admin's, which register, read,
 // change and delete any owner's endpoints, and the owner's read of its own, which shows
@@ -82,8 +93,8 @@ type adminEndpointView struct {
 	Owner string `json:"owner"`
 	endpointView
 	Secrets   []secretView `json:"secrets"`
-	CreatedAt jsonTime     `json:"created_at"`
-	UpdatedAt jsonTime     `json:"updated_at"`
+	CreatedAt jsonio.Time  `json:"created_at"`
+	UpdatedAt jsonio.Time  `json:"updated_at"`
 }
 
 type secretView struct {
@@ -96,7 +107,7 @@ type secretView struct {
 
 func (a *api) newAdminEndpointView(ctx context.Context, e domain.Endpoint) (adminEndpointView, error) {
 	v := adminEndpointView{Owner: e.Owner, endpointView: newEndpointView(e), Secrets: make([]secretView, len(e.Secrets)),
-		CreatedAt: jsonTime(e.CreatedAt), UpdatedAt: jsonTime(e.UpdatedAt)}
+		CreatedAt: jsonio.Time(e.CreatedAt), UpdatedAt: jsonio.Time(e.UpdatedAt)}
 	for i, s := range e.Secrets {
 		fp, err := a.endpoints.Fingerprint(ctx, s)
 		if err != nil {

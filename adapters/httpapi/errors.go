@@ -13,13 +13,14 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
 // apiError is an error as the client sees it. Errors the adapter raises itself (bad
-// JSON, bad query parameters, ...) are built as apiErrors directly; everything else is
-// translated by toAPIError.
+// query parameters, a refused Content-Type, ...) are built as apiErrors directly;
+// everything else, the JSON decoder's refusals included, is translated by toAPIError.
 type apiError struct {
 	Status  int    `json:"-"`
 	Code    string `json:"code"`
@@ -115,10 +116,13 @@ const (
 func toAPIError(err error) *apiError {
 	var ae *apiError
 	var ve *domain.ValidationError
+	var unreadable *jsonio.Error
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.As(err, &unreadable):
+		return badRequest(unreadable.Field, unreadable.Message)
 	case errors.As(err, &ve):
 		return invalidArgument(ve.Field, ve.Message)
 	case errors.As(err, &tooLarge):

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -27,6 +28,7 @@ func TestToAPIError(t *testing.T) {
 	}{
 		{"validation", &domain.ValidationError{Field: "cron_expr", Message: "bad"}, 400, "invalid_argument", "cron_expr"},
 		{"wrapped validation", wrap(&domain.ValidationError{Field: "cursor", Message: "bad"}), 400, "invalid_argument", "cursor"},
+		{"unreadable JSON", &jsonio.Error{Field: "label", Message: "must be a string, got number"}, 400, "invalid_request", "label"},
 		{"body too large", &http.MaxBytesError{Limit: 10}, 413, "payload_too_large", ""},
 		{"unauthenticated", domain.ErrUnauthenticated, 401, "unauthenticated", ""},
 		{"not found", wrap(ports.ErrNotFound), 404, "not_found", ""},

@@ -4,54 +4,31 @@ import (
 	"context"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/gorilla/mux"
 	"go.uber.org/zap"
 
+	"github.com/chronoshq/chronos/adapters/internal/operator"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
-// Alarms is the set of owner-facing use cases the API drives (*app.Alarms). Every call
-// but Create is scoped by owner; Create takes it in the Spec.
+// Alarms is every owner-facing use case the API drives (*app.Alarms), as New takes
+// it; each group of handlers holds only the part it calls. A call about an alarm is
+// scoped by owner; the creates take it in the Spec.
 type Alarms interface {
-	Create(ctx context.Context, spec domain.Spec) (domain.Alarm, bool, error)
-	// CreateBatch validates and creates many alarms in one transaction; one result per
-	// spec, in order (app.Alarms.CreateBatch).
-	CreateBatch(ctx context.Context, specs []domain.Spec) ([]ports.CreateResult, error)
-	Get(ctx context.Context, owner, id string) (domain.Alarm, error)
-	List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error)
-	Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error)
-	Cancel(ctx context.Context, owner, id string) (domain.Alarm, error)
-	PauseWith(ctx context.Context, owner, id string, spec domain.PauseSpec) (domain.Alarm, error)
-	Resume(ctx context.Context, owner, id string) (domain.Alarm, error)
-	Trigger(ctx context.Context, owner, id string) (domain.Alarm, error)
-	SkipNext(ctx context.Context, owner, id string) (domain.Alarm, error)
-	// Backfill creates the alarm delivering the series' occurrences in [from, to]
-	// (domain.Backfill), or returns the one a repeated request made (deduped).
-	Backfill(ctx context.Context, owner, id string, from, to time.Time) (b domain.Alarm, count int, deduped bool, err error)
-	// Update changes the alarm's definition in place (domain.Update).
-	Update(ctx context.Context, owner, id string, p domain.Patch) (domain.Alarm, error)
-	// Upcoming returns the alarm with its next n occurrences (domain.Upcoming).
-	Upcoming(ctx context.Context, owner, id string, n int) (domain.Alarm, []domain.Occurrence, error)
-	// Preview lists a schedule's next n occurrences after from (now when zero).
-	Preview(expr, tz string, from time.Time, n int) ([]time.Time, error)
+	AlarmCreator
+	AlarmReader
+	AlarmActions
+	AlarmEditor
+	SchedulePlanner
 }
 
-// Endpoints is the set of endpoint use cases the API drives (*app.Endpoints): an
-// admin's, on any owner's endpoints, and List for the owner's own. by is the id of the
-// admin token making a change.
+// Endpoints is every endpoint use case the API drives (*app.Endpoints): an admin's, on
+// any owner's endpoints, and List for the owner's own.
 type Endpoints interface {
-	Create(ctx context.Context, e domain.Endpoint, by string) (domain.Endpoint, error)
-	Get(ctx context.Context, owner, name string) (domain.Endpoint, error)
-	// List returns the owner's endpoints by name; every owner's when owner is "".
-	List(ctx context.Context, owner string) ([]domain.Endpoint, error)
-	Update(ctx context.Context, owner, name string, p domain.EndpointPatch, by string) (domain.Endpoint, error)
-	Delete(ctx context.Context, owner, name, by string) error
-	// Fingerprint stands for a secret in the admin's views: stable, and no check of a
-	// guess (app/secret_fingerprint.go).
-	Fingerprint(ctx context.Context, secret string) (string, error)
+	EndpointReader
+	EndpointWriter
 }
 
 // Authenticator resolves a bearer token (*app.Tokens). It returns an error wrapping
@@ -108,17 +85,33 @@ type Options struct {
 	RateLimiter RateLimiter
 }
 
-// api holds what the handlers share.
+// api holds what the handlers share. Each use case field is the part of Alarms,
+// Admin or Endpoints that one group of handlers calls; the optional ones are nil when
+// New was given none, and their routes are left out.
 type api struct {
-	alarms       Alarms
+	creator   AlarmCreator
+	reader    AlarmReader
+	actions   AlarmActions
+	editor    AlarmEditor
+	schedules SchedulePlanner
+
+	adminAlarms  operator.AlarmReader
+	adminActions operator.AlarmActions
+	bulk         operator.BulkActions
+	cluster      operator.Cluster
+	dispatch     operator.DispatchSwitch
+	retention    operator.Retention
+	backups      operator.Backups
+
+	endpoints       EndpointReader
+	endpointChanges EndpointWriter
+	tokens          Tokens
+
 	auth         Authenticator
 	ready        Pinger
 	maxBody      int64
 	maxBatchBody int64
 	log          *zap.Logger
-	adm          Admin
-	endpoints    Endpoints
-	tokens       Tokens
 	showPayloads bool
 	metrics      ports.Metrics
 	metricsPage  http.Handler
@@ -128,9 +121,9 @@ type api struct {
 // New returns the API's handler, middlewares included. ready may be nil, in which case
 // /readyz reports ready whenever the process serves.
 func New(alarms Alarms, auth Authenticator, ready Pinger, opts Options) http.Handler {
-	a := &api{alarms: alarms, auth: auth, ready: ready, maxBody: opts.MaxBodyBytes, log: opts.Logger,
-		adm: opts.Admin, endpoints: opts.Endpoints, tokens: opts.Tokens, showPayloads: opts.ShowPayloads, metrics: opts.Metrics, metricsPage: opts.MetricsHandler,
-		limiter: opts.RateLimiter}
+	a := newAPI(alarms, opts)
+	a.auth, a.ready, a.maxBody, a.log = auth, ready, opts.MaxBodyBytes, opts.Logger
+	a.showPayloads, a.metrics, a.limiter = opts.ShowPayloads, opts.Metrics, opts.RateLimiter
 	if a.metrics == nil {
 		a.metrics = ports.NopMetrics{}
 	}
@@ -144,6 +137,21 @@ func New(alarms Alarms, auth Authenticator, ready Pinger, opts Options) http.Han
 		a.log = zap.NewNop()
 	}
 	return a.withRequestID(a.withMetrics(a.withAccessLog(a.withRecovery(a.routes()))))
+}
+
+// newAPI hands each group of handlers its part of the use cases; New and Routes share
+// it, so the routes Routes lists are those New serves.
+func newAPI(alarms Alarms, opts Options) *api {
+	a := &api{
+		creator: alarms, reader: alarms, actions: alarms, editor: alarms, schedules: alarms,
+		endpoints: opts.Endpoints, endpointChanges: opts.Endpoints, tokens: opts.Tokens,
+		metricsPage: opts.MetricsHandler,
+	}
+	if admin := opts.Admin; admin != nil {
+		a.adminAlarms, a.adminActions, a.bulk, a.cluster = admin, admin, admin, admin
+		a.dispatch, a.retention, a.backups = admin, admin, admin
+	}
+	return a
 }
 
 func (a *api) routes() *mux.Router {
@@ -166,13 +174,13 @@ func (a *api) routes() *mux.Router {
 	r.Handle("/v1/alarms", a.owned(a.createAlarm)).Methods(http.MethodPost)
 	r.Handle("/v1/alarms", a.owned(a.listAlarms)).Methods(http.MethodGet)
 	r.Handle("/v1/alarms/batch", a.owned(a.createAlarmBatch)).Methods(http.MethodPost)
-	r.Handle("/v1/alarms/{id}", a.owned(a.action(Alarms.Get))).Methods(http.MethodGet)
-	r.Handle("/v1/alarms/{id}", a.owned(a.action(Alarms.Cancel))).Methods(http.MethodDelete)
+	r.Handle("/v1/alarms/{id}", a.owned(ownerAction(a, a.reader, AlarmReader.Get))).Methods(http.MethodGet)
+	r.Handle("/v1/alarms/{id}", a.owned(ownerAction(a, a.actions, AlarmActions.Cancel))).Methods(http.MethodDelete)
 	r.Handle("/v1/alarms/{id}", a.owned(a.updateAlarm)).Methods(http.MethodPatch)
 	r.Handle("/v1/alarms/{id}/pause", a.owned(a.pauseAlarm)).Methods(http.MethodPost)
-	r.Handle("/v1/alarms/{id}/resume", a.owned(a.action(Alarms.Resume))).Methods(http.MethodPost)
-	r.Handle("/v1/alarms/{id}/trigger", a.owned(a.action(Alarms.Trigger))).Methods(http.MethodPost)
-	r.Handle("/v1/alarms/{id}/skip", a.owned(a.action(Alarms.SkipNext))).Methods(http.MethodPost)
+	r.Handle("/v1/alarms/{id}/resume", a.owned(ownerAction(a, a.actions, AlarmActions.Resume))).Methods(http.MethodPost)
+	r.Handle("/v1/alarms/{id}/trigger", a.owned(ownerAction(a, a.actions, AlarmActions.Trigger))).Methods(http.MethodPost)
+	r.Handle("/v1/alarms/{id}/skip", a.owned(ownerAction(a, a.actions, AlarmActions.SkipNext))).Methods(http.MethodPost)
 	r.Handle("/v1/alarms/{id}/upcoming", a.owned(a.upcoming)).Methods(http.MethodGet)
 	r.Handle("/v1/alarms/{id}/backfill", a.owned(a.backfill)).Methods(http.MethodPost)
 	r.Handle("/v1/alarms/{id}/events", a.owned(a.listEvents)).Methods(http.MethodGet)

@@ -16,7 +16,7 @@ type Route struct {
 // test/api), so a new route cannot be forgotten; no handler is called, so the use cases
 // are not needed.
 func Routes(opts Options) []Route {
-	a := &api{adm: opts.Admin, endpoints: opts.Endpoints, tokens: opts.Tokens, metricsPage: opts.MetricsHandler}
+	a := newAPI(nil, opts)
 	var out []Route
 	_ = a.routes().Walk(func(r *mux.Route, _ *mux.Router, _ []*mux.Route) error {
 		tpl, err := r.GetPathTemplate()

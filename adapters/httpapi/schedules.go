@@ -7,43 +7,26 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 )
 
+// SchedulePlanner answers what a schedule will do, and backfills a series' missed
+// occurrences (*app.Alarms).
+type SchedulePlanner interface {
+	// Upcoming returns the alarm with its next n occurrences (domain.Upcoming).
+	Upcoming(ctx context.Context, owner, id string, n int) (domain.Alarm, []domain.Occurrence, error)
+	// Preview lists a schedule's next n occurrences after from (now when zero).
+	Preview(expr, tz string, from time.Time, n int) ([]time.Time, error)
+	// Backfill creates the alarm delivering the series' occurrences in [from, to]
+	// (domain.Backfill), or returns the one a repeated request made (deduped).
+	Backfill(ctx context.Context, owner, id string, from, to time.Time) (b domain.Alarm, count int, deduped bool, err error)
+}
+
 // defaultUpcoming is how many occurrences a preview lists when count is not given.
 const defaultUpcoming = 10
-
-// pauseRequest is the optional body of POST /v1/alarms/{id}/pause.
-type pauseRequest struct {
-	Until *string `json:"until"`
-	Note  string  `json:"note"`
-}
-
-// pauseAlarm serves POST /v1/alarms/{id}/pause: without a body, a plain pause; with
-// {"until", "note"}, a pause that ends by itself and says why.
-func (a *api) pauseAlarm(w http.ResponseWriter, r *http.Request, owner string) {
-	body, err := a.readBody(w, r)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	var req pauseRequest
-	if len(bytes.TrimSpace(body)) > 0 {
-		if err := decodeObject(body, &req); err != nil {
-			a.writeError(w, r, err)
-			return
-		}
-	}
-	until, err := optionalTime("until", req.Until)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	a.action(func(s Alarms, ctx context.Context, owner, id string) (domain.Alarm, error) {
-		return s.PauseWith(ctx, owner, id, domain.PauseSpec{Until: until, Note: req.Note})
-	})(w, r, owner)
-}
 
 // upcoming serves GET /v1/alarms/{id}/upcoming?count=: the alarm's next occurrences,
 // honouring its pause, bounds and jitter.
@@ -58,14 +41,14 @@ func (a *api) upcoming(w http.ResponseWriter, r *http.Request, owner string) {
 		a.writeError(w, r, err)
 		return
 	}
-	alarm, list, err := a.alarms.Upcoming(r.Context(), owner, id, n)
+	alarm, list, err := a.schedules.Upcoming(r.Context(), owner, id, n)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
 	views := make([]occurrenceView, len(list))
 	for i, o := range list {
-		views[i] = occurrenceView{ScheduledFor: jsonTime(o.ScheduledFor), DueAt: jsonTime(o.DueAt),
+		views[i] = occurrenceView{ScheduledFor: jsonio.Time(o.ScheduledFor), DueAt: jsonio.Time(o.DueAt),
 			OccurrenceKey: domain.OccurrenceKey(alarm.SeriesID(), o.ScheduledFor)}
 	}
 	writeJSON(w, http.StatusOK, struct {
@@ -75,9 +58,9 @@ func (a *api) upcoming(w http.ResponseWriter, r *http.Request, owner string) {
 
 // occurrenceView is one upcoming wake of an alarm.
 type occurrenceView struct {
-	ScheduledFor  jsonTime `json:"scheduled_for"`
-	DueAt         jsonTime `json:"due_at"`
-	OccurrenceKey string   `json:"occurrence_key"`
+	ScheduledFor  jsonio.Time `json:"scheduled_for"`
+	DueAt         jsonio.Time `json:"due_at"`
+	OccurrenceKey string      `json:"occurrence_key"`
 }
 
 func countParam(r *http.Request) (int, error) {
@@ -116,17 +99,17 @@ func (a *api) preview(w http.ResponseWriter, r *http.Request, _ string) {
 	if req.Count != nil {
 		n = *req.Count
 	}
-	list, err := a.alarms.Preview(req.CronExpr, req.Timezone, from, n)
+	list, err := a.schedules.Preview(req.CronExpr, req.Timezone, from, n)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
 	type at struct {
-		ScheduledFor jsonTime `json:"scheduled_for"`
+		ScheduledFor jsonio.Time `json:"scheduled_for"`
 	}
 	views := make([]at, len(list))
 	for i, t := range list {
-		views[i] = at{jsonTime(t)}
+		views[i] = at{jsonio.Time(t)}
 	}
 	writeJSON(w, http.StatusOK, struct {
 		Occurrences []at `json:"occurrences"`
@@ -161,7 +144,7 @@ func (a *api) backfill(w http.ResponseWriter, r *http.Request, owner string) {
 		a.writeError(w, r, err)
 		return
 	}
-	b, count, deduped, err := a.alarms.Backfill(r.Context(), owner, id, from, to)
+	b, count, deduped, err := a.schedules.Backfill(r.Context(), owner, id, from, to)
 	if err != nil {
 		a.writeError(w, r, err)
 		return

@@ -11,6 +11,11 @@ import (
 	"github.com/chronoshq/chronos/domain"
 )
 
+// AlarmEditor changes an alarm's definition in place (*app.Alarms, domain.Update).
+type AlarmEditor interface {
+	Update(ctx context.Context, owner, id string, p domain.Patch) (domain.Alarm, error)
+}
+
 // patchRequest is the body of PATCH /v1/alarms/{id}. Every member is optional and kept
 // raw, so that "absent" (leave it) and null (clear a bound) differ.
 type patchRequest struct {
@@ -134,7 +139,7 @@ func (a *api) updateAlarm(w http.ResponseWriter, r *http.Request, owner string) 
 		a.writeError(w, r, err)
 		return
 	}
-	a.action(func(s Alarms, ctx context.Context, owner, id string) (domain.Alarm, error) {
-		return s.Update(ctx, owner, id, p)
+	a.action(func(ctx context.Context, owner, id string) (domain.Alarm, error) {
+		return a.editor.Update(ctx, owner, id, p)
 	})(w, r, owner)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -17,9 +18,9 @@ func appendAlarm(buf *bytes.Buffer, a domain.Alarm) error {
 	if err != nil {
 		return err
 	}
-	o := beginObject(buf)
+	o := jsonio.BeginObject(buf)
 	alarmMembers(o, a, payload, a.WakeMessage)
-	return o.end()
+	return o.End()
 }
 
 // storedPayload is the alarm's payload as JSON to copy into a response.
@@ -38,55 +39,55 @@ func storedPayload(a domain.Alarm) ([]byte, error) {
 
 // alarmMembers adds the members every view of an alarm has, with the payload and wake
 // message given (the admin view may redact them).
-func alarmMembers(o *object, a domain.Alarm, payload []byte, wakeMessage string) {
+func alarmMembers(o *jsonio.Object, a domain.Alarm, payload []byte, wakeMessage string) {
 	var next time.Time
 	if a.Status == domain.StatusActive {
 		next = a.NextFireAt // of a paused or finished alarm it is history, not a promise
 	}
-	o.str("id", a.ID)
-	o.str("label", a.Label)
-	o.str("kind", string(a.Kind))
-	o.time("fire_at", a.FireAt)
-	o.str("cron_expr", a.CronExpr)
-	o.str("timezone", a.Timezone)
-	o.time("next_fire_at", next)
-	o.time("scheduled_for", a.ScheduledFor)
-	o.str("conversation_id", a.ConversationID)
-	o.str("wake_message", wakeMessage)
-	o.raw("payload", payload)
-	o.str("status", string(a.Status))
-	o.str("delivery", string(a.Delivery))
-	o.str("idempotency_key", a.IdempotencyKey)
-	o.num("max_failures", a.MaxFailures)
-	o.num("failure_count", a.FailureCount)
-	o.str("last_error", a.LastError)
-	o.time("created_at", a.CreatedAt)
-	o.time("updated_at", a.UpdatedAt)
-	o.time("last_fired_at", a.LastFiredAt)
-	o.str("endpoint", a.Endpoint)
+	o.Str("id", a.ID)
+	o.Str("label", a.Label)
+	o.Str("kind", string(a.Kind))
+	o.Time("fire_at", a.FireAt)
+	o.Str("cron_expr", a.CronExpr)
+	o.Str("timezone", a.Timezone)
+	o.Time("next_fire_at", next)
+	o.Time("scheduled_for", a.ScheduledFor)
+	o.Str("conversation_id", a.ConversationID)
+	o.Str("wake_message", wakeMessage)
+	o.Raw("payload", payload)
+	o.Str("status", string(a.Status))
+	o.Str("delivery", string(a.Delivery))
+	o.Str("idempotency_key", a.IdempotencyKey)
+	o.Num("max_failures", a.MaxFailures)
+	o.Num("failure_count", a.FailureCount)
+	o.Str("last_error", a.LastError)
+	o.Time("created_at", a.CreatedAt)
+	o.Time("updated_at", a.UpdatedAt)
+	o.Time("last_fired_at", a.LastFiredAt)
+	o.Str("endpoint", a.Endpoint)
 	if a.Kind == domain.KindCron {
 		seriesMembers(o, a)
 	}
 }
 
 // seriesMembers adds a cron alarm's options and series state; a once alarm has none.
-func seriesMembers(o *object, a domain.Alarm) {
+func seriesMembers(o *jsonio.Object, a domain.Alarm) {
 	s := a.Series
-	o.str("misfire", string(s.Policy()))
-	o.numOrNull("catch_up_limit", s.Limit(), s.Policy() == domain.MisfireCatchUp)
-	o.strOrNull("catch_up_window", s.CatchUpWindow.String(), s.CatchUpWindow > 0)
-	o.num("max_consecutive_skips", s.MaxConsecutiveSkips)
-	o.time("start_at", s.StartAt)
-	o.time("end_at", s.EndAt)
-	o.num("max_fires", s.MaxFires)
+	o.Str("misfire", string(s.Policy()))
+	o.NumOrNull("catch_up_limit", s.Limit(), s.Policy() == domain.MisfireCatchUp)
+	o.StrOrNull("catch_up_window", s.CatchUpWindow.String(), s.CatchUpWindow > 0)
+	o.Num("max_consecutive_skips", s.MaxConsecutiveSkips)
+	o.Time("start_at", s.StartAt)
+	o.Time("end_at", s.EndAt)
+	o.Num("max_fires", s.MaxFires)
 	remaining, bounded := a.RemainingFires()
-	o.numOrNull("remaining_fires", remaining, bounded)
-	o.num("jitter_seconds", s.JitterSeconds)
-	o.num("fire_count", a.FireCount)
-	o.num("skip_streak", a.SkipStreak)
-	o.str("paused_reason", a.PausedReason)
-	o.time("paused_until", a.PausedUntil)
-	o.str("backfill_of", s.BackfillOf)
+	o.NumOrNull("remaining_fires", remaining, bounded)
+	o.Num("jitter_seconds", s.JitterSeconds)
+	o.Num("fire_count", a.FireCount)
+	o.Num("skip_streak", a.SkipStreak)
+	o.Str("paused_reason", a.PausedReason)
+	o.Time("paused_until", a.PausedUntil)
+	o.Str("backfill_of", s.BackfillOf)
 }
 
 // alarmBody is {"alarm": ...}, with "deduped" when the reply is to a create.
@@ -122,7 +123,7 @@ func pageBody(alarms []domain.Alarm, next string, appendOne func(*bytes.Buffer, 
 		}
 	}
 	buf.WriteString(`],"next_cursor":`)
-	if err := appendJSON(&buf, next); err != nil {
+	if err := jsonio.Append(&buf, next); err != nil {
 		return nil, err
 	}
 	buf.WriteString("}\n")
@@ -131,23 +132,23 @@ func pageBody(alarms []domain.Alarm, next string, appendOne func(*bytes.Buffer, 
 
 // eventView is one row of an alarm's history as the API shows it.
 type eventView struct {
-	ID            int64    `json:"id"`
-	Type          string   `json:"type"`
-	At            jsonTime `json:"at"`
-	Attempt       int      `json:"attempt"` // 0 when the event concerns no delivery
-	ScheduledFor  jsonTime `json:"scheduled_for"`
-	OccurrenceKey string   `json:"occurrence_key"` // "" when it concerns no occurrence
-	Worker        string   `json:"worker"`         // "" for owner actions
-	Message       string   `json:"message"`
+	ID            int64       `json:"id"`
+	Type          string      `json:"type"`
+	At            jsonio.Time `json:"at"`
+	Attempt       int         `json:"attempt"` // 0 when the event concerns no delivery
+	ScheduledFor  jsonio.Time `json:"scheduled_for"`
+	OccurrenceKey string      `json:"occurrence_key"` // "" when it concerns no occurrence
+	Worker        string      `json:"worker"`         // "" for owner actions
+	Message       string      `json:"message"`
 }
 
 func newEventView(e domain.Event) eventView {
 	v := eventView{
 		ID:           e.ID,
 		Type:         string(e.Type),
-		At:           jsonTime(e.At),
+		At:           jsonio.Time(e.At),
 		Attempt:      e.Attempt,
-		ScheduledFor: jsonTime(e.ScheduledFor),
+		ScheduledFor: jsonio.Time(e.ScheduledFor),
 		Worker:       e.Worker,
 		Message:      e.Message,
 	}

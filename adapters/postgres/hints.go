@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/chronoshq/chronos/ports"
 )
 
 // Wake hints travel over LISTEN/NOTIFY. The payload is the due time in Unix
@@ -55,6 +57,9 @@ const (
 
 // PublishHint notifies every subscribed process that an alarm is due at at.
 func (s *Store) PublishHint(ctx context.Context, at time.Time) error {
+	if s.listenConfig == nil {
+		return errNoHints
+	}
 	_, err := s.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, s.hintChannel, strconv.FormatInt(at.UnixMilli(), 10))
 	return mapError(err)
 }
@@ -68,6 +73,9 @@ func (s *Store) PublishHint(ctx context.Context, at time.Time) error {
 func (s *Store) SubscribeHints(ctx context.Context) (<-chan time.Time, error) {
 	if s.closed() {
 		return nil, errClosed
+	}
+	if s.listenConfig == nil {
+		return nil, errNoHints
 	}
 	conn, err := s.listen(ctx)
 	if err != nil {
@@ -87,9 +95,14 @@ func (s *Store) SubscribeHints(ctx context.Context) (<-chan time.Time, error) {
 	return ch, nil
 }
 
-// listen opens a dedicated connection, with the pool's settings, and LISTENs on it.
+// errNoHints: the store declares no wake hints (see Options.ListenURL).
+var errNoHints = fmt.Errorf("postgres: wake hints need a direct connection behind a transaction pooler (Options.ListenURL): %w",
+	ports.ErrUnsupported)
+
+// listen opens a dedicated connection, with the pool's settings or Options.ListenURL's,
+// and LISTENs on it.
 func (s *Store) listen(ctx context.Context) (*pgx.Conn, error) {
-	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+	conn, err := pgx.ConnectConfig(ctx, s.listenConfig.Copy())
 	if err != nil {
 		return nil, mapError(err)
 	}
@@ -98,6 +111,10 @@ func (s *Store) listen(ctx context.Context) (*pgx.Conn, error) {
 	if _, err := conn.Exec(listen, `LISTEN `+pgx.Identifier{s.hintChannel}.Sanitize()); err != nil {
 		closeConn(conn)
 		return nil, mapError(err)
+	}
+	if err := s.checkListenDatabase(listen, conn); err != nil {
+		closeConn(conn)
+		return nil, err
 	}
 	return conn, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/chronoshq/chronos/ports"
 )
@@ -99,6 +100,12 @@ func (s *Store) Maintain(ctx context.Context) ([]ports.MaintenanceAction, error)
 		return nil, mapError(err)
 	}
 	defer conn.Release()
+	if s.pooled {
+		// Behind a transaction pooler a session lock would stay on whichever server
+		// session took it. SKIP_LOCKED is the exclusion instead: of two nodes vacuuming
+		// a table at once, the second skips it rather than queueing behind the first.
+		return s.vacuumWhereNeeded(ctx, conn, `VACUUM (ANALYZE, SKIP_LOCKED) `)
+	}
 	lockID, err := s.maintenanceLockID(ctx, conn)
 	if err != nil {
 		return nil, err
@@ -119,7 +126,12 @@ func (s *Store) Maintain(ctx context.Context) ([]ports.MaintenanceAction, error)
 			_ = conn.Conn().Close(unlockCtx)
 		}
 	}()
+	return s.vacuumWhereNeeded(ctx, conn, `VACUUM (ANALYZE) `)
+}
 
+// vacuumWhereNeeded runs vacuum (the statement up to the table's name) on each table
+// autovacuum does not cover that holds enough dead rows.
+func (s *Store) vacuumWhereNeeded(ctx context.Context, conn *pgxpool.Conn, vacuum string) ([]ports.MaintenanceAction, error) {
 	stats, err := s.tableStats(ctx, conn)
 	if err != nil {
 		return nil, err
@@ -134,7 +146,7 @@ func (s *Store) Maintain(ctx context.Context) ([]ports.MaintenanceAction, error)
 		// inserts do not conflict with. ANALYZE with it, as autovacuum would: the
 		// store's plans do not depend on statistics (see sessionSettings), but an
 		// operator's own queries do.
-		if _, err := conn.Exec(ctx, `VACUUM (ANALYZE) `+pgx.Identifier{t.name}.Sanitize()); err != nil {
+		if _, err := conn.Exec(ctx, vacuum+pgx.Identifier{t.name}.Sanitize()); err != nil {
 			return done, fmt.Errorf("postgres: vacuum %s: %w", t.name, mapError(err))
 		}
 		done = append(done, ports.MaintenanceAction{

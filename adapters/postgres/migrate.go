@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"hash/crc64"
 	"io/fs"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -24,18 +26,19 @@ import (
 const versionTable = "goose_db_version"
 
 // Migrate applies every pending migration to the database at url. Several processes
-// may run it at once: a session advisory lock lets one migrate while the others wait.
+// may run it at once: a session advisory lock lets one migrate while the others wait
+// (behind a transaction pooler, a lock row; see migrationLocker).
 func Migrate(ctx context.Context, url string) error {
-	cfg, err := parseURL(url)
+	cfg, pooled, err := parseStoreURL(url)
 	if err != nil {
 		return err
 	}
-	return migrateConfig(ctx, cfg.ConnConfig)
+	return migrateConfig(ctx, cfg.ConnConfig, pooled)
 }
 
 // migrateConfig runs goose over a database/sql handle of its own (goose needs one),
 // closed before returning.
-func migrateConfig(ctx context.Context, cc *pgx.ConnConfig) (err error) {
+func migrateConfig(ctx context.Context, cc *pgx.ConnConfig, pooled bool) (err error) {
 	db := stdlib.OpenDB(*cc.Copy())
 	defer func() {
 		if cerr := db.Close(); err == nil && cerr != nil {
@@ -53,17 +56,12 @@ func migrateConfig(ctx context.Context, cc *pgx.ConnConfig) (err error) {
 	if schema == "" {
 		return errors.New("postgres: migrate: no schema in the search_path exists; create it first")
 	}
-	locker, err := lock.NewPostgresSessionLocker(
-		lock.WithLockID(migrationLockID(schema)),
-		lock.WithLockTimeout(1, 300), // poll every second for up to five minutes
-	)
+	locker, err := migrationLocker(schema, pooled)
 	if err != nil {
 		return fmt.Errorf("postgres: migrate: %w", err)
 	}
 	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.Postgres(),
-		goose.WithSessionLocker(locker),
-		goose.WithDisableGlobalRegistry(true),
-	)
+		locker, goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		return fmt.Errorf("postgres: migrate: %w", err)
 	}
@@ -81,6 +79,28 @@ func migrateError(err error) error {
 }
 
 var crcTable = crc64.MakeTable(crc64.ECMA)
+
+// migrationLocker serialises the migrations of schema. A session advisory lock,
+// unless the connection goes through a transaction pooler: there the lock would be
+// taken on one server session and the unlock sent to another, so the lock would stay
+// held by a session nobody owns. goose's table lock instead holds a lease row
+// (goose_lock in the schema) that it renews while it migrates and that expires when
+// the process dies. The two do not exclude each other: every node of an installation
+// migrates through the same kind of URL (docs/postgres.md).
+func migrationLocker(schema string, pooled bool) (goose.ProviderOption, error) {
+	if pooled {
+		locker, err := lock.NewPostgresTableLocker(
+			lock.WithTableLockID(migrationLockID(schema)&math.MaxInt64|1), // it must be positive
+			lock.WithTableLockTimeout(time.Second, 300),                   // every second for up to five minutes
+		)
+		return goose.WithLocker(locker), err
+	}
+	locker, err := lock.NewPostgresSessionLocker(
+		lock.WithLockID(migrationLockID(schema)),
+		lock.WithLockTimeout(1, 300), // poll every second for up to five minutes
+	)
+	return goose.WithSessionLocker(locker), err
+}
 
 // migrationLockID names the advisory lock that serialises migrations of one schema.
 func migrationLockID(schema string) int64 {

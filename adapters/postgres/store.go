@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -36,6 +37,11 @@ type Options struct {
 	// Migrate applies pending migrations before use. Otherwise Open refuses a schema
 	// that is not at the version this binary expects.
 	Migrate bool
+	// ListenURL is a direct connection (no transaction pooler) to the same database,
+	// for the wake hints' LISTEN, which needs a session of its own. "": the store URL's,
+	// unless that goes through a transaction pooler (pooler=transaction), in which case
+	// the store declares no wake hints and nodes find due alarms by polling.
+	ListenURL string
 }
 
 // Store is a ports.Store on PostgreSQL. Safe for concurrent use.
@@ -43,6 +49,14 @@ type Store struct {
 	pool        *pgxpool.Pool
 	clock       ports.Clock // nil: the database clock
 	hintChannel string      // see hintChannelFor
+	// listenConfig is the connection hint listeners LISTEN on; nil: no wake hints (a
+	// transaction pooler and no Options.ListenURL).
+	listenConfig *pgx.ConnConfig
+	// pooled: the store URL goes through a transaction pooler (see pooler.go).
+	pooled bool
+	// database is the store's database when Options.ListenURL names the listener's
+	// own connection, which must reach the same one; "" otherwise.
+	database string
 	// listenerCheck is how long a hint listener waits in silence before it pings its
 	// connection (the constant; tests shorten it before subscribing).
 	listenerCheck time.Duration
@@ -59,12 +73,16 @@ type Store struct {
 // Open connects to the database at url (postgres:// or postgresql://, any parameter
 // pgx understands) and checks, or with opts.Migrate applies, the schema version.
 func Open(ctx context.Context, url string, opts Options) (*Store, error) {
-	cfg, err := parseURL(url)
+	cfg, pooled, err := parseStoreURL(url)
+	if err != nil {
+		return nil, err
+	}
+	listenConfig, err := listenConfigFor(cfg, pooled, opts.ListenURL)
 	if err != nil {
 		return nil, err
 	}
 	if opts.Migrate {
-		if err := migrateConfig(ctx, cfg.ConnConfig); err != nil {
+		if err := migrateConfig(ctx, cfg.ConnConfig, pooled); err != nil {
 			return nil, err
 		}
 	}
@@ -72,7 +90,20 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, mapError(err)
 	}
-	s := &Store{pool: pool, clock: opts.Clock, done: make(chan struct{}), listenerCheck: listenerCheck}
+	s := &Store{pool: pool, clock: opts.Clock, listenConfig: listenConfig, pooled: pooled,
+		done: make(chan struct{}), listenerCheck: listenerCheck}
+	if pooled {
+		if err := checkPoolerSettings(ctx, pool); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
+	if opts.ListenURL != "" {
+		if err := pool.QueryRow(ctx, `SELECT current_database()`).Scan(&s.database); err != nil {
+			pool.Close()
+			return nil, mapError(err)
+		}
+	}
 	schema, err := s.checkSchemaVersion(ctx)
 	if err != nil {
 		pool.Close()
@@ -83,7 +114,14 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// parseURL is the connection configuration a store URL names (see parseStoreURL).
 func parseURL(url string) (*pgxpool.Config, error) {
+	cfg, _, err := parseStoreURL(url)
+	return cfg, err
+}
+
+// parseDirectURL parses a store URL without chronos's own parameters.
+func parseDirectURL(url string) (*pgxpool.Config, error) {
 	if !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") {
 		return nil, errors.New("postgres: store URL must start with postgres:// or postgresql://")
 	}
@@ -129,12 +167,13 @@ var sessionSettings = map[string]string{
 	"jit":               "off",
 }
 
-// Capabilities: the database clock, many nodes, LISTEN/NOTIFY hints, microseconds.
+// Capabilities: the database clock, many nodes, LISTEN/NOTIFY hints (unless only a
+// transaction pooler leads to the database), microseconds.
 func (s *Store) Capabilities() ports.Capabilities {
 	return ports.Capabilities{
 		DatabaseClock: true,
 		MultiProcess:  true,
-		WakeHints:     true,
+		WakeHints:     s.listenConfig != nil,
 		TimePrecision: time.Microsecond,
 	}
 }

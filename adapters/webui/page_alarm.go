@@ -34,7 +34,7 @@ const upcomingCount = 10
 // alarmPage serves one alarm: every field, its next occurrences and its history.
 func (u *UI) alarmPage(w http.ResponseWriter, r *http.Request, v viewer) {
 	id := mux.Vars(r)["id"]
-	a, err := u.adm.Get(r.Context(), id)
+	a, err := u.alarms.Get(r.Context(), id)
 	if errors.Is(err, ports.ErrNotFound) {
 		u.fail(w, r, http.StatusNotFound, "No alarm has the id "+id+".")
 		return
@@ -43,7 +43,7 @@ func (u *UI) alarmPage(w http.ResponseWriter, r *http.Request, v viewer) {
 		u.storeFailed(w, r, err)
 		return
 	}
-	events, err := u.adm.Events(r.Context(), id, ports.MaxEventsLimit)
+	events, err := u.alarms.Events(r.Context(), id, ports.MaxEventsLimit)
 	if err != nil {
 		u.storeFailed(w, r, err)
 		return
@@ -141,17 +141,17 @@ func (u *UI) alarmAction(w http.ResponseWriter, r *http.Request, v viewer) {
 	var err error
 	switch action {
 	case "retry":
-		_, err = u.adm.Retry(r.Context(), id, v.Token.ID)
+		_, err = u.actions.Retry(r.Context(), id, v.Token.ID)
 	case "cancel":
-		_, err = u.adm.Cancel(r.Context(), id, v.Token.ID)
+		_, err = u.actions.Cancel(r.Context(), id, v.Token.ID)
 	case "pause":
-		_, err = u.adm.Pause(r.Context(), id, v.Token.ID)
+		_, err = u.ownerActions.Pause(r.Context(), id, v.Token.ID)
 	case "resume":
-		_, err = u.adm.Resume(r.Context(), id, v.Token.ID)
+		_, err = u.ownerActions.Resume(r.Context(), id, v.Token.ID)
 	case "trigger":
-		_, err = u.adm.Trigger(r.Context(), id, v.Token.ID)
+		_, err = u.ownerActions.Trigger(r.Context(), id, v.Token.ID)
 	case "delete":
-		if _, err = u.adm.Delete(r.Context(), id, v.Token.ID); err == nil {
+		if _, err = u.actions.Delete(r.Context(), id, v.Token.ID); err == nil {
 			redirectWithFlash(w, r, Prefix+"alarms", "Alarm "+id+" deleted, with its history.")
 			return
 		}

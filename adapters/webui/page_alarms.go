@@ -94,7 +94,7 @@ func (u *UI) alarmsPage(w http.ResponseWriter, r *http.Request, v viewer) {
 	}
 	af.Limit = 50
 	af.Cursor = q.Get("cursor")
-	alarms, next, err := u.adm.List(r.Context(), af)
+	alarms, next, err := u.alarms.List(r.Context(), af)
 	if err != nil {
 		var msg string
 		if isInvalid(err, &msg) {

@@ -11,11 +11,11 @@ import (
 // backup writes a copy of the store to the node's --backup-dir (the admin API's POST
 // /admin/v1/store/backup), and says where and how big.
 func (u *UI) backup(w http.ResponseWriter, r *http.Request, v viewer) {
-	b, err := u.adm.Backup(r.Context(), v.Token.ID)
+	b, err := u.backups.Backup(r.Context(), v.Token.ID)
 	var msg string
 	switch {
 	case err == nil:
-		msg = fmt.Sprintf("Backup written and checked: %s (%s) in %s, in %d ms.", b.File, byteSize(b.Bytes), u.adm.BackupSetup().Dir, b.Took.Milliseconds())
+		msg = fmt.Sprintf("Backup written and checked: %s (%s) in %s, in %d ms.", b.File, byteSize(b.Bytes), u.backups.BackupSetup().Dir, b.Took.Milliseconds())
 	case errors.Is(err, ports.ErrUnsupported), errors.Is(err, ports.ErrBusy):
 		msg = "Not backed up: " + err.Error()
 	default:

@@ -81,7 +81,7 @@ func (u *UI) bulk(w http.ResponseWriter, r *http.Request, v viewer) {
 		changed, err = u.actOnEach(r.Context(), action, ids, v.Token.ID)
 	} else {
 		var res domain.BulkResult
-		res, err = u.adm.Bulk(r.Context(), action, af, maxBulk, v.Token.ID)
+		res, err = u.bulkActions.Bulk(r.Context(), action, af, maxBulk, v.Token.ID)
 		changed, matched, more = res.Changed, res.Matched, res.More
 	}
 	if err != nil {
@@ -100,7 +100,7 @@ func (u *UI) countMatching(ctx context.Context, f ports.AdminFilter) (int, bool,
 	n := 0
 	f.Limit = ports.MaxListLimit
 	for {
-		page, next, err := u.adm.List(ctx, f)
+		page, next, err := u.alarms.List(ctx, f)
 		if err != nil {
 			return 0, false, err
 		}
@@ -123,11 +123,11 @@ func (u *UI) actOnEach(ctx context.Context, action domain.BulkAction, ids []stri
 		var err error
 		switch action {
 		case domain.BulkRetry:
-			_, err = u.adm.Retry(ctx, id, by)
+			_, err = u.actions.Retry(ctx, id, by)
 		case domain.BulkCancel:
 			var before, after domain.Alarm
-			if before, err = u.adm.Get(ctx, id); err == nil && !before.Status.Terminal() {
-				after, err = u.adm.Cancel(ctx, id, by)
+			if before, err = u.alarms.Get(ctx, id); err == nil && !before.Status.Terminal() {
+				after, err = u.actions.Cancel(ctx, id, by)
 				if err == nil && after.Status != before.Status {
 					changed++
 				}
@@ -137,7 +137,7 @@ func (u *UI) actOnEach(ctx context.Context, action domain.BulkAction, ids []stri
 			}
 			return changed, err
 		case domain.BulkDelete:
-			_, err = u.adm.Delete(ctx, id, by)
+			_, err = u.actions.Delete(ctx, id, by)
 		}
 		switch {
 		case err == nil:

@@ -21,7 +21,7 @@ const skippedScan = 500
 
 // failedPage serves failed once alarms and cron series whose last delivery failed.
 func (u *UI) failedPage(w http.ResponseWriter, r *http.Request, v viewer) {
-	failed, next, err := u.adm.List(r.Context(), ports.AdminFilter{Status: domain.StatusFailed, Limit: 50})
+	failed, next, err := u.alarms.List(r.Context(), ports.AdminFilter{Status: domain.StatusFailed, Limit: 50})
 	if err != nil {
 		u.storeFailed(w, r, err)
 		return
@@ -30,7 +30,7 @@ func (u *UI) failedPage(w http.ResponseWriter, r *http.Request, v viewer) {
 	if next != "" {
 		d.More = Prefix + "alarms?status=failed"
 	}
-	series, _, err := u.adm.List(r.Context(), ports.AdminFilter{Kind: domain.KindCron, Status: domain.StatusActive, Limit: skippedScan})
+	series, _, err := u.alarms.List(r.Context(), ports.AdminFilter{Kind: domain.KindCron, Status: domain.StatusActive, Limit: skippedScan})
 	if err != nil {
 		u.storeFailed(w, r, err)
 		return
@@ -50,7 +50,7 @@ type nodeRow struct {
 
 // nodesPage serves the registered nodes.
 func (u *UI) nodesPage(w http.ResponseWriter, r *http.Request, v viewer) {
-	ws, err := u.adm.Workers(r.Context())
+	ws, err := u.cluster.Workers(r.Context())
 	if err != nil {
 		u.storeFailed(w, r, err)
 		return
@@ -58,7 +58,7 @@ func (u *UI) nodesPage(w http.ResponseWriter, r *http.Request, v viewer) {
 	rows := make([]nodeRow, len(ws))
 	for i, x := range ws {
 		rows[i].WorkerHealth = x
-		rows[i].Rate, rows[i].FailRate = u.series.NodeRate(x.ID)
+		rows[i].Rate, rows[i].FailRate = u.sampler.NodeRate(x.ID)
 	}
 	u.render(w, r, http.StatusOK, "nodes", page{Title: "Nodes", Nav: "nodes", Viewer: &v, Data: rows})
 }
@@ -70,13 +70,13 @@ type settingsData struct {
 
 // settingsPage serves the pause gate and retention.
 func (u *UI) settingsPage(w http.ResponseWriter, r *http.Request, v viewer) {
-	ret, err := u.adm.Retention(r.Context())
+	retention, err := u.retention.Retention(r.Context())
 	if err != nil {
 		u.storeFailed(w, r, err)
 		return
 	}
 	u.render(w, r, http.StatusOK, "settings", page{Title: "Settings", Nav: "settings", Viewer: &v,
-		Data: settingsData{Retention: ret, Backup: u.adm.BackupSetup()}})
+		Data: settingsData{Retention: retention, Backup: u.backups.BackupSetup()}})
 }
 
 // dispatchAction pauses or resumes dispatch for the cluster.
@@ -91,9 +91,9 @@ func (u *UI) dispatchAction(w http.ResponseWriter, r *http.Request, v viewer) {
 		return
 	}
 	if pause {
-		_, err = u.adm.PauseDispatch(r.Context(), v.Token.ID)
+		_, err = u.dispatch.PauseDispatch(r.Context(), v.Token.ID)
 	} else {
-		_, err = u.adm.ResumeDispatch(r.Context(), v.Token.ID)
+		_, err = u.dispatch.ResumeDispatch(r.Context(), v.Token.ID)
 		msg = "Dispatch resumed."
 	}
 	if err != nil {
@@ -105,7 +105,7 @@ func (u *UI) dispatchAction(w http.ResponseWriter, r *http.Request, v viewer) {
 
 // runRetention runs a retention pass now on this node.
 func (u *UI) runRetention(w http.ResponseWriter, r *http.Request, v viewer) {
-	run, err := u.adm.RunRetention(r.Context(), v.Token.ID)
+	run, err := u.retention.RunRetention(r.Context(), v.Token.ID)
 	var msg string
 	switch {
 	case err == nil:

@@ -32,7 +32,7 @@ func (u *UI) endpointsPage(w http.ResponseWriter, r *http.Request, v viewer) {
 	// The nodes report their busiest endpoints with each heartbeat; the overview sums
 	// them. An endpoint none reports is idle, or not busy enough to be among them.
 	loads := map[[2]string]domain.EndpointLoad{}
-	if o, err := u.adm.Overview(r.Context()); err == nil {
+	if o, err := u.cluster.Overview(r.Context()); err == nil {
 		for _, l := range o.QueuingEndpoints {
 			loads[[2]string{l.Owner, l.Name}] = l
 		}

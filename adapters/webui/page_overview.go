@@ -23,7 +23,7 @@ type statusCount struct {
 }
 
 func (u *UI) overviewData(r *http.Request) (overviewData, error) {
-	o, err := u.adm.Overview(r.Context())
+	o, err := u.cluster.Overview(r.Context())
 	if err != nil {
 		return overviewData{}, err
 	}
@@ -32,7 +32,7 @@ func (u *UI) overviewData(r *http.Request) (overviewData, error) {
 		d.Statuses = append(d.Statuses, statusCount{s, o.ByStatus[s]})
 		d.Total += o.ByStatus[s]
 	}
-	pts := u.series.Points()
+	pts := u.sampler.Points()
 	var delivered, failed, p50, p99 []float64
 	for _, p := range pts {
 		delivered = append(delivered, p.Delivered)
@@ -43,10 +43,10 @@ func (u *UI) overviewData(r *http.Request) (overviewData, error) {
 	if len(pts) > 0 {
 		d.Last = pts[len(pts)-1]
 	}
-	span := time.Duration(SeriesPoints) * SeriesInterval
-	d.Wakes = lineChart("Wakes per second, last 15 minutes", "/s", span, SeriesPoints,
+	span := time.Duration(SamplePoints) * SampleInterval
+	d.Wakes = lineChart("Wakes per second, last 15 minutes", "/s", span, SamplePoints,
 		chartLine{"delivered", "ok", delivered}, chartLine{"failed", "bad", failed})
-	d.Lag = lineChart("Wake lag, worst node, last 15 minutes", " ms", span, SeriesPoints,
+	d.Lag = lineChart("Wake lag, worst node, last 15 minutes", " ms", span, SamplePoints,
 		chartLine{"p50", "ok", p50}, chartLine{"p99", "warn", p99})
 	return d, nil
 }

@@ -60,7 +60,7 @@ func loadPages() (*pages, error) {
 // clean 500 rather than half a page.
 func (u *UI) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
 	if p.Viewer != nil {
-		if st, err := u.adm.Dispatch(r.Context()); err == nil {
+		if st, err := u.dispatch.Dispatch(r.Context()); err == nil {
 			p.Dispatch = st
 		}
 	}

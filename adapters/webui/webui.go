@@ -15,11 +15,17 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// Admin is the set of operator use cases the dashboard drives (*app.Admin): the admin
-// API's (internal/operator), and the owner actions an operator may take on any alarm.
-// by is the id of the session's admin token; the use case records it.
+// Admin is every operator use case the dashboard drives (*app.Admin), as New takes it:
+// the admin API's (internal/operator) and OwnerActions. Each page holds only the part
+// it calls.
 type Admin interface {
 	operator.Admin
+	OwnerActions
+}
+
+// OwnerActions are the owner's actions an operator may take on any alarm (*app.Admin).
+// by is the id of the session's admin token; the use case records it.
+type OwnerActions interface {
 	Pause(ctx context.Context, id, by string) (domain.Alarm, error)
 	Resume(ctx context.Context, id, by string) (domain.Alarm, error)
 	Trigger(ctx context.Context, id, by string) (domain.Alarm, error)
@@ -74,13 +80,22 @@ var staticFiles embed.FS
 
 // UI is the dashboard: an http.Handler for Prefix, and the sampler of its charts.
 type UI struct {
-	adm       Admin
+	// The parts of Admin the pages call.
+	alarms       operator.AlarmReader
+	actions      operator.AlarmActions
+	ownerActions OwnerActions
+	bulkActions  operator.BulkActions
+	cluster      operator.Cluster
+	dispatch     operator.DispatchSwitch
+	retention    operator.Retention
+	backups      operator.Backups
+
 	auth      Authenticator
 	tokens    operator.Tokens
 	endpoints EndpointLister
 	sessions  *sessions
 	pages     *pages
-	series    *Series
+	sampler   *Sampler
 	opts      Options
 	log       *zap.Logger
 	handler   http.Handler
@@ -88,7 +103,7 @@ type UI struct {
 
 // New builds the dashboard. store keeps the sessions (the hashes of their ids), shared
 // by every node of the cluster.
-func New(adm Admin, auth Authenticator, store ports.SessionStore, opts Options) (*UI, error) {
+func New(admin Admin, auth Authenticator, store ports.SessionStore, opts Options) (*UI, error) {
 	if opts.SessionTTL <= 0 {
 		opts.SessionTTL = DefaultSessionTTL
 	}
@@ -104,9 +119,13 @@ func New(adm Admin, auth Authenticator, store ports.SessionStore, opts Options) 
 		return nil, err
 	}
 	u := &UI{
-		adm: adm, auth: auth, tokens: opts.Tokens, endpoints: opts.Endpoints, pages: pages, opts: opts, log: log,
+		auth: auth, tokens: opts.Tokens, endpoints: opts.Endpoints, pages: pages, opts: opts, log: log,
 		sessions: newSessions(store, opts.SessionTTL, opts.Now, opts.SecureCookies),
-		series:   NewSeries(adm, SeriesInterval, SeriesPoints),
+		sampler:  NewSampler(admin, SampleInterval, SamplePoints),
+	}
+	if admin != nil {
+		u.alarms, u.actions, u.ownerActions, u.bulkActions = admin, admin, admin, admin
+		u.cluster, u.dispatch, u.retention, u.backups = admin, admin, admin, admin
 	}
 	u.handler = withSecurityHeaders(u.routes())
 	return u, nil
@@ -115,9 +134,9 @@ func New(adm Admin, auth Authenticator, store ports.SessionStore, opts Options) 
 // ServeHTTP serves everything under Prefix.
 func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) { u.handler.ServeHTTP(w, r) }
 
-// Series is the sampler behind the charts; run it (Series.Run) for as long as the
+// Sampler is the sampler behind the charts; run it (Sampler.Run) for as long as the
 // dashboard is served.
-func (u *UI) Series() *Series { return u.series }
+func (u *UI) Sampler() *Sampler { return u.sampler }
 
 func (u *UI) routes() http.Handler {
 	r := mux.NewRouter()

@@ -51,15 +51,22 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	openCtx, cancelOpen := context.WithTimeout(ctx, 30*time.Second)
-	store, err := openStore(openCtx, cfg.Store, !cfg.NoMigrate)
+	store, err := openStoreWith(openCtx, cfg.Store, openOptions{migrate: !cfg.NoMigrate, listenURL: cfg.StoreListenURL})
+	if err != nil {
+		cancelOpen()
+		ln.close()
+		return err
+	}
+	replica, err := openReplica(openCtx, cfg.StoreReplica)
 	cancelOpen()
 	if err != nil {
 		ln.close()
+		_ = store.Close()
 		return err
 	}
 
 	fxApp := fx.New(
-		fx.Supply(&cfg, log, ln, fx.Annotate(stdout, fx.As(new(io.Writer))), fx.Annotate(store, fx.As(new(ports.Store)))),
+		fx.Supply(&cfg, log, ln, fx.Annotate(stdout, fx.As(new(io.Writer))), fx.Annotate(store, fx.As(new(ports.Store))), replica),
 		fx.WithLogger(func() fxevent.Logger {
 			l := &fxevent.ZapLogger{Logger: log.Named("fx")}
 			l.UseLogLevel(zapcore.DebugLevel)
@@ -73,6 +80,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := fxApp.Err(); err != nil {
 		ln.close()
 		_ = store.Close()
+		replica.close()
 		return dig.RootCause(err)
 	}
 	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -98,9 +106,40 @@ var serveModule = fx.Options(
 
 // closeStore closes the store serveCommand opened after everything else has stopped:
 // its hook is the first appended, so fx runs it last.
-func closeStore(lc fx.Lifecycle, s ports.Store, cfg *serveConfig, log *zap.Logger) {
-	lc.Append(fx.StopHook(func() error { return s.Close() }))
+func closeStore(lc fx.Lifecycle, s ports.Store, replica readReplica, cfg *serveConfig, log *zap.Logger) {
+	lc.Append(fx.StopHook(func() error { replica.close(); return s.Close() }))
 	log.Info("store open", zap.String("store", redact(cfg.Store)), zap.Bool("database_clock", s.Capabilities().DatabaseClock), zap.Bool("wake_hints", s.Capabilities().WakeHints))
+	// A PostgreSQL store declares no hints only behind a transaction pooler.
+	if !s.Capabilities().WakeHints && isPostgresURL(cfg.Store) {
+		log.Warn("wake hints off: --store goes through a transaction pooler, where a LISTEN is lost; "+
+			"give --store-listen-url a direct URL of the database for hints. Until then nodes find due alarms every --tick",
+			zap.Duration("tick", cfg.Tick))
+	}
+	logReplicationNotice(s, log)
+	replica.logState(cfg.StoreReplica, log)
+}
+
+// replicationNoticer is a store that can tell what a failover to its standbys could
+// cost (PostgreSQL).
+type replicationNoticer interface {
+	ReplicationNotice(ctx context.Context) (string, error)
+}
+
+// logReplicationNotice warns once, at start, when a failover could break at-most-once.
+func logReplicationNotice(s ports.Store, log *zap.Logger) {
+	r, ok := s.(replicationNoticer)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	notice, err := r.ReplicationNotice(ctx)
+	switch {
+	case err != nil:
+		log.Warn("could not read the database's replication", zap.Error(err))
+	case notice != "":
+		log.Warn(notice)
+	}
 }
 
 // listeners are serve's sockets, bound before anything starts.
@@ -134,31 +173,32 @@ func (ln listeners) close() {
 	}
 }
 
-func provideWaker(lc fx.Lifecycle, s ports.Store, m *metrics.Metrics, cfg *serveConfig, stdout io.Writer, log *zap.Logger) (ports.Waker, error) {
+// provideWaker is the waker of the wakes that name no endpoint: signed POSTs to
+// --wake-url, or in --dev printed to stdout.
+func provideWaker(lc fx.Lifecycle, cfg *serveConfig, stdout io.Writer) (ports.Waker, error) {
 	if cfg.Dev {
 		return webhook.NewPrinter(stdout), nil
 	}
-	w, closeIdle, err := chronos.NewWebhookWaker(s, chronos.WebhookOptions{
-		URL: cfg.WakeURL, Secrets: cfg.WakeSecrets.Values, DeliveryTimeout: cfg.DeliveryTimeout, Lease: cfg.Lease,
-		Concurrency: cfg.Concurrency, UserAgent: "chronos/" + Version(), ReceiverErrors: webhook.ReceiverErrors(cfg.ReceiverErrors),
-		BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown, Logger: log.Named("endpoints"), Metrics: m,
-	})
+	w, err := chronos.NewWebhookWaker(cfg.node(), cfg.WakeURL, cfg.WakeSecrets.Values)
 	if err != nil {
 		return nil, err
 	}
-	lc.Append(fx.StopHook(closeIdle))
+	lc.Append(fx.StopHook(w.Close)) // its idle connections, once the node has drained
 	return w, nil
 }
 
-func provideMetrics(s ports.Store, log *zap.Logger) *metrics.Metrics {
+func provideMetrics(s ports.Store, replica readReplica, log *zap.Logger) *metrics.Metrics {
 	m := metrics.New(metrics.Options{Version: Version(), Logger: log.Named("metrics")})
 	if sizer, ok := s.(ports.DiskSizer); ok {
 		m.WatchStoreSize(sizer)
 	}
+	if replica.store != nil {
+		m.WatchReplicaLag(replica.store)
+	}
 	return m
 }
 
-func provideNode(s ports.Store, w ports.Waker, m *metrics.Metrics, cfg *serveConfig, log *zap.Logger) (*chronos.Node, error) {
+func provideNode(s ports.Store, replica readReplica, w ports.Waker, m *metrics.Metrics, cfg *serveConfig, log *zap.Logger) (*chronos.Node, error) {
 	clock, skew, err := storeClockOptions()
 	if err != nil {
 		return nil, err
@@ -166,17 +206,31 @@ func provideNode(s ports.Store, w ports.Waker, m *metrics.Metrics, cfg *serveCon
 	if skew != 0 {
 		log.Warn("TEST-ONLY: the process clock is shifted", zap.String("env", testClockSkewEnv), zap.Duration("skew", skew))
 	}
-	return chronos.New(s, chronos.Config{
-		Waker: w, Version: Version(),
-		Tick: cfg.Tick, Lease: cfg.Lease, Batch: cfg.Batch, Concurrency: cfg.Concurrency,
+	c := cfg.node()
+	c.Waker, c.Metrics, c.MetricsHandler, c.Logger, c.ClockOptions = w, m, m.Handler(), log, clock
+	if replica.store != nil {
+		c.ReadReplica = replica.store
+	}
+	if cfg.Dev { // every wake printed, those naming an endpoint too
+		c.Endpoints.Waker = func(domain.Endpoint) (ports.Waker, error) { return w, nil }
+	}
+	return chronos.New(s, c)
+}
+
+// node is the node's configuration the flags give.
+func (cfg *serveConfig) node() chronos.Config {
+	return chronos.Config{
+		Version: Version(),
+		Tick:    cfg.Tick, Lease: cfg.Lease, Batch: cfg.Batch, Concurrency: cfg.Concurrency,
 		DeliveryTimeout: cfg.DeliveryTimeout, DrainTimeout: cfg.DrainTimeout,
 		Backoff: domain.Backoff{Base: cfg.BackoffBase, Cap: cfg.BackoffCap}, MaxFailures: cfg.MaxFailures,
 		MisfireThreshold: cfg.MisfireThreshold, OwnerMaxInFlight: cfg.OwnerMaxInFlight, UnfairClaims: cfg.UnfairClaims,
 		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
 		MaxActiveAlarmsPerOwner: cfg.MaxActive, QuotaRefresh: cfg.QuotaRefresh, RateLimit: cfg.RateLimit,
-		Metrics: m, MetricsHandler: m.Handler(), Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL,
-		BackupDir: cfg.BackupDir, Logger: log, ClockOptions: clock,
-	})
+		Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL, BackupDir: cfg.BackupDir,
+		Endpoints: chronos.EndpointOptions{UserAgent: "chronos/" + Version(), ReceiverErrors: webhook.ReceiverErrors(cfg.ReceiverErrors),
+			BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown},
+	}
 }
 
 // runNode starts the node (dispatching and its background work) and drains it on stop.

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/webhook"
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/chores"
+	"github.com/chronoshq/chronos/app/dispatch"
+	"github.com/chronoshq/chronos/app/owners"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/internal/flagenv"
 )
@@ -19,6 +21,8 @@ const defaultStore = "sqlite://chronos.db"
 // serveConfig is every setting of `chronos serve`.
 type serveConfig struct {
 	Store            string
+	StoreListenURL   string
+	StoreReplica     string
 	NoMigrate        bool
 	Listen           string
 	WakeURL          string
@@ -60,8 +64,10 @@ type serveConfig struct {
 }
 
 func (c *serveConfig) register(fs *flag.FlagSet) {
-	d := app.DefaultDispatcherConfig()
+	d := dispatch.DefaultConfig()
 	fs.StringVar(&c.Store, "store", defaultStore, "store URL: sqlite://path.db (relative), sqlite:///abs/path.db, postgres://..., mysql://...")
+	fs.StringVar(&c.StoreListenURL, "store-listen-url", "", "PostgreSQL behind a transaction pooler (pooler=transaction in --store): a direct URL of the same database, for the wake hints' LISTEN; \"\": hints off, nodes find due alarms every --tick (docs/postgres.md, \"PgBouncer\")")
+	fs.StringVar(&c.StoreReplica, "store-replica", "", "PostgreSQL: the URL of a hot standby of --store's database; admin and dashboard lists, counts, alarm pages and histories are read from it (the primary while it does not answer), never claims, creates or changes (docs/postgres.md, \"Read replicas\")")
 	fs.BoolVar(&c.NoMigrate, "no-migrate", false, "do not migrate at start; refuse to run on an outdated schema")
 	fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "HTTP listen address")
 	fs.StringVar(&c.WakeURL, "wake-url", "", "where wakes are POSTed (required unless --dev)")
@@ -91,8 +97,8 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.MetricsListen, "metrics-listen", "", "also serve /metrics (no token) on this address, e.g. 127.0.0.1:9090; it is always on --listen too")
 	fs.StringVar(&c.BackupDir, "backup-dir", "", "SQLite: the directory an admin's backups on request (POST /admin/v1/store/backup, the dashboard) are written to, named by the node; \"\": none (chronos backup still works)")
 	fs.IntVar(&c.MaxActive, "max-active-alarms-per-owner", 1_000_000, "refuse (429 quota_exceeded) a create that would take its owner past this many active or paused alarms; 0: no quota")
-	fs.DurationVar(&c.QuotaRefresh, "quota-refresh", app.DefaultQuotaRefresh, "how old a node's count of an owner's active alarms may get; on N nodes an owner can end over its quota by what the others created in about this long")
-	fs.IntVar(&c.RateLimit, "rate-limit", app.DefaultRateLimit, "requests per second per token on this node, in bursts of twice that (429 rate_limited over it); 0: no limit")
+	fs.DurationVar(&c.QuotaRefresh, "quota-refresh", owners.DefaultQuotaRefresh, "how old a node's count of an owner's active alarms may get; on N nodes an owner can end over its quota by what the others created in about this long")
+	fs.IntVar(&c.RateLimit, "rate-limit", owners.DefaultRateLimit, "requests per second per token on this node, in bursts of twice that (429 rate_limited over it); 0: no limit")
 	fs.BoolVar(&c.ShowPayloads, "admin-show-payloads", false, "show payloads and wake messages in admin views (default: redacted to size and SHA-256)")
 	fs.BoolVar(&c.UI, "ui", true, "serve the web dashboard at /ui/ (sign in with an admin token); --ui=false answers 404 there")
 	fs.StringVar(&c.LogFormat, "log-format", "console", "log format: console or json")
@@ -100,8 +106,8 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 }
 
 // dispatcher returns the dispatcher configuration for worker id.
-func (c *serveConfig) dispatcher(worker string) app.DispatcherConfig {
-	return app.DispatcherConfig{
+func (c *serveConfig) dispatcher(worker string) dispatch.Config {
+	return dispatch.Config{
 		Worker:           worker,
 		Tick:             c.Tick,
 		Lease:            c.Lease,
@@ -116,8 +122,8 @@ func (c *serveConfig) dispatcher(worker string) app.DispatcherConfig {
 }
 
 // retention returns the retention policy for worker id.
-func (c *serveConfig) retention(worker string) app.RetentionConfig {
-	return app.RetentionConfig{Retention: c.Retention, EventsPerAlarm: c.EventsPerAlarm, Holder: worker}
+func (c *serveConfig) retention(worker string) chores.RetentionConfig {
+	return chores.RetentionConfig{Retention: c.Retention, EventsPerAlarm: c.EventsPerAlarm, Holder: worker}
 }
 
 // validate refuses, with every reason at once, a configuration chronos must not run with.
@@ -144,6 +150,12 @@ func (c *serveConfig) validate() error {
 		c.WakeSecrets.Values = secrets // what the waker signs with, as if given by --wake-secret
 	case !c.Dev && len(c.WakeSecrets.Values) == 0:
 		errs = append(errs, errors.New("--wake-secret (CHRONOS_WAKE_SECRET) is required, or --wake-secret-file: receivers verify the Chronos-Signature header with it"))
+	}
+	if c.StoreListenURL != "" && !isPostgresURL(c.Store) {
+		errs = append(errs, errors.New("--store-listen-url (CHRONOS_STORE_LISTEN_URL) is for a PostgreSQL --store behind a transaction pooler"))
+	}
+	if c.StoreReplica != "" && (!isPostgresURL(c.Store) || !isPostgresURL(c.StoreReplica)) {
+		errs = append(errs, errors.New("--store-replica (CHRONOS_STORE_REPLICA) is for a PostgreSQL --store: give a postgres:// URL of a hot standby of its database"))
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		errs = append(errs, errors.New("--tls-cert and --tls-key go together: give both (HTTPS) or neither (HTTP)"))

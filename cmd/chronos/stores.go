@@ -17,7 +17,7 @@ import (
 
 // dialect knows how to open and migrate one kind of store URL.
 type dialect struct {
-	open    func(ctx context.Context, url string, migrate bool) (ports.Store, error)
+	open    func(ctx context.Context, url string, o openOptions) (ports.Store, error)
 	migrate func(ctx context.Context, url string) error
 	// path is the file a URL names, for the dialects whose store is a file; nil
 	// otherwise.
@@ -27,28 +27,35 @@ type dialect struct {
 	backupTools string
 }
 
+// openOptions is how a store is opened: migrated first or not, and, for PostgreSQL
+// behind a transaction pooler, the direct URL its wake hints listen on.
+type openOptions struct {
+	migrate   bool
+	listenURL string
+}
+
 var dialects = map[string]dialect{
 	"sqlite": {
-		open: func(ctx context.Context, url string, migrate bool) (ports.Store, error) {
+		open: func(ctx context.Context, url string, o openOptions) (ports.Store, error) {
 			clock, err := processClock()
 			if err != nil {
 				return nil, err
 			}
-			return sqlite.Open(ctx, url, sqlite.Options{Migrate: migrate, Clock: clock})
+			return sqlite.Open(ctx, url, sqlite.Options{Migrate: o.migrate, Clock: clock})
 		},
 		migrate: sqlite.Migrate,
 		path:    sqlite.ParseURL,
 	},
 	"postgres": {
-		open: func(ctx context.Context, url string, migrate bool) (ports.Store, error) {
-			return postgres.Open(ctx, url, postgres.Options{Migrate: migrate})
+		open: func(ctx context.Context, url string, o openOptions) (ports.Store, error) {
+			return postgres.Open(ctx, url, postgres.Options{Migrate: o.migrate, ListenURL: o.listenURL})
 		},
 		migrate:     postgres.Migrate,
 		backupTools: "pg_dump for a copy, continuous WAL archiving (point-in-time recovery) to lose nothing between copies",
 	},
 	"mysql": {
-		open: func(ctx context.Context, url string, migrate bool) (ports.Store, error) {
-			return mysql.Open(ctx, url, mysql.Options{Migrate: migrate})
+		open: func(ctx context.Context, url string, o openOptions) (ports.Store, error) {
+			return mysql.Open(ctx, url, mysql.Options{Migrate: o.migrate})
 		},
 		migrate:     mysql.Migrate,
 		backupTools: "mysqldump --single-transaction (or mariadb-dump) for a copy, the binary log to lose nothing between copies",
@@ -72,12 +79,22 @@ func dialectOf(url string) (dialect, error) {
 	return dialect{}, fmt.Errorf("store URL scheme %q is not supported; use sqlite://, postgres:// or mysql://", scheme)
 }
 
+// isPostgresURL says whether url names a PostgreSQL store.
+func isPostgresURL(url string) bool {
+	scheme, _, _ := strings.Cut(url, ":")
+	return strings.EqualFold(scheme, "postgres") || strings.EqualFold(scheme, "postgresql")
+}
+
 func openStore(ctx context.Context, url string, migrate bool) (ports.Store, error) {
+	return openStoreWith(ctx, url, openOptions{migrate: migrate})
+}
+
+func openStoreWith(ctx context.Context, url string, o openOptions) (ports.Store, error) {
 	d, err := dialectOf(url)
 	if err != nil {
 		return nil, err
 	}
-	s, err := d.open(ctx, url, migrate)
+	s, err := d.open(ctx, url, o)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open store %s: %w", redact(url), rootCause(err))
 	}

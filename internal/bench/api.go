@@ -11,6 +11,8 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/httpapi"
 	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
+	"github.com/chronoshq/chronos/app/owners"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -25,8 +27,8 @@ type apiServer struct {
 	client *http.Client
 }
 
-func startAPI(ctx context.Context, s ports.Store, alarms *app.Alarms, clock *app.StoreClock) (*apiServer, error) {
-	tokens := app.NewTokens(s, clock)
+func startAPI(ctx context.Context, s ports.Store, alarms *owners.Alarms, clock *app.StoreClock) (*apiServer, error) {
+	tokens := admin.NewTokens(s, clock)
 	plain, _, err := tokens.Create(ctx, Owner, domain.ScopeOwner)
 	if err != nil {
 		return nil, fmt.Errorf("bench: creating the API token: %w", err)

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,6 +44,8 @@ type database struct {
 	// sizes reads the space chronos's tables take (table sizes at the start and end
 	// of a run, and every minute of a long one).
 	sizes func(ctx context.Context) ([]tableSize, error)
+	// meter reads the server's CPU and log counters for the run's costs.
+	meter serverMeter
 	drop  func(ctx context.Context) error
 	close func()
 }
@@ -156,6 +159,25 @@ func newPostgresDatabase(ctx context.Context, store, name string) (*database, er
 			return err
 		},
 		sizes: func(ctx context.Context) ([]tableSize, error) { return postgresSizes(ctx, u.String()) },
+		meter: serverMeter{
+			cpu: func(ctx context.Context) (map[int]time.Duration, error) {
+				rows, err := admin.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = $1`, name)
+				if err != nil {
+					return nil, err
+				}
+				pids, err := pgx.CollectRows(rows, pgx.RowTo[int])
+				if err != nil {
+					return nil, err
+				}
+				return processesCPU(pids)
+			},
+			source: "the bench database's backends",
+			wal: func(ctx context.Context) (n int64, err error) {
+				err = admin.QueryRow(ctx, `SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint`).Scan(&n)
+				return n, err
+			},
+			walSource: "pg_current_wal_lsn, server-wide",
+		},
 		drop: func(ctx context.Context) error {
 			_, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 			return err
@@ -207,6 +229,31 @@ func newMySQLDatabase(ctx context.Context, store, name string) (*database, error
 			return err
 		},
 		sizes: func(ctx context.Context) ([]tableSize, error) { return mysqlSizes(ctx, admin, name) },
+		meter: serverMeter{
+			cpu: func(ctx context.Context) (map[int]time.Duration, error) {
+				var file string
+				if err := admin.QueryRowContext(ctx, `SELECT @@pid_file`).Scan(&file); err != nil {
+					return nil, err
+				}
+				b, err := os.ReadFile(file)
+				if err != nil {
+					return nil, err
+				}
+				pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+				if err != nil {
+					return nil, err
+				}
+				return processesCPU([]int{pid})
+			},
+			source: "the whole server process, server-wide",
+			wal: func(ctx context.Context) (int64, error) {
+				var variable string
+				var n int64
+				err := admin.QueryRowContext(ctx, `SHOW GLOBAL STATUS LIKE 'Innodb_os_log_written'`).Scan(&variable, &n)
+				return n, err
+			},
+			walSource: "Innodb_os_log_written, server-wide",
+		},
 		drop: func(ctx context.Context) error {
 			_, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name)
 			return err

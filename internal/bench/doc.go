@@ -19,7 +19,7 @@
 //
 // Stores. Everything a run does to chronos's data goes through ports.Store as the
 // binary opens it: the load (ports.BulkCreator, else Create), the steady creates
-// (app.Alarms.CreateBatch, or the HTTP API), the list benchmark (Store.List). The bench
+// (owners.Alarms.CreateBatch, or the HTTP API), the list benchmark (Store.List). The bench
 // keeps connections of its own only for what no port offers: creating and dropping its
 // own database, the server's commit counter, refreshing statistics after the load,
 // and table sizes (database.go, sizes.go); a worker process's peak RSS is its own

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -20,7 +21,7 @@ import (
 // wakes (hung_report.go); --also-without runs it again without A's alarms, for B's lag
 // without them.
 //
-// The nodes deliver as `chronos serve` does (chronos.NewWebhookWaker: the endpoint
+// The nodes deliver as `chronos serve` does (chronos.New, chronos.NewWebhookWaker: the endpoint
 // router with its queues and breakers, serve's defaults), both endpoints on the bench's
 // own receiver. The timeline is the fairness mode's (newFairRun), with A's alarms as the
 // burst.
@@ -120,7 +121,7 @@ func (r *runner) createEndpoints(ctx context.Context, base, secret string) error
 	if err := clock.Sync(ctx, store); err != nil {
 		return err
 	}
-	eps := app.NewEndpoints(store, clock, nil)
+	eps := admin.NewEndpoints(store, clock, nil)
 	for _, e := range []struct{ owner, name, path string }{
 		{HungOwner, HungEndpoint, "/hung"},
 		{FastOwner, FastEndpoint, "/wake"},

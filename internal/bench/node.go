@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos"
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/dispatch"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -45,7 +45,7 @@ type nodeProgress struct {
 
 // nodeReport is what a node hands back when it has stopped.
 type nodeReport struct {
-	Stats app.StatsSnapshot `json:"stats"`
+	Stats dispatch.StatsSnapshot `json:"stats"`
 	// Set by nodes with the no-op waker, which record deliveries themselves.
 	Lag     *HistogramData `json:"lag,omitempty"`
 	Keys    []string       `json:"-"`
@@ -65,112 +65,85 @@ type nodeReport struct {
 type node interface {
 	// start begins dispatching; the node is ready (store open) before it is called.
 	// Lag of wakes scheduled before lagFrom counts from lagFrom (zero: no floor).
-	start(lagFrom time.Time)
+	start(lagFrom time.Time) error
 	progress() nodeProgress
 	// stop stops claiming, drains, closes the node's store and reports.
 	stop() (nodeReport, error)
 }
 
-// dispatcherNode runs a real app.Dispatcher on its own store (its own connections,
-// as a separate process would have). It backs both the in-process nodes and the
-// worker processes.
+// dispatcherNode runs a chronos.Node, as serve assembles it, on its own store (its own
+// connections, as a separate process would have). It backs both the in-process nodes
+// and the worker processes.
 type dispatcherNode struct {
 	store ports.Store
-	d     *app.Dispatcher
-	hb    *app.Heartbeat   // the worker row, as serve keeps it
-	maint *app.Maintenance // the store's upkeep, as serve runs it
-	ret   *app.Retention   // retention, as serve runs it
-	rec   *Recorder        // nil with the webhook waker
+	node  *chronos.Node
+	rec   *Recorder // nil with the webhook waker
 	held  *heldBackMetrics
 	// closeWaker closes the webhook waker's idle connections; nil with the no-op waker.
 	closeWaker func()
 
-	cancel  context.CancelFunc
-	done    chan error
-	hbDone  chan struct{}
+	cancel  context.CancelFunc // stops tracking
+	started bool
 	mu      sync.Mutex
 	last    nodeProgress
 	tracked atomic.Bool
 }
 
-// newDispatcherNode opens the store and builds the dispatcher, ready to start.
+// newDispatcherNode opens the store and builds the node, ready to start.
 func newDispatcherNode(ctx context.Context, cfg nodeConfig, wr Wiring) (*dispatcherNode, error) {
-	log := wr.log()
 	s, err := wr.Open(ctx, cfg.Store, false)
 	if err != nil {
 		return nil, err
 	}
-	n := &dispatcherNode{store: s, done: make(chan error, 1), hbDone: make(chan struct{})}
-	var w ports.Waker
+	n := &dispatcherNode{store: s, held: newHeldBackMetrics()}
+	// The heartbeat's writes (a register, a beat per interval, a deregister), retention's
+	// and the store's upkeep count in the run's commits, as they cost a serve node.
+	nc := chronos.Config{
+		Version: wr.Version, Batch: cfg.Batch, Concurrency: cfg.Concurrency, Tick: cfg.Tick,
+		DeliveryTimeout: cfg.DeliveryTimeout, UnfairClaims: cfg.UnfairClaims,
+		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsCap,
+		Metrics: n.held, Logger: wr.log(),
+		Endpoints: chronos.EndpointOptions{UserAgent: "chronos-bench/" + wr.Version},
+		Without:   chronos.Without{PauseGate: true, CountSampler: true},
+	}
 	switch cfg.Waker {
 	case "noop":
 		n.rec = NewRecorder()
 		if cfg.BurstOwner != "" {
 			n.rec.TrackOwners(cfg.BurstOwner)
 		}
-		w = NewNoopWaker(n.rec)
+		nc.Waker = NewNoopWaker(n.rec)
 	case "webhook":
-		// serve's waker: alarms that name an endpoint go to it, through its queue.
-		n.held = newHeldBackMetrics()
-		w, n.closeWaker, err = chronos.NewWebhookWaker(s, chronos.WebhookOptions{
-			URL: cfg.WakeURL, Secrets: []string{cfg.WakeSecret}, DeliveryTimeout: cfg.DeliveryTimeout,
-			Concurrency: cfg.Concurrency, UserAgent: "chronos-bench/" + wr.Version, Logger: log, Metrics: n.held,
-		})
+		// serve's waker; alarms that name an endpoint go to it, through its queue.
+		w, err := chronos.NewWebhookWaker(nc, cfg.WakeURL, []string{cfg.WakeSecret})
 		if err != nil {
 			_ = s.Close()
 			return nil, err
 		}
+		nc.Waker, n.closeWaker = w, w.Close
 	default:
 		_ = s.Close()
 		return nil, fmt.Errorf("bench: unknown waker %q", cfg.Waker)
 	}
-	clock := app.NewStoreClock()
-	if err := clock.Sync(ctx, s); err != nil {
-		_ = s.Close()
-		return nil, err
-	}
-	dc := app.DefaultDispatcherConfig()
-	dc.Worker = app.NewWorkerID()
-	dc.Batch, dc.Concurrency, dc.Tick = cfg.Batch, cfg.Concurrency, cfg.Tick
-	dc.UnfairClaims = cfg.UnfairClaims
-	if cfg.DeliveryTimeout > 0 {
-		dc.DeliveryTimeout = cfg.DeliveryTimeout
-	}
-	if n.held == nil {
-		n.held = newHeldBackMetrics()
-	}
-	dc.Metrics = n.held
-	n.d, err = app.NewDispatcher(s, w, clock, nil, dc, log)
-	if err != nil {
-		_ = s.Close()
-		return nil, err
-	}
-	// Its writes (a register, a beat per interval, a deregister) count in the run's
-	// commits, as they cost a serve node.
-	n.hb = app.NewHeartbeat(s, dc.Worker, wr.Version, n.d, app.HeartbeatInterval(dc.Lease), log)
-	n.maint = app.NewMaintenance(s, 0, log)
-	n.ret, err = app.NewRetention(s, app.RetentionConfig{Retention: cfg.Retention, EventsPerAlarm: cfg.EventsCap, Holder: dc.Worker}, log)
-	if err != nil {
+	if n.node, err = chronos.New(s, nc); err != nil {
 		_ = s.Close()
 		return nil, err
 	}
 	return n, nil
 }
 
-func (n *dispatcherNode) start(lagFrom time.Time) {
+func (n *dispatcherNode) start(lagFrom time.Time) error {
 	if n.rec != nil && !lagFrom.IsZero() {
 		n.rec.CountLagFrom(lagFrom)
 	}
+	if err := n.node.Start(context.Background()); err != nil {
+		return err
+	}
+	n.started = true
 	ctx, cancel := context.WithCancel(context.Background())
 	n.cancel = cancel
-	go func() { n.done <- n.d.Run(ctx) }()
-	go func() {
-		defer close(n.hbDone)
-		n.hb.Run(ctx)
-	}()
-	go n.maint.Run(ctx)
-	go n.ret.Run(ctx)
 	go n.track(ctx)
+	return nil
 }
 
 // track samples the dispatcher's counters every 2ms, to know when the last outcome
@@ -189,7 +162,7 @@ func (n *dispatcherNode) track(ctx context.Context) {
 }
 
 func (n *dispatcherNode) sample() {
-	st := n.d.Stats()
+	st := n.node.Stats()
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if st.Applied != n.last.Applied {
@@ -209,14 +182,13 @@ func (n *dispatcherNode) progress() nodeProgress {
 
 func (n *dispatcherNode) stop() (nodeReport, error) {
 	var err error
-	if n.cancel != nil { // started
+	if n.started {
 		n.cancel()
-		err = <-n.done
-		// The heartbeat deregisters the worker on its way out: before the store closes.
-		<-n.hbDone
+		// Stop drains, then the heartbeat deregisters the worker: before the store closes.
+		err = n.node.Stop(context.Background())
 	}
 	n.sample()
-	rep := nodeReport{Stats: n.d.Stats(), Endpoints: n.held.snapshot(), PeakRSS: peakRSS()}
+	rep := nodeReport{Stats: n.node.Stats(), Endpoints: n.held.snapshot(), PeakRSS: peakRSS()}
 	if n.rec != nil {
 		lag := n.rec.Lag.Data()
 		rep.Lag, rep.Keys, rep.Doubles, rep.Early = &lag, n.rec.Keys(), n.rec.Doubles(), n.rec.Early()

@@ -27,7 +27,9 @@ func TestNodeRunsTheWorkerHeartbeat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.start(time.Time{})
+	if err := n.start(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		ws, err := s.ListWorkers(t.Context())

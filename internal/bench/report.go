@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/dispatch"
 )
 
 // result is what a run prints: a table for people, then, as the last line, one
@@ -48,6 +48,8 @@ type result struct {
 	// after the last outcome.
 	SizesStart []tableSize `json:"sizes_start,omitempty"`
 	SizesEnd   []tableSize `json:"sizes_end,omitempty"`
+	// Costs is what a fire cost the machine during the run (CPU, log bytes).
+	Costs *costs `json:"costs,omitempty"`
 	// List is --list-clients: store.List latency per variant after the run.
 	List []listResult `json:"list,omitempty"`
 	// UnfairClaims: the nodes ran with --unfair-claims.
@@ -57,7 +59,7 @@ type result struct {
 	// HungEndpoint is the hung-endpoint mode's (--hung-endpoint).
 	HungEndpoint *hungEndpoint `json:"hung_endpoint,omitempty"`
 
-	Stats app.StatsSnapshot `json:"-"`
+	Stats dispatch.StatsSnapshot `json:"-"`
 }
 
 // fill sums the nodes' reports. Deliveries are the receiver's with the webhook waker,
@@ -149,6 +151,9 @@ func (res *result) printTable(w io.Writer) {
 	row("commits per fire", "%.4f (%d commits; %s)", res.CommitsPerFire, res.Commits, res.CommitsSource)
 	if res.LoadPerSec > 0 {
 		row("bulk load", "%.0f alarms/s", res.LoadPerSec)
+	}
+	if res.Costs != nil {
+		res.Costs.rows(row)
 	}
 	row("node peak RSS", "%s", mib(res.NodePeakRSS))
 	row("tables at start", "%s", formatSizes(res.SizesStart))

@@ -155,6 +155,9 @@ func (r *runner) run(ctx context.Context) (*result, error) {
 	if r.hung != nil {
 		r.hung.timeline.waitForStart(ctx, clock, r.stderr)
 	}
+	var costFrom costReading
+	costFrom.readServer(ctx, r.db.meter)
+	costFrom.readNodeCPU()
 	start := time.Now()
 	var lagFrom time.Time
 	if r.cfg.mode() == "burn-down" {
@@ -164,7 +167,10 @@ func (r *runner) run(ctx context.Context) (*result, error) {
 		}
 	}
 	for _, n := range r.nodes {
-		n.start(lagFrom)
+		if err := n.start(lagFrom); err != nil {
+			_, _ = r.stopNodes()
+			return nil, fmt.Errorf("starting a node: %w", err)
+		}
 	}
 	var loaded int64 // the alarms due in the run that the load made
 	switch r.cfg.mode() {
@@ -190,10 +196,13 @@ func (r *runner) run(ctx context.Context) (*result, error) {
 		creator.stop()
 		res.Alarms = loaded + creator.created.Load()
 	}
+	var costTo costReading
+	costTo.readServer(ctx, r.db.meter) // before the nodes stop: their backends end with them
 	reports, stopErr := r.stopNodes()
 	if stopErr != nil {
 		return nil, stopErr
 	}
+	costTo.readNodeCPU() // after: a node process's CPU is counted once it is reaped
 	if !finished {
 		return nil, fmt.Errorf("bench: not finished within --timeout %s (or interrupted): %d of %d outcomes applied",
 			r.cfg.Timeout, r.applied(), r.expectedApplied(res.Alarms))
@@ -206,6 +215,7 @@ func (r *runner) run(ctx context.Context) (*result, error) {
 		res.DrainMs = max(float64(end.Sub(start.Add(r.cfg.Duration+r.cfg.Lead)).Microseconds())/1000, 0)
 	}
 	res.fill(reports, r.rec, r.receiver, elapsed)
+	res.Costs = costsBetween(costFrom, costTo, r.db.meter, res.Alarms)
 	if r.fair != nil {
 		f := measureFairness(r.ownerLog(reports), r.fair.burstDue)
 		f.BurstOwner, f.QuietOwners, f.QuietRate = BurstOwner, r.cfg.QuietOwners, r.cfg.QuietRate

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/owners"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -15,7 +16,7 @@ import (
 // steadyCreator is the steady mode's client: every 10ms it creates the alarms its plan
 // says (steadyPlan: --rate a second for --duration, each due --lead after it is created;
 // the fairness mode's quietTrickle: the quiet owners' alarms). It creates them the way
-// a client would: through the real create path (app.Alarms.CreateBatch:
+// a client would: through the real create path (owners.Alarms.CreateBatch:
 // validation, ids, one store transaction per tick), or, with --via api, as one POST
 // /v1/alarms/batch per tick (of up to 1,000 alarms) to an HTTP server the bench runs on
 // the node's store. Its transactions are counted and subtracted from the dispatchers'.
@@ -29,7 +30,7 @@ type steadyCreator struct {
 	plan    creationPlan
 	store   ports.Store
 	shared  bool // store is a node's; the node closes it
-	alarms  *app.Alarms
+	alarms  *owners.Alarms
 	api     *apiServer // --via api
 	clock   *app.StoreClock
 	created atomic.Int64
@@ -89,7 +90,7 @@ func newSteadyCreator(ctx context.Context, open func(context.Context, string, bo
 		return nil, err
 	}
 	c := &steadyCreator{cfg: cfg, plan: plan, store: s, shared: shared != nil, clock: clock, stopped: make(chan struct{})}
-	c.alarms = app.NewAlarms(s, clock, nil, app.AlarmsConfig{Defaults: domain.Defaults{MaxFailures: 5}}, nil)
+	c.alarms = owners.NewAlarms(s, clock, nil, owners.AlarmsConfig{Defaults: domain.Defaults{MaxFailures: 5}}, nil)
 	if cfg.Via == "api" {
 		api, err := startAPI(ctx, s, c.alarms, clock)
 		if err != nil {
@@ -129,9 +130,9 @@ func (c *steadyCreator) run() {
 	}
 }
 
-// create writes one tick's alarms, at most app.MaxBatchCreate per call.
+// create writes one tick's alarms, at most owners.MaxBatchCreate per call.
 func (c *steadyCreator) create(ctx context.Context, specs []domain.Spec) error {
-	for chunk := range slices.Chunk(specs, app.MaxBatchCreate) {
+	for chunk := range slices.Chunk(specs, owners.MaxBatchCreate) {
 		c.txns.Add(1)
 		if c.api != nil {
 			if err := c.api.post(ctx, SpecsJSON(chunk)); err != nil {

@@ -100,7 +100,11 @@ func RunWorker(ctx context.Context, wc WorkerConfig, w Wiring, stdout io.Writer)
 	if lagFrom != 0 {
 		from = time.Unix(0, lagFrom)
 	}
-	n.start(from)
+	if err := n.start(from); err != nil {
+		_, _ = n.stop()
+		send(workerMessage{Error: err.Error()})
+		return err
+	}
 	stopped := make(chan struct{})
 	go func() {
 		for in.Scan() && in.Text() != "stop" {
@@ -220,12 +224,13 @@ func (p *processNode) read(stdout io.Reader) {
 }
 
 // start sends "go" with the lag floor in unix nanoseconds (0: none).
-func (p *processNode) start(lagFrom time.Time) {
+func (p *processNode) start(lagFrom time.Time) error {
 	var ns int64
 	if !lagFrom.IsZero() {
 		ns = lagFrom.UnixNano()
 	}
-	_, _ = fmt.Fprintf(p.stdin, "go %d\n", ns)
+	_, err := fmt.Fprintf(p.stdin, "go %d\n", ns)
+	return err
 }
 
 func (p *processNode) progress() nodeProgress {

@@ -368,6 +368,13 @@ func printOverview(w io.Writer, o client.Overview) error {
 			fmt.Sprintf("%d queued, %d in flight, %d held back", q.Queued, q.InFlight, q.HeldBack))
 	}
 	addDispatch(l, "dispatch_", o.Dispatch)
+	switch r := o.Replica; {
+	case r == nil:
+	case r.Available:
+		l.add("replica_lag", seconds(r.Lag))
+	default:
+		l.add("replica", "unavailable, reading the primary: "+oneLine(r.Error))
+	}
 	l.add("now", when(o.Now))
 	return l.flush()
 }

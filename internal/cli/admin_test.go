@@ -31,7 +31,8 @@ var cliAdminAnswers = map[string]string{
 		"due_backlog":2,"oldest_due_at":"2030-01-01T00:00:00Z","oldest_due_lag_seconds":1.5,
 		"wakes_last_minute":{"delivered":4,"failed":1},"wakes_last_hour":{"delivered":40,"failed":2},
 		"live_workers":3,"queuing_endpoints":[{"owner":"alice","name":"billing","queued":4,"in_flight":8,"held_back":120}],
-		"dispatch":` + cliDispatch + `,"now":"2030-01-01T00:00:01Z"}}`,
+		"dispatch":` + cliDispatch + `,"now":"2030-01-01T00:00:01Z",
+		"replica":{"available":true,"lag_seconds":0.25,"error":""}}}`,
 	"GET /admin/v1/alarms":            `{"alarms":[` + cliAdminAlarm + `],"next_cursor":"c2"}`,
 	"GET /admin/v1/alarms/a1":         `{"alarm":` + cliAdminAlarm + `}`,
 	"GET /admin/v1/alarms/a1/events":  `{"events":[{"id":7,"type":"failed","at":"2030-01-01T00:00:09Z","attempt":5,"scheduled_for":"2030-01-01T00:00:00Z","occurrence_key":"a1/2030-01-01T00:00:00Z","worker":"w1","message":"HTTP 500"}]}`,
@@ -103,7 +104,7 @@ func TestCLIAdminCommands(t *testing.T) {
 	}{
 		{[]string{"overview"}, "GET", "/admin/v1/overview", "", "",
 			[]string{"active:", "failed:", "total:", "16", "oldest_due_lag:", "1.5s", "4 delivered, 1 failed", "dispatch_paused:", "dispatch_by:", "tok_ops",
-				"queuing alice/billing:", "4 queued, 8 in flight, 120 held back"}},
+				"queuing alice/billing:", "4 queued, 8 in flight, 120 held back", "replica_lag:", "250ms"}},
 		{[]string{"alarms", "--owner", "alice", "--status", "failed", "--failed-since", "2030-01-01T00:00:00Z", "--limit", "5"},
 			"GET", "/admin/v1/alarms", "failed_since=2030-01-01T00%3A00%3A00Z&limit=5&owner=alice&status=failed", "",
 			[]string{"ID", "OWNER", "LAST ERROR", "a1", "alice", "failed", "5/5", "HTTP 500 from receiver"}},

@@ -9,7 +9,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
 	"github.com/chronoshq/chronos/client"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -45,7 +45,7 @@ func tokenOnStore(ctx context.Context, sub string, f tokenFlags, wiring Wiring, 
 		return err
 	}
 	defer s.Close()
-	return tokenCommand(ctx, sub, f, storeTokens{app.NewTokens(s, storeClock{s})}, stdout)
+	return tokenCommand(ctx, sub, f, storeTokens{admin.NewTokens(s, storeClock{s})}, stdout)
 }
 
 func tokenCommand(ctx context.Context, sub string, f tokenFlags, b tokenBackend, stdout io.Writer) error {
@@ -144,7 +144,7 @@ func (a apiTokens) list(ctx context.Context, owner string) ([]client.Token, erro
 func (a apiTokens) revoke(ctx context.Context, id string) error { return a.adm.RevokeToken(ctx, id) }
 
 // storeTokens is the token use cases on the store itself.
-type storeTokens struct{ t *app.Tokens }
+type storeTokens struct{ t *admin.Tokens }
 
 func (s storeTokens) issue(ctx context.Context, owner string, scope domain.Scope, note string) (client.IssuedToken, error) {
 	plain, tok, err := s.t.Issue(ctx, owner, scope, note)

@@ -1,21 +1,24 @@
 // Package testserver builds, for a test, the API (and the dashboard) of one chronos node
-// over a fresh SQLite store, wired the way `chronos serve` wires it but without a
-// dispatcher, so the test decides what happens to due alarms (env.Fail and friends, or
+// over a fresh SQLite store, assembled by chronos.New as `chronos serve` is but without a
+// dispatcher or background work, so the test decides what happens to due alarms (env.Fail and friends, or
 // the store directly). The client, CLI, API and dashboard tests share it instead of
 // each writing out the same wiring.
 package testserver
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/chronoshq/chronos/adapters/httpapi"
+	"github.com/chronoshq/chronos"
 	"github.com/chronoshq/chronos/adapters/metrics"
 	"github.com/chronoshq/chronos/adapters/sqlite"
 	"github.com/chronoshq/chronos/adapters/webui"
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
+	"github.com/chronoshq/chronos/app/owners"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -31,7 +34,7 @@ type Options struct {
 	// "" is "test-node". Retention keeps an hour.
 	RetentionHolder string
 	// The limits, as chronos.Config sets them (0: off): --max-active-alarms-per-owner,
-	// --quota-refresh (0: app.DefaultQuotaRefresh) and --rate-limit. LimitsClock, when
+	// --quota-refresh (0: owners.DefaultQuotaRefresh) and --rate-limit. LimitsClock, when
 	// set, is the clock both measure time on, so a test can move it.
 	MaxActiveAlarmsPerOwner int
 	QuotaRefresh            time.Duration
@@ -42,16 +45,18 @@ type Options struct {
 	Metrics bool
 	// BackupDir is --backup-dir: where an admin's backups on request go ("": none).
 	BackupDir string
+	// ReadReplica, when set, makes the node's read replica (--store-replica) from its
+	// store, e.g. the store itself with a lag of the test's choosing.
+	ReadReplica func(*sqlite.Store) ports.ReadReplica
 }
 
 // Server is one node's use cases over its store, and its HTTP handler.
 type Server struct {
 	Store     *sqlite.Store
-	Clock     *app.StoreClock
-	Alarms    *app.Alarms
-	Tokens    *app.Tokens
-	Admin     *app.Admin
-	Endpoints *app.Endpoints
+	Alarms    *owners.Alarms
+	Tokens    *admin.Tokens
+	Admin     *admin.Admin
+	Endpoints *admin.Endpoints
 	UI        *webui.UI // nil unless Options.Dashboard
 	Handler   http.Handler
 }
@@ -66,49 +71,42 @@ func New(t testing.TB, opts Options) *Server {
 		t.Fatalf("opening the SQLite store: %v", err)
 	}
 	t.Cleanup(func() { _ = store.Close() }) // a test may have closed it already
-	clock := app.NewStoreClock()
-	if err := clock.Sync(ctx, store); err != nil {
-		t.Fatal(err)
-	}
 	holder := opts.RetentionHolder
 	if holder == "" {
 		holder = "test-node"
 	}
-	retention, err := app.NewRetention(store, app.RetentionConfig{Retention: time.Hour, Holder: holder}, nil)
+	cfg := chronos.Config{
+		// Never called without a dispatcher: the test decides what happens to due alarms.
+		Waker:    noWakes{},
+		WorkerID: holder, Lease: time.Minute, MaxFailures: MaxFailures, Retention: time.Hour,
+		MaxActiveAlarmsPerOwner: opts.MaxActiveAlarmsPerOwner, QuotaRefresh: opts.QuotaRefresh,
+		RateLimit: opts.RateLimit, LimitsClock: opts.LimitsClock,
+		Dashboard: opts.Dashboard, ShowPayloads: opts.ShowPayloads, BackupDir: opts.BackupDir,
+		Without: chronos.Without{Dispatcher: true, Background: true},
+	}
+	if opts.ReadReplica != nil {
+		cfg.ReadReplica = opts.ReadReplica(store)
+	}
+	if opts.Metrics {
+		m := metrics.New(metrics.Options{})
+		cfg.Metrics, cfg.MetricsHandler = m, m.Handler()
+	}
+	node, err := chronos.New(store, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m *metrics.Metrics
-	apiOpts := httpapi.Options{ShowPayloads: opts.ShowPayloads}
-	var counted ports.Metrics = ports.NopMetrics{}
-	if opts.Metrics {
-		m = metrics.New(metrics.Options{})
-		counted, apiOpts.Metrics, apiOpts.MetricsHandler = m, m, m.Handler()
+	if err := node.Start(ctx); err != nil { // syncs the clock; starts nothing
+		t.Fatal(err)
 	}
-	quota := app.NewQuota(store, app.QuotaConfig{MaxActivePerOwner: opts.MaxActiveAlarmsPerOwner,
-		Refresh: opts.QuotaRefresh, Clock: opts.LimitsClock, Metrics: counted})
-	if l := app.NewRateLimiter(opts.RateLimit, opts.LimitsClock, counted); l != nil {
-		apiOpts.RateLimiter = l
-	}
-	s := &Server{Store: store, Clock: clock,
-		Alarms: app.NewAlarms(store, clock, nil, app.AlarmsConfig{Defaults: domain.Defaults{MaxFailures: MaxFailures}, Quota: quota}, nil),
-		Tokens: app.NewTokens(store, clock), Endpoints: app.NewEndpoints(store, clock, nil)}
-	s.Admin = app.NewAdmin(store, clock, app.NewDispatchGate(store, time.Second, nil, nil), retention,
-		app.AdminConfig{Lease: time.Minute, WorkerTimeout: 30 * time.Second, BackupDir: opts.BackupDir}, nil)
-	apiOpts.Admin, apiOpts.Endpoints, apiOpts.Tokens = s.Admin, s.Endpoints, s.Tokens
-	api := httpapi.New(s.Alarms, s.Tokens, store, apiOpts)
-	s.Handler = api
-	if opts.Dashboard {
-		if s.UI, err = webui.New(s.Admin, s.Tokens, store, webui.Options{ShowPayloads: opts.ShowPayloads,
-			Tokens: s.Tokens, Endpoints: s.Endpoints}); err != nil {
-			t.Fatal(err)
-		}
-		mux := http.NewServeMux()
-		mux.Handle(webui.Prefix, s.UI)
-		mux.Handle("/", api)
-		s.Handler = mux
-	}
-	return s
+	return &Server{Store: store, Alarms: node.Alarms(), Tokens: node.Tokens(), Admin: node.Admin(),
+		Endpoints: node.Endpoints(), UI: node.Dashboard(), Handler: node.Handler()}
+}
+
+// noWakes is the waker of a node without a dispatcher.
+type noWakes struct{}
+
+func (noWakes) Wake(context.Context, domain.Wake) error {
+	return errors.New("testserver: a node without a dispatcher delivers no wake")
 }
 
 // Token makes a token for owner with scope and returns it in plain text.

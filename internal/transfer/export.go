@@ -9,7 +9,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
+	"github.com/chronoshq/chronos/app/chores"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -27,7 +28,7 @@ import (
 // the last retention run (each node remakes them), the dashboard's session key and its
 // sign-outs (everyone signs in again: a key without its sign-outs would revive signed-out
 // sessions), cluster leases and registered workers (they belong to the old nodes).
-var MovedStates = []string{app.DispatchStateName, app.SecretFingerprintKeyName}
+var MovedStates = []string{chores.DispatchStateName, admin.SecretFingerprintKeyName}
 
 // Page sizes of the export's reads.
 const (

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
+	"github.com/chronoshq/chronos/app/chores"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -514,14 +516,14 @@ func TestAdminRetention(t *testing.T) {
 func TestAdminOverviewUsesSharedCounts(t *testing.T) {
 	e := newEnv(t)
 	e.create(e.alice, onceIn60s)
-	sampler := app.NewCountSampler(e.store, ports.NopMetrics{}, "sampler-node", time.Second, time.Minute, nil)
+	sampler := chores.NewCountSampler(e.store, ports.NopMetrics{}, "sampler-node", time.Second, time.Minute, nil)
 	if err := sampler.SampleOnce(e.ctx); err != nil {
 		t.Fatal(err)
 	}
 	e.create(e.alice, onceIn60s) // after the sample
 	clock := app.NewStoreClock()
-	adm := app.NewAdmin(e.store, clock, app.NewDispatchGate(e.store, time.Second, nil, nil), nil,
-		app.AdminConfig{Lease: time.Minute, WorkerTimeout: time.Minute, CountsMaxAge: time.Minute}, nil)
+	adm := admin.New(e.store, clock, chores.NewDispatchGate(e.store, time.Second, nil, nil), nil,
+		admin.Config{Lease: time.Minute, WorkerTimeout: time.Minute, CountsMaxAge: time.Minute}, nil)
 	o, err := adm.Overview(e.ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -529,8 +531,8 @@ func TestAdminOverviewUsesSharedCounts(t *testing.T) {
 	if o.ByStatus[domain.StatusActive] != 1 || o.CountedAt.IsZero() || !o.CountedAt.Before(o.Now) && !o.CountedAt.Equal(o.Now) {
 		t.Errorf("overview with a fresh sample: %d active counted at %s (now %s); want the sample's 1", o.ByStatus[domain.StatusActive], o.CountedAt, o.Now)
 	}
-	live := app.NewAdmin(e.store, clock, app.NewDispatchGate(e.store, time.Second, nil, nil), nil,
-		app.AdminConfig{Lease: time.Minute, WorkerTimeout: time.Minute, CountsMaxAge: time.Nanosecond}, nil)
+	live := admin.New(e.store, clock, chores.NewDispatchGate(e.store, time.Second, nil, nil), nil,
+		admin.Config{Lease: time.Minute, WorkerTimeout: time.Minute, CountsMaxAge: time.Nanosecond}, nil)
 	time.Sleep(5 * time.Millisecond)
 	if o, err = live.Overview(e.ctx); err != nil || o.ByStatus[domain.StatusActive] != 2 {
 		t.Errorf("overview once the sample is too old: %d active (%v), want a live count of 2", o.ByStatus[domain.StatusActive], err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -92,7 +93,7 @@ func decodeAdminEndpoints(t *testing.T, res response) []adminEndpointView {
 // under the cluster's key (the server's, read through the same store).
 func (e *env) digest(s string) secretView {
 	e.t.Helper()
-	fp, err := app.NewEndpoints(e.store, nil, nil).Fingerprint(e.ctx, s)
+	fp, err := admin.NewEndpoints(e.store, nil, nil).Fingerprint(e.ctx, s)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/sqlite"
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/internal/testserver"
 )
@@ -26,7 +26,7 @@ type env struct {
 	srv    *httptest.Server
 	client *http.Client // srv's, checking every response against openapi.yaml
 	store  *sqlite.Store
-	tokens *app.Tokens
+	tokens *admin.Tokens
 	alice  string // alice's plain bearer token
 	bob    string // bob's
 	ops    string // an admin token (owner "ops")

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/sqlite"
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -30,7 +30,7 @@ func (c *manualClock) advance(d time.Duration) {
 }
 
 // A token revoked on another node keeps working on this one for at most
-// app.TokenCacheTTL after this node last checked it, and not a moment longer.
+// admin.TokenCacheTTL after this node last checked it, and not a moment longer.
 func TestRevokedTokenStopsWithinTheCacheTTL(t *testing.T) {
 	ctx := t.Context()
 	store, err := sqlite.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "chronos.db"), sqlite.Options{Migrate: true})
@@ -39,8 +39,8 @@ func TestRevokedTokenStopsWithinTheCacheTTL(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = store.Close() })
 	clock := &manualClock{now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
-	node := app.NewTokens(store, clock)
-	other := app.NewTokens(store, clock) // another node, sharing the store
+	node := admin.NewTokens(store, clock)
+	other := admin.NewTokens(store, clock) // another node, sharing the store
 
 	plain, tok, err := other.Create(ctx, "alice", domain.ScopeOwner)
 	if err != nil {
@@ -52,13 +52,13 @@ func TestRevokedTokenStopsWithinTheCacheTTL(t *testing.T) {
 	if err := other.Revoke(ctx, tok.ID); err != nil {
 		t.Fatal(err)
 	}
-	clock.advance(app.TokenCacheTTL - time.Millisecond)
+	clock.advance(admin.TokenCacheTTL - time.Millisecond)
 	if _, err := node.Authenticate(ctx, plain); err != nil {
 		t.Fatalf("within the cache TTL the checked token was refused: %v (want it still trusted)", err)
 	}
 	clock.advance(time.Millisecond)
 	if _, err := node.Authenticate(ctx, plain); !errors.Is(err, domain.ErrUnauthenticated) {
-		t.Fatalf("a token revoked %s ago still works: %v", app.TokenCacheTTL, err)
+		t.Fatalf("a token revoked %s ago still works: %v", admin.TokenCacheTTL, err)
 	}
 	if _, err := other.Authenticate(ctx, plain); !errors.Is(err, domain.ErrUnauthenticated) {
 		t.Fatalf("the revoking node accepts the revoked token: %v", err)
@@ -73,7 +73,7 @@ func TestRevokedTokenStopsAtOnceOnTheRevokingNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	node := app.NewTokens(store, &manualClock{now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)})
+	node := admin.NewTokens(store, &manualClock{now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)})
 	plain, tok, err := node.Create(ctx, "alice", domain.ScopeOwner)
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestTokenUseIsRecordedOnceAMinute(t *testing.T) {
 	t.Cleanup(func() { _ = store.Close() })
 	start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := &manualClock{now: start}
-	node := app.NewTokens(store, clock)
+	node := admin.NewTokens(store, clock)
 	plain, tok, err := node.Create(ctx, "alice", domain.ScopeOwner)
 	if err != nil {
 		t.Fatal(err)

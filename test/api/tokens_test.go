@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
 )
 
 // tokenView is a token as /admin/v1/tokens shows it; decodeStrict refuses any member
@@ -66,7 +66,7 @@ func TestAdminIssuesAToken(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	got := e.issue(`{"owner":" billing ","scope":"owner","note":"billing service, prod"}`)
-	if !strings.HasPrefix(got.Token, app.TokenPrefix) || got.ID == "" || got.Owner != "billing" || got.Scope != "owner" ||
+	if !strings.HasPrefix(got.Token, admin.TokenPrefix) || got.ID == "" || got.Owner != "billing" || got.Scope != "owner" ||
 		got.Note != "billing service, prod" || got.LastUsedAt != nil || got.RevokedAt != nil || got.CreatedAt.IsZero() {
 		t.Fatalf("issued %+v", got)
 	}
@@ -84,7 +84,7 @@ func TestAdminIssuesAToken(t *testing.T) {
 	}
 
 	res := e.as(e.reader, "GET", "/admin/v1/tokens?owner=billing", "")
-	for _, secret := range []string{got.Token, defaulted.Token, app.HashToken(got.Token), app.HashToken(defaulted.Token)} {
+	for _, secret := range []string{got.Token, defaulted.Token, admin.HashToken(got.Token), admin.HashToken(defaulted.Token)} {
 		if strings.Contains(string(res.body), secret) {
 			t.Fatalf("the list carries a secret or its hash: %s", res.body)
 		}

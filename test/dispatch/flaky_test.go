@@ -5,7 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/dispatch"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -41,6 +41,6 @@ func (h *hungStore) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Cl
 	return h.Store.ClaimDue(ctx, p)
 }
 
-func newDispatcherOn(s ports.Store, e *env, w ports.Waker) (*app.Dispatcher, error) {
-	return app.NewDispatcher(s, w, e.sclock, e.hints, testConfig("flaky"), nil)
+func newDispatcherOn(s ports.Store, e *env, w ports.Waker) (*dispatch.Dispatcher, error) {
+	return dispatch.New(s, w, e.sclock, e.hints, testConfig("flaky"), nil)
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/chronoshq/chronos/adapters/sqlite"
 	"github.com/chronoshq/chronos/adapters/webhook"
 	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/dispatch"
+	"github.com/chronoshq/chronos/app/owners"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -92,7 +94,7 @@ func (c *shiftClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 type env struct {
 	store  *sqlite.Store
 	clock  *shiftClock
-	alarms *app.Alarms
+	alarms *owners.Alarms
 	hints  *app.Hints
 	sclock *app.StoreClock
 }
@@ -111,13 +113,13 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	h := app.NewHints()
-	a := app.NewAlarms(s, sc, h, app.AlarmsConfig{Defaults: domain.Defaults{MaxFailures: 5}, HintWindow: time.Second}, nil)
+	a := owners.NewAlarms(s, sc, h, owners.AlarmsConfig{Defaults: domain.Defaults{MaxFailures: 5}, HintWindow: time.Second}, nil)
 	return &env{store: s, clock: clock, alarms: a, hints: h, sclock: sc}
 }
 
 // testConfig is fast: 20ms tick, 50ms→200ms backoff.
-func testConfig(worker string) app.DispatcherConfig {
-	return app.DispatcherConfig{
+func testConfig(worker string) dispatch.Config {
+	return dispatch.Config{
 		Worker:          worker,
 		Tick:            20 * time.Millisecond,
 		Lease:           5 * time.Second,
@@ -140,9 +142,9 @@ func (e *env) waker(t *testing.T, r *receiver) ports.Waker {
 
 // start runs a dispatcher until the test ends (or stop is called); stop returns Run's
 // result after the drain.
-func (e *env) start(t *testing.T, w ports.Waker, cfg app.DispatcherConfig) (d *app.Dispatcher, stop func() error) {
+func (e *env) start(t *testing.T, w ports.Waker, cfg dispatch.Config) (d *dispatch.Dispatcher, stop func() error) {
 	t.Helper()
-	d, err := app.NewDispatcher(e.store, w, e.sclock, e.hints, cfg, nil)
+	d, err := dispatch.New(e.store, w, e.sclock, e.hints, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

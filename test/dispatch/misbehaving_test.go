@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/webhook"
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/dispatch"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -236,11 +236,11 @@ func TestMisbehavingReceivers(t *testing.T) {
 	// once than the run below will have, and the pool is at its limit.
 	good := newReceiver(t, func(int64, wake) int { time.Sleep(300 * time.Millisecond); return http.StatusOK })
 	elsewhere := newReceiver(t, nil) // where the redirects point; it must see nothing
-	router := app.NewEndpointRouter(e.waker(t, good), e.store, func(ep domain.Endpoint) (ports.Waker, error) {
+	router := dispatch.NewEndpointRouter(e.waker(t, good), e.store, func(ep domain.Endpoint) (ports.Waker, error) {
 		// --receiver-errors full: the cases read what each receiver said.
 		return webhook.New(webhook.Options{URL: ep.URL, Secrets: ep.Secrets, Timeout: timeout, MaxConns: perCase,
 			ReceiverErrors: webhook.ReceiverErrorsFull})
-	}, app.EndpointRouterConfig{})
+	}, dispatch.EndpointRouterConfig{})
 	cfg := testConfig("w1")
 	cfg.DeliveryTimeout, cfg.Lease, cfg.Batch, cfg.Concurrency = timeout, lease, concurrency, concurrency
 	_, stop := e.start(t, router, cfg)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/webhook"
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/dispatch"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -27,9 +27,9 @@ func TestFailureNoticeReachesTheFailureURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	def := e.waker(t, receiver)
-	router := app.NewEndpointRouter(def, e.store, func(ep domain.Endpoint) (ports.Waker, error) {
+	router := dispatch.NewEndpointRouter(def, e.store, func(ep domain.Endpoint) (ports.Waker, error) {
 		return webhook.New(webhook.Options{URL: ep.URL, Secrets: ep.Secrets, Timeout: 2 * time.Second})
-	}, app.EndpointRouterConfig{})
+	}, dispatch.EndpointRouterConfig{})
 	e.start(t, router, testConfig("w1"))
 
 	a := e.create(t, domain.Spec{Kind: domain.KindOnce, Delay: ptr(time.Duration(0)), MaxFailures: 1, Endpoint: "billing", Label: "invoice"})
@@ -65,9 +65,9 @@ func TestNoNoticeWithoutAFailureURL(t *testing.T) {
 		Secrets: []string{secret}}); err != nil {
 		t.Fatal(err)
 	}
-	router := app.NewEndpointRouter(e.waker(t, receiver), e.store, func(ep domain.Endpoint) (ports.Waker, error) {
+	router := dispatch.NewEndpointRouter(e.waker(t, receiver), e.store, func(ep domain.Endpoint) (ports.Waker, error) {
 		return webhook.New(webhook.Options{URL: ep.URL, Secrets: ep.Secrets, Timeout: 2 * time.Second})
-	}, app.EndpointRouterConfig{})
+	}, dispatch.EndpointRouterConfig{})
 
 	// A notice made while the endpoint still had a failure_url, due now.
 	now := time.Now().UTC()

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/chores"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -17,7 +17,7 @@ func TestPauseGateHoldsAndReleasesWakes(t *testing.T) {
 	e := newEnv(t)
 	r := newReceiver(t, func(int64, wake) int { time.Sleep(200 * time.Millisecond); return 200 })
 	cfg := testConfig("w1")
-	gate := app.NewDispatchGate(e.store, cfg.Tick, nil, nil)
+	gate := chores.NewDispatchGate(e.store, cfg.Tick, nil, nil)
 	gateCtx, stopGate := context.WithCancel(ctx)
 	defer stopGate()
 	go gate.Run(gateCtx)
@@ -28,7 +28,7 @@ func TestPauseGateHoldsAndReleasesWakes(t *testing.T) {
 	eventually(t, 3*time.Second, "the first wake in flight", func() bool { return len(r.received()) == 1 })
 
 	// Another node (its own gate on the same store) pauses the cluster.
-	other := app.NewDispatchGate(e.store, cfg.Tick, nil, nil)
+	other := chores.NewDispatchGate(e.store, cfg.Tick, nil, nil)
 	if st, err := other.Set(ctx, true, "tok_ops", time.Now()); err != nil || !st.Paused {
 		t.Fatalf("pausing: %+v %v", st, err)
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/chores"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -49,13 +49,13 @@ func TestRetentionPass(t *testing.T) {
 		t.Errorf("a second node's due pass right after = %+v, %v; want nothing (not due)", p, err)
 	}
 	// While a pass runs (node-a holds the lease), no other node runs one, even forced.
-	if ok, err := e.store.AcquireLease(ctx, app.RetentionLease, "node-a", time.Minute); err != nil || !ok {
+	if ok, err := e.store.AcquireLease(ctx, chores.RetentionLease, "node-a", time.Minute); err != nil || !ok {
 		t.Fatalf("holding the lease for node-a: %t %v", ok, err)
 	}
 	if p, err := other.RunOnce(ctx); err != nil || p.Held {
 		t.Errorf("a second node's pass = %+v, %v; want nothing while node-a holds the lease", p, err)
 	}
-	if err := e.store.ReleaseLease(ctx, app.RetentionLease, "node-a"); err != nil {
+	if err := e.store.ReleaseLease(ctx, chores.RetentionLease, "node-a"); err != nil {
 		t.Fatal(err)
 	}
 	// Once it is free, an admin's run works on any node, and it is the cluster's last.
@@ -103,9 +103,9 @@ func (e *env) oldCancelled(t *testing.T, n int) []string {
 	return ids
 }
 
-func (e *env) retention(t *testing.T, holder string, keep time.Duration) *app.Retention {
+func (e *env) retention(t *testing.T, holder string, keep time.Duration) *chores.Retention {
 	t.Helper()
-	r, err := app.NewRetention(e.store, app.RetentionConfig{Retention: keep, EventsPerAlarm: 10, Holder: holder}, nil)
+	r, err := chores.NewRetention(e.store, chores.RetentionConfig{Retention: keep, EventsPerAlarm: 10, Holder: holder}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func (e *env) retention(t *testing.T, holder string, keep time.Duration) *app.Re
 
 // Retention refuses a policy that would delete history before anyone could read it.
 func TestRetentionConfigRefusals(t *testing.T) {
-	for _, c := range []app.RetentionConfig{
+	for _, c := range []chores.RetentionConfig{
 		{Retention: -time.Hour, Holder: "n"},
 		{Retention: time.Second, Holder: "n"},
 		{Retention: time.Hour, EventsPerAlarm: -1, Holder: "n"},
@@ -124,7 +124,7 @@ func TestRetentionConfigRefusals(t *testing.T) {
 			t.Errorf("%+v was accepted", c)
 		}
 	}
-	if err := (app.RetentionConfig{}).Validate(); err != nil {
+	if err := (chores.RetentionConfig{}).Validate(); err != nil {
 		t.Errorf("retention off was refused: %v", err)
 	}
 }

@@ -59,11 +59,15 @@ type killPlan struct {
 }
 
 func runKills(t *testing.T, kind storeKind, p killPlan) {
-	store := newStoreURL(t, kind)
+	runKillsOn(t, kind, newStoreURL(t, kind), faultFlags(), p)
+}
+
+// runKillsOn is runKills on a store of kind the test made, the nodes started with flags.
+func runKillsOn(t *testing.T, kind storeKind, store string, flags []string, p killPlan) {
 	recv := NewReceiver(t, e2eSecret)
 	recv.Think(100 * time.Millisecond)
 	token := CreateToken(t, store, "e2e")
-	nodes := startNodes(t, p.nodes, store, recv, faultFlags()...)
+	nodes := startNodes(t, p.nodes, store, recv, flags...)
 	in := OpenInspector(t, kind, store, "e2e")
 	c := NewClient(t, token)
 

@@ -102,7 +102,7 @@ func CreateAll(t *testing.T, c *Client, nodes []*Node, specs []Spec) []Alarm {
 }
 
 // workerPID reads the process id out of a worker id, "<host>-<pid>-<6 random chars>"
-// (app.NewWorkerID); 0 when it does not have that shape.
+// (chores.NewWorkerID); 0 when it does not have that shape.
 func workerPID(worker string) int {
 	if len(worker) < 9 {
 		return 0

@@ -277,7 +277,7 @@ func (e *env) feedCharts(beats int) {
 				e.t.Fatal(err)
 			}
 		}
-		if err := e.ui.Series().SampleOnce(e.ctx); err != nil {
+		if err := e.ui.Sampler().SampleOnce(e.ctx); err != nil {
 			e.t.Fatal(err)
 		}
 	}

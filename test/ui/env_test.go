@@ -11,7 +11,7 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/sqlite"
 	"github.com/chronoshq/chronos/adapters/webui"
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/internal/testserver"
 )
@@ -23,7 +23,7 @@ type env struct {
 	srv    *httptest.Server
 	server *testserver.Server
 	store  *sqlite.Store
-	tokens *app.Tokens
+	tokens *admin.Tokens
 	ui     *webui.UI
 	owner  string // an owner token ("shop")
 	admin  string // scope admin ("ops")

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/webui"
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -52,7 +52,7 @@ func TestDatabaseAloneYieldsNoSession(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the session is not stored under the SHA-256 of its cookie: %v", err)
 	}
-	if stored.TokenHash != app.HashToken(e.admin) || strings.Contains(ck.Value, stored.TokenHash) {
+	if stored.TokenHash != admin.HashToken(e.admin) || strings.Contains(ck.Value, stored.TokenHash) {
 		t.Errorf("stored token hash %q; the cookie must name the session only", stored.TokenHash)
 	}
 	if _, ok, _ := e.store.GetState(e.ctx, "ui-session-key"); ok {
@@ -73,7 +73,7 @@ func TestDatabaseAloneYieldsNoSession(t *testing.T) {
 	}
 }
 
-// Revoking the admin token ends its sessions (within app.TokenCacheTTL).
+// Revoking the admin token ends its sessions (within admin.TokenCacheTTL).
 func TestRevokedTokenEndsItsSessions(t *testing.T) {
 	e := newEnv(t)
 	plain, tok, err := e.tokens.Create(e.ctx, "ops", domain.ScopeAdmin)
@@ -87,7 +87,7 @@ func TestRevokedTokenEndsItsSessions(t *testing.T) {
 	if err := e.tokens.Revoke(e.ctx, tok.ID); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(app.TokenCacheTTL + 100*time.Millisecond)
+	time.Sleep(admin.TokenCacheTTL + 100*time.Millisecond)
 	if r := e.get(c, "/ui/"); r.status != http.StatusSeeOther {
 		t.Errorf("after revoking its token: %d, want the sign-in page", r.status)
 	}

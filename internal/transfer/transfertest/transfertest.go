@@ -13,7 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/app/admin"
+	"github.com/chronoshq/chronos/app/chores"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -123,8 +124,8 @@ func Fill(t testing.TB, s ports.Store) Filled {
 	must("CreateToken", s.CreateToken(ctx, domain.Token{ID: "tok_revoked", Owner: "ops", Scope: domain.ScopeAdmin, Hash: hash('b'),
 		CreatedAt: at.Add(-2 * time.Hour), RevokedAt: at.Add(-time.Second)}))
 	must("CreateToken", s.CreateToken(ctx, domain.Token{ID: "tok_reader", Owner: "ops", Scope: domain.ScopeAdminRead, Hash: hash('c'), CreatedAt: at}))
-	must("PutState", s.PutState(ctx, app.DispatchStateName, `{"paused":false,"by":"tok_x","since":"2030-01-01T00:00:00Z"}`))
-	must("PutState", s.PutState(ctx, app.SecretFingerprintKeyName, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"))
+	must("PutState", s.PutState(ctx, chores.DispatchStateName, `{"paused":false,"by":"tok_x","since":"2030-01-01T00:00:00Z"}`))
+	must("PutState", s.PutState(ctx, admin.SecretFingerprintKeyName, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"))
 
 	// Pending, with an idempotency key and an endpoint.
 	keyed := once("alice", time.Hour)
@@ -293,7 +294,7 @@ func Compare(t testing.TB, src, dst ports.Exporter, srcStore, dstStore ports.Sto
 	if !reflect.DeepEqual(gt, wt) {
 		t.Errorf("tokens differ in the target:\n got %+v\nwant %+v", gt, wt)
 	}
-	for _, name := range []string{app.DispatchStateName, app.SecretFingerprintKeyName} {
+	for _, name := range []string{chores.DispatchStateName, admin.SecretFingerprintKeyName} {
 		ws, wok, err := srcStore.GetState(ctx, name)
 		if err != nil {
 			t.Fatalf("transfertest: GetState(%s): %v", name, err)

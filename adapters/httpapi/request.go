@@ -1,0 +1,51 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
+)
+
+// readBody returns the request body, refusing a declared Content-Type other than JSON
+// (415) and a body over the limit (413).
+func (a *api) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	return a.readBodyLimit(w, r, a.maxBody)
+}
+
+// readBodyLimit is readBody with a limit of its own (the batch endpoint's).
+func (a *api) readBodyLimit(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			return nil, &apiError{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type",
+				Message: fmt.Sprintf("Content-Type %q is not supported; send application/json", ct)}
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, err
+		}
+		return nil, badRequest("", "reading the request body: "+err.Error())
+	}
+	return body, nil
+}
+
+// readObject reads the request body (readBody's limits) and decodes it strictly into
+// dst (jsonio.DecodeObject). On an error it answers it and returns false.
+func (a *api) readObject(w http.ResponseWriter, r *http.Request, dst any) bool {
+	body, err := a.readBody(w, r)
+	if err == nil {
+		err = jsonio.DecodeObject(body, dst)
+	}
+	if err != nil {
+		a.writeError(w, r, err)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,67 @@
+package jsonio
+
+import (
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// reflectType is the struct type dst points to.
+func reflectType(dst any) reflect.Type { return reflect.TypeOf(dst).Elem() }
+
+// fieldNames are the json names of a struct type's fields, worked out once per type.
+func fieldNames(t reflect.Type) map[string]bool {
+	if names, ok := fieldNamesOf.Load(t); ok {
+		return names.(map[string]bool)
+	}
+	names := make(map[string]bool, t.NumField())
+	addFieldNames(t, names)
+	fieldNamesOf.Store(t, names)
+	return names
+}
+
+// addFieldNames adds t's json names to names, and those of its embedded structs, whose
+// fields encoding/json promotes.
+func addFieldNames(t reflect.Type, names map[string]bool) {
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			addFieldNames(f.Type, names)
+			continue
+		}
+		if name != "" && name != "-" {
+			names[name] = true
+		}
+	}
+}
+
+var fieldNamesOf sync.Map // reflect.Type -> map[string]bool, read-only once stored
+
+// typeMessage says what a field of Go type t accepts, in JSON terms, and what came.
+// value is UnmarshalTypeError.Value: a JSON kind ("string", "array"), or for a number
+// that does not fit, "number <literal>".
+func typeMessage(t reflect.Type, value string) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	got, isNumber := strings.CutPrefix(value, "number ")
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if isNumber {
+			return "must be an integer in range, got " + got
+		}
+		return "must be an integer, got " + value
+	case reflect.Float32, reflect.Float64:
+		if isNumber {
+			return "is out of range: " + got
+		}
+		return "must be a number, got " + value
+	case reflect.String:
+		return "must be a string, got " + value
+	case reflect.Bool:
+		return "must be true or false, got " + value
+	default:
+		return "must be a JSON " + t.Kind().String() + ", got " + value
+	}
+}

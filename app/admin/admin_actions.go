@@ -1,0 +1,218 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Retry makes a failed alarm active and due now, its failure count reset; its history
+// records who did it.
+func (s *Admin) Retry(ctx context.Context, id, by string) (domain.Alarm, error) {
+	return s.store.AdminMutate(ctx, id, retryBy(by))
+}
+
+// Cancel cancels any owner's alarm; cancelling a terminal alarm changes nothing.
+func (s *Admin) Cancel(ctx context.Context, id, by string) (domain.Alarm, error) {
+	return s.store.AdminMutate(ctx, id, cancelBy(by))
+}
+
+// Delete removes an alarm and its history. With nothing left to record it on, the log
+// says who deleted what. ErrNotFound when there is no such alarm.
+func (s *Admin) Delete(ctx context.Context, id, by string) (ports.Deleted, error) {
+	d, err := s.store.DeleteAlarms(ctx, []string{id})
+	if err != nil {
+		return d, err
+	}
+	if d.Alarms == 0 {
+		return d, ports.ErrNotFound
+	}
+	s.log.Info("admin deleted an alarm", zap.String("token", by), zap.String("alarm_id", id), zap.Int("events", d.Events))
+	return d, nil
+}
+
+func retryBy(by string) ports.MutateFunc {
+	return func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		t, err := domain.Retry(a, now, by)
+		return t, err == nil, err
+	}
+}
+
+func cancelBy(by string) ports.MutateFunc {
+	return func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		t, changed := domain.AdminCancel(a, now, by)
+		return t, changed, nil
+	}
+}
+
+// bulkWorkers bounds the store calls a bulk retry or cancel makes at once: enough to
+// hide round trips, few enough to leave the pool to the dispatcher.
+const bulkWorkers = 8
+
+// Bulk applies action to up to limit (1..MaxBulk; 0 means MaxBulk) alarms matching f,
+// newest first. f must narrow something: a bulk call over every alarm of the cluster is
+// refused (field "filter"), since it is almost always a mistake.
+func (s *Admin) Bulk(ctx context.Context, action domain.BulkAction, f ports.AdminFilter, limit int, by string) (domain.BulkResult, error) {
+	return s.bulk(ctx, action, f, limit, by, false)
+}
+
+// BulkDryRun is Bulk changing nothing: Matched and More are what Bulk would select now,
+// and Changed how many of those its action applies to (the failed ones for a retry, the
+// unfinished ones for a cancel, all for a delete). Alarms may change in between.
+func (s *Admin) BulkDryRun(ctx context.Context, action domain.BulkAction, f ports.AdminFilter, limit int) (domain.BulkResult, error) {
+	return s.bulk(ctx, action, f, limit, "", true)
+}
+
+func (s *Admin) bulk(ctx context.Context, action domain.BulkAction, f ports.AdminFilter, limit int, by string, dryRun bool) (domain.BulkResult, error) {
+	var res domain.BulkResult
+	if f.Owner == "" && f.Status == "" && f.Kind == "" && f.LabelPrefix == "" && f.FailedSince.IsZero() {
+		return res, &domain.ValidationError{Field: "filter", Message: "give at least one of owner, status, kind, label_prefix, failed_since"}
+	}
+	if err := ValidateAdminFilter(f); err != nil {
+		return res, err
+	}
+	switch {
+	case limit == 0:
+		limit = MaxBulk
+	case limit < 0 || limit > MaxBulk:
+		return res, &domain.ValidationError{Field: "limit", Message: fmt.Sprintf("must be between 1 and %d, got %d", MaxBulk, limit)}
+	}
+	switch action {
+	case domain.BulkRetry, domain.BulkCancel, domain.BulkDelete:
+	default:
+		return res, &domain.ValidationError{Field: "action", Message: fmt.Sprintf("must be retry, cancel or delete, got %q", action)}
+	}
+	f.Cursor = ""
+	for res.Matched < limit {
+		f.Limit = min(limit-res.Matched, ports.MaxListLimit)
+		page, next, err := s.store.AdminList(ctx, f)
+		if err != nil {
+			return res, err
+		}
+		res.Matched += len(page)
+		changed := len(bulkTargets(action, page))
+		if !dryRun {
+			changed, err = s.applyBulk(ctx, action, page, by)
+		}
+		res.Changed += changed
+		if err != nil {
+			return res, err
+		}
+		if next == "" {
+			break
+		}
+		f.Cursor = next
+		if res.Matched == limit {
+			f.Limit = 1
+			more, _, err := s.store.AdminList(ctx, f)
+			if err != nil {
+				return res, err
+			}
+			res.More = len(more) > 0
+		}
+	}
+	if dryRun {
+		return res, nil
+	}
+	s.log.Info("admin bulk action", zap.String("token", by), zap.String("action", string(action)),
+		zap.String("owner", f.Owner), zap.String("status", string(f.Status)), zap.String("kind", string(f.Kind)),
+		zap.String("label_prefix", f.LabelPrefix), zap.Time("failed_since", f.FailedSince),
+		zap.Int("matched", res.Matched), zap.Int("changed", res.Changed), zap.Bool("more", res.More))
+	return res, nil
+}
+
+// applyBulk does action to one page and returns how many alarms it changed.
+func (s *Admin) applyBulk(ctx context.Context, action domain.BulkAction, page []domain.Alarm, by string) (int, error) {
+	if action == domain.BulkDelete {
+		ids := make([]string, len(page))
+		for i, a := range page {
+			ids[i] = a.ID
+		}
+		d, err := s.store.DeleteAlarms(ctx, ids)
+		return d.Alarms, err
+	}
+	todo := bulkTargets(action, page)
+	fn := cancelBy(by)
+	if action == domain.BulkRetry {
+		fn = retryBy(by)
+	}
+	var (
+		mu      sync.Mutex
+		changed int
+		errs    []error
+		wg      sync.WaitGroup
+		next    = make(chan domain.Alarm)
+	)
+	for range min(bulkWorkers, len(todo)) {
+		wg.Go(func() {
+			for a := range next {
+				after, err := s.store.AdminMutate(ctx, a.ID, fn)
+				mu.Lock()
+				switch {
+				case errors.Is(err, ports.ErrNotFound), errors.Is(err, domain.ErrInvalidState):
+					// Changed (or deleted) by someone else since the page was read.
+				case err != nil:
+					errs = append(errs, err)
+				case after.Status != a.Status:
+					changed++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for _, a := range todo {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- a
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		errs = append(errs, err)
+	}
+	return changed, errors.Join(errs...)
+}
+
+// bulkTargets is the part of page action changes.
+func bulkTargets(action domain.BulkAction, page []domain.Alarm) []domain.Alarm {
+	if action == domain.BulkDelete {
+		return page
+	}
+	var todo []domain.Alarm
+	for _, a := range page {
+		if (action == domain.BulkRetry && a.Status == domain.StatusFailed) || (action == domain.BulkCancel && !a.Status.Terminal()) {
+			todo = append(todo, a)
+		}
+	}
+	return todo
+}
+
+// Pause pauses any owner's cron series (the event names the token).
+func (s *Admin) Pause(ctx context.Context, id, by string) (domain.Alarm, error) {
+	return s.store.AdminMutate(ctx, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		return domain.AdminPause(a, now, by)
+	})
+}
+
+// Resume resumes any owner's paused series at its next occurrence.
+func (s *Admin) Resume(ctx context.Context, id, by string) (domain.Alarm, error) {
+	return s.store.AdminMutate(ctx, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		return domain.AdminResume(a, now, by)
+	})
+}
+
+// Trigger makes any owner's active alarm due now.
+func (s *Admin) Trigger(ctx context.Context, id, by string) (domain.Alarm, error) {
+	return s.store.AdminMutate(ctx, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		t, err := domain.AdminTrigger(a, now, by)
+		return t, err == nil, err
+	})
+}

@@ -1,0 +1,75 @@
+package chronos
+
+import (
+	"cmp"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/chronoshq/chronos/adapters/webhook"
+	"github.com/chronoshq/chronos/app/dispatch"
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// EndpointOptions tune the delivery of wakes whose alarm names one of its owner's
+// endpoints (Node.Endpoints): POSTs to the endpoint's URL signed with its secrets,
+// through an dispatch.EndpointRouter that keeps each endpoint to its max_in_flight, rate and
+// breaker. Wakes that name no endpoint go to Config's Handler or Waker.
+type EndpointOptions struct {
+	// UserAgent is the whole User-Agent header ("": the webhook adapter's).
+	UserAgent string
+	// ReceiverErrors is what a failed delivery's last_error quotes of the receiver:
+	// an endpoint's receiver is its owner's, who reads its own logs there.
+	ReceiverErrors webhook.ReceiverErrors
+	// BreakerFailures and BreakerCooldown are dispatch.EndpointRouterConfig's (zero: its
+	// defaults).
+	BreakerFailures int
+	BreakerCooldown time.Duration
+	// Waker, when set, makes each endpoint's waker instead of signed POSTs (serve
+	// --dev prints every wake).
+	Waker dispatch.WakerBuilder
+}
+
+// NewWebhookWaker is the waker `chronos serve` gives Config.Waker: POSTs to url signed
+// with secrets, under cfg's delivery timeout (its default when zero), keeping at most
+// cfg.Concurrency connections, with cfg.Endpoints' UserAgent and ReceiverErrors. Close
+// it once the node has stopped.
+func NewWebhookWaker(cfg Config, url string, secrets []string) (*webhook.Waker, error) {
+	d := dispatch.DefaultConfig()
+	return webhook.New(webhook.Options{URL: url, Secrets: secrets, Timeout: cmp.Or(cfg.DeliveryTimeout, d.DeliveryTimeout),
+		MaxConns: cmp.Or(cfg.Concurrency, d.Concurrency), UserAgent: cfg.Endpoints.UserAgent, ReceiverErrors: cfg.Endpoints.ReceiverErrors})
+}
+
+// newEndpointRouter routes the wakes of alarms that name an endpoint to that endpoint,
+// and the rest to def; d is the node's dispatcher configuration.
+func newEndpointRouter(store ports.Store, def ports.Waker, o EndpointOptions, d dispatch.Config, metrics ports.Metrics, log *zap.Logger) *dispatch.EndpointRouter {
+	build := o.Waker
+	if build == nil {
+		// Each endpoint's waker keeps its own connections, as many as it may use at once.
+		build = func(e domain.Endpoint) (ports.Waker, error) {
+			timeout := d.DeliveryTimeout
+			if e.Timeout > 0 {
+				timeout = min(e.Timeout, d.DeliveryTimeout) // the dispatcher's deadline is the node's
+			}
+			conns := d.Concurrency
+			if e.MaxInFlight > 0 {
+				conns = min(conns, e.MaxInFlight)
+			}
+			return webhook.New(webhook.Options{URL: e.URL, Secrets: e.Secrets, Timeout: timeout, MaxConns: conns,
+				UserAgent: o.UserAgent, ReceiverErrors: o.ReceiverErrors})
+		}
+	}
+	return dispatch.NewEndpointRouter(def, store, build, dispatch.EndpointRouterConfig{
+		BreakerFailures: o.BreakerFailures, BreakerCooldown: o.BreakerCooldown, Log: log, Metrics: metrics,
+		QueueWait: endpointQueueWait(d.DeliveryTimeout, d.Lease), SendTimeout: d.DeliveryTimeout,
+	})
+}
+
+// endpointQueueWait is how long a wake may wait in its endpoint's queue on a node:
+// half the delivery timeout, and never so long that the wait and then the whole
+// delivery timeout could outlast the lease (another node would claim the alarm
+// mid-delivery). 5 s with serve's defaults.
+func endpointQueueWait(deliveryTimeout, lease time.Duration) time.Duration {
+	return max(min(deliveryTimeout/2, (lease-deliveryTimeout)/2), 0)
+}
