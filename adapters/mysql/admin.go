@@ -3,39 +3,14 @@ package mysql
 import (
 	"context"
 	"database/sql"
-	"fmt"
 
-	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
-// AdminGet returns the alarm with this id, whoever owns it.
-func (s *Store) AdminGet(ctx context.Context, id string) (domain.Alarm, error) {
-	return s.get(ctx, anyOwners(id))
-}
-
-// AdminEvents is Events without the owner check.
-func (s *Store) AdminEvents(ctx context.Context, id string, limit int) ([]domain.Event, error) {
-	return s.events(ctx, anyOwners(id), limit)
-}
-
-// AdminMutate is Mutate without the owner check.
-func (s *Store) AdminMutate(ctx context.Context, id string, fn ports.MutateFunc) (domain.Alarm, error) {
-	return s.mutate(ctx, anyOwners(id), fn)
-}
-
-// DeleteAlarms deletes the alarms with these ids and their events, in one READ COMMITTED
-// transaction: a locking read of the ids that exist (waiting for a claim or an Apply
-// that holds one: a worker's later outcome then finds no row and is stale), then
+// deleteByIDs is DeleteAlarms' deletion in one READ COMMITTED transaction: a locking
+// read of the ids that exist (waiting for a claim or an Apply that holds one), then
 // retention's deletion of exactly those, the alarm rows first and their events after.
-func (s *Store) DeleteAlarms(ctx context.Context, ids []string) (ports.Deleted, error) {
-	if len(ids) > ports.MaxDeleteIDs {
-		return ports.Deleted{}, &domain.ValidationError{Field: "ids",
-			Message: fmt.Sprintf("%d ids, at most %d may be deleted at once", len(ids), ports.MaxDeleteIDs)}
-	}
-	if len(ids) == 0 {
-		return ports.Deleted{}, nil
-	}
+func (s *Store) deleteByIDs(ctx context.Context, ids []string) (ports.Deleted, error) {
 	args := make([]any, len(ids))
 	for i, id := range ids {
 		args[i] = id

@@ -19,17 +19,12 @@ import (
 // counts read alarms_lane_due, the status counts without a temporary table, the due
 // backlog as one range per lane.
 func TestAdminPlansWalkTheirIndex(t *testing.T) {
-	s, _ := openTestStore(t, Options{Clock: fixedClock(testNow)})
 	ctx := t.Context()
-	var as []domain.Alarm
-	for i := range 1000 {
+	s, as := seededStore(t, 1000, func(i int) domain.Alarm {
 		a := newDueAlarm(t, []string{"alice", "bob", "carol"}[i%3], `1`)
 		a.Label = "billing:" + a.ID
-		as = append(as, a)
-	}
-	if err := s.CreateMany(ctx, as); err != nil {
-		t.Fatal(err)
-	}
+		return a
+	})
 	// A rare status: ten failed alarms.
 	mustExec(t, s.db, "UPDATE alarms SET status = 'failed' WHERE id IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		as[1].ID, as[50].ID, as[100].ID, as[200].ID, as[300].ID, as[400].ID, as[500].ID, as[600].ID, as[700].ID, as[800].ID)

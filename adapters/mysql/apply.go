@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -233,12 +234,12 @@ func updateAlarms(ctx context.Context, tx batchTx, ts []domain.Transition) (int,
 	return matched, nil
 }
 
-// updateChunk is one UPDATE-JOIN of ts, its derived table padded to bucket(len(ts))
+// updateChunk is one UPDATE-JOIN of ts, its derived table padded to paddedSize(len(ts))
 // rows with rows of NULLs, which join no alarm (a.id = NULL is never true).
 func updateChunk(ctx context.Context, tx batchTx, ts []domain.Transition) (int, error) {
 	var q strings.Builder
 	q.WriteString(`UPDATE alarms a JOIN (`)
-	size := bucket(len(ts))
+	size := paddedSize(len(ts))
 	args := make([]any, 0, 15*size)
 	for i := range size {
 		if i == 0 {
@@ -261,7 +262,7 @@ func updateChunk(ctx context.Context, tx batchTx, ts []domain.Transition) (int, 
 		if t.KeepLease {
 			keep = 1
 		}
-		args = append(args, t.AlarmID, stringArg(t.Fence.Worker), timeArg(t.Fence.ClaimedAt),
+		args = append(args, t.AlarmID, sqlstore.NullText(t.Fence.Worker), timeArg(t.Fence.ClaimedAt),
 			string(t.Status), timeArg(t.NextFireAt), timeArg(t.ScheduledFor), t.FailureCount,
 			t.LastError, timeArg(t.LastFiredAt), t.FireCount, t.SkipStreak,
 			t.PausedReason, timeArg(t.PausedUntil), keep, timeArg(t.UpdatedAt))

@@ -4,16 +4,15 @@ package mysql
 // prepared once and then run with binary parameters (prepared.go). Sent as text, a
 // statement of a batch of n items is lexed and parsed anew, literal by literal, each
 // time; under a steady stream every batch has its own size (a claim takes what fell due
-// since the last), so a cache of exact texts missed nearly always and MariaDB spent a
-// sixth of its CPU in the parser (perf at a steady 16,000/s, docs/benchmarks.md).
+// since the last), so a cache of exact texts would miss nearly always (docs/benchmarks.md).
 //
 // Statements that can take padding (an IN list of ids, a derived table joined on id)
-// are sent at bucket(n) items, the rest NULLs, which match no row. Multi-row INSERTs
+// are sent at paddedSize(n) items, the rest NULLs, which match no row. Multi-row INSERTs
 // cannot be padded, so they are cut into insertPieces.
 
-// bucket is the size a paddable statement of n items is sent at: the smallest power of
+// paddedSize is the size a paddable statement of n items is sent at: the smallest power of
 // two that holds n, so at most twice the work, and 11 texts from 1 to 1,024 items.
-func bucket(n int) int {
+func paddedSize(n int) int {
 	b := 1
 	for b < n {
 		b <<= 1
@@ -30,10 +29,10 @@ func padNulls(args []any, n int) []any {
 }
 
 // paddedIn is the values of an IN list (ids, idempotency keys) as arguments, padded
-// with NULLs to bucket(len(values)), and the placeholders for them. A NULL in an IN
+// with NULLs to paddedSize(len(values)), and the placeholders for them. A NULL in an IN
 // list matches nothing.
 func paddedIn(values []string) ([]any, string) {
-	n := bucket(len(values))
+	n := paddedSize(len(values))
 	args := make([]any, 0, n)
 	for _, v := range values {
 		args = append(args, v)
@@ -66,7 +65,7 @@ func insertPieces(n int) []int {
 	for n > 0 {
 		p := n
 		if n >= minInsertPiece {
-			p = bucket(n+1) >> 1 // the largest power of two <= n
+			p = paddedSize(n+1) >> 1 // the largest power of two <= n
 		}
 		out = append(out, p)
 		n -= p

@@ -7,8 +7,8 @@ import (
 
 func TestBucket(t *testing.T) {
 	for _, c := range []struct{ n, want int }{{1, 1}, {2, 2}, {3, 4}, {8, 8}, {9, 16}, {500, 512}, {1000, 1024}} {
-		if got := bucket(c.n); got != c.want {
-			t.Errorf("bucket(%d) = %d, want %d", c.n, got, c.want)
+		if got := paddedSize(c.n); got != c.want {
+			t.Errorf("paddedSize(%d) = %d, want %d", c.n, got, c.want)
 		}
 	}
 }

@@ -10,29 +10,14 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/internal/claims"
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
-// claimWalkFactor is how many times its share a take's walk chooses (laneTakeSQL).
-//
-// Every claim takes its rows in two steps, lane by lane: a non-locking walk of the
-// lane's due alarms in due order chooses candidates, then a locking read takes them by
-// primary key, skipping locked rows and testing the claim's condition again under the
-// lock. Why the walk must not lock (SELECT ... ORDER BY ... LIMIT ? FOR UPDATE SKIP
-// LOCKED over the due index, as the claim used to be): InnoDB keeps the lock on every
-// secondary index entry a locking scan steps on until the transaction ends, even at
-// READ COMMITTED and even when the row then fails the WHERE. The head of the due range
-// holds the batches still in flight (active, leased, their outcomes not yet applied), so
-// each claim held their entries, and every Apply of such a batch (which must rewrite
-// those entries: status and next_fire_at change) waited for the claim to commit: ~9 s
-// of lock waits in a 14 s burn-down (docs/benchmarks.md).
-//
-// The walk takes no locks, so claimers running at the same moment walk the same head of
-// a lane: with a walk of one share they split it under SKIP LOCKED, each getting about
-// half. With two shares to choose from, the later claimer skips the earlier one's locked
-// rows and fills its share from the rest (two nodes on MariaDB: ~21,600 to ~25,000
-// fires/s, docs/benchmarks.md). The price is one more share of index entries walked.
+// claimWalkFactor is how many times its share a take's non-locking walk chooses
+// (laneTakeSQL), so concurrent claimers walking one head do not split a share; the walk
+// must not lock (docs/mysql.md, "Why the walk does not lock, and walks two shares").
 const claimWalkFactor = 2
 
 // ClaimDue leases up to p.Batch due alarms to p.Worker, shared between the lanes that
@@ -123,12 +108,12 @@ func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fe
 			return err
 		}
 		at := micro(now.Add(p.For - p.Lease))
-		n, err := sqlrow.Affected(tx.ExecContext(ctx, extendLeaseSQL, at, p.AlarmID, stringArg(p.Fence.Worker), timeArg(p.Fence.ClaimedAt)))
+		n, err := sqlrow.Affected(tx.ExecContext(ctx, extendLeaseSQL, at, p.AlarmID, sqlstore.NullText(p.Fence.Worker), timeArg(p.Fence.ClaimedAt)))
 		if err != nil {
 			return err
 		}
 		if n == 0 {
-			return final{fmt.Errorf("mysql: extend lease of alarm %q: %w", p.AlarmID, ports.ErrLeaseLost)}
+			return sqlstore.Mapped(fmt.Errorf("mysql: extend lease of alarm %q: %w", p.AlarmID, ports.ErrLeaseLost))
 		}
 		f = domain.Fence{Worker: p.Fence.Worker, ClaimedAt: at}
 		return nil
@@ -150,12 +135,3 @@ var nextDueSQL = func() string {
 	}
 	return `SELECT MIN(next_fire_at) FROM (` + strings.Join(parts, "\nUNION ALL ") + `) heads`
 }()
-
-// NextDue returns the earliest next_fire_at among unleased active alarms.
-func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
-	var at sql.NullTime
-	if err := s.db.QueryRowContext(ctx, nextDueSQL).Scan(&at); err != nil {
-		return time.Time{}, false, mapError(err)
-	}
-	return at.Time.UTC(), at.Valid, nil
-}

@@ -15,17 +15,12 @@ import (
 // past the 100 oldest of one owner's 500, which are leased. Checked before the table
 // has statistics and after.
 func TestNextDueDivesEachLane(t *testing.T) {
-	s, _ := openTestStore(t, Options{Clock: fixedClock(testNow)})
 	ctx := t.Context()
-	var as []domain.Alarm
-	for i := range 500 {
+	s, as := seededStore(t, 500, func(i int) domain.Alarm {
 		a := newDueAlarm(t, "o", `1`)
 		a.NextFireAt = a.NextFireAt.Add(time.Duration(i) * time.Second)
-		as = append(as, a)
-	}
-	if err := s.CreateMany(ctx, as); err != nil {
-		t.Fatal(err)
-	}
+		return a
+	})
 	mustExec(t, s.db, "UPDATE alarms SET claimed_by = 'other', claimed_at = ? ORDER BY next_fire_at, id LIMIT 100", micro(testNow))
 	for _, due := range []string{"no statistics", "analyzed"} {
 		if due == "analyzed" {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -72,10 +73,10 @@ func alarmArgs(a domain.Alarm) []any {
 	return []any{
 		a.ID, a.Owner, a.Label, string(a.Kind), timeArg(a.FireAt), a.CronExpr, a.Timezone,
 		timeArg(a.NextFireAt), timeArg(a.ScheduledFor), a.ConversationID, a.WakeMessage,
-		payloadArg(a.Payload), string(a.Status), string(a.Delivery), stringArg(a.IdempotencyKey),
-		a.MaxFailures, a.FailureCount, a.LastError, stringArg(a.ClaimedBy), timeArg(a.ClaimedAt),
+		payloadArg(a.Payload), string(a.Status), string(a.Delivery), sqlstore.NullText(a.IdempotencyKey),
+		a.MaxFailures, a.FailureCount, a.LastError, sqlstore.NullText(a.ClaimedBy), timeArg(a.ClaimedAt),
 		timeArg(a.CreatedAt), timeArg(a.UpdatedAt), timeArg(a.LastFiredAt),
-		stringArg(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, timeArg(a.PausedUntil),
+		sqlstore.NullText(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, timeArg(a.PausedUntil),
 		a.Endpoint,
 	}
 }
@@ -86,19 +87,4 @@ func payloadArg(p []byte) []byte {
 		return []byte{}
 	}
 	return p
-}
-
-// Get returns the owner's alarm.
-func (s *Store) Get(ctx context.Context, owner, id string) (domain.Alarm, error) {
-	return s.get(ctx, ownedBy(owner, id))
-}
-
-// get reads the alarm r names.
-func (s *Store) get(ctx context.Context, r alarmRef) (domain.Alarm, error) {
-	where, args := r.where("")
-	a, err := scanAlarm(s.db.QueryRowContext(ctx, `SELECT `+alarmColumns+` FROM alarms WHERE `+where, args...))
-	if errors.Is(err, sql.ErrNoRows) {
-		return domain.Alarm{}, notFound("alarm", r.id)
-	}
-	return a, mapError(err)
 }

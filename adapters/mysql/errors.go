@@ -11,6 +11,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/chronoshq/chronos/adapters/internal/ctxerr"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -27,14 +28,14 @@ const (
 // mapError is the one place driver errors become the portable errors of package ports.
 // Context errors are returned untouched (ctxerr): the driver reports a statement that
 // its context ended as the context's error, not as a broken connection. An error already
-// shaped for the caller (final) passes through; everything else is prefixed "mysql: ".
+// shaped for the caller (sqlstore.Mapped) passes through; everything else is prefixed
+// "mysql: ".
 func mapError(err error) error {
-	var f final
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &f):
-		return f.err
+	case sqlstore.IsMapped(err):
+		return err
 	case ctxerr.Is(err):
 		return err
 	case errors.Is(err, sql.ErrNoRows):
@@ -65,13 +66,6 @@ func unreachable(err error) bool {
 		serverErrorIs(err, erLockWaitTimeout)
 }
 
-// final marks an error that is already what the caller must see: a not-found with
-// detail, a validation error, or the error of a MutateFunc, which Mutate returns as is.
-type final struct{ err error }
-
-func (f final) Error() string { return f.err.Error() }
-func (f final) Unwrap() error { return f.err }
-
 // serverErrorIs reports whether err is the server error number n.
 func serverErrorIs(err error, n uint16) bool {
 	var me *mysql.MySQLError
@@ -82,9 +76,4 @@ func serverErrorIs(err error, n uint16) bool {
 // (a lock wait timeout) a transaction that is safe to run again from the start.
 func retryable(err error) bool {
 	return serverErrorIs(err, erLockDeadlock) || serverErrorIs(err, erLockWaitTimeout)
-}
-
-// notFound is ErrNotFound naming what was missing.
-func notFound(what, id string) error {
-	return final{fmt.Errorf("mysql: %s %q: %w", what, id, ports.ErrNotFound)}
 }

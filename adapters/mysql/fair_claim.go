@@ -59,7 +59,7 @@ var laneTakeSQL = `(SELECT ` + qualified("a", alarmColumns) + `, a.lane
 	FOR UPDATE SKIP LOCKED)`
 
 // fairTakeTexts[i] takes from 1<<i lanes: laneTakeSQL that many times, UNION ALL. A take
-// of n lanes is sent at bucket(n) parts, the rest for lane NULL, which matches nothing
+// of n lanes is sent at paddedSize(n) parts, the rest for lane NULL, which matches nothing
 // (the server sees an impossible WHERE), so 7 prepared texts serve every take.
 var fairTakeTexts = func() []string {
 	var texts []string
@@ -72,7 +72,7 @@ var fairTakeTexts = func() []string {
 // fairTakeSQL is the text that takes from n lanes, and its arguments: each lane's
 // laneTakeSQL parameters, taking at most per from each.
 func fairTakeSQL(lanes []int, now, expired time.Time, per int) (string, []any) {
-	n := bucket(len(lanes))
+	n := paddedSize(len(lanes))
 	args := make([]any, 0, 7*n)
 	for i := range n {
 		var lane any // NULL: a padding part

@@ -15,20 +15,14 @@ import (
 // loose index scan, one dive per lane. Checked with few alarms due and with all due,
 // after ANALYZE TABLE, on a table of three owners' lanes.
 func TestFairClaimProbesEachLane(t *testing.T) {
-	s, _ := openTestStore(t, Options{Clock: fixedClock(testNow)})
-	ctx := t.Context()
 	owners := ownersInLanes(3)
-	var as []domain.Alarm
-	for i := range 1000 {
+	s, _ := seededStore(t, 1000, func(i int) domain.Alarm {
 		ago := time.Second
 		if i >= 9 { // the rest not due for a day
 			ago = -24 * time.Hour
 		}
-		as = append(as, dueAlarm(t, owners[i%len(owners)], ago))
-	}
-	if err := s.CreateMany(ctx, as); err != nil {
-		t.Fatal(err)
-	}
+		return dueAlarm(t, owners[i%len(owners)], ago)
+	})
 	lanes := []int{laneOf(owners[0]), laneOf(owners[1]), laneOf(owners[2])}
 	now := micro(testNow)
 	for _, due := range []string{"few due", "all due"} {

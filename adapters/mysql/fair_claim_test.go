@@ -201,16 +201,11 @@ func TestFairClaimTakesLanesInTurn(t *testing.T) {
 // Rows another transaction holds, and rows leased to another worker, are skipped, never
 // waited for: the lane gives its next rows instead.
 func TestFairClaimSkipsHeldRows(t *testing.T) {
-	s, _ := openTestStore(t, Options{Clock: fixedClock(testNow)})
 	ctx := t.Context()
 	owner := ownersInLanes(1)[0]
-	var as []domain.Alarm
-	for i := range 6 {
-		as = append(as, dueAlarm(t, owner, time.Duration(10-i)*time.Second))
-	}
-	if err := s.CreateMany(ctx, as); err != nil {
-		t.Fatal(err)
-	}
+	s, as := seededStore(t, 6, func(i int) domain.Alarm {
+		return dueAlarm(t, owner, time.Duration(10-i)*time.Second)
+	})
 	mustExec(t, s.db, `UPDATE alarms SET claimed_by = 'other', claimed_at = ? WHERE id = ?`, micro(testNow), as[1].ID)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -238,15 +233,15 @@ func TestFairClaimSkipsHeldRows(t *testing.T) {
 	}
 }
 
-// fairTakeSQL sends n lanes at bucket(n) parts, padding with lane NULL.
+// fairTakeSQL sends n lanes at paddedSize(n) parts, padding with lane NULL.
 func TestFairTakeSQLBuckets(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 5, 16, 17, 63, 64} {
 		lanes := make([]int, n)
 		text, args := fairTakeSQL(lanes, testNow, testNow, 1)
-		if parts := strings.Count(text, "FOR UPDATE SKIP LOCKED"); parts != bucket(n) || len(args) != 7*bucket(n) {
-			t.Errorf("%d lanes: %d parts, %d args; want %d parts, 7 args each", n, parts, len(args), bucket(n))
+		if parts := strings.Count(text, "FOR UPDATE SKIP LOCKED"); parts != paddedSize(n) || len(args) != 7*paddedSize(n) {
+			t.Errorf("%d lanes: %d parts, %d args; want %d parts, 7 args each", n, parts, len(args), paddedSize(n))
 		}
-		if padding := slices.Index(args, any(nil)); n < bucket(n) && padding != 7*n {
+		if padding := slices.Index(args, any(nil)); n < paddedSize(n) && padding != 7*n {
 			t.Errorf("%d lanes: first NULL argument at %d, want the padding's lane at %d", n, padding, 7*n)
 		}
 	}

@@ -24,9 +24,8 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 
 // ownerIndex is the index an owner's page walks. It is pinned: left to choose, MariaDB
 // took a deep page (id < cursor) as a backward range of the primary key filtered on
-// owner, and a rare status as a walk of (owner, id) filtered on status: 1.5 s and 65 ms
-// at p99 with 1,000,000 alarms for the owner, against ~5 ms for either walk of the
-// index that fits (docs/benchmarks.md).
+// owner, and a rare status as a walk of (owner, id) filtered on status, both far slower
+// than the walk of the index that fits (docs/benchmarks.md, "List at scale").
 func ownerIndex(byStatus bool) string {
 	if byStatus {
 		return "alarms_owner_status_list"
@@ -74,14 +73,5 @@ func (s *Store) listPage(ctx context.Context, q listQuery, cursor string, limit 
 		}
 	}
 	query, args := q.pageSQL(after, limit)
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, "", mapError(err)
-	}
-	alarms, err := scanAlarms(rows)
-	if err != nil {
-		return nil, "", mapError(err)
-	}
-	alarms, next := page.Cut(alarms, limit)
-	return alarms, next, nil
+	return s.Page(ctx, limit, query, args...)
 }

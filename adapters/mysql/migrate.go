@@ -8,8 +8,8 @@ import (
 
 	"github.com/pressly/goose/v3"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/migrations"
-	"github.com/chronoshq/chronos/ports"
 )
 
 // versionTable is goose's bookkeeping table (its default name).
@@ -83,15 +83,7 @@ func checkSchema(ctx context.Context, db *sql.DB) error {
 	if err != nil && !serverErrorIs(err, erNoSuchTable) {
 		return mapError(fmt.Errorf("read schema version: %w", err))
 	}
-	switch {
-	case found < want:
-		return fmt.Errorf("mysql: schema is at version %d, this binary expects %d: %w; run chronos migrate",
-			found, want, ports.ErrSchemaVersion)
-	case found > want:
-		return fmt.Errorf("mysql: schema is at version %d, newer than the %d this binary expects: %w; upgrade chronos",
-			found, want, ports.ErrSchemaVersion)
-	}
-	return nil
+	return sqlstore.SchemaVersion("mysql", found, want)
 }
 
 // The migration lock is per database (hashed: lock names are at most 64 characters), so

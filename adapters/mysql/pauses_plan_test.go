@@ -14,15 +14,10 @@ import (
 // (every paused alarm) and a sort, on the database clock or an injected one. On MariaDB,
 // a call for 3 reads 3 rows.
 func TestDuePausesWalksItsIndex(t *testing.T) {
-	s, _ := openTestStore(t, Options{Clock: fixedClock(testNow)})
 	ctx := t.Context()
-	var as []domain.Alarm
-	for range 1000 {
-		as = append(as, newDueAlarm(t, "o", `1`))
-	}
-	if err := s.CreateMany(ctx, as); err != nil {
-		t.Fatal(err)
-	}
+	s, as := seededStore(t, 1000, func(i int) domain.Alarm {
+		return newDueAlarm(t, "o", `1`)
+	})
 	for i := 0; i < len(as); i += 10 {
 		mustExec(t, s.db, "UPDATE alarms SET kind = 'cron', cron_expr = '* * * * *', status = 'paused' WHERE id = ?", as[i].ID)
 		if i%100 == 0 {

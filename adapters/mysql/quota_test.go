@@ -11,15 +11,10 @@ import (
 // alarms_owner_status_list and nothing else of the table (a range read from the index
 // alone), before the table has statistics and after, and stops at its limit.
 func TestCountActiveWalksItsIndex(t *testing.T) {
-	s, _ := openTestStore(t, Options{Clock: fixedClock(testNow)})
 	ctx := t.Context()
-	var as []domain.Alarm
-	for i := range 900 {
-		as = append(as, newDueAlarm(t, []string{"alice", "bob", "carol"}[i%3], `1`))
-	}
-	if err := s.CreateMany(ctx, as); err != nil {
-		t.Fatal(err)
-	}
+	s, as := seededStore(t, 900, func(i int) domain.Alarm {
+		return newDueAlarm(t, []string{"alice", "bob", "carol"}[i%3], `1`)
+	})
 	// alice: 300 alarms, of which 30 paused and 30 cancelled.
 	for i := 0; i < len(as); i += 30 {
 		mustExec(t, s.db, "UPDATE alarms SET kind = 'cron', cron_expr = '* * * * *', status = 'paused' WHERE id = ?", as[i].ID)

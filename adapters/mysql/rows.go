@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/adapters/internal/sqltext"
 	"github.com/chronoshq/chronos/domain"
 )
@@ -59,23 +60,8 @@ func timeArg(t time.Time) any {
 	return micro(t)
 }
 
-// stringArg is s as a query argument: NULL when empty, for the columns where NULL
-// means "none" (claimed_by, idempotency_key).
-func stringArg(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-// storedAlarm is a with every time column as the store keeps it (the series' own times
-// are JSON text, kept whole).
-func storedAlarm(a domain.Alarm) domain.Alarm {
-	for _, t := range sqlrow.AlarmTimes(&a) {
-		*t = micro(*t)
-	}
-	return a
-}
+// storedAlarm is a with every time column as the store keeps it.
+func storedAlarm(a domain.Alarm) domain.Alarm { return sqlstore.StoredTimes(a, micro) }
 
 // placeholders is "?, ?, ?" with n marks.
 func placeholders(n int) string { return sqltext.Placeholders(n) }

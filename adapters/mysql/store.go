@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -30,6 +31,8 @@ type Store struct {
 	server  serverVersion
 	stmts   *stmtCache   // the prepared batch statements
 	retries atomic.Int64 // transactions run again after a deadlock or lock wait timeout
+
+	sqlstore.Engine[sql.NullTime] // tokens, sessions, state, workers
 }
 
 // Pool connections are recycled well before a typical server wait_timeout (8h) or a
@@ -56,7 +59,9 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	return &Store{db: db, clock: opts.Clock, server: server, stmts: newStmtCache(db)}, nil
+	s := &Store{db: db, clock: opts.Clock, server: server, stmts: newStmtCache(db)}
+	s.Engine = s.newEngine()
+	return s, nil
 }
 
 // Migrate applies every pending migration to the database at url. Several processes

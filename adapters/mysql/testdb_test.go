@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/chronoshq/chronos/domain"
 )
 
 // defaultTestURL is the MariaDB every development and CI machine runs (DEVELOPERS.md).
@@ -168,4 +170,19 @@ func openTestStore(t *testing.T, opts Options) (*Store, string) {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	return s, u
+}
+
+// seededStore opens a test store on the fixed clock holding n alarms, the i-th made by
+// alarm, and returns them in order.
+func seededStore(t *testing.T, n int, alarm func(i int) domain.Alarm) (*Store, []domain.Alarm) {
+	t.Helper()
+	s, _ := openTestStore(t, Options{Clock: fixedClock(testNow)})
+	as := make([]domain.Alarm, n)
+	for i := range as {
+		as[i] = alarm(i)
+	}
+	if err := s.CreateMany(t.Context(), as); err != nil {
+		t.Fatal(err)
+	}
+	return s, as
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"math/rand/v2"
 	"time"
+
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 )
 
 // Deadlock retries. Concurrent claimers and appliers lock disjoint rows most of the time,
@@ -33,16 +35,10 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // inserts of one unique key (an idempotency key) take shared and insert-intention locks
 // on the index that InnoDB can resolve only by picking a victim.
 func (s *Store) retry(ctx context.Context, fn func() error) error {
-	for attempt := 1; ; attempt++ {
-		err := fn()
-		if err == nil || !retryable(err) || attempt == txAttempts {
-			return err
-		}
+	return sqlstore.Retry(ctx, txAttempts, retryable, func(attempt int) time.Duration {
 		s.retries.Add(1)
-		if err := sleep(ctx, retryDelay(attempt)); err != nil {
-			return err
-		}
-	}
+		return retryDelay(attempt)
+	}, fn)
 }
 
 func (s *Store) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
@@ -70,15 +66,4 @@ func retryDelay(attempt int) time.Duration {
 		d = retryMaxGap
 	}
 	return d/2 + rand.N(d/2)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -2,29 +2,9 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
-
-// The admin API's by-id calls are the owner API's, in the scope of every owner
-// (scope.go): the same statements, plans and locking.
-
-// AdminGet returns the alarm with this id, whoever owns it.
-func (s *Store) AdminGet(ctx context.Context, id string) (domain.Alarm, error) {
-	return s.get(ctx, everyOwner, id)
-}
-
-// AdminEvents returns the history of the alarm with this id, whoever owns it.
-func (s *Store) AdminEvents(ctx context.Context, id string, limit int) ([]domain.Event, error) {
-	return s.events(ctx, everyOwner, id, limit)
-}
-
-// AdminMutate is Mutate on any owner's alarm: the same row lock, clock and Apply.
-func (s *Store) AdminMutate(ctx context.Context, id string, fn ports.MutateFunc) (domain.Alarm, error) {
-	return s.mutate(ctx, everyOwner, id, fn)
-}
 
 // deleteByIDSQL deletes the named alarms, found in alarms_pkey, whatever their status
 // or lease, and returns the ids it deleted (unknown ids are not among them). A row
@@ -32,14 +12,8 @@ func (s *Store) AdminMutate(ctx context.Context, id string, fn ports.MutateFunc)
 // with the row finds its outcome stale (Apply finds no row).
 const deleteByIDSQL = `DELETE FROM alarms WHERE id = ANY($1::text[]) RETURNING id`
 
-// DeleteAlarms deletes the alarms with these ids and their events, in one transaction:
-// the alarm rows first, then the events of the ids deleted, as retention does.
-func (s *Store) DeleteAlarms(ctx context.Context, ids []string) (ports.Deleted, error) {
-	if len(ids) > ports.MaxDeleteIDs {
-		return ports.Deleted{}, fmt.Errorf("postgres: delete alarms: %d ids, at most %d per call", len(ids), ports.MaxDeleteIDs)
-	}
-	if len(ids) == 0 {
-		return ports.Deleted{}, nil
-	}
+// deleteByIDs is DeleteAlarms' deletion: the alarm rows first, then the events of the
+// ids deleted, as retention does.
+func (s *Store) deleteByIDs(ctx context.Context, ids []string) (ports.Deleted, error) {
 	return s.deleteAlarms(ctx, deleteByIDSQL, ids)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/chronoshq/chronos/adapters/internal/page"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -118,7 +119,7 @@ func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Al
 	}
 
 	// One row more than the page says whether there is a next page.
-	args := []any{limit + 1, textArg(string(status)), textArg(string(f.Kind)), textArg(f.LabelPrefix), timeArg(f.FailedSince)}
+	args := []any{limit + 1, sqlstore.NullText(string(status)), sqlstore.NullText(string(f.Kind)), sqlstore.NullText(f.LabelPrefix), timeArg(f.FailedSince)}
 	if f.Owner != "" {
 		args = append(args, f.Owner)
 	}
@@ -129,5 +130,5 @@ func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Al
 	if rare, ok := adminRareSQL[status]; ok && f.Owner == "" {
 		q = rare[b2i(after != "")]
 	}
-	return s.listPage(ctx, limit, q, args...)
+	return s.Page(ctx, limit, q, args...)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -24,11 +25,8 @@ import (
 // is granted, so a lease taken over meanwhile makes the transition stale, not lost.
 //
 // "a.id = ANY($1)" repeats the join on purpose: it gives the planner an index condition
-// on alarms_pkey. Without it a custom plan (which knows the batch has 1,000 rows) joins
-// the batch to alarms by hashing, and reads the whole table sequentially to build the
-// hash: measured at 8 ms per batch on 20,000 alarms, growing with the table, and the
-// largest cost of a burn-down (docs/benchmarks.md). With it every plan looks the batch
-// up by primary key.
+// on alarms_pkey, so every plan looks the batch up by primary key; without it a custom
+// plan hashed the batch and read the whole table sequentially (docs/benchmarks.md).
 //
 // Ids in one batch are distinct (the port promises it), so no row is updated twice.
 const applySQL = `
@@ -86,7 +84,7 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 	}
 	args := applyArgs(ts)
 	var applied map[string]bool
-	err := withRetry(ctx, func() error {
+	err := retry(ctx, func() error {
 		if !hasNotice(ts) {
 			var err error
 			applied, err = applyIn(ctx, s.pool, len(ts), args)
@@ -152,7 +150,7 @@ func hasNotice(ts []domain.Transition) bool {
 
 // applyArgs lays a batch out as applySQL's arrays. Transitions are sent sorted by alarm
 // id so that concurrent batches touching the same rows lock them in the same order,
-// which keeps them from deadlocking (withRetry covers any plan that does not follow
+// which keeps them from deadlocking (retry covers any plan that does not follow
 // it).
 func applyArgs(ts []domain.Transition) []any {
 	order := make([]int, len(ts))
@@ -214,14 +212,9 @@ func applyArgs(ts []domain.Transition) []any {
 	}
 }
 
-// withRetry runs fn again, up to maxAttempts times in all, when PostgreSQL rolled it
+// retry runs fn again, up to maxAttempts times in all, when PostgreSQL rolled it
 // back for a deadlock or serialization failure. fn must be safe to re-run: it is one
 // statement or one transaction that had no effect.
-func withRetry(ctx context.Context, fn func() error) error {
-	for attempt := 1; ; attempt++ {
-		err := fn()
-		if err == nil || !retryable(err) || attempt == maxAttempts || ctx.Err() != nil {
-			return err
-		}
-	}
+func retry(ctx context.Context, fn func() error) error {
+	return sqlstore.Retry(ctx, maxAttempts, retryable, nil, fn)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -42,9 +43,9 @@ func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 		return []any{
 			a.ID, a.Owner, a.Label, string(a.Kind), timeArg(a.FireAt), a.CronExpr, a.Timezone, timeArg(a.NextFireAt),
 			timeArg(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadArg(a.Payload), string(a.Status), string(a.Delivery),
-			a.IdempotencyKey, int32(a.MaxFailures), int32(a.FailureCount), a.LastError, textArg(a.ClaimedBy), timeArg(a.ClaimedAt),
+			a.IdempotencyKey, int32(a.MaxFailures), int32(a.FailureCount), a.LastError, sqlstore.NullText(a.ClaimedBy), timeArg(a.ClaimedAt),
 			timeArg(a.CreatedAt), timeArg(a.UpdatedAt), timeArg(a.LastFiredAt),
-			textArg(sqlrow.EncodeSeries(a.Series)), int32(a.FireCount), int32(a.SkipStreak), a.PausedReason, timeArg(a.PausedUntil),
+			sqlstore.NullText(sqlrow.EncodeSeries(a.Series)), int32(a.FireCount), int32(a.SkipStreak), a.PausedReason, timeArg(a.PausedUntil),
 			a.Endpoint,
 		}, nil
 	})); err != nil {

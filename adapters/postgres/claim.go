@@ -25,7 +25,7 @@ import (
 //
 // The rows are handed over by ctid, not id: the outer UPDATE then fetches each locked
 // row straight from its heap page (a Tid Scan) instead of looking the id up in
-// alarms_pkey again (a sequential claim of 1,000: 9.7 -> 8.5 ms; docs/benchmarks.md).
+// alarms_pkey again (docs/benchmarks.md).
 // A ctid is stable here: the inner SELECT has locked the row version it names, and a
 // locked, live version can be neither updated by anyone else nor pruned before this
 // statement commits. The one row version the outer scan may not find is one that
@@ -189,16 +189,3 @@ func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fe
 // empty table aggregates over the whole index instead of stopping at its first entry.
 const nextDueSQL = `SELECT next_fire_at FROM alarms WHERE status = 'active' AND claimed_by IS NULL
 	ORDER BY next_fire_at LIMIT 1`
-
-// NextDue returns the earliest next_fire_at among unclaimed active alarms.
-func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
-	var next time.Time
-	err := s.pool.QueryRow(ctx, nextDueSQL).Scan(&next)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return time.Time{}, false, nil
-	}
-	if err != nil {
-		return time.Time{}, false, mapError(err)
-	}
-	return next.UTC(), true, nil
-}

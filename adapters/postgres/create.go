@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -62,9 +63,9 @@ func createArgs(a domain.Alarm) []any {
 	return []any{
 		a.ID, a.Owner, a.Label, string(a.Kind), timeArg(a.FireAt), a.CronExpr, a.Timezone, timeArg(a.NextFireAt),
 		timeArg(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadArg(a.Payload), string(a.Status), string(a.Delivery),
-		a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError, textArg(a.ClaimedBy), timeArg(a.ClaimedAt),
+		a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError, sqlstore.NullText(a.ClaimedBy), timeArg(a.ClaimedAt),
 		timeArg(a.CreatedAt), timeArg(a.UpdatedAt), timeArg(a.LastFiredAt),
-		textArg(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, timeArg(a.PausedUntil),
+		sqlstore.NullText(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, timeArg(a.PausedUntil),
 		a.Endpoint,
 	}
 }
@@ -76,27 +77,4 @@ func payloadArg(p []byte) []byte {
 		return []byte("null")
 	}
 	return p
-}
-
-// getSQL finds the alarm by id alone, and Get checks the owner. With the owner in the
-// WHERE too, a generic plan made on an empty table could take alarms_owner_status_id_idx
-// (owner leading, id third) and walk every alarm of the owner for one row; by id alone
-// the primary key is the only index that bounds it (TestPlansWithoutStatistics).
-const getSQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE id = $1`
-
-// Get returns the owner's alarm.
-func (s *Store) Get(ctx context.Context, owner, id string) (domain.Alarm, error) {
-	return s.get(ctx, ownedBy(owner), id)
-}
-
-// get returns the alarm with this id when sc sees it; ErrNotFound otherwise.
-func (s *Store) get(ctx context.Context, sc ownerScope, id string) (domain.Alarm, error) {
-	a, err := scanAlarm(s.pool.QueryRow(ctx, getSQL, id))
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !sc.sees(a.Owner)) {
-		return domain.Alarm{}, notFound("alarm", id)
-	}
-	if err != nil {
-		return domain.Alarm{}, mapError(err)
-	}
-	return a, nil
 }

@@ -57,7 +57,7 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 		return out, nil
 	}
 	args := createBatchArgs(as)
-	err := withRetry(ctx, func() error {
+	err := retry(ctx, func() error {
 		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 			rows, err := tx.Query(ctx, createBatchSQL, args...)
 			if err != nil {

@@ -77,8 +77,3 @@ func retryable(err error) bool {
 // maxAttempts bounds retries of retryable failures (and of the idempotent-create
 // read-back race). Each retry follows a rollback, so contention cannot spin for long.
 const maxAttempts = 3
-
-// notFound reports a missing (or not owned) row, naming it.
-func notFound(what, id string) error {
-	return fmt.Errorf("postgres: %s %q: %w", what, id, ports.ErrNotFound)
-}

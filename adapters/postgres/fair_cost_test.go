@@ -9,10 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/pressly/goose/v3"
-
-	"github.com/chronoshq/chronos/migrations"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -124,16 +120,7 @@ func TestFairClaimCostForDocs(t *testing.T) {
 	// updates is how long the build held writes up (CONCURRENTLY should not). Then, for
 	// comparison, the same index built without CONCURRENTLY, which blocks writes.
 	_ = s.Close()
-	cfg, err := parseURL(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := stdlib.OpenDB(*cfg.ConnConfig.Copy())
-	defer func() { _ = db.Close() }()
-	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.Postgres(), goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, p := gooseOn(t, u)
 	if _, err := p.DownTo(ctx, 8); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +144,7 @@ func TestFairClaimCostForDocs(t *testing.T) {
 		}
 	}()
 	start = time.Now()
-	_, err = p.UpTo(ctx, 9)
+	_, err := p.UpTo(ctx, 9)
 	took := time.Since(start)
 	close(done)
 	most := <-longest

@@ -20,7 +20,7 @@ import (
 // Append): at most five pages read for one returned, whatever the owner holds. That
 // costs a little more per unfiltered page than a walk of an (owner, id) index, and saves
 // that index: every fire's outcome is a new row version with an entry in each index of
-// alarms, so one index fewer is one write fewer per fire (docs/benchmarks.md).
+// alarms, so one index fewer is one write fewer per fire.
 // TestPlansWithoutStatistics checks each statement.
 var (
 	listFirstSQL       = listAllStatuses(false)
@@ -71,22 +71,7 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 		args = append(args, after)
 	}
 	q := [2][2]string{{listFirstSQL, listAfterSQL}, {listStatusFirstSQL, listStatusAfterSQL}}[b2i(f.Status != "")][b2i(f.Cursor != "")]
-	return s.listPage(ctx, limit, q, args...)
-}
-
-// listPage runs q, which reads at most limit+1 alarms, and returns the first limit with
-// the cursor of the next page, if the one more row says there is one.
-func (s *Store) listPage(ctx context.Context, limit int, q string, args ...any) ([]domain.Alarm, string, error) {
-	rows, err := s.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, "", mapError(err)
-	}
-	alarms, err := collectAlarms(rows, limit+1)
-	if err != nil {
-		return nil, "", mapError(err)
-	}
-	alarms, next := page.Cut(alarms, limit)
-	return alarms, next, nil
+	return s.Page(ctx, limit, q, args...)
 }
 
 func b2i(b bool) int {

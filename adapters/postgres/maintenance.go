@@ -21,11 +21,11 @@ var _ ports.Maintainer = (*Store)(nil)
 // Every fire leaves dead versions behind (the lease is a heap-only update; the outcome
 // changes next_fire_at or status, so it also leaves a dead entry in the due index and
 // the other indexes). The claim and NextDue walk the due index from its oldest entry,
-// so without vacuum each of them reads every dead entry left so far: an index scan marks
-// them killed, but the pages stay in the walk until VACUUM removes them. At 25,000 fires
-// a second that is a page more per claim every ~16 ms. A VACUUM reads the pages changed
-// since the last one and every index once, so it costs roughly the size of the table
-// (bounded by retention); vacuuming at 5% keeps the walk short and the vacuums cheap.
+// so without vacuum each of them reads every dead entry left so far: an index scan
+// marks them killed, but the pages stay in the walk until VACUUM removes them. A VACUUM
+// reads the pages changed since the last one and every index once, so it costs roughly
+// the size of the table (bounded by retention); vacuuming at 5% keeps the walk short
+// and the vacuums cheap.
 // The thresholds are far lower than autovacuum's defaults (50 rows + 20%) on purpose:
 // alarms is a queue table, whose hot end is exactly its dead end.
 const (

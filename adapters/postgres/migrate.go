@@ -17,6 +17,7 @@ import (
 	"github.com/pressly/goose/v3/lock"
 
 	"github.com/chronoshq/chronos/adapters/internal/ctxerr"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/migrations"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -157,13 +158,5 @@ func (s *Store) checkSchemaVersion(ctx context.Context) (schema string, err erro
 			return "", mapError(err)
 		}
 	}
-	switch {
-	case found < want:
-		return "", fmt.Errorf("postgres: %w: database schema is at version %d, this binary expects %d; run `chronos migrate`",
-			ports.ErrSchemaVersion, found, want)
-	case found > want:
-		return "", fmt.Errorf("postgres: %w: database schema is at version %d, newer than the %d this binary knows; upgrade chronos",
-			ports.ErrSchemaVersion, found, want)
-	}
-	return schema, nil
+	return schema, sqlstore.SchemaVersion("postgres", found, want)
 }

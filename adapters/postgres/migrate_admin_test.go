@@ -5,11 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/pressly/goose/v3"
-
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/migrations"
 )
 
 // Migration 00004 upgrades a database the previous release wrote: tokens that were
@@ -17,21 +13,8 @@ import (
 // zero stats and take heartbeats with stats. Its Down leaves the admin flag on full
 // admin tokens only: a read-only admin token must not gain write access by a downgrade.
 func TestMigrationAdminUpgradesExistingRows(t *testing.T) {
-	u := newSchema(t)
 	ctx := context.Background()
-	cfg, err := parseURL(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := stdlib.OpenDB(*cfg.ConnConfig.Copy())
-	defer func() { _ = db.Close() }()
-	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.Postgres(), goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 3); err != nil {
-		t.Fatalf("migrate to 00003: %v", err)
-	}
+	u, db, p := migratedSchema(t, 3)
 	for _, q := range []string{
 		`INSERT INTO api_tokens (id, owner, admin, hash, created_at) VALUES
 			('tok-ops', 'ops', true, 'hash-ops', now()), ('tok-alice', 'alice', false, 'hash-alice', now())`,

@@ -7,13 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/pressly/goose/v3"
-
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/adapters/internal/upgradetest"
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/migrations"
 )
 
 // Migration 00006 upgrades a database the previous release wrote: every alarm (once
@@ -70,21 +67,8 @@ func TestMigrationLanesKeepsRows(t *testing.T) {
 func upgradeKeepsRows(t *testing.T, from int64, cols string, n int, as []domain.Alarm, noRewrite bool,
 	check func(ctx context.Context, s *Store, when string)) {
 	t.Helper()
-	u := newSchema(t)
 	ctx := context.Background()
-	cfg, err := parseURL(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := stdlib.OpenDB(*cfg.ConnConfig.Copy())
-	defer func() { _ = db.Close() }()
-	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.Postgres(), goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, from); err != nil {
-		t.Fatalf("migrate to %d: %v", from, err)
-	}
+	u, db, p := migratedSchema(t, from)
 	evs := upgradetest.Events(as)
 	for _, a := range as {
 		// A row of the current columns begins with the older ones.
@@ -136,9 +120,9 @@ func alarmRow(a domain.Alarm) []any {
 	return []any{
 		a.ID, a.Owner, a.Label, string(a.Kind), timeArg(a.FireAt), a.CronExpr, a.Timezone, timeArg(a.NextFireAt),
 		timeArg(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadArg(a.Payload), string(a.Status), string(a.Delivery),
-		a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError, textArg(a.ClaimedBy), timeArg(a.ClaimedAt),
+		a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError, sqlstore.NullText(a.ClaimedBy), timeArg(a.ClaimedAt),
 		timeArg(a.CreatedAt), timeArg(a.UpdatedAt), timeArg(a.LastFiredAt),
-		textArg(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, timeArg(a.PausedUntil),
+		sqlstore.NullText(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, timeArg(a.PausedUntil),
 		a.Endpoint,
 	}
 }

@@ -3,32 +3,14 @@ package postgres
 import (
 	"context"
 	"testing"
-
-	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/pressly/goose/v3"
-
-	"github.com/chronoshq/chronos/migrations"
 )
 
 // Migration 00011 voids the old dashboard cookies: the signing key and the signed-out
 // session ids leave chronos_state, every other named value stays. Rolled back and
 // applied again, the same.
 func TestMigrationSessionsDropsTheCookieKey(t *testing.T) {
-	u := newSchema(t)
 	ctx := context.Background()
-	cfg, err := parseURL(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := stdlib.OpenDB(*cfg.ConnConfig.Copy())
-	defer func() { _ = db.Close() }()
-	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.Postgres(), goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 10); err != nil {
-		t.Fatalf("migrate to 9: %v", err)
-	}
+	u, db, p := migratedSchema(t, 10)
 	for _, when := range []string{"upgraded", "down and up again"} {
 		for _, name := range []string{"ui-session-key", "ui-signed-out/0123abcd", "dispatch"} {
 			if _, err := db.ExecContext(ctx, `INSERT INTO chronos_state (name, value, updated_at) VALUES ($1, 'v', now())

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
@@ -9,6 +10,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+
+	"github.com/chronoshq/chronos/migrations"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -103,4 +108,33 @@ func TestMissingSchemaIsExplained(t *testing.T) {
 	if _, err := Open(context.Background(), u.String(), Options{}); !errors.Is(err, ports.ErrSchemaVersion) || !strings.Contains(err.Error(), "create it") {
 		t.Errorf("Open: error = %v, want ErrSchemaVersion saying to create the schema", err)
 	}
+}
+
+// migratedSchema is a new schema migrated up to version, with a database/sql handle on
+// it and goose's provider, for a test of the migrations after it.
+func migratedSchema(t *testing.T, version int64) (string, *sql.DB, *goose.Provider) {
+	t.Helper()
+	u := newSchema(t)
+	db, p := gooseOn(t, u)
+	if _, err := p.UpTo(t.Context(), version); err != nil {
+		t.Fatalf("migrate to %d: %v", version, err)
+	}
+	return u, db, p
+}
+
+// gooseOn is a database/sql handle on the schema at u, closed with the test, and
+// goose's provider on it.
+func gooseOn(t *testing.T, u string) (*sql.DB, *goose.Provider) {
+	t.Helper()
+	cfg, err := parseURL(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := stdlib.OpenDB(*cfg.ConnConfig.Copy())
+	t.Cleanup(func() { _ = db.Close() })
+	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.Postgres(), goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, p
 }

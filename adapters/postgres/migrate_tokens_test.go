@@ -4,31 +4,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/pressly/goose/v3"
-
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/migrations"
 )
 
 // Migration 00010 upgrades tokens in use: they read with no note and never used, and
 // are listed by owner; Down drops the two columns and the index and keeps the rows.
 func TestMigrationTokenNoteAndLastUse(t *testing.T) {
-	u := newSchema(t)
 	ctx := t.Context()
-	cfg, err := parseURL(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := stdlib.OpenDB(*cfg.ConnConfig.Copy())
-	defer func() { _ = db.Close() }()
-	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.Postgres(), goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 9); err != nil {
-		t.Fatalf("migrate to 00009: %v", err)
-	}
+	u, db, p := migratedSchema(t, 9)
 	created := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	if _, err := db.ExecContext(ctx, `INSERT INTO api_tokens (id, owner, admin, scope, hash, created_at)
 		VALUES ('t-old', 'alice', false, 'owner', 'h-old', $1)`, created); err != nil {

@@ -48,7 +48,7 @@ func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) 
 // both delete this way.
 func (s *Store) deleteAlarms(ctx context.Context, deleteSQL string, args ...any) (ports.Deleted, error) {
 	var d ports.Deleted
-	err := withRetry(ctx, func() error {
+	err := retry(ctx, func() error {
 		d = ports.Deleted{}
 		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 			rows, err := tx.Query(ctx, deleteSQL, args...)
@@ -104,7 +104,7 @@ func (s *Store) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimm
 	}
 	var deleted, covered int64
 	var last string
-	err := withRetry(ctx, func() error {
+	err := retry(ctx, func() error {
 		return s.pool.QueryRow(ctx, trimEventsSQL, p.After, p.Alarms, p.Before, p.Keep).Scan(&deleted, &last, &covered)
 	})
 	if err != nil {

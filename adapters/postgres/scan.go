@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -14,7 +15,7 @@ import (
 const alarmColumns = sqlrow.AlarmColumns
 
 // scanAlarm reads one row of alarmColumns and checks it with domain.Rehydrate.
-func scanAlarm(row pgx.Row) (domain.Alarm, error) {
+func scanAlarm(row sqlrow.Scanner) (domain.Alarm, error) {
 	return newAlarmScanner().Scan(row)
 }
 
@@ -49,14 +50,6 @@ func timeArg(t time.Time) *time.Time {
 	return &u
 }
 
-// textArg is a string as a parameter: NULL when empty (claimed_by).
-func textArg(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 func deref(t *time.Time) time.Time {
 	if t == nil {
 		return time.Time{}
@@ -64,19 +57,10 @@ func deref(t *time.Time) time.Time {
 	return t.UTC()
 }
 
-// truncateAlarm brings a's times to the store's precision, as reading the row back
-// would return them.
-func truncateAlarm(a domain.Alarm) domain.Alarm {
-	for _, t := range sqlrow.AlarmTimes(&a) {
-		*t = deref(timeArg(*t))
-	}
-	return a
-}
-
-// storedAlarm is a as a read of its row returns it: its times as truncateAlarm makes
-// them, and an empty payload as the JSON null the column keeps.
+// storedAlarm is a as a read of its row returns it: its times at the store's precision,
+// and an empty payload as the JSON null the column keeps.
 func storedAlarm(a domain.Alarm) domain.Alarm {
-	a = truncateAlarm(a)
+	a = sqlstore.StoredTimes(a, func(t time.Time) time.Time { return deref(timeArg(t)) })
 	a.Payload = payloadArg(a.Payload)
 	return a
 }

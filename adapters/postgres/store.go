@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -64,6 +66,8 @@ type Store struct {
 	mu        sync.Mutex
 	done      chan struct{}
 	listeners sync.WaitGroup
+
+	sqlstore.Engine[pgtype.Timestamptz] // tokens, sessions, state, workers
 }
 
 // Open connects to the database at url (postgres:// or postgresql://, any parameter
@@ -106,6 +110,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s.hintChannel = hintChannelFor(schema)
+	s.Engine = s.newEngine()
 	return s, nil
 }
 
@@ -144,37 +149,10 @@ func parseDirectURL(url string) (*pgxpool.Config, error) {
 // connections long after the path was back (test/e2e TestFaultNetwork).
 const defaultConnectTimeout = 10 * time.Second
 
-// The store's sessions plan every prepared statement once, generically, instead of
-// letting PostgreSQL re-plan it for each execution when it guesses a custom plan is
-// cheaper. Every statement of the store is written to have a good generic plan (the
-// claim and Apply are checked by TestClaimGenericPlanUsesDueIndex and
-// TestApplyGenericPlanUsesPrimaryKey). Left to choose, PostgreSQL re-planned Apply on
-// every call (its generic plan's row estimates for unnest are guesses), and the claim
-// too once many alarms were waiting: the generic estimate of what is due grows with the
-// table, so with 1,000,000 alarms not yet due every claim paid for planning, ~0.2 ms of
-// a 0.5 ms claim, and claim latency no longer stayed flat in the size of the table
-// (docs/benchmarks.md). A store URL may still set plan_cache_mode itself.
-//
-// They also never choose a sequential or a bitmap scan while an index path exists
-// (enable_seqscan and enable_bitmapscan off only price those paths out; a statement with
-// no index path still runs). Every statement of the store is an index walk bounded by a
-// LIMIT or a key, so the index plan is the right one whatever the statistics say, and
-// statistics are what a chronos database may not have: on a server with autovacuum off
-// nothing ever ANALYZEs the tables, and a session's generic plan is made once, at the
-// first execution, often on a table that is still empty. Planned on an empty table, the
-// claim's outer UPDATE became a sequential scan filtered on ctid (cheaper than a Tid
-// Scan on "ten pages") and kept that plan as the table grew: in a steady run at
-// 10,000 alarms/s each claim read the whole table, 330-740 ms a claim instead of 8 ms,
-// and the node fell 30 s behind (docs/benchmarks.md, "Steady load"). List's generic
-// plan bitmap-scanned and sorted every alarm of the owner for the same reason.
-// TestPlansWithoutStatistics checks every statement on an empty table, on a large one
-// never analyzed, and on an analyzed one.
-//
-// And they never JIT-compile. Pricing the sequential scan out adds its "disable cost"
-// (10^10) to a plan that has no other path, such as reading the few rows of workers or
-// api_tokens, and that total is far above jit_above_cost: every such statement was
-// compiled first, 30-120 ms for a one-row table (the admin overview took 30 ms where
-// its queries take 1). chronos's statements are short OLTP walks that JIT never helps.
+// The store's sessions plan every prepared statement once, generically, never choose a
+// sequential or bitmap scan while an index path exists, and never JIT-compile: every
+// statement is an index walk with a good generic plan, and statistics may be missing
+// (docs/postgres.md, "Generic plans"). A store URL may still set each itself.
 const (
 	planCacheMode = "plan_cache_mode"
 	genericPlans  = "force_generic_plan"

@@ -115,6 +115,6 @@ func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Al
 		}
 	}
 	limit := page.Size(f.Limit)
-	return readPage(ctx, s.reads.adminList[walk][b2i(f.Cursor != "")], limit,
+	return s.Page(ctx, limit, adminListSQLs[walk][b2i(f.Cursor != "")],
 		f.Owner, string(f.Status), string(f.Kind), f.LabelPrefix, toDB(trunc(f.FailedSince)), after, limit+1)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -65,7 +66,7 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		inserted := make(map[string]bool, len(stored))
 		for chunk := range slices.Chunk(stored, maxBatchRows) {
-			b := bucket(len(chunk))
+			b := bucketIndex(len(chunk))
 			args := make([]any, sqlrow.AlarmParams<<b) // the padding stays nil: NULL
 			for i, a := range chunk {
 				copy(args[sqlrow.AlarmParams*i:], alarmArgs(a))
@@ -118,8 +119,8 @@ func alarmArgs(a domain.Alarm) []any {
 	return []any{a.ID, a.Owner, a.Label, string(a.Kind), toDB(a.FireAt), a.CronExpr, a.Timezone, toDB(a.NextFireAt),
 		toDB(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadBytes(a.Payload), string(a.Status),
 		string(a.Delivery), a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError,
-		nullString(a.ClaimedBy), toDB(a.ClaimedAt), toDB(a.CreatedAt), toDB(a.UpdatedAt), toDB(a.LastFiredAt),
-		nullString(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, toDB(a.PausedUntil),
+		sqlstore.NullText(a.ClaimedBy), toDB(a.ClaimedAt), toDB(a.CreatedAt), toDB(a.UpdatedAt), toDB(a.LastFiredAt),
+		sqlstore.NullText(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, toDB(a.PausedUntil),
 		a.Endpoint}
 }
 
@@ -148,14 +149,8 @@ func (s *Store) createIn(ctx context.Context, tx *sql.Tx, a domain.Alarm) ports.
 	return ports.CreateResult{Alarm: stored, Deduped: true}
 }
 
-// storedAlarm is a as the store keeps it: every time column truncated to the
-// millisecond (the series' own times are JSON text, kept whole).
-func storedAlarm(a domain.Alarm) domain.Alarm {
-	for _, t := range sqlrow.AlarmTimes(&a) {
-		*t = trunc(*t)
-	}
-	return a
-}
+// storedAlarm is a as the store keeps it: every time column truncated to the millisecond.
+func storedAlarm(a domain.Alarm) domain.Alarm { return sqlstore.StoredTimes(a, trunc) }
 
 // payloadBytes is the payload column: never NULL, an empty payload is zero bytes.
 func payloadBytes(p []byte) []byte {
@@ -163,29 +158,6 @@ func payloadBytes(p []byte) []byte {
 		return []byte{}
 	}
 	return p
-}
-
-// Get returns the owner's alarm.
-func (s *Store) Get(ctx context.Context, owner, id string) (domain.Alarm, error) {
-	return s.get(ctx, id, ofOwner(owner))
-}
-
-// ofOwner is the owner argument of an owner's by-id call (get, events, mutate); anyOwner
-// is the admin calls', which see every owner's alarms.
-func ofOwner(owner string) sql.NullString { return sql.NullString{String: owner, Valid: true} }
-
-var anyOwner = sql.NullString{}
-
-// byIDSQL reads the alarm with id ?1 if its owner is ?2, or whoever owns it when ?2 is
-// NULL (owner is NOT NULL, so NULL names no owner). The primary key finds the row either way.
-const byIDSQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE id = ?1 AND (?2 IS NULL OR owner = ?2)`
-
-func (s *Store) get(ctx context.Context, id string, owner sql.NullString) (domain.Alarm, error) {
-	a, err := scanAlarm(s.reader.QueryRowContext(ctx, byIDSQL, id, owner))
-	if errors.Is(err, sql.ErrNoRows) {
-		return domain.Alarm{}, notFound("alarm", id)
-	}
-	return a, mapError(err)
 }
 
 // List returns a page of the owner's alarms, newest first, keyset-paginated on id.
@@ -202,23 +174,7 @@ func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]d
 		args = append(args, after)
 	}
 	limit := page.Size(f.Limit)
-	return readPage(ctx, s.lists[b2i(f.Status != "")][b2i(f.Cursor != "")], limit, append(args, limit+1)...)
-}
-
-// readPage runs a page statement whose last argument asks for limit+1 rows: the row
-// more than the page says whether there is a next page. It returns the page and the
-// cursor after it, "" on the last page.
-func readPage(ctx context.Context, st *sql.Stmt, limit int, args ...any) ([]domain.Alarm, string, error) {
-	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, "", mapError(err)
-	}
-	alarms, err := scanAlarms(rows)
-	if err != nil {
-		return nil, "", mapError(err)
-	}
-	alarms, next := page.Cut(alarms, limit)
-	return alarms, next, nil
+	return s.Page(ctx, limit, listSQLs[b2i(f.Status != "")][b2i(f.Cursor != "")], append(args, limit+1)...)
 }
 
 // listSQL is a page of the owner's alarms, newest first (see ownerPageSQL). Its

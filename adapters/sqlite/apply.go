@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -17,10 +18,9 @@ import (
 // notice of a transition that applied is inserted in the same transaction (one more
 // statement per notice; a batch without notices runs none).
 //
-// One statement per chunk (prepared once per size bucket; see statements) rather than one
-// prepared UPDATE per transition: the writer
-// is SQLite's single bottleneck, and per-statement overhead (through database/sql and
-// the driver) was most of an Apply's time in a burn-down (docs/benchmarks.md).
+// One statement per chunk (prepared once per size bucket; see statements), not one per
+// transition: the writer is SQLite's single bottleneck, and per-statement overhead was
+// most of an Apply's time (docs/benchmarks.md).
 func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
 	if len(ts) == 0 {
 		return ports.ApplyResult{}, nil
@@ -90,12 +90,12 @@ const applyParams = 16
 // applyChunk writes ts (ids distinct, at most maxBatchRows) in one statement and marks
 // the ids it changed.
 func (s *Store) applyChunk(ctx context.Context, tx *sql.Tx, ts []domain.Transition, applied map[string]bool) error {
-	b := bucket(len(ts))
+	b := bucketIndex(len(ts))
 	args := make([]any, applyParams<<b) // the padding stays nil: NULL
 	for i, t := range ts {
 		copy(args[applyParams*i:], []any{t.AlarmID, string(t.Status), toDB(t.NextFireAt), toDB(t.ScheduledFor), t.FailureCount,
 			t.LastError, toDB(t.LastFiredAt), t.FireCount, t.SkipStreak, t.PausedReason, toDB(t.PausedUntil),
-			toDB(t.UpdatedAt), t.KeepLease, !t.Fence.IsZero(), nullString(t.Fence.Worker), toDB(t.Fence.ClaimedAt)})
+			toDB(t.UpdatedAt), t.KeepLease, !t.Fence.IsZero(), sqlstore.NullText(t.Fence.Worker), toDB(t.Fence.ClaimedAt)})
 	}
 	rows, err := tx.StmtContext(ctx, s.stmts.applyBatch[b]).QueryContext(ctx, args...)
 	if err != nil {
@@ -119,7 +119,7 @@ func applyTransition(ctx context.Context, stmt *sql.Stmt, t domain.Transition) (
 		string(t.Status), toDB(t.NextFireAt), toDB(t.ScheduledFor), t.FailureCount, t.LastError,
 		toDB(t.LastFiredAt), t.FireCount, t.SkipStreak, t.PausedReason, toDB(t.PausedUntil),
 		toDB(t.UpdatedAt), t.KeepLease, t.AlarmID,
-		nullString(t.Fence.Worker), toDB(t.Fence.ClaimedAt)))
+		sqlstore.NullText(t.Fence.Worker), toDB(t.Fence.ClaimedAt)))
 	if err != nil {
 		return false, mapError(err)
 	}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/claims"
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -68,7 +68,7 @@ func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fe
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		at := trunc(s.now().Add(p.For - p.Lease)) // now read under the write lock, as ClaimDue does
 		n, err := sqlrow.Affected(tx.StmtContext(ctx, s.stmts.extendLease).ExecContext(ctx,
-			toDB(at), p.AlarmID, nullString(p.Fence.Worker), toDB(p.Fence.ClaimedAt)))
+			toDB(at), p.AlarmID, sqlstore.NullText(p.Fence.Worker), toDB(p.Fence.ClaimedAt)))
 		if err != nil {
 			return mapError(err)
 		}
@@ -87,13 +87,3 @@ func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fe
 // no alarm reads as one NULL row.
 var nextDueSQL = `SELECT min(next_fire_at) FROM (` + laneArms(`next_fire_at`, `claimed_by IS NULL`) + `
 	ORDER BY next_fire_at LIMIT 1)`
-
-// NextDue returns the earliest next_fire_at among active alarms no worker has claimed.
-func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
-	var v sql.NullInt64
-	err := s.reads.nextDue.QueryRowContext(ctx).Scan(&v)
-	if err != nil {
-		return time.Time{}, false, mapError(err)
-	}
-	return fromDB(v), v.Valid, nil
-}

@@ -12,8 +12,8 @@ import (
 
 // countStatusesSQL counts every alarm by status (domain.Statuses, in order) in one pass
 // over the smallest index that holds status (alarms_owner_status; the migrations add
-// none for it: see 00004). Five filtered counts, not GROUP BY status: the grouping sorted
-// every alarm's status first, 440 ms at 1,000,000 alarms against 220 ms for this.
+// none for it: see 00004). Five filtered counts, not GROUP BY status, which sorted every
+// alarm's status first and took twice as long.
 var countStatusesSQL = func() string {
 	counts := make([]string, len(domain.Statuses))
 	for i, st := range domain.Statuses {

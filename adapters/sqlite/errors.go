@@ -49,8 +49,3 @@ func mapError(err error) error {
 	}
 	return fmt.Errorf("sqlite: %w", err)
 }
-
-// notFound reports a missing (or not owned) row, naming it.
-func notFound(what, id string) error {
-	return fmt.Errorf("sqlite: %s %q: %w", what, id, ports.ErrNotFound)
-}

@@ -3,10 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"slices"
 
-	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 )
@@ -28,7 +26,7 @@ func insertEventsSQL(rows int) string {
 // prepared once (see statements).
 func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []domain.Event) error {
 	for chunk := range slices.Chunk(events, maxBatchRows) {
-		b := bucket(len(chunk))
+		b := bucketIndex(len(chunk))
 		args := make([]any, 0, eventParams<<b)
 		for _, e := range chunk {
 			args = sqlrow.AppendEvent(args, e, toDB)
@@ -39,39 +37,4 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []domain.Ev
 		}
 	}
 	return nil
-}
-
-// Events returns the owner's alarm's history, oldest first.
-func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error) {
-	return s.events(ctx, id, ofOwner(owner), limit)
-}
-
-// events is the history of the alarm with id, if owner (NULL: any) owns it.
-func (s *Store) events(ctx context.Context, id string, owner sql.NullString, limit int) ([]domain.Event, error) {
-	limit = page.Events(limit)
-	// One read transaction, so the ownership check and the history see one snapshot.
-	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, mapError(err)
-	}
-	defer tx.Rollback()
-	var createdAt, fireAt sql.NullInt64
-	err = tx.QueryRowContext(ctx, `SELECT created_at, fire_at FROM alarms WHERE id = ?1 AND (?2 IS NULL OR owner = ?2)`, id, owner).Scan(&createdAt, &fireAt)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound("alarm", id)
-	}
-	if err != nil {
-		return nil, mapError(err)
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, `+eventColumns+` FROM alarm_events
-		WHERE alarm_id = ? ORDER BY id LIMIT ? + 0`, id, limit)
-	if err != nil {
-		return nil, mapError(err)
-	}
-	events, err := scanEvents(rows)
-	if err != nil {
-		return nil, mapError(err)
-	}
-	// The created event is not stored (domain.CreatedEvent).
-	return domain.WithCreated(events, domain.CreatedEvent(id, fromDB(createdAt), fromDB(fireAt)), limit), nil
 }

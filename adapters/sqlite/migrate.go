@@ -10,8 +10,8 @@ import (
 
 	"github.com/pressly/goose/v3"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/migrations"
-	"github.com/chronoshq/chronos/ports"
 )
 
 // versionTable is goose's bookkeeping table (its default name).
@@ -138,13 +138,5 @@ func checkVersion(ctx context.Context, db *sql.DB) error {
 		}
 		have = v.Int64
 	}
-	switch {
-	case have < want:
-		return fmt.Errorf("sqlite: %w: database schema is at version %d, this binary expects %d: run `chronos migrate`",
-			ports.ErrSchemaVersion, have, want)
-	case have > want:
-		return fmt.Errorf("sqlite: %w: database schema is at version %d, newer than the %d this binary expects: upgrade chronos",
-			ports.ErrSchemaVersion, have, want)
-	}
-	return nil
+	return sqlstore.SchemaVersion("sqlite", have, want)
 }

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"database/sql"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -16,19 +15,7 @@ import (
 // things.
 func TestMigrateAdminScopes(t *testing.T) {
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "m.db")
-	db, err := openWriter(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	p, err := newProvider(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 3); err != nil {
-		t.Fatalf("migrate to 3: %v", err)
-	}
+	path, db, p := migratedFile(t, 3)
 	for _, q := range []string{
 		`INSERT INTO api_tokens (id, owner, admin, hash, created_at) VALUES ('t-admin', 'ops', 1, 'h-admin', 1)`,
 		`INSERT INTO api_tokens (id, owner, admin, hash, created_at) VALUES ('t-owner', 'alice', 0, 'h-owner', 2)`,

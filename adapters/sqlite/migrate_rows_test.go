@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -99,19 +98,7 @@ func upgradeKeepsRows(t *testing.T, from int64, cols string, n int, as []domain.
 	check func(ctx context.Context, s *Store, when string)) {
 	t.Helper()
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "m.db")
-	db, err := openWriter(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	p, err := newProvider(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, from); err != nil {
-		t.Fatalf("migrate to %d: %v", from, err)
-	}
+	path, db, p := migratedFile(t, from)
 	evs := upgradetest.Events(as)
 	for _, a := range as {
 		// A row of the current columns begins with the older ones.

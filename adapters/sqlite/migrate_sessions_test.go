@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"path/filepath"
 	"testing"
 )
 
@@ -10,19 +9,7 @@ import (
 // applied again, the same.
 func TestMigrateSessionsDropsTheCookieKey(t *testing.T) {
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "m.db")
-	db, err := openWriter(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	p, err := newProvider(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 10); err != nil {
-		t.Fatalf("migrate to 8: %v", err)
-	}
+	path, db, p := migratedFile(t, 10)
 	for _, when := range []string{"upgraded", "down and up again"} {
 		for _, name := range []string{"ui-session-key", "ui-signed-out/0123abcd", "dispatch"} {
 			if _, err := db.ExecContext(ctx, `INSERT OR IGNORE INTO chronos_state (name, value, updated_at) VALUES (?, 'v', 0)`, name); err != nil {

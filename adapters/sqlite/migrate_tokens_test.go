@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,19 +11,7 @@ import (
 // are listed by owner; Down drops the two columns and the index and keeps the rows.
 func TestMigrateTokenNoteAndLastUse(t *testing.T) {
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "m.db")
-	db, err := openWriter(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	p, err := newProvider(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 8); err != nil {
-		t.Fatalf("migrate to 8: %v", err)
-	}
+	path, db, p := migratedFile(t, 8)
 	if _, err := db.ExecContext(ctx, `INSERT INTO api_tokens (id, owner, admin, scope, hash, created_at)
 		VALUES ('t-old', 'alice', 0, 'owner', 'h-old', 1000)`); err != nil {
 		t.Fatal(err)

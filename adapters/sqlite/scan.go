@@ -27,23 +27,3 @@ func scanAlarms(rows *sql.Rows) ([]domain.Alarm, error) {
 func newAlarmScanner() *sqlrow.Alarms[sql.NullInt64, sql.NullString] {
 	return sqlrow.NewAlarms(fromDB, sqlrow.NullString)
 }
-
-// scanEvents reads alarm_events rows (id, alarm_id, type, at, attempt, scheduled_for,
-// worker, message) and closes rows.
-func scanEvents(rows *sql.Rows) ([]domain.Event, error) {
-	defer rows.Close()
-	events := []domain.Event{}
-	for rows.Next() {
-		var (
-			e            domain.Event
-			typ          string
-			at, schedFor sql.NullInt64
-		)
-		if err := rows.Scan(&e.ID, &e.AlarmID, &typ, &at, &e.Attempt, &schedFor, &e.Worker, &e.Message); err != nil {
-			return nil, err
-		}
-		e.Type, e.At, e.ScheduledFor = domain.EventType(typ), fromDB(at), fromDB(schedFor)
-		events = append(events, e)
-	}
-	return events, rows.Err()
-}

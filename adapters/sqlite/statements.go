@@ -5,8 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/adapters/internal/sqltext"
+	"github.com/chronoshq/chronos/domain"
 )
 
 // transitionSet is the SET list of a transition: exactly the mutable columns the domain
@@ -24,11 +28,9 @@ const transitionSet = `UPDATE alarms SET
 //
 // The batch statements (Apply's UPDATE of many transitions, the INSERT of many events)
 // come in one text per size bucket: 1, 2, 4, ... maxBatchRows rows, a batch padded with
-// rows of NULLs that match and insert nothing up to its bucket. Before, each batch
-// built a text of its own exact size, and SQLite parsed and planned it again on every
-// call: a fifth of a steady run's CPU on SQLite was the parser (docs/benchmarks.md).
-// The statements are prepared at Open because the writer pool has one connection:
-// preparing one later, while a transaction holds it, would wait for itself.
+// rows of NULLs that match and insert nothing up to its bucket, so none is parsed again
+// (docs/benchmarks.md). They are prepared at Open because the writer pool has one
+// connection: preparing one later, while a transaction holds it, would wait for itself.
 type statements struct {
 	// applyFenced applies a transition only while the row carries the worker's lease.
 	// IS, not =, so a fence naming "no lease" compares correctly with NULL.
@@ -55,8 +57,6 @@ type statements struct {
 	// deleteEventsOf and deleteAlarms delete alarms and their events by id, for
 	// retention and the admin's deletes (see deleteWithEvents).
 	deleteEventsOf, deleteAlarms *sql.Stmt
-	// putState writes a cluster value (see PutState).
-	putState *sql.Stmt
 }
 
 // batchBuckets sizes, powers of two up to maxBatchRows: ten statements each.
@@ -65,8 +65,8 @@ const (
 	maxBatchRows = 1 << (batchBuckets - 1) // 512: 16 variables a transition, 29 an alarm, far below SQLite's 32766
 )
 
-// bucket is the index of the smallest bucket that holds n rows (1 <= n <= maxBatchRows).
-func bucket(n int) int {
+// bucketIndex is the index of the smallest bucket that holds n rows (1 <= n <= maxBatchRows).
+func bucketIndex(n int) int {
 	i := 0
 	for 1<<i < n {
 		i++
@@ -111,9 +111,6 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 	if st.deleteAlarms, err = db.PrepareContext(ctx, deleteAlarmsSQL); err != nil {
 		return
 	}
-	if st.putState, err = db.PrepareContext(ctx, putStateSQL); err != nil {
-		return
-	}
 	for i := range batchBuckets {
 		if st.applyBatch[i], err = db.PrepareContext(ctx, applyBatchSQL(1<<i)); err != nil {
 			return
@@ -131,7 +128,7 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 func (st statements) close() error {
 	var errs []error
 	all := append([]*sql.Stmt{st.applyFenced, st.applyUnfenced, st.insertAlarm, st.claim, st.fairPick, st.claimIDs, st.extendLease, st.byKey,
-		st.deleteEventsOf, st.deleteAlarms, st.putState}, st.applyBatch[:]...)
+		st.deleteEventsOf, st.deleteAlarms}, st.applyBatch[:]...)
 	all = append(all, st.createBatch[:]...)
 	for _, s := range append(all, st.insertEvents[:]...) {
 		if s != nil {
@@ -147,50 +144,23 @@ func valuesRows(rows, cols int) string { return sqltext.ValuesRows(rows, cols) }
 // placeholders is "?, ?, ?" with n marks.
 func placeholders(n int) string { return sqltext.Placeholders(n) }
 
-// listStatements are List's four statements (status filter or not, cursor or not),
-// prepared once on the reader pool: the unfiltered ones merge five walks and are long
-// enough that parsing them on every call was most of a page's time (p50 4 ms of 8
-// clients on 20,000 alarms, 0.2 ms once prepared).
-type listStatements [2][2]*sql.Stmt
-
-func prepareLists(ctx context.Context, db *sql.DB) (listStatements, error) {
-	var l listStatements
-	for status := range 2 {
-		for cursor := range 2 {
-			st, err := db.PrepareContext(ctx, listSQL(status == 1, cursor == 1))
-			if err != nil {
-				l.close()
-				return listStatements{}, mapError(fmt.Errorf("prepare: %w", err))
-			}
-			l[status][cursor] = st
+// listSQLs are List's four statements (status filter or not, cursor or not) and
+// adminListSQLs the admin's pages, each walk with and without a cursor: the reader runs
+// them prepared (sqlstore.Prepared), as parsing the long ones was most of a page's time.
+var (
+	listSQLs      = [2][2]string{{listSQL(false, false), listSQL(false, true)}, {listSQL(true, false), listSQL(true, true)}}
+	adminListSQLs = func() (q [adminWalks][2]string) {
+		for walk := range adminWalks {
+			q[walk] = [2]string{adminListSQL(walk, false), adminListSQL(walk, true)}
 		}
-	}
-	return l, nil
-}
+		return q
+	}()
+)
 
-func (l listStatements) close() {
-	for _, row := range l {
-		for _, st := range row {
-			if st != nil {
-				_ = st.Close()
-			}
-		}
-	}
-}
-
-// readStatements are the admin's and the cluster state's reads, prepared once on the
-// reader pool as List's are: an admin page merges walks like an unfiltered List page,
-// and every node reads its state every tick.
+// readStatements are CountAlarms' reads, prepared once on the reader pool.
 type readStatements struct {
-	// adminList[walk][cursor] is a page of AdminList (see adminListSQL).
-	adminList [adminWalks][2]*sql.Stmt
 	// countStatuses and countDue are CountAlarms' two reads.
 	countStatuses, countDue *sql.Stmt
-	// getState reads a cluster value.
-	getState *sql.Stmt
-	// nextDue is NextDue's read, which every dispatcher makes before it sleeps: 64
-	// lanes' probes, too long a text to parse each time (nextDueSQL).
-	nextDue *sql.Stmt
 }
 
 func prepareReads(ctx context.Context, db *sql.DB) (r readStatements, err error) {
@@ -200,36 +170,128 @@ func prepareReads(ctx context.Context, db *sql.DB) (r readStatements, err error)
 			r, err = readStatements{}, mapError(fmt.Errorf("prepare: %w", err))
 		}
 	}()
-	for walk := range adminWalks {
-		for cursor := range 2 {
-			if r.adminList[walk][cursor], err = db.PrepareContext(ctx, adminListSQL(walk, cursor == 1)); err != nil {
-				return
-			}
-		}
-	}
 	if r.countStatuses, err = db.PrepareContext(ctx, countStatusesSQL); err != nil {
 		return
 	}
 	if r.countDue, err = db.PrepareContext(ctx, countDueSQL); err != nil {
 		return
 	}
-	if r.getState, err = db.PrepareContext(ctx, getStateSQL); err != nil {
-		return
-	}
-	if r.nextDue, err = db.PrepareContext(ctx, nextDueSQL); err != nil {
-		return
-	}
 	return r, nil
 }
 
 func (r readStatements) close() {
-	all := []*sql.Stmt{r.countStatuses, r.countDue, r.getState, r.nextDue}
-	for _, row := range r.adminList {
-		all = append(all, row[:]...)
-	}
+	all := []*sql.Stmt{r.countStatuses, r.countDue}
 	for _, st := range all {
 		if st != nil {
 			_ = st.Close()
 		}
 	}
 }
+
+// engineSQL is SQLite's text for the shared engine (sqlstore.Statements documents each
+// statement's arguments). Times are unix milliseconds; now is always an argument.
+var engineSQL = func() sqlstore.Statements {
+	st := sqlstore.Standard
+	st.NextDue = nextDueSQL
+	st.DuePauses = duePausesSQL
+	st.CountActive = countActiveSQL
+
+	st.AlarmEvents = `SELECT a.owner, a.created_at, a.fire_at, e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
+		FROM alarms a LEFT JOIN (SELECT * FROM alarm_events WHERE alarm_id = ?1 ORDER BY id LIMIT ?2 + 0) e ON true
+		WHERE a.id = ?1
+		ORDER BY e.id`
+
+	st.RevokeToken = `UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ?1) WHERE id = ?2`
+
+	st.DeleteExpiredSessions = `DELETE FROM ui_sessions WHERE hash IN
+		(SELECT hash FROM ui_sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ? + 0)`
+
+	// A write transaction holds the database's lock: no FOR UPDATE, which SQLite has not.
+	st.LockEndpoint = `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = ? AND name = ?`
+
+	// The export walks the primary key (alarms) and alarm_events_alarm (alarm_id, id).
+	st.ExportAlarms = `SELECT ` + alarmColumns + ` FROM alarms WHERE id > ? ORDER BY id LIMIT ? + 0`
+	st.ExportEvents = `SELECT id, ` + sqlrow.EventColumns + ` FROM alarm_events
+		WHERE alarm_id >= ?1 AND alarm_id <= ?2 AND (alarm_id > ?3 OR id > ?4)
+		ORDER BY alarm_id, id LIMIT ?5 + 0`
+
+	st.PutState = `INSERT INTO chronos_state (name, value, updated_at) VALUES (?1, ?2, ?3)
+		ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`
+
+	st.RegisterWorker = `INSERT INTO workers (` + sqlrow.WorkerColumns + `)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+		ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = excluded.pid, version = excluded.version,
+			stats = excluded.stats, started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at`
+	st.Heartbeat = `UPDATE workers SET heartbeat_at = ?, stats = ? WHERE id = ?`
+	return st
+}()
+
+// newEngine is the shared engine on the store's pools: reads on the reader, writes
+// outside a transaction on the writer, every statement prepared (SQLite parses each
+// unprepared text anew).
+func (s *Store) newEngine() sqlstore.Engine[sql.NullInt64] {
+	return sqlstore.Engine[sql.NullInt64]{
+		Name: "sqlite", SQL: &engineSQL,
+		Read: sqlstore.Prepared(s.reader), Write: sqlstore.Prepared(s.writer),
+		MapError: mapError,
+		TimeArg:  func(t time.Time) any { return toDB(trunc(t)) },
+		ToTime:   fromDB,
+		NowArg:   func() any { return toDB(s.now()) },
+
+		Now:         func(context.Context, sqlstore.DB) (time.Time, error) { return s.now(), nil },
+		PayloadArg:  func(p []byte) any { return payloadBytes(p) },
+		Tx:          s.inTx,
+		ScanAlarm:   scanAlarm,
+		ScanAlarms:  func(rows sqlrow.Rows, hint int) ([]domain.Alarm, error) { return newAlarmScanner().All(rows, hint) },
+		StoredAlarm: storedAlarm,
+		DeleteByIDs: s.deleteByIDs,
+		// BEGIN IMMEDIATE holds the write lock from the first statement: the read is
+		// locked, and nothing else writes before the transaction ends.
+		LockAlarm: func(ctx context.Context, tx sqlstore.DB, id string) (domain.Alarm, time.Time, error) {
+			a, err := scanAlarm(tx.QueryRow(ctx, `SELECT `+alarmColumns+` FROM alarms WHERE id = ?`, id))
+			return a, s.now(), err
+		},
+		WriteTransition: func(ctx context.Context, db sqlstore.DB, t domain.Transition) error {
+			tx := db.(writeTx).tx
+			ok, err := applyTransition(ctx, tx.StmtContext(ctx, s.stmts.applyUnfenced), t)
+			if err != nil {
+				return sqlstore.Mapped(err)
+			}
+			if !ok { // impossible while we hold the write lock; refuse rather than guess
+				return fmt.Errorf("alarm %q vanished during an update under the write lock", t.AlarmID)
+			}
+			return sqlstore.Mapped(s.insertEvents(ctx, tx, t.Events))
+		},
+	}
+}
+
+// writeTx is a write transaction as the engine's DB, keeping the *sql.Tx for the
+// statements prepared on the writer.
+type writeTx struct {
+	sqlstore.DB
+	tx *sql.Tx
+}
+
+// inTx is write for the engine.
+func (s *Store) inTx(ctx context.Context, fn func(tx sqlstore.DB) error) error {
+	return s.write(ctx, func(tx *sql.Tx) error { return fn(writeTx{sqlstore.Std(tx), tx}) })
+}
+
+// duePausesSQL walks alarms_paused_until (paused_until WHERE paused_until IS NOT NULL)
+// from its earliest entry and stops at now or once it has the limit, so its cost is
+// what it returns (TestDuePausesPlan). The unary + keeps the status term from
+// constraining an index: an equality on status would otherwise draw SQLite to
+// alarms_rare_status (status, id), every paused alarm, those paused without an end
+// included, sorted by paused_until. Tested on the rows the walk yields, it skips
+// nothing (the domain sets paused_until only on a paused alarm) and keeps the port's
+// definition should a row say otherwise.
+const duePausesSQL = `SELECT id FROM alarms
+	WHERE paused_until <= ?1 AND +status = 'paused'
+	ORDER BY paused_until
+	LIMIT ?2 + 0`
+
+// countActiveSQL counts the owner's alarms in domain.QuotaStatuses, up to ?2: a walk of
+// the owner's ranges of those statuses in alarms_owner_status (a covering index: no
+// table row is read), stopped by the LIMIT (TestCountActivePlan).
+var countActiveSQL = `SELECT count(*) FROM (SELECT 1 FROM alarms WHERE owner = ?1 AND status IN (` +
+	sqltext.StatusList(domain.QuotaStatuses) + `) LIMIT ?2 + 0)`

@@ -13,6 +13,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -24,15 +25,15 @@ import (
 // for queries, which WAL lets run alongside the writer. Across processes, writers
 // serialize on BEGIN IMMEDIATE.
 type Store struct {
-	path   string // the database file
-	writer *sql.DB
-	turns  writeTurns // who has the writer next: claims first (write_turns.go)
-	reader *sql.DB
-	clock  ports.Clock
-	stmts  statements
-	lists  listStatements // on the reader pool
-	reads  readStatements // on the reader pool
-	closed atomic.Bool
+	path                           string // the database file
+	writer                         *sql.DB
+	turns                          writeTurns // who has the writer next: claims first (write_turns.go)
+	reader                         *sql.DB
+	clock                          ports.Clock
+	stmts                          statements
+	reads                          readStatements // on the reader pool
+	closed                         atomic.Bool
+	sqlstore.Engine[sql.NullInt64] // tokens, sessions, state, workers
 }
 
 var _ ports.Store = (*Store)(nil)
@@ -99,14 +100,11 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		s.closeAll()
 		return nil, err
 	}
-	if s.lists, err = prepareLists(ctx, s.reader); err != nil {
-		s.closeAll()
-		return nil, err
-	}
 	if s.reads, err = prepareReads(ctx, s.reader); err != nil {
 		s.closeAll()
 		return nil, err
 	}
+	s.Engine = s.newEngine()
 	return s, nil
 }
 
@@ -133,8 +131,6 @@ func openWriter(ctx context.Context, path string) (*sql.DB, error) {
 // timeout. A busy handler is not always called: where waiting could deadlock, SQLite
 // returns SQLITE_BUSY at once (sqlite3_busy_handler's documentation), and a new file
 // being set up by several processes together (WAL switch, recovery) is such a place.
-// Seen as 1 failure in ~60 runs of TestMigrateConcurrently under -race on a loaded
-// machine: one of four processes opening a new file failed within a second.
 func pingWriter(ctx context.Context, db *sql.DB) error {
 	deadline := time.Now().Add(busyTimeout)
 	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
@@ -206,7 +202,6 @@ func (s *Store) Close() error {
 func (s *Store) closeAll() error {
 	var errs []error
 	s.stmts.close()
-	s.lists.close()
 	s.reads.close()
 	if s.reader != nil {
 		errs = append(errs, s.reader.Close())

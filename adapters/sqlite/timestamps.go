@@ -33,11 +33,3 @@ func fromDB(v sql.NullInt64) time.Time {
 	}
 	return time.UnixMilli(v.Int64).UTC()
 }
-
-// nullString stores "" as NULL (claimed_by, where NULL means unclaimed).
-func nullString(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}

@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 )
 
 // write runs fn in one transaction on the writer connection. The writer DSN makes every
@@ -10,7 +12,7 @@ import (
 // statement: what it reads cannot change before it writes, in this process or another.
 //
 // fn maps its own driver errors (so it can return errors of its callers untouched);
-// write maps only those of BEGIN and COMMIT. Any error from fn rolls back.
+// write maps only its own, marked sqlstore.Mapped. Any error from fn rolls back.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return s.writeTurn(ctx, false, fn)
 }
@@ -19,16 +21,16 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // waiting for the connection (writeTurns).
 func (s *Store) writeTurn(ctx context.Context, claim bool, fn func(tx *sql.Tx) error) error {
 	if err := s.turns.acquire(ctx, claim); err != nil {
-		return mapError(err)
+		return sqlstore.Mapped(mapError(err))
 	}
 	defer s.turns.release()
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return mapError(err)
+		return sqlstore.Mapped(mapError(err))
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback() // the error that matters is fn's; a failed rollback leaves nothing behind
 		return err
 	}
-	return mapError(tx.Commit())
+	return sqlstore.Mapped(mapError(tx.Commit()))
 }

@@ -20,13 +20,8 @@ import (
 // each first in first out, and a freed turn goes to the oldest claim if there is one,
 // unless the oldest other writer has waited othersMaxWait already. A claim therefore
 // waits for the transaction in progress and, at worst, the writers that have waited
-// that long; the others are never starved. (Claims strictly first starved the API's
-// creates under a saturated writer: the claim loop queues its next claim as soon as one
-// ends, so at a steady 15,000/s on the 2-core machine the creates waited behind claims
-// for thousands of alarms and alarms created two seconds ahead were created late: p50
-// lag 350 ms and more. Strict alternation, claim and other in turn, cured that but gave
-// back half of what claims first gave a quiet owner during a burst: p99 121-180 ms
-// against 76-90 ms, webhook waker.)
+// that long; the others are never starved (docs/benchmarks.md, "SQLite's write turns",
+// says why neither claims strictly first nor strict alternation).
 type writeTurns struct {
 	maxWait time.Duration // othersMaxWait when zero (tests set their own)
 

@@ -32,8 +32,7 @@ func AlarmTimes(a *domain.Alarm) []*time.Time {
 
 // Alarms reads rows of AlarmColumns into the same scan targets row after row. Scan
 // takes its targets as interfaces, so targets declared per row escape to the heap, a
-// dozen allocations a row: for a claim of 1,000 that was most of what reading the claim
-// cost the dispatcher. What a row returns (strings, the payload) is always a fresh copy
+// dozen allocations a row, most of what reading a claim cost. What a row returns (strings, the payload) is always a fresh copy
 // (database/sql copies driver bytes into a *string or *[]byte target; pgx allocates
 // them), never shared with the next row. An Alarms is for one goroutine.
 //

@@ -1,0 +1,23 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// DeleteAlarms deletes the alarms with these ids, whatever their status or lease, and
+// all their events, in one transaction (DeleteByIDs). A worker still delivering one
+// finds its outcome stale: its fenced update matches no row.
+func (e *Engine[T]) DeleteAlarms(ctx context.Context, ids []string) (ports.Deleted, error) {
+	if len(ids) > ports.MaxDeleteIDs {
+		return ports.Deleted{}, &domain.ValidationError{Field: "ids",
+			Message: fmt.Sprintf("%d ids, at most %d may be deleted at once", len(ids), ports.MaxDeleteIDs)}
+	}
+	if len(ids) == 0 {
+		return ports.Deleted{}, nil
+	}
+	return e.DeleteByIDs(ctx, ids)
+}

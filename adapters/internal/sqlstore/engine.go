@@ -1,0 +1,71 @@
+// Package sqlstore is the part of the SQL stores that is the same on every database:
+// the algorithms behind the store port's simple families (tokens, sessions, cluster
+// state, workers), written once over a dialect. A dialect supplies its statements
+// (one statements.go per store), how it reaches the database (DB), how it maps driver
+// errors, how it passes and reads times, and its clock. Statements tuned for one
+// database (claims, batched writes) stay in that store.
+package sqlstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Engine runs the shared algorithms for one store. T is how the driver reads a time
+// column that may be NULL (sql.NullInt64, sql.NullTime, pgtype.Timestamptz).
+type Engine[T any] struct {
+	// Name prefixes the errors the engine makes ("sqlite", "postgres", "mysql").
+	Name string
+	// SQL is the dialect's text for every statement the engine runs.
+	SQL *Statements
+	// Read runs queries outside a transaction; Write runs single-statement writes.
+	Read, Write DB
+	// MapError turns a driver error into the port's errors (nil stays nil).
+	MapError func(error) error
+	// TimeArg is a time as a statement argument: NULL when zero, else as the column
+	// keeps it (truncated to the store's precision).
+	TimeArg func(time.Time) any
+	// ToTime reads a nullable time column: the zero time for NULL, else UTC.
+	ToTime func(T) time.Time
+	// NowArg is the store's now as an argument: the injected clock's time, or what the
+	// statement reads as "use the database clock" (NULL where it coalesces to it).
+	NowArg func() any
+	// Now reads the store's now (the injected clock's, or the database's) through db.
+	Now func(ctx context.Context, db DB) (time.Time, error)
+	// PayloadArg is an alarm's payload as the payload column keeps it.
+	PayloadArg func([]byte) any
+
+	// Tx runs fn in one transaction and commits it, again from the start when the
+	// database rolled it back as a victim (deadlock, serialization failure, busy). fn's
+	// errors come back as they are.
+	Tx func(ctx context.Context, fn func(tx DB) error) error
+	// ScanAlarm reads one row of sqlrow.AlarmColumns; ScanAlarms reads every row, into
+	// a slice of capacity hint.
+	ScanAlarm  func(sqlrow.Scanner) (domain.Alarm, error)
+	ScanAlarms func(rows sqlrow.Rows, hint int) ([]domain.Alarm, error)
+	// LockAlarm reads the alarm with this id, locked until tx ends, and the store's now
+	// read once the lock is held. No row is sql.ErrNoRows.
+	LockAlarm func(ctx context.Context, tx DB, id string) (domain.Alarm, time.Time, error)
+	// WriteTransition writes an unfenced transition and its events in tx.
+	WriteTransition func(ctx context.Context, tx DB, t domain.Transition) error
+	// DeleteByIDs deletes the alarms with these ids (at least one; unknown ones are
+	// skipped) and their events in one transaction, and counts both.
+	DeleteByIDs func(ctx context.Context, ids []string) (ports.Deleted, error)
+	// StoredAlarm is a as a read of its row returns it (times at the store's precision).
+	StoredAlarm func(domain.Alarm) domain.Alarm
+}
+
+// mapError maps err once: errors the engine made, or already mapped, pass as they are.
+func (e *Engine[T]) mapError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if IsMapped(err) {
+		return err
+	}
+	return e.MapError(err)
+}

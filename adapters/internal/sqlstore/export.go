@@ -1,0 +1,58 @@
+package sqlstore
+
+import (
+	"context"
+
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// ExportAlarms returns the next page of every owner's alarms in id order.
+func (e *Engine[T]) ExportAlarms(ctx context.Context, after string, limit int) ([]domain.Alarm, error) {
+	rows, err := e.Read.Query(ctx, e.SQL.ExportAlarms, after, limit)
+	if err != nil {
+		return nil, e.mapError(err)
+	}
+	defer rows.Close()
+	as, err := e.ScanAlarms(rows, limit)
+	return as, e.mapError(err)
+}
+
+// ExportEvents returns the next page of stored events by (alarm id, event id).
+func (e *Engine[T]) ExportEvents(ctx context.Context, after ports.EventCursor, through string, limit int) ([]domain.Event, error) {
+	evs, err := List(ctx, e.Read, e.scanEvent, e.SQL.ExportEvents, after.AlarmID, through, after.AlarmID, after.ID, limit)
+	return evs, e.mapError(err)
+}
+
+// scanEvent reads id and sqlrow.EventColumns.
+func (e *Engine[T]) scanEvent(r sqlrow.Scanner) (domain.Event, error) {
+	var (
+		ev               domain.Event
+		typ              string
+		at, scheduledFor T
+	)
+	if err := r.Scan(&ev.ID, &ev.AlarmID, &typ, &at, &ev.Attempt, &scheduledFor, &ev.Worker, &ev.Message); err != nil {
+		return domain.Event{}, err
+	}
+	ev.Type, ev.At, ev.ScheduledFor = domain.EventType(typ), e.ToTime(at), e.ToTime(scheduledFor)
+	return ev, nil
+}
+
+// ImportEndpoints inserts es with their own stamps in one transaction: a handful of
+// rows, one statement each.
+func (e *Engine[T]) ImportEndpoints(ctx context.Context, es []domain.Endpoint) error {
+	if len(es) == 0 {
+		return nil
+	}
+	return e.mapError(e.Tx(ctx, func(tx DB) error {
+		for _, ep := range es {
+			ep = storedEndpoint(ep)
+			args := append(sqlrow.EndpointValues(ep), e.TimeArg(ep.CreatedAt), e.TimeArg(ep.UpdatedAt))
+			if _, err := tx.Exec(ctx, e.SQL.CreateEndpoint, args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+}

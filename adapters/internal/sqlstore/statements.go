@@ -1,0 +1,66 @@
+package sqlstore
+
+// Statements is a dialect's SQL for the engine. Each names the arguments the engine
+// passes, in order; a dialect that numbers its placeholders may use one twice.
+type Statements struct {
+	// GetAlarm: id; selects sqlrow.AlarmColumns.
+	GetAlarm string
+	// AlarmEvents: id, limit; selects the alarm's owner, created_at and fire_at, then the
+	// event's id, type, at, attempt, scheduled_for, worker and message, oldest event first
+	// (NULLs when the alarm has none), at most limit events.
+	AlarmEvents string
+	// Define: label, cron_expr, timezone, wake_message, payload, max_failures, series, id.
+	Define string
+
+	// CreateToken: id, owner, scope, hash, note, created_at, revoked_at, last_used_at,
+	// and the old admin column (for binaries that predate scopes).
+	CreateToken string
+	// TokenByHash: hash. ListOwnerTokens: owner. ListTokens: none. All select
+	// sqlrow.TokenColumns.
+	TokenByHash, ListOwnerTokens, ListTokens string
+	// RevokeToken: now, id; keeps an earlier revocation.
+	RevokeToken string
+	// TouchToken: at, id, staleBefore.
+	TouchToken string
+
+	// CreateSession: hash, token_hash, created_at, expires_at.
+	CreateSession string
+	// SessionByHash: hash; selects token_hash, created_at, expires_at.
+	SessionByHash string
+	// DeleteSession: hash. DeleteExpiredSessions: before, limit.
+	DeleteSession, DeleteExpiredSessions string
+
+	// NextDue: none; selects the earliest next_fire_at of the unleased active alarms, no
+	// row or NULL when there is none.
+	NextDue string
+	// DuePauses: now, limit; selects the ids of paused alarms whose pause ended, earliest
+	// end first.
+	DuePauses string
+	// CountActive: owner, at most; counts the owner's alarms in domain.QuotaStatuses.
+	CountActive string
+
+	// CreateEndpoint: sqlrow.EndpointValues, created_at, updated_at.
+	CreateEndpoint string
+	// GetEndpoint and LockEndpoint (locked until the transaction ends): owner, name.
+	// ListOwnerEndpoints: owner. All select sqlrow.EndpointColumns.
+	GetEndpoint, LockEndpoint, ListOwnerEndpoints string
+	// UpdateEndpoint: url, secrets, timeout_ms, max_in_flight, rate_per_second,
+	// failure_url, updated_at, owner, name.
+	UpdateEndpoint string
+	// DeleteEndpoint: owner, name.
+	DeleteEndpoint string
+
+	// ExportAlarms: after, limit; selects sqlrow.AlarmColumns by id.
+	ExportAlarms string
+	// ExportEvents: after's alarm id, through, after's alarm id, after's event id,
+	// limit; selects id and sqlrow.EventColumns by (alarm_id, id).
+	ExportEvents string
+
+	// GetState: name; selects value, updated_at. PutState: name, value, now.
+	GetState, PutState string
+
+	// RegisterWorker: id, host, pid, version, stats, now, now (started and beating).
+	RegisterWorker string
+	// Heartbeat: now, stats, id. DeregisterWorker: id. ListWorkers: none.
+	Heartbeat, DeregisterWorker, ListWorkers string
+}
