@@ -44,7 +44,9 @@ func OpenReplica(ctx context.Context, url string, opts ReplicaOptions) (*Store, 
 	if err != nil {
 		return nil, mapError(err)
 	}
-	return &Store{pool: pool, clock: opts.Clock, pooled: pooled, done: make(chan struct{}), listenerCheck: listenerCheck}, nil
+	s := &Store{pool: pool, clock: opts.Clock, pooled: pooled, done: make(chan struct{}), listenerCheck: listenerCheck}
+	s.Engine = s.newEngine() // the reads a replica serves run in the shared engine
+	return s, nil
 }
 
 // replicationLagSQL is 0 on a server that is no standby or has replayed all the WAL it
