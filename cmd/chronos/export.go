@@ -26,7 +26,8 @@ fingerprints' key), as JSON lines.
 THE FILE HOLDS SECRETS: it is created with mode 0600 and never overwrites a file; keep
 it as private as the database, and delete it once imported. Stop every node first: the
 export reads the store in pages, not in one snapshot (it warns when nodes heartbeat).
-Read it back with "chronos import".
+Read it back with "chronos import". --owner exports one owner alone, to move it to
+another cluster with "chronos import --into-nonempty" (docs/scaling.md).
 `
 
 const importHelp = `
@@ -47,6 +48,7 @@ func exportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := flagenv.New("export", stderr)
 	store := fs.String("store", defaultStore, "store URL to export: sqlite://path.db, postgres://..., mysql://...")
 	to := fs.String("to", "", `file to write (created with mode 0600; an existing file is refused), or "-" for standard output`)
+	owner := fs.String("owner", "", "export this owner alone: its alarms and histories, endpoints and tokens, no cluster value (moving an owner: docs/scaling.md)")
 	if err := flagenv.Parse(fs, args); err != nil {
 		return withHelp(err, exportHelp)
 	}
@@ -72,7 +74,7 @@ func exportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stderr, "chronos export: warning: %d node(s) heartbeat on this store (%s): stop them first, or the export may catch alarms half way through a change\n",
 			len(live), live[0].ID)
 	}
-	res, err := transfer.Export(ctx, src, out, transfer.ExportOptions{ChronosVersion: Version(), StoreKind: storeKind(*store)})
+	res, err := transfer.Export(ctx, src, out, transfer.ExportOptions{ChronosVersion: Version(), StoreKind: storeKind(*store), Owner: *owner})
 	if err := errors.Join(err, done(err == nil)); err != nil {
 		return fmt.Errorf("export of %s: %w", redact(*store), err)
 	}

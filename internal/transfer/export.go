@@ -42,10 +42,16 @@ type Source interface {
 	ports.Exporter
 }
 
-// ExportOptions describe the export for its header.
+// ExportOptions describe the export for its header, and what it holds.
 type ExportOptions struct {
 	ChronosVersion string
 	StoreKind      string // sqlite, postgres, mysql
+	// Owner, when set, exports that owner alone: its alarms with their histories, its
+	// endpoints and its tokens' hashes, and no cluster value (they are the cluster's, not
+	// the owner's). It is how an owner moves to another cluster (docs/scaling.md); the
+	// alarms are still read in id order across every owner, so it costs a walk of the
+	// table, with the events read only for pages that hold the owner's alarms.
+	Owner string
 }
 
 // ExportResult is what Export wrote and what it saw.
@@ -79,6 +85,9 @@ func Export(ctx context.Context, src Source, w io.Writer, opts ExportOptions) (E
 	// What moves besides alarms is a few rows: read it whole, first, for the header.
 	var states []stateRecord
 	for _, name := range MovedStates {
+		if opts.Owner != "" {
+			break
+		}
 		st, ok, err := src.GetState(ctx, name)
 		if err != nil {
 			return res, fmt.Errorf("export: reading the cluster value %q: %w", name, err)
@@ -87,11 +96,11 @@ func Export(ctx context.Context, src Source, w io.Writer, opts ExportOptions) (E
 			states = append(states, stateRecord{Type: typeState, Name: name, Value: st.Value})
 		}
 	}
-	endpoints, err := src.ListEndpoints(ctx, "")
+	endpoints, err := src.ListEndpoints(ctx, opts.Owner)
 	if err != nil {
 		return res, fmt.Errorf("export: listing endpoints: %w", err)
 	}
-	tokens, err := src.ListTokens(ctx, "")
+	tokens, err := src.ListTokens(ctx, opts.Owner)
 	if err != nil {
 		return res, fmt.Errorf("export: listing tokens: %w", err)
 	}
@@ -104,10 +113,13 @@ func Export(ctx context.Context, src Source, w io.Writer, opts ExportOptions) (E
 		return res, fmt.Errorf("export: reading the store's clock: %w", err)
 	}
 	h := header{Type: typeHeader, Format: FormatVersion, ChronosVersion: opts.ChronosVersion, Store: opts.StoreKind,
-		ExportedAt: now.UTC(), Counts: Counts{Endpoints: int64(len(endpoints)), Tokens: int64(len(tokens)), States: int64(len(states))},
+		Owner: opts.Owner, ExportedAt: now.UTC(),
+		Counts:  Counts{Endpoints: int64(len(endpoints)), Tokens: int64(len(tokens)), States: int64(len(states))},
 		Secrets: "this file holds every endpoint's signing secrets and every token's hash: keep it as private as the database"}
-	for _, n := range counts.ByStatus {
-		h.Counts.Alarms += n
+	if opts.Owner == "" { // one owner's alarms are not counted ahead: that is the walk itself
+		for _, n := range counts.ByStatus {
+			h.Counts.Alarms += n
+		}
 	}
 	if err := write(h); err != nil {
 		return res, err
@@ -145,6 +157,9 @@ func Export(ctx context.Context, src Source, w io.Writer, opts ExportOptions) (E
 		}
 		ids := make(map[string]bool, len(page))
 		for _, a := range page {
+			if opts.Owner != "" && a.Owner != opts.Owner {
+				continue
+			}
 			if err := write(alarmToRecord(a)); err != nil {
 				return res, err
 			}
@@ -152,8 +167,10 @@ func Export(ctx context.Context, src Source, w io.Writer, opts ExportOptions) (E
 			res.Counts.Alarms++
 		}
 		last := page[len(page)-1].ID
-		if err := exportEvents(ctx, src, after, last, ids, write, &res); err != nil {
-			return res, err
+		if len(ids) > 0 || opts.Owner == "" {
+			if err := exportEvents(ctx, src, after, last, ids, opts.Owner != "", write, &res); err != nil {
+				return res, err
+			}
 		}
 		after = last
 	}
@@ -168,8 +185,9 @@ func Export(ctx context.Context, src Source, w io.Writer, opts ExportOptions) (E
 }
 
 // exportEvents writes the stored events of the alarms with ids in (after, through],
-// skipping those whose alarm is not among ids (gone: orphans).
-func exportEvents(ctx context.Context, src Source, after, through string, ids map[string]bool, write func(any) error, res *ExportResult) error {
+// skipping those whose alarm is not among ids: gone (orphans), or, when oneOwner,
+// another owner's.
+func exportEvents(ctx context.Context, src Source, after, through string, ids map[string]bool, oneOwner bool, write func(any) error, res *ExportResult) error {
 	cur := ports.EventCursor{AlarmID: after, ID: maxEventID}
 	if after == "" {
 		cur = ports.EventCursor{}
@@ -184,7 +202,9 @@ func exportEvents(ctx context.Context, src Source, after, through string, ids ma
 		}
 		for _, e := range evs {
 			if !ids[e.AlarmID] {
-				res.Orphans++
+				if !oneOwner {
+					res.Orphans++
+				}
 				continue
 			}
 			if err := write(eventToRecord(e)); err != nil {

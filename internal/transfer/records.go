@@ -44,7 +44,8 @@ type header struct {
 	Type           string    `json:"type"`
 	Format         int       `json:"format"`
 	ChronosVersion string    `json:"chronos_version"`
-	Store          string    `json:"store"` // the source's kind: sqlite, postgres, mysql
+	Store          string    `json:"store"`           // the source's kind: sqlite, postgres, mysql
+	Owner          string    `json:"owner,omitempty"` // set: this owner alone (ExportOptions.Owner)
 	ExportedAt     time.Time `json:"exported_at"`
 	// Counts as the source held them when the export began (events are not counted
 	// there: that would read the whole history twice). The end line's are exact.
