@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,8 +76,10 @@ func TestTokenOverTheAPI(t *testing.T) {
 		t.Errorf("revoke printed %q (%v)", out, err)
 	}
 	out, _, err = s.run(t, "list", "--server", s.url)
+	// Tokens made in the same millisecond list in id order: find the revoked one's line.
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if err != nil || len(lines) != 4 || !strings.HasPrefix(lines[3], id) || strings.Fields(lines[3])[5] == "-" {
+	revoked := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, id+" ") })
+	if err != nil || len(lines) != 4 || revoked < 1 || strings.Fields(lines[revoked])[5] == "-" {
 		t.Errorf("list after revoking:\n%s(%v)", out, err)
 	}
 	if _, _, err = s.run(t, "revoke", "--server", s.url, "--id", "tok_nope"); err == nil || !strings.Contains(err.Error(), `no token with id "tok_nope"`) {
