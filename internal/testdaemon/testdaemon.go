@@ -82,7 +82,10 @@ func AsUser(t testing.TB, name, dir string, cmd *exec.Cmd) *exec.Cmd {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	// Pdeathsig: a test binary killed outright (a timeout, ^C) runs no cleanup; the
+	// daemon then dies with it instead of holding its port for the next run.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)},
+		Pdeathsig: syscall.SIGKILL}
 	cmd.Env = append(os.Environ(), "HOME="+dir, "LC_ALL=C")
 	return cmd
 }
