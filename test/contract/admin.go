@@ -22,9 +22,9 @@ var adminCases = []testCase{
 	{"CountAlarms", testAdminCount},
 }
 
-func (e *env) adminList(f ports.AdminFilter) ([]domain.Alarm, string) {
+func (e *env) adminList(f ports.ListFilter) ([]domain.Alarm, string) {
 	e.t.Helper()
-	as, next, err := e.store.AdminList(e.ctx, f)
+	as, next, err := e.store.List(e.ctx, f)
 	if err != nil {
 		e.t.Fatalf("AdminList(%+v): %v", f, err)
 	}
@@ -32,7 +32,7 @@ func (e *env) adminList(f ports.AdminFilter) ([]domain.Alarm, string) {
 }
 
 // adminListAll walks every page of f.
-func (e *env) adminListAll(f ports.AdminFilter) []domain.Alarm {
+func (e *env) adminListAll(f ports.ListFilter) []domain.Alarm {
 	e.t.Helper()
 	var all []domain.Alarm
 	for page := 0; ; page++ {
@@ -80,7 +80,7 @@ func testAdminGetAnyOwner(t *testing.T, e *env) {
 	a := e.create(e.onceIn(alice, time.Hour))
 	b := e.fired(bob)
 	for _, want := range []domain.Alarm{a, b} {
-		got, err := e.store.AdminGet(e.ctx, want.ID)
+		got, err := e.store.Get(e.ctx, ports.AnyOwner, want.ID)
 		if err != nil {
 			t.Fatalf("AdminGet(%s): %v", want.ID, err)
 		}
@@ -88,7 +88,7 @@ func testAdminGetAnyOwner(t *testing.T, e *env) {
 		if got.Owner != want.Owner {
 			t.Errorf("AdminGet(%s).Owner = %q, want %q", want.ID, got.Owner, want.Owner)
 		}
-		evs, err := e.store.AdminEvents(e.ctx, want.ID, 0)
+		evs, err := e.store.Events(e.ctx, ports.AnyOwner, want.ID, 0)
 		if err != nil {
 			t.Fatalf("AdminEvents(%s): %v", want.ID, err)
 		}
@@ -96,7 +96,7 @@ func testAdminGetAnyOwner(t *testing.T, e *env) {
 			t.Errorf("AdminEvents(%s) = %v, want the owner's view %v", want.ID, eventTypes(evs), eventTypes(own))
 		}
 	}
-	evs, err := e.store.AdminEvents(e.ctx, b.ID, 1)
+	evs, err := e.store.Events(e.ctx, ports.AnyOwner, b.ID, 1)
 	if err != nil || len(evs) != 1 || evs[0].Type != domain.EventCreated {
 		t.Errorf("AdminEvents(limit 1) = %v, %v; want only created", eventTypes(evs), err)
 	}
@@ -107,12 +107,12 @@ func testAdminGetAnyOwner(t *testing.T, e *env) {
 func testAdminUnknownID(t *testing.T, e *env) {
 	e.createDue(alice)
 	for _, id := range []string{newID(), "not-a-uuid", "", "'; DROP TABLE alarms; --"} {
-		_, err := e.store.AdminGet(e.ctx, id)
+		_, err := e.store.Get(e.ctx, ports.AnyOwner, id)
 		wantErr(t, "AdminGet("+id+")", err, ports.ErrNotFound)
-		_, err = e.store.AdminEvents(e.ctx, id, 0)
+		_, err = e.store.Events(e.ctx, ports.AnyOwner, id, 0)
 		wantErr(t, "AdminEvents("+id+")", err, ports.ErrNotFound)
 		called := false
-		_, err = e.store.AdminMutate(e.ctx, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		_, err = e.store.Mutate(e.ctx, ports.AnyOwner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 			called = true
 			return cancelFn(a, now)
 		})
@@ -147,11 +147,11 @@ func testAdminListAcrossOwners(t *testing.T, e *env) {
 	}
 	want := newestFirst(all...)
 	for _, limit := range []int{1, 3, 7, 0} {
-		if got := alarmIDs(e.adminListAll(ports.AdminFilter{Limit: limit})); !slices.Equal(got, want) {
+		if got := alarmIDs(e.adminListAll(ports.ListFilter{Scope: ports.AnyOwner, Limit: limit})); !slices.Equal(got, want) {
 			t.Errorf("AdminList pages of %d = %v, want %v", limit, got, want)
 		}
 	}
-	as, next := e.adminList(ports.AdminFilter{Limit: 3})
+	as, next := e.adminList(ports.ListFilter{Scope: ports.AnyOwner, Limit: 3})
 	if len(as) != 3 || next == "" {
 		t.Errorf("first page of 3 = %d alarms, cursor %q; want 3 and a cursor", len(as), next)
 	}
@@ -164,11 +164,11 @@ func testAdminListAcrossOwners(t *testing.T, e *env) {
 	for range ports.MaxListLimit - len(all) + 5 {
 		e.create(e.onceIn(alice, time.Hour))
 	}
-	as, next = e.adminList(ports.AdminFilter{Limit: ports.MaxListLimit + 100})
+	as, next = e.adminList(ports.ListFilter{Scope: ports.AnyOwner, Limit: ports.MaxListLimit + 100})
 	if len(as) != ports.MaxListLimit || next == "" {
 		t.Errorf("a page asking for %d = %d alarms, cursor %q; want %d and a cursor", ports.MaxListLimit+100, len(as), next, ports.MaxListLimit)
 	}
-	if as, _ = e.adminList(ports.AdminFilter{}); len(as) != ports.DefaultListLimit {
+	if as, _ = e.adminList(ports.ListFilter{Scope: ports.AnyOwner}); len(as) != ports.DefaultListLimit {
 		t.Errorf("the default page = %d alarms, want %d", len(as), ports.DefaultListLimit)
 	}
 }
@@ -187,20 +187,20 @@ func testAdminListFilters(t *testing.T, e *env) {
 
 	for _, c := range []struct {
 		name string
-		f    ports.AdminFilter
+		f    ports.ListFilter
 		want []domain.Alarm
 	}{
-		{"owner", ports.AdminFilter{Owner: alice}, []domain.Alarm{onceA, cronA, failedOld, failedNewer}},
-		{"status", ports.AdminFilter{Status: domain.StatusFailed}, []domain.Alarm{failedOld, failedNew, failedNewer}},
-		{"kind", ports.AdminFilter{Kind: domain.KindCron}, []domain.Alarm{cronA, pausedB}},
-		{"owner and status", ports.AdminFilter{Owner: bob, Status: domain.StatusPaused}, []domain.Alarm{pausedB}},
-		{"owner, kind", ports.AdminFilter{Owner: bob, Kind: domain.KindOnce}, []domain.Alarm{firedB, failedNew}},
-		{"label prefix", ports.AdminFilter{LabelPrefix: "billing:"}, []domain.Alarm{failedOld, failedNew}},
-		{"label prefix and owner", ports.AdminFilter{LabelPrefix: "billing:", Owner: bob}, []domain.Alarm{failedNew}},
-		{"failed since", ports.AdminFilter{FailedSince: cutoff}, []domain.Alarm{failedNew, failedNewer}},
-		{"failed since and owner", ports.AdminFilter{FailedSince: cutoff, Owner: alice}, []domain.Alarm{failedNewer}},
-		{"nothing matches", ports.AdminFilter{Owner: "carol"}, nil},
-		{"status and kind that never meet", ports.AdminFilter{Status: domain.StatusPaused, Kind: domain.KindOnce}, nil},
+		{"owner", ports.ListFilter{Scope: ports.OwnedBy(alice)}, []domain.Alarm{onceA, cronA, failedOld, failedNewer}},
+		{"status", ports.ListFilter{Scope: ports.AnyOwner, Status: domain.StatusFailed}, []domain.Alarm{failedOld, failedNew, failedNewer}},
+		{"kind", ports.ListFilter{Scope: ports.AnyOwner, Kind: domain.KindCron}, []domain.Alarm{cronA, pausedB}},
+		{"owner and status", ports.ListFilter{Scope: ports.OwnedBy(bob), Status: domain.StatusPaused}, []domain.Alarm{pausedB}},
+		{"owner, kind", ports.ListFilter{Scope: ports.OwnedBy(bob), Kind: domain.KindOnce}, []domain.Alarm{firedB, failedNew}},
+		{"label prefix", ports.ListFilter{Scope: ports.AnyOwner, LabelPrefix: "billing:"}, []domain.Alarm{failedOld, failedNew}},
+		{"label prefix and owner", ports.ListFilter{Scope: ports.OwnedBy(bob), LabelPrefix: "billing:"}, []domain.Alarm{failedNew}},
+		{"failed since", ports.ListFilter{Scope: ports.AnyOwner, FailedSince: cutoff}, []domain.Alarm{failedNew, failedNewer}},
+		{"failed since and owner", ports.ListFilter{Scope: ports.OwnedBy(alice), FailedSince: cutoff}, []domain.Alarm{failedNewer}},
+		{"nothing matches", ports.ListFilter{Scope: ports.OwnedBy("carol")}, nil},
+		{"status and kind that never meet", ports.ListFilter{Scope: ports.AnyOwner, Status: domain.StatusPaused, Kind: domain.KindOnce}, nil},
 	} {
 		want := newestFirst(c.want...)
 		for _, limit := range []int{1, 0} {
@@ -237,7 +237,7 @@ func testAdminListLabelPrefixLiteral(t *testing.T, e *env) {
 		for _, l := range want {
 			as = append(as, byLabel[l])
 		}
-		if got := alarmIDs(e.adminListAll(ports.AdminFilter{LabelPrefix: prefix})); !slices.Equal(got, newestFirst(as...)) {
+		if got := alarmIDs(e.adminListAll(ports.ListFilter{Scope: ports.AnyOwner, LabelPrefix: prefix})); !slices.Equal(got, newestFirst(as...)) {
 			t.Errorf("label prefix %q matched %v, want the alarms labelled %q", prefix, got, want)
 		}
 	}
@@ -247,7 +247,7 @@ func testAdminListLabelPrefixLiteral(t *testing.T, e *env) {
 func testAdminListBadCursor(t *testing.T, e *env) {
 	e.createDue(alice)
 	for _, c := range []string{"garbage", "c:zz", "%%%"} {
-		_, _, err := e.store.AdminList(e.ctx, ports.AdminFilter{Cursor: c})
+		_, _, err := e.store.List(e.ctx, ports.ListFilter{Scope: ports.AnyOwner, Cursor: c})
 		var ve *domain.ValidationError
 		if !errors.As(err, &ve) || ve.Field != "cursor" {
 			t.Errorf("AdminList(cursor %q) = %v, want a ValidationError on cursor", c, err)
@@ -261,7 +261,7 @@ func testAdminListBadCursor(t *testing.T, e *env) {
 func testAdminMutateRetry(t *testing.T, e *env) {
 	failed := e.failedOnce(bob, "")
 	e.clock.Advance(time.Minute)
-	got, err := e.store.AdminMutate(e.ctx, failed.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	got, err := e.store.Mutate(e.ctx, ports.AnyOwner, failed.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		tr, err := domain.Retry(a, now, "tok_ops")
 		return tr, err == nil, err
 	})
@@ -279,7 +279,7 @@ func testAdminMutateRetry(t *testing.T, e *env) {
 	claimed := e.claimOnly("w2", time.Minute, failed.ID)
 
 	// An admin cancel of a leased alarm releases the lease; the worker's outcome is stale.
-	_, err = e.store.AdminMutate(e.ctx, failed.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	_, err = e.store.Mutate(e.ctx, ports.AnyOwner, failed.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		tr, changed := domain.AdminCancel(a, now, "tok_ops")
 		return tr, changed, nil
 	})
@@ -292,7 +292,7 @@ func testAdminMutateRetry(t *testing.T, e *env) {
 	}
 
 	// fn's error comes back as is and nothing changes.
-	_, err = e.store.AdminMutate(e.ctx, failed.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	_, err = e.store.Mutate(e.ctx, ports.AnyOwner, failed.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		tr, err := domain.Retry(a, now, "tok_ops")
 		return tr, err == nil, err
 	})
@@ -323,7 +323,7 @@ func testAdminDelete(t *testing.T, e *env) {
 		if !e.gone(x.Owner, x.ID) {
 			t.Errorf("alarm %s (%s) is still there", x.ID, x.Status)
 		}
-		_, err := e.store.AdminGet(e.ctx, x.ID)
+		_, err := e.store.Get(e.ctx, ports.AnyOwner, x.ID)
 		wantErr(t, "AdminGet of a deleted alarm", err, ports.ErrNotFound)
 	}
 	e.applyStale([]domain.Transition{e.fire(claimed)}, leased.ID)

@@ -193,7 +193,7 @@ func testApplyNotice(t *testing.T, e *env) {
 	e.applyStale([]domain.Transition{stale, fresh}, b.ID)
 	e.wantStored("the fresh one's notice", *fresh.Notice)
 	e.wantEvents("the fresh one's notice's events", e.events(alice, fresh.Notice.ID), *fresh.Notice)
-	_, err := e.store.Get(e.ctx, alice, stale.Notice.ID)
+	_, err := e.store.Get(e.ctx, ports.OwnedBy(alice), stale.Notice.ID)
 	wantErr(t, "Get of a stale transition's notice", err, ports.ErrNotFound)
 }
 

@@ -93,7 +93,7 @@ func testBatchKeyStored(t *testing.T, e *env) {
 	if rs[1].Err != nil || rs[1].Deduped {
 		t.Errorf("item with a new key: %+v, want created", rs[1])
 	}
-	if _, err := e.store.Get(e.ctx, alice, again.ID); !errors.Is(err, ports.ErrNotFound) {
+	if _, err := e.store.Get(e.ctx, ports.OwnedBy(alice), again.ID); !errors.Is(err, ports.ErrNotFound) {
 		t.Errorf("the deduped item's own id was stored (%v)", err)
 	}
 }

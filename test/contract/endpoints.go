@@ -302,7 +302,7 @@ func testAlarmEndpoint(t *testing.T, e *env) {
 
 	for id, w := range wants {
 		e.wantStored("Get", w)
-		got, err := e.store.AdminGet(e.ctx, id)
+		got, err := e.store.Get(e.ctx, ports.AnyOwner, id)
 		if err != nil {
 			t.Fatalf("AdminGet(%s): %v", id, err)
 		}

@@ -18,11 +18,11 @@ var ownerCases = []testCase{
 func testOwnerOtherSeesNothing(t *testing.T, e *env) {
 	a := e.createDue(alice)
 
-	_, err := e.store.Get(e.ctx, bob, a.ID)
+	_, err := e.store.Get(e.ctx, ports.OwnedBy(bob), a.ID)
 	wantErr(t, "Get as another owner", err, ports.ErrNotFound)
 
 	called := false
-	_, err = e.store.Mutate(e.ctx, bob, a.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	_, err = e.store.Mutate(e.ctx, ports.OwnedBy(bob), a.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		called = true
 		return cancelFn(a, now)
 	})
@@ -31,7 +31,7 @@ func testOwnerOtherSeesNothing(t *testing.T, e *env) {
 		t.Error("Mutate as another owner ran fn on alice's alarm")
 	}
 
-	_, err = e.store.Events(e.ctx, bob, a.ID, 0)
+	_, err = e.store.Events(e.ctx, ports.OwnedBy(bob), a.ID, 0)
 	wantErr(t, "Events as another owner", err, ports.ErrNotFound)
 
 	if as := e.listAll(bob, "", 0); len(as) != 0 {
@@ -51,11 +51,11 @@ func testOwnerOtherSeesNothing(t *testing.T, e *env) {
 func testOwnerUnknownID(t *testing.T, e *env) {
 	e.createDue(alice)
 	for _, id := range []string{newID(), "not-a-uuid", "", "'; DROP TABLE alarms; --"} {
-		_, err := e.store.Get(e.ctx, alice, id)
+		_, err := e.store.Get(e.ctx, ports.OwnedBy(alice), id)
 		wantErr(t, "Get("+id+")", err, ports.ErrNotFound)
-		_, err = e.store.Mutate(e.ctx, alice, id, cancelFn)
+		_, err = e.store.Mutate(e.ctx, ports.OwnedBy(alice), id, cancelFn)
 		wantErr(t, "Mutate("+id+")", err, ports.ErrNotFound)
-		_, err = e.store.Events(e.ctx, alice, id, 0)
+		_, err = e.store.Events(e.ctx, ports.OwnedBy(alice), id, 0)
 		wantErr(t, "Events("+id+")", err, ports.ErrNotFound)
 	}
 }

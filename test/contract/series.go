@@ -187,7 +187,7 @@ func testSeriesMutateWritesState(t *testing.T, e *env) {
 
 	e.clock.Advance(time.Minute)
 	r := record(resumeClearing)
-	got, err := e.store.AdminMutate(e.ctx, a.ID, r.call)
+	got, err := e.store.Mutate(e.ctx, ports.AnyOwner, a.ID, r.call)
 	if err != nil {
 		t.Fatalf("AdminMutate: %v", err)
 	}
@@ -256,7 +256,7 @@ func testSeriesDuePauses(t *testing.T, e *env) {
 	}
 
 	// Resumed, a series is no longer due (its end is cleared with its pause).
-	if _, err := e.store.AdminMutate(e.ctx, twoHoursAgo.ID, resumeClearing); err != nil {
+	if _, err := e.store.Mutate(e.ctx, ports.AnyOwner, twoHoursAgo.ID, resumeClearing); err != nil {
 		t.Fatalf("AdminMutate(resume): %v", err)
 	}
 	want = slices.Delete(want, 1, 2)
