@@ -30,7 +30,7 @@ type AlarmsConfig struct {
 
 // Alarms is the set of owner-facing use cases. Every call is scoped by owner.
 type Alarms struct {
-	store   ports.Store
+	store   Store
 	clock   ports.Clock
 	hints   *app.Hints
 	cfg     AlarmsConfig
@@ -39,7 +39,7 @@ type Alarms struct {
 }
 
 // NewAlarms builds the use cases. hints may be nil (no local dispatcher to wake).
-func NewAlarms(store ports.Store, clock ports.Clock, hints *app.Hints, cfg AlarmsConfig, log *zap.Logger) *Alarms {
+func NewAlarms(store Store, clock ports.Clock, hints *app.Hints, cfg AlarmsConfig, log *zap.Logger) *Alarms {
 	if log == nil {
 		log = zap.NewNop()
 	}
