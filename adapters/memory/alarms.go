@@ -47,17 +47,18 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 }
 
 // create is one item of CreateBatch: the key first (a deduped create wins whatever a
-// says), then the INSERT into the table and its unique index. The created event is not
-// stored: Events makes it (domain.CreatedEvent), as the SQL stores do.
+// says; a database finds it in its unique index on (owner, idempotency_key), this store
+// walks), then the INSERT. The created event is not stored: Events makes it
+// (domain.CreatedEvent), as the SQL stores do.
 func (s *Store) create(a domain.Alarm) ports.CreateResult {
-	if id, ok := s.keys[ownerKey{a.Owner, a.IdempotencyKey}]; ok && a.IdempotencyKey != "" {
-		return ports.CreateResult{Alarm: out(s.alarms[id]), Deduped: true}
+	twins := s.alarms.rows(func(b domain.Alarm) bool {
+		return a.IdempotencyKey != "" && b.IdempotencyKey == a.IdempotencyKey && b.Owner == a.Owner
+	}, nil)
+	if len(twins) > 0 {
+		return ports.CreateResult{Alarm: out(twins[0]), Deduped: true}
 	}
 	if err := s.alarms.insert(a.ID, keep(a)); err != nil {
 		return ports.CreateResult{Err: err}
-	}
-	if a.IdempotencyKey != "" {
-		s.keys[ownerKey{a.Owner, a.IdempotencyKey}] = a.ID
 	}
 	return ports.CreateResult{Alarm: keep(a)}
 }
@@ -159,11 +160,10 @@ func (s *Store) appendEvents(evs []domain.Event) {
 	}
 }
 
-// remove deletes an alarm from the table and its index, and its events (how many).
+// remove deletes an alarm and its events (how many).
 func (s *Store) remove(id string) int {
-	a, events := s.alarms[id], len(s.events[id])
+	events := len(s.events[id])
 	delete(s.alarms, id)
-	delete(s.keys, ownerKey{a.Owner, a.IdempotencyKey})
 	delete(s.events, id)
 	return events
 }

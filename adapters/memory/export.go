@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 
@@ -45,20 +44,17 @@ func (s *Store) ImportEvents(ctx context.Context, es []domain.Event) error {
 	return s.tx(ctx, func() error { s.appendEvents(es); return nil })
 }
 
-// ImportEndpoints checks every key before it writes any: this store cannot roll back.
+// ImportEndpoints writes into a copy of the table, kept only when every row went in:
+// all or nothing, as a database's transaction.
 func (s *Store) ImportEndpoints(ctx context.Context, es []domain.Endpoint) error {
 	return s.tx(ctx, func() error {
-		seen := map[ownerKey]bool{}
+		endpoints := maps.Clone(s.endpoints)
 		for _, e := range es {
-			k := ownerKey{e.Owner, e.Name}
-			if _, taken := s.endpoints[k]; taken || seen[k] {
-				return fmt.Errorf("memory: endpoint %q of owner %q: %w", e.Name, e.Owner, ports.ErrConflict)
+			if err := endpoints.insert(ownerKey{e.Owner, e.Name}, keepEndpoint(e)); err != nil {
+				return err
 			}
-			seen[k] = true
 		}
-		for _, e := range es {
-			s.endpoints[ownerKey{e.Owner, e.Name}] = keepEndpoint(e)
-		}
+		s.endpoints = endpoints
 		return nil
 	})
 }

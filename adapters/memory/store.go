@@ -42,7 +42,6 @@ type Store struct {
 type database struct {
 	mu        sync.Mutex
 	alarms    table[string, domain.Alarm] // by id
-	keys      map[ownerKey]string         // (owner, idempotency key) -> id: the unique index
 	events    map[string][]domain.Event   // by alarm id, oldest (lowest event id) first
 	lastEvent int64                       // the event id sequence
 	tokens    table[string, domain.Token] // by id
@@ -53,7 +52,7 @@ type database struct {
 	endpoints table[ownerKey, domain.Endpoint]
 }
 
-// ownerKey is a key unique per owner: an idempotency key, an endpoint's name.
+// ownerKey is the endpoints' key: a name unique per owner.
 type ownerKey struct{ owner, key string }
 
 type clusterLease struct {
@@ -70,7 +69,7 @@ var (
 
 // New returns a Store on a new, empty database; a nil clock means ports.SystemClock{}.
 func New(clock ports.Clock) *Store {
-	db := &database{alarms: table[string, domain.Alarm]{}, keys: map[ownerKey]string{}, events: map[string][]domain.Event{},
+	db := &database{alarms: table[string, domain.Alarm]{}, events: map[string][]domain.Event{},
 		tokens: table[string, domain.Token]{}, workers: table[string, domain.Worker]{}, leases: table[string, clusterLease]{},
 		state: table[string, ports.State]{}, sessions: table[string, ports.Session]{}, endpoints: table[ownerKey, domain.Endpoint]{}}
 	return (&Store{database: db}).Open(clock)

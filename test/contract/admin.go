@@ -26,7 +26,7 @@ func (e *env) adminList(f ports.ListFilter) ([]domain.Alarm, string) {
 	e.t.Helper()
 	as, next, err := e.store.List(e.ctx, f)
 	if err != nil {
-		e.t.Fatalf("AdminList(%+v): %v", f, err)
+		e.t.Fatalf("List(%+v): %v", f, err)
 	}
 	return as, next
 }
@@ -37,7 +37,7 @@ func (e *env) adminListAll(f ports.ListFilter) []domain.Alarm {
 	var all []domain.Alarm
 	for page := 0; ; page++ {
 		if page > 10000 {
-			e.t.Fatal("AdminList never returned an empty cursor")
+			e.t.Fatal("List never returned an empty cursor")
 		}
 		as, next := e.adminList(f)
 		all = append(all, as...)
@@ -45,7 +45,7 @@ func (e *env) adminListAll(f ports.ListFilter) []domain.Alarm {
 			return all
 		}
 		if len(as) == 0 {
-			e.t.Fatalf("AdminList returned an empty page with a non-empty cursor %q", next)
+			e.t.Fatalf("List returned an empty page with a non-empty cursor %q", next)
 		}
 		f.Cursor = next
 	}
@@ -74,7 +74,7 @@ func (e *env) failedOnce(owner, label string) domain.Alarm {
 	return a
 }
 
-// AdminGet and AdminEvents read any owner's alarm, owner included, exactly as the
+// Get and Events with ports.AnyOwner read any owner's alarm, owner included, exactly as the
 // owner's Get and Events do.
 func testAdminGetAnyOwner(t *testing.T, e *env) {
 	a := e.create(e.onceIn(alice, time.Hour))
@@ -82,23 +82,23 @@ func testAdminGetAnyOwner(t *testing.T, e *env) {
 	for _, want := range []domain.Alarm{a, b} {
 		got, err := e.store.Get(e.ctx, ports.AnyOwner, want.ID)
 		if err != nil {
-			t.Fatalf("AdminGet(%s): %v", want.ID, err)
+			t.Fatalf("Get(AnyOwner, %s): %v", want.ID, err)
 		}
-		e.wantAlarm("AdminGet", got, e.get(want.Owner, want.ID))
+		e.wantAlarm("Get(AnyOwner)", got, e.get(want.Owner, want.ID))
 		if got.Owner != want.Owner {
-			t.Errorf("AdminGet(%s).Owner = %q, want %q", want.ID, got.Owner, want.Owner)
+			t.Errorf("Get(AnyOwner, %s).Owner = %q, want %q", want.ID, got.Owner, want.Owner)
 		}
 		evs, err := e.store.Events(e.ctx, ports.AnyOwner, want.ID, 0)
 		if err != nil {
-			t.Fatalf("AdminEvents(%s): %v", want.ID, err)
+			t.Fatalf("Events(AnyOwner, %s): %v", want.ID, err)
 		}
 		if own := e.events(want.Owner, want.ID); !slices.Equal(eventTypes(evs), eventTypes(own)) {
-			t.Errorf("AdminEvents(%s) = %v, want the owner's view %v", want.ID, eventTypes(evs), eventTypes(own))
+			t.Errorf("Events(AnyOwner, %s) = %v, want the owner's view %v", want.ID, eventTypes(evs), eventTypes(own))
 		}
 	}
 	evs, err := e.store.Events(e.ctx, ports.AnyOwner, b.ID, 1)
 	if err != nil || len(evs) != 1 || evs[0].Type != domain.EventCreated {
-		t.Errorf("AdminEvents(limit 1) = %v, %v; want only created", eventTypes(evs), err)
+		t.Errorf("Events(AnyOwner, limit 1) = %v, %v; want only created", eventTypes(evs), err)
 	}
 }
 
@@ -108,17 +108,17 @@ func testAdminUnknownID(t *testing.T, e *env) {
 	e.createDue(alice)
 	for _, id := range []string{newID(), "not-a-uuid", "", "'; DROP TABLE alarms; --"} {
 		_, err := e.store.Get(e.ctx, ports.AnyOwner, id)
-		wantErr(t, "AdminGet("+id+")", err, ports.ErrNotFound)
+		wantErr(t, "Get(AnyOwner, "+id+")", err, ports.ErrNotFound)
 		_, err = e.store.Events(e.ctx, ports.AnyOwner, id, 0)
-		wantErr(t, "AdminEvents("+id+")", err, ports.ErrNotFound)
+		wantErr(t, "Events(AnyOwner, "+id+")", err, ports.ErrNotFound)
 		called := false
 		_, err = e.store.Mutate(e.ctx, ports.AnyOwner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 			called = true
 			return cancelFn(a, now)
 		})
-		wantErr(t, "AdminMutate("+id+")", err, ports.ErrNotFound)
+		wantErr(t, "Mutate(AnyOwner, "+id+")", err, ports.ErrNotFound)
 		if called {
-			t.Errorf("AdminMutate(%s) ran fn for an alarm that does not exist", id)
+			t.Errorf("Mutate(AnyOwner, %s) ran fn for an alarm that does not exist", id)
 		}
 		d, err := e.store.DeleteAlarms(e.ctx, []string{id})
 		if err != nil || d != (ports.Deleted{}) {
@@ -130,7 +130,7 @@ func testAdminUnknownID(t *testing.T, e *env) {
 	}
 }
 
-// AdminList returns every owner's alarms newest first, paged like List: default and
+// List with ports.AnyOwner returns every owner's alarms newest first, paged like List: default and
 // maximum page sizes, a cursor that continues after the last alarm.
 func testAdminListAcrossOwners(t *testing.T, e *env) {
 	var all []domain.Alarm
@@ -148,7 +148,7 @@ func testAdminListAcrossOwners(t *testing.T, e *env) {
 	want := newestFirst(all...)
 	for _, limit := range []int{1, 3, 7, 0} {
 		if got := alarmIDs(e.adminListAll(ports.ListFilter{Scope: ports.AnyOwner, Limit: limit})); !slices.Equal(got, want) {
-			t.Errorf("AdminList pages of %d = %v, want %v", limit, got, want)
+			t.Errorf("List(AnyOwner) pages of %d = %v, want %v", limit, got, want)
 		}
 	}
 	as, next := e.adminList(ports.ListFilter{Scope: ports.AnyOwner, Limit: 3})
@@ -157,7 +157,7 @@ func testAdminListAcrossOwners(t *testing.T, e *env) {
 	}
 	for _, a := range as {
 		if a.Owner == "" {
-			t.Errorf("AdminList alarm %s has no owner", a.ID)
+			t.Errorf("List(AnyOwner): alarm %s has no owner", a.ID)
 		}
 	}
 	// More than the maximum page: the page is capped.
@@ -250,7 +250,7 @@ func testAdminListBadCursor(t *testing.T, e *env) {
 		_, _, err := e.store.List(e.ctx, ports.ListFilter{Scope: ports.AnyOwner, Cursor: c})
 		var ve *domain.ValidationError
 		if !errors.As(err, &ve) || ve.Field != "cursor" {
-			t.Errorf("AdminList(cursor %q) = %v, want a ValidationError on cursor", c, err)
+			t.Errorf("List(AnyOwner, cursor %q) = %v, want a ValidationError on cursor", c, err)
 		}
 	}
 }
@@ -266,7 +266,7 @@ func testAdminMutateRetry(t *testing.T, e *env) {
 		return tr, err == nil, err
 	})
 	if err != nil {
-		t.Fatalf("AdminMutate(retry): %v", err)
+		t.Fatalf("Mutate(AnyOwner, retry): %v", err)
 	}
 	want := failed
 	want.Status, want.NextFireAt, want.FailureCount, want.LastError, want.UpdatedAt = domain.StatusActive, e.now(), 0, "", e.now()
@@ -284,7 +284,7 @@ func testAdminMutateRetry(t *testing.T, e *env) {
 		return tr, changed, nil
 	})
 	if err != nil {
-		t.Fatalf("AdminMutate(cancel): %v", err)
+		t.Fatalf("Mutate(AnyOwner, cancel): %v", err)
 	}
 	e.applyStale([]domain.Transition{e.fire(claimed)}, failed.ID)
 	if a := e.get(bob, failed.ID); a.Status != domain.StatusCancelled || a.Claimed() {

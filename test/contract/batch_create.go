@@ -38,7 +38,7 @@ func keyed(s domain.Spec, key string) domain.Spec {
 	return s
 }
 
-// Every alarm comes back as Create would return it, in the order given, stored with
+// Every alarm comes back as CreateBatch would return it, in the order given, stored with
 // its created event.
 func testBatchRoundTrip(t *testing.T, e *env) {
 	as := []domain.Alarm{

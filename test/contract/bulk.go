@@ -65,7 +65,7 @@ func (e *env) bulkMix(n int) []domain.Alarm {
 	return as
 }
 
-// Every alarm comes back as Create would have stored it, payload byte for byte.
+// Every alarm comes back as CreateBatch would have stored it, payload byte for byte.
 func testBulkRoundTrip(t *testing.T, e *env) {
 	as := e.bulkMix(40)
 	e.createMany(as)

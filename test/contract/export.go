@@ -172,7 +172,7 @@ func (e *env) adminGet(id string) domain.Alarm {
 	e.t.Helper()
 	a, err := e.store.Get(e.ctx, ports.AnyOwner, id)
 	if err != nil {
-		e.t.Fatalf("AdminGet(%s): %v", id, err)
+		e.t.Fatalf("Get(AnyOwner, %s): %v", id, err)
 	}
 	return a
 }
@@ -223,7 +223,7 @@ func testExportEventsPaged(t *testing.T, e *env) {
 	for _, id := range ids {
 		evs, err := e.store.Events(e.ctx, ports.AnyOwner, id, 0)
 		if err != nil {
-			t.Fatalf("AdminEvents(%s): %v", id, err)
+			t.Fatalf("Events(AnyOwner, %s): %v", id, err)
 		}
 		want = append(want, evs[1:]...) // without the created event Events makes up
 	}
@@ -283,7 +283,7 @@ func testImportEventsKeepOrder(t *testing.T, e *env) {
 		}
 		got, err := e.store.Events(e.ctx, ports.AnyOwner, a.ID, 0)
 		if err != nil {
-			t.Fatalf("AdminEvents(%s): %v", a.ID, err)
+			t.Fatalf("Events(AnyOwner, %s): %v", a.ID, err)
 		}
 		if len(got) != len(mine) {
 			t.Errorf("alarm %s: %d events after ImportEvents, want %d (a stored created event is the history's first)", a.ID, len(got), len(mine))
@@ -443,11 +443,11 @@ func testExportRoundTrip(t *testing.T, e *env) {
 		e.wantAlarm("alarm in the new store", got[i], w)
 		gotEvs, err := target.Events(e.ctx, ports.AnyOwner, w.ID, 0)
 		if err != nil {
-			t.Fatalf("AdminEvents(%s) in the new store: %v", w.ID, err)
+			t.Fatalf("Events(AnyOwner, %s) in the new store: %v", w.ID, err)
 		}
 		wantEvs, err := e.store.Events(e.ctx, ports.AnyOwner, w.ID, 0)
 		if err != nil {
-			t.Fatalf("AdminEvents(%s): %v", w.ID, err)
+			t.Fatalf("Events(AnyOwner, %s): %v", w.ID, err)
 		}
 		if len(gotEvs) != len(wantEvs) {
 			t.Errorf("alarm %s: %d events in the new store, %d in the old", w.ID, len(gotEvs), len(wantEvs))
