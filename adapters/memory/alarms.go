@@ -213,8 +213,7 @@ func (s *Store) CountAlarms(ctx context.Context, lease time.Duration) (ports.Ala
 // after atMost entries (the port promises a cost of what it counts).
 func (s *Store) CountActive(ctx context.Context, owner string, atMost int) (int, error) {
 	return txv(s, ctx, func() (int, error) {
-		active := s.alarms.rows(func(a domain.Alarm) bool { return a.Owner == owner && a.Status.CountsTowardQuota() }, byID)
-		return min(len(active), atMost), nil
+		return min(len(s.alarms.rows(func(a domain.Alarm) bool { return a.Owner == owner && a.Status.CountsTowardQuota() }, nil)), atMost), nil
 	})
 }
 

@@ -94,10 +94,7 @@ func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fe
 func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
 	return txv(s, ctx, func() (r ports.ApplyResult, _ error) {
 		for _, t := range ts {
-			if t.Notice == nil || !s.applies(t) {
-				continue
-			}
-			if _, taken := s.alarms[t.Notice.ID]; taken {
+			if t.Notice != nil && s.applies(t) && s.alarms[t.Notice.ID].ID != "" {
 				return r, fmt.Errorf("memory: notice of alarm %q: alarm id %q: %w", t.AlarmID, t.Notice.ID, ports.ErrConflict)
 			}
 		}

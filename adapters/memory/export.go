@@ -27,13 +27,9 @@ func (s *Store) ExportEvents(ctx context.Context, after ports.EventCursor, throu
 		evs := []domain.Event{}
 		for _, id := range slices.Sorted(maps.Keys(s.events)) {
 			for _, ev := range s.events[id] {
-				if id < after.AlarmID || id > through || (id == after.AlarmID && ev.ID <= after.ID) {
-					continue
+				if len(evs) < limit && id <= through && (id > after.AlarmID || (id == after.AlarmID && ev.ID > after.ID)) {
+					evs = append(evs, ev)
 				}
-				if len(evs) == limit {
-					return evs, nil
-				}
-				evs = append(evs, ev)
 			}
 		}
 		return evs, nil

@@ -158,16 +158,8 @@ func (t table[K, V]) update(k K, change func(*V)) (V, error) {
 	return v, err
 }
 
-// remove is "DELETE ... WHERE key = k" of a row that must exist; ErrNotFound without one.
-func (t table[K, V]) remove(k K) error {
-	_, err := t.get(k)
-	if err == nil {
-		delete(t, k)
-	}
-	return err
-}
-
-// rows is "SELECT * WHERE where ORDER BY order", a nil where selecting every row. It
+// rows is "SELECT * WHERE where ORDER BY order", a nil where selecting every row and a
+// nil order leaving them unordered. It
 // walks every row where a database walks an index (the callers say which where it
 // matters).
 func (t table[K, V]) rows(where func(V) bool, order func(x, y V) int) []V {
@@ -177,7 +169,9 @@ func (t table[K, V]) rows(where func(V) bool, order func(x, y V) int) []V {
 			rows = append(rows, v)
 		}
 	}
-	slices.SortFunc(rows, order)
+	if order != nil {
+		slices.SortFunc(rows, order)
+	}
 	return rows
 }
 

@@ -141,10 +141,11 @@ func (s *Store) DeleteExpiredSessions(ctx context.Context, before time.Time, lim
 		expired := s.sessions.rows(func(x ports.Session) bool { return !x.ExpiresAt.After(before) }, func(x, y ports.Session) int {
 			return stampThenID(x.ExpiresAt, y.ExpiresAt, x.Hash, y.Hash)
 		})
-		for _, sess := range expired[:min(len(expired), max(limit, 0))] {
+		expired = expired[:min(len(expired), max(limit, 0))]
+		for _, sess := range expired {
 			delete(s.sessions, sess.Hash)
 		}
-		return min(len(expired), max(limit, 0)), nil
+		return len(expired), nil
 	})
 }
 
@@ -193,7 +194,9 @@ func (s *Store) UpdateEndpoint(ctx context.Context, e domain.Endpoint) (domain.E
 
 func (s *Store) DeleteEndpoint(ctx context.Context, owner, name string) error {
 	return s.tx(ctx, func() error {
-		return s.endpoints.remove(ownerKey{owner, name})
+		_, err := s.endpoints.get(ownerKey{owner, name})
+		delete(s.endpoints, ownerKey{owner, name})
+		return err
 	})
 }
 
