@@ -196,11 +196,8 @@ func byPausedUntil(x, y domain.Alarm) int {
 func (s *Store) CountAlarms(ctx context.Context, lease time.Duration) (ports.AlarmCounts, error) {
 	return txv(s, ctx, func() (ports.AlarmCounts, error) {
 		c := ports.AlarmCounts{ByStatus: map[domain.Status]int64{}, Now: s.now()}
-		for _, st := range domain.Statuses {
-			c.ByStatus[st] = 0 // every status, zero included
-		}
-		for _, a := range s.alarms {
-			c.ByStatus[a.Status]++
+		for _, st := range domain.Statuses { // every status, zero included
+			c.ByStatus[st] = int64(len(s.alarms.rows(func(a domain.Alarm) bool { return a.Status == st }, nil)))
 		}
 		if due := s.due(c.Now, lease); len(due) > 0 {
 			c.Due, c.OldestDue = int64(len(due)), due[0].NextFireAt

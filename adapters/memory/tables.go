@@ -56,11 +56,10 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 // TouchToken: an unknown id changes nothing and is no error.
 func (s *Store) TouchToken(ctx context.Context, id string, at, staleBefore time.Time) error {
 	return s.tx(ctx, func() error {
-		_, _ = s.tokens.update(id, func(t *domain.Token) {
-			if t.LastUsedAt.IsZero() || t.LastUsedAt.Before(trunc(staleBefore)) {
-				t.LastUsedAt = trunc(at)
-			}
-		})
+		if t, ok := s.tokens[id]; ok && (t.LastUsedAt.IsZero() || t.LastUsedAt.Before(trunc(staleBefore))) {
+			t.LastUsedAt = trunc(at)
+			s.tokens[id] = t
+		}
 		return nil
 	})
 }

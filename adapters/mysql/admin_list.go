@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"context"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"strings"
 
 	"github.com/chronoshq/chronos/domain"
@@ -9,15 +10,14 @@ import (
 )
 
 // List returns the alarms in f's scope matching f, newest first, keyset-paginated on
-// id. The owner API's page (f.OwnerPage) is ownerList's (list.go); every other page is
-// built here.
+// id: the owner API's page is ownerList's (list.go), every other page filteredList's.
 func (s *Store) List(ctx context.Context, f ports.ListFilter) ([]domain.Alarm, string, error) {
-	switch {
-	case f.Scope.None():
-		return []domain.Alarm{}, "", nil
-	case f.OwnerPage():
-		return s.ownerList(ctx, f.Scope.Owner(), f)
-	}
+	return sqlstore.ListAlarms(ctx, f, s.ownerList, s.filteredList)
+}
+
+// filteredList is a page of the alarms in f's scope matching f (adminListQuery reads the
+// owner from the scope).
+func (s *Store) filteredList(ctx context.Context, _ string, f ports.ListFilter) ([]domain.Alarm, string, error) {
 	// Failed since is status failed: with another status nothing can match, and no walk
 	// is needed to find that out.
 	if !f.FailedSince.IsZero() && f.Status != "" && f.Status != domain.StatusFailed {

@@ -96,16 +96,14 @@ func adminListStatement(owner, status, cursor bool) string {
 }
 
 // List returns a page of the alarms in f's scope matching f, newest first,
-// keyset-paginated on id. The owner API's page (f.OwnerPage) runs List's four
-// statements (list.go); every other page, one of these.
+// keyset-paginated on id: the owner API's page with ownerList's four statements
+// (list.go), every other page with filteredList's.
 func (s *Store) List(ctx context.Context, f ports.ListFilter) ([]domain.Alarm, string, error) {
-	switch {
-	case f.Scope.None():
-		return []domain.Alarm{}, "", nil
-	case f.OwnerPage():
-		return s.ownerList(ctx, f.Scope.Owner(), f)
-	}
-	owner := f.Scope.Owner() // "" across owners
+	return sqlstore.ListAlarms(ctx, f, s.ownerList, s.filteredList)
+}
+
+// filteredList is a page of the owner's alarms ("" across owners) matching f.
+func (s *Store) filteredList(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
 	var after string
 	if f.Cursor != "" {
 		var err error

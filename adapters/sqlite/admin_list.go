@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 
 	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/domain"
@@ -86,19 +87,17 @@ func adminListSQL(w adminWalk, cursor bool) string {
 }
 
 // List returns a page of the alarms in f's scope matching f, newest first, keyset-
-// paginated on id. The owner API's page (f.OwnerPage) is ownerList's (alarms.go).
-// Every other page: with an owner it walks alarms_owner_status as ownerList does;
-// without, of a rare status (failed since is failed), alarms_rare_status; otherwise the
-// primary key. Each walk reads past the alarms that do not match the other filters, so
-// a page's cost grows with those it skips (the port allows it).
+// paginated on id: the owner API's page is ownerList's (alarms.go), every other page
+// filteredList's.
 func (s *Store) List(ctx context.Context, f ports.ListFilter) ([]domain.Alarm, string, error) {
-	switch {
-	case f.Scope.None():
-		return []domain.Alarm{}, "", nil
-	case f.OwnerPage():
-		return s.ownerList(ctx, f.Scope.Owner(), f)
-	}
-	owner := f.Scope.Owner() // "" across owners
+	return sqlstore.ListAlarms(ctx, f, s.ownerList, s.filteredList)
+}
+
+// filteredList is a page of the owner's alarms ("" across owners) matching f: with an
+// owner it walks alarms_owner_status as ownerList does; without, of a rare status
+// (failed since is failed), alarms_rare_status; otherwise the primary key. Each walk reads past the alarms that do not match the other filters, so
+// a page's cost grows with those it skips (the port allows it).
+func (s *Store) filteredList(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
 	after := ""
 	if f.Cursor != "" {
 		var err error
