@@ -58,7 +58,7 @@ type Transition struct {
 	PausedUntil  time.Time
 	// Notice, set when an alarm naming an endpoint fails for good or a series pauses
 	// itself, is the failure notice to create with the transition: a store inserts it
-	// (as Create would, with its created event) in the same transaction, and only when
+	// (as CreateBatch would, with its created event) in the same transaction, and only when
 	// the transition applies, so a notice is never lost and never made twice.
 	Notice *Alarm
 	// Define, set only by Update, is the alarm's new definition: a store writes it with

@@ -7,10 +7,10 @@ import (
 )
 
 // BulkCreator is optional: a store implements it when it can insert many alarms far
-// faster than one Create each (COPY, multi-row INSERTs, one transaction). `chronos
-// bench` loads its backlog with it, and an importer may; the API never does, because
-// it needs Create's idempotency answer per alarm. Callers check for it with a type
-// assertion and fall back to Create:
+// faster than CreateBatch (COPY, multi-row INSERTs, no per-item idempotency answer).
+// `chronos bench` loads its backlog with it, and an importer may; the API never does,
+// because it needs CreateBatch's idempotency answer per alarm. Callers check for it
+// with a type assertion and fall back to CreateBatch:
 //
 //	if bc, ok := store.(ports.BulkCreator); ok { err = bc.CreateMany(ctx, alarms) }
 //
@@ -18,7 +18,7 @@ import (
 // its BulkCreate cases on them (and says plainly that it skipped them otherwise).
 type BulkCreator interface {
 	// CreateMany inserts every alarm of as, each built by domain.NewAlarm, exactly as
-	// Create would: a bulk-loaded alarm is indistinguishable from one created singly,
+	// CreateBatch would: a bulk-loaded alarm is indistinguishable from one created so,
 	// history included.
 	//
 	// It is all or nothing: the alarms are written in one
@@ -26,7 +26,7 @@ type BulkCreator interface {
 	// already stored or repeated within as is ErrConflict, and then nothing is
 	// written. An empty slice writes nothing and is not an error.
 	//
-	// Times are kept at the store's precision, as Create keeps them. The store may
+	// Times are kept at the store's precision, as CreateBatch keeps them. The store may
 	// split the work into several statements (parameter and packet limits), never into
 	// several transactions. Large slices are the point: implementations must not hold
 	// per-alarm round trips.

@@ -20,7 +20,6 @@ type Store interface {
 	HintStore
 	RetentionStore
 	LeaseStore
-	AdminStore
 	StateStore
 	SessionStore
 	EndpointStore
@@ -55,58 +54,84 @@ type Capabilities struct {
 	TimePrecision time.Duration
 }
 
-// AlarmStore is the owner-facing side: create, read and change alarms.
+// AlarmStore creates, reads and changes alarms. Every read and change by id takes a
+// Scope: the owner API passes OwnedBy(owner), the operator's AnyOwner, and a store
+// implements each method once, finding the alarm by id and checking its owner against
+// the scope (an alarm the scope does not see is ErrNotFound, exactly as an unknown id,
+// so other owners' ids leak nothing).
 type AlarmStore interface {
-	// Create inserts a, built by domain.NewAlarm. It need not store a created event:
-	// Events puts one first (domain.WithCreated), from the alarm's own row.
-	//
-	// When a.IdempotencyKey is non-empty and the owner already has an alarm with that
-	// key, nothing is written and the existing alarm is returned with deduped = true,
-	// whatever the rest of a says. This must hold under concurrency: N simultaneous
-	// creates with one key make exactly one row, and all N callers get that row.
-	// An id collision is ErrConflict.
-	Create(ctx context.Context, a domain.Alarm) (stored domain.Alarm, deduped bool, err error)
+	AlarmReader
 
-	// CreateBatch creates every alarm of as in one transaction, each exactly as Create
-	// would, and returns one result per alarm, in order. Each is
-	// idempotent on its own key: an owner's key already stored gives that alarm with
-	// Deduped; a key repeated within as makes one alarm, and the later items get it
-	// with Deduped; this holds under concurrency with other creates and batches. An id
-	// that is already stored is that item's ErrConflict (Err), and the other items are
-	// created all the same. Ids within one batch are distinct (the caller made them, as
-	// the API does, with domain.NewAlarm); stores need not handle an id repeated in as.
-	// An error returned by the call itself means nothing was written. Not a round trip per alarm: the API's group commit and its batch
-	// endpoint call it to put many creates in one transaction. Stores may split the
-	// work into several statements (parameter limits), never several transactions.
+	// CreateBatch creates every alarm of as (each built by domain.NewAlarm) in one
+	// transaction and returns one result per alarm, in order. No created event need be
+	// stored: Events puts one first (domain.WithCreated), from the alarm's own row.
+	//
+	// Each is idempotent on its own key: when a.IdempotencyKey is non-empty and the
+	// owner already has an alarm with that key, nothing is written for it and the
+	// existing alarm is its result with Deduped, whatever the rest of a says; a key
+	// repeated within as makes one alarm, and the later items get it with Deduped. This
+	// holds under concurrency with other batches: N simultaneous batches with one key
+	// make exactly one row, and all N callers get that row. An id that is already
+	// stored is that item's ErrConflict (Err), and the other items are created all the
+	// same. Ids within one batch are distinct (the caller made them, as the API does,
+	// with domain.NewAlarm); stores need not handle an id repeated in as.
+	// An error returned by the call itself means nothing was written. Not a round trip
+	// per alarm: the API's group commit and its batch endpoint call it to put many
+	// creates in one transaction. Stores may split the work into several statements
+	// (parameter limits), never several transactions.
 	CreateBatch(ctx context.Context, as []domain.Alarm) ([]CreateResult, error)
 
-	// Get returns the owner's alarm. ErrNotFound when the id is unknown or not owned.
-	Get(ctx context.Context, owner, id string) (domain.Alarm, error)
+	// Mutate runs an owner or operator action atomically: it reads the alarm, locked
+	// against concurrent writers (row lock, or the single writer), calls fn with it and
+	// the store's now, and applies the transition fn returns (unfenced) with its
+	// events, all in one transaction. fn returning changed=false commits nothing and
+	// Mutate returns the alarm as read; fn returning an error aborts and Mutate returns
+	// that error as is. fn must be pure: a store may call it again if it retries the
+	// transaction. Owner and operator actions never carry a Notice (only domain.Decide
+	// makes one, for Apply), so stores do not insert one here.
+	// ErrNotFound when the id is unknown or not in scope.
+	Mutate(ctx context.Context, scope Scope, id string, fn MutateFunc) (domain.Alarm, error)
 
-	// List returns the owner's alarms, newest first (by id, which is time-ordered), at
-	// most min(f.Limit, MaxListLimit) of them; f.Limit <= 0 means DefaultListLimit. The
-	// returned cursor is "" on the last page; passing it back continues after the last
-	// alarm returned. An unparseable cursor is a *domain.ValidationError on "cursor".
-	List(ctx context.Context, owner string, f ListFilter) (alarms []domain.Alarm, nextCursor string, err error)
+	// DeleteAlarms deletes the alarms with these ids, whatever their owner, status or
+	// lease, and all their events, in one transaction: the alarm rows first, then the
+	// events of the ids deleted (see RetentionStore for why in that order). Unknown ids
+	// are skipped. A worker still delivering a deleted alarm finds its outcome stale. At
+	// most MaxDeleteIDs ids per call. Only the operator calls it.
+	DeleteAlarms(ctx context.Context, ids []string) (Deleted, error)
+}
 
-	// Mutate runs an owner action atomically: it reads the owner's alarm, locked against
-	// concurrent writers (row lock, or the single writer), calls fn with it and the
-	// store's now, and applies the transition fn returns (unfenced) with its events, all
-	// in one transaction. fn returning changed=false commits nothing and Mutate returns
-	// the alarm as read; fn returning an error aborts and Mutate returns that error as is.
-	// fn must be pure: a store may call it again if it retries the transaction.
-	// Owner and operator actions never carry a Notice (only domain.Decide makes one, for
-	// Apply), so stores do not insert one here.
-	// ErrNotFound when the id is unknown or not owned.
-	Mutate(ctx context.Context, owner, id string, fn MutateFunc) (domain.Alarm, error)
+// AlarmReader is the alarm reads, which a read replica may serve too (ReadReplica).
+type AlarmReader interface {
+	// Get returns the alarm. ErrNotFound when the id is unknown or not in scope.
+	Get(ctx context.Context, scope Scope, id string) (domain.Alarm, error)
 
-	// Events returns the owner's alarm's history, oldest first, at most
-	// min(limit, MaxEventsLimit) rows (limit <= 0 means MaxEventsLimit), beginning with
-	// its created event: stores build it from the alarm's row with domain.WithCreated
-	// and domain.CreatedEvent rather than write an event row per create (a history
-	// that already begins with a stored one keeps it). ErrNotFound when the alarm is
-	// unknown or not owned.
-	Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error)
+	// List returns the alarms in f.Scope that match f, newest first (by id, which is
+	// time-ordered), at most min(f.Limit, MaxListLimit) of them; f.Limit <= 0 means
+	// DefaultListLimit. The returned cursor is "" on the last page; passing it back
+	// continues after the last alarm returned. An unparseable cursor is a
+	// *domain.ValidationError on "cursor". A scope that sees nothing (Scope.None) is an
+	// empty page.
+	//
+	// Cost: a page of one owner filtered at most by status walks an index on the
+	// owner's alarms from the cursor and stops after the page, however many the owner
+	// has; that is the owner API's list, and it must stay so. With the other filters, or
+	// across owners, a page's cost may grow with the alarms it skips over that do not
+	// match (an operator's filter is not always backed by an index).
+	List(ctx context.Context, f ListFilter) (alarms []domain.Alarm, nextCursor string, err error)
+
+	// Events returns the alarm's history, oldest first, at most min(limit,
+	// MaxEventsLimit) rows (limit <= 0 means MaxEventsLimit), beginning with its created
+	// event: stores build it from the alarm's row with domain.WithCreated and
+	// domain.CreatedEvent rather than write an event row per create (a history that
+	// already begins with a stored one keeps it). ErrNotFound when the alarm is unknown
+	// or not in scope.
+	Events(ctx context.Context, scope Scope, id string, limit int) ([]domain.Event, error)
+
+	// CountAlarms counts alarms by status, and the due backlog: active alarms whose
+	// next_fire_at is at or before the store's now and that no worker holds a live
+	// lease on, with the earliest such next_fire_at. It reads every alarm's status (an
+	// index walk at best), so callers sample it (seconds apart), never per request.
+	CountAlarms(ctx context.Context, lease time.Duration) (AlarmCounts, error)
 }
 
 // CreateResult is one item's outcome of AlarmStore.CreateBatch: the stored alarm and
@@ -127,11 +152,26 @@ const (
 	MaxEventsLimit   = 1000
 )
 
-// ListFilter narrows AlarmStore.List.
+// ListFilter says which alarms AlarmReader.List returns. Zero fields other than Scope do
+// not filter; the zero Scope sees nothing, so a filter always says whose alarms it is
+// about.
 type ListFilter struct {
-	Status domain.Status // "" for every status
-	Limit  int
-	Cursor string
+	Scope       Scope
+	Status      domain.Status // "" for every status
+	Kind        domain.Kind   // "" for both kinds
+	LabelPrefix string        // alarms whose label starts with it (byte-wise, no wildcards)
+	// FailedSince: status failed, failed (updated_at) at or after it, compared at the
+	// store's TimePrecision (truncated first), so an alarm that failed at exactly this
+	// instant is included.
+	FailedSince time.Time
+	Limit       int
+	Cursor      string
+}
+
+// OwnerPage reports whether f is a page of one owner's alarms filtered at most by
+// status: the owner API's list, which a store serves from its owner index.
+func (f ListFilter) OwnerPage() bool {
+	return !f.Scope.IsAnyOwner() && f.Kind == "" && f.LabelPrefix == "" && f.FailedSince.IsZero()
 }
 
 // ClaimStore is the dispatcher's side: claim due alarms under a lease and apply the
@@ -155,7 +195,7 @@ type ClaimStore interface {
 	// alarm id is reported in ApplyResult.Stale. The events of applied transitions are
 	// appended in the same transaction. Ids in one batch are distinct.
 	// An applied transition's Notice is inserted in the same transaction, exactly as
-	// AlarmStore.Create would insert it; a stale one's is not.
+	// AlarmStore.CreateBatch would insert it; a stale one's is not.
 	// A notice whose id already exists fails the batch with ErrConflict (its id derives
 	// from its alarm's and the time, so this does not happen). A batch without notices
 	// must cost nothing more for their sake: it is the dispatcher's hot path.
@@ -182,8 +222,8 @@ type ClaimStore interface {
 
 	// DuePauses returns the ids of at most limit paused alarms whose paused_until is at
 	// or before the store's now, earliest paused_until first; none is an empty slice. It
-	// reads, never writes: dispatchers resume each through AdminStore.AdminMutate with
-	// domain.ResumeDue, which checks again under the row lock, so two nodes finding the
+	// reads, never writes: dispatchers resume each through AlarmStore.Mutate (AnyOwner)
+	// with domain.ResumeDue, which checks again under the row lock, so two nodes finding the
 	// same alarm resume it once. Its cost must not grow with alarms paused without an
 	// end, nor with any other alarm (an index on paused_until of only the rows that have
 	// one, where the database has partial indexes).

@@ -40,12 +40,16 @@ func (a *api) adminListAlarms(w http.ResponseWriter, r *http.Request, _ domain.T
 }
 
 // adminFilterParams reads the filter of the admin list from the query.
-func adminFilterParams(q url.Values) (ports.AdminFilter, error) {
+// Without an owner it reaches every owner's alarms, as an admin token may.
+func adminFilterParams(q url.Values) (ports.ListFilter, error) {
 	status, err := statusParam(q)
 	if err != nil {
-		return ports.AdminFilter{}, err
+		return ports.ListFilter{}, err
 	}
-	f := ports.AdminFilter{Owner: q.Get("owner"), Status: status, Kind: domain.Kind(q.Get("kind")), LabelPrefix: q.Get("label_prefix")}
+	f := ports.ListFilter{Scope: ports.AnyOwner, Status: status, Kind: domain.Kind(q.Get("kind")), LabelPrefix: q.Get("label_prefix")}
+	if owner := q.Get("owner"); owner != "" {
+		f.Scope = ports.OwnedBy(owner)
+	}
 	if raw := q.Get("failed_since"); raw != "" {
 		if f.FailedSince, err = time.Parse(time.RFC3339Nano, raw); err != nil {
 			return f, invalidArgument("failed_since", "must be an RFC 3339 time, such as 2026-01-02T15:04:05Z")
@@ -56,8 +60,8 @@ func adminFilterParams(q url.Values) (ports.AdminFilter, error) {
 
 // checkNoNUL refuses NUL in the filter's strings: no stored value holds one, and
 // PostgreSQL text cannot, so the store would fail with a 500 instead of matching nothing.
-func checkNoNUL(f ports.AdminFilter) error {
-	for name, v := range map[string]string{"owner": f.Owner, "kind": string(f.Kind), "label_prefix": f.LabelPrefix} {
+func checkNoNUL(f ports.ListFilter) error {
+	for name, v := range map[string]string{"owner": f.Scope.Owner(), "kind": string(f.Kind), "label_prefix": f.LabelPrefix} {
 		if strings.ContainsRune(v, 0) {
 			return invalidArgument(name, "must not contain NUL characters")
 		}

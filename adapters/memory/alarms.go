@@ -7,39 +7,35 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chronoshq/chronos/adapters/internal/claims"
+	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
-// Create: key check and insert are one transaction, so N concurrent creates with one
-// key make one alarm. A database needs a unique index on (owner, idempotency_key), and
-// an insert that loses the race to it must read and return the winner, not fail.
-func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool, error) {
-	r, err := txv(s, ctx, func() (ports.CreateResult, error) { r := s.create(a); return r, r.Err })
-	return r.Alarm, r.Deduped, err
+// keep is a as stored: times truncated, so what a caller gets back (a lease above all)
+// equals what is kept; the payload copied in, and by out again on the way out, so a
+// caller changing its slice cannot change the store. The series' start and end are
+// kept to the nanosecond, in UTC: the SQL stores keep them as text, not in a column of
+// their precision.
+func keep(a domain.Alarm) domain.Alarm {
+	for _, p := range []*time.Time{&a.FireAt, &a.NextFireAt, &a.ScheduledFor, &a.ClaimedAt, &a.CreatedAt, &a.UpdatedAt, &a.LastFiredAt, &a.PausedUntil} {
+		*p = trunc(*p)
+	}
+	for _, p := range []*time.Time{&a.Series.StartAt, &a.Series.EndAt} {
+		if !p.IsZero() {
+			*p = p.UTC()
+		}
+	}
+	return out(a)
 }
 
-// create is Create inside tx: the key first (a deduped create wins whatever a says),
-// then the INSERT into the table and its unique index. The created event is not stored:
-// history adds it (domain.CreatedEvent), as the SQL stores do.
-func (s *Store) create(a domain.Alarm) ports.CreateResult {
-	if id, ok := s.keys[ownerKey{a.Owner, a.IdempotencyKey}]; ok && a.IdempotencyKey != "" {
-		return ports.CreateResult{Alarm: out(s.alarms[id]), Deduped: true}
-	}
-	if _, ok := s.alarms[a.ID]; ok {
-		return ports.CreateResult{Err: fmt.Errorf("memory: alarm id %q: %w", a.ID, ports.ErrConflict)}
-	}
-	a = keep(a)
-	s.alarms[a.ID] = a
-	if a.IdempotencyKey != "" {
-		s.keys[ownerKey{a.Owner, a.IdempotencyKey}] = a.ID
-	}
-	return ports.CreateResult{Alarm: out(a)}
-}
+func out(a domain.Alarm) domain.Alarm { a.Payload = slices.Clone(a.Payload); return a }
 
-// CreateBatch: a key repeated within the batch dedupes to the first item's alarm,
-// because create indexes each key as it goes; an id conflict fails its own item only.
+// CreateBatch: key check and insert are one transaction, so N concurrent creates with
+// one key make one alarm. A database needs a unique index on (owner, idempotency_key),
+// and an insert that loses the race to it must read and return the winner, not fail. A
+// key repeated within the batch dedupes to the first item's alarm, because create
+// indexes each key as it goes; an id conflict fails its own item only.
 func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.CreateResult, error) {
 	return txv(s, ctx, func() ([]ports.CreateResult, error) {
 		res := make([]ports.CreateResult, len(as))
@@ -50,7 +46,25 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 	})
 }
 
-// CreateMany rolls back at the first alarm Create would dedupe or refuse: all or nothing.
+// create is one item of CreateBatch: the key first (a deduped create wins whatever a
+// says; a database finds it in its unique index on (owner, idempotency_key), this store
+// walks), then the INSERT. The created event is not stored: Events makes it
+// (domain.CreatedEvent), as the SQL stores do.
+func (s *Store) create(a domain.Alarm) ports.CreateResult {
+	twins := s.alarms.rows(func(b domain.Alarm) bool {
+		return a.IdempotencyKey != "" && b.IdempotencyKey == a.IdempotencyKey && b.Owner == a.Owner
+	}, nil)
+	if len(twins) > 0 {
+		return ports.CreateResult{Alarm: out(twins[0]), Deduped: true}
+	}
+	if err := s.alarms.insert(a.ID, keep(a)); err != nil {
+		return ports.CreateResult{Err: err}
+	}
+	return ports.CreateResult{Alarm: keep(a)}
+}
+
+// CreateMany rolls back at the first alarm CreateBatch would dedupe or refuse: all or
+// nothing. ImportAlarms is the same: it keeps every field it is given.
 func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 	return s.tx(ctx, func() error {
 		for i, a := range as {
@@ -65,56 +79,40 @@ func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 	})
 }
 
-// scope says whose alarms find, inside tx, may return: owned by one owner for the
-// owner's calls (an unknown id and another owner's are both ErrNotFound, so nothing
-// leaks), anyOwner for the operator's. The two share the rest of the code.
-type scope func(domain.Alarm) bool
+func (s *Store) ImportAlarms(ctx context.Context, as []domain.Alarm) error {
+	return s.CreateMany(ctx, as)
+}
 
-func owned(owner string) scope     { return func(a domain.Alarm) bool { return a.Owner == owner } }
-func anyOwner(a domain.Alarm) bool { return true }
-
-func (s *Store) find(id string, in scope) (domain.Alarm, error) {
-	if a, ok := s.alarms[id]; ok && in(a) {
+// find is the alarm with this id if scope sees it: an unknown id and an alarm out of
+// scope are both ErrNotFound, so nothing leaks. Owner and operator calls share it.
+func (s *Store) find(scope ports.Scope, id string) (domain.Alarm, error) {
+	if a, ok := s.alarms[id]; ok && scope.Sees(a.Owner) {
 		return a, nil
 	}
 	return domain.Alarm{}, fmt.Errorf("memory: alarm %q: %w", id, ports.ErrNotFound)
 }
 
-func (s *Store) Get(ctx context.Context, owner, id string) (domain.Alarm, error) {
-	return s.get(ctx, id, owned(owner))
-}
-func (s *Store) AdminGet(ctx context.Context, id string) (domain.Alarm, error) {
-	return s.get(ctx, id, anyOwner)
-}
-func (s *Store) get(ctx context.Context, id string, in scope) (domain.Alarm, error) {
-	return txv(s, ctx, func() (domain.Alarm, error) { a, err := s.find(id, in); return out(a), err })
+func (s *Store) Get(ctx context.Context, scope ports.Scope, id string) (domain.Alarm, error) {
+	return txv(s, ctx, func() (domain.Alarm, error) { a, err := s.find(scope, id); return out(a), err })
 }
 
-// List walks every id, skipping other owners' alarms: fine in memory, where a database
-// walks an index on (owner, id).
-func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
-	return s.page(ctx, f.Cursor, f.Limit, func(a domain.Alarm) bool {
-		return a.Owner == owner && (f.Status == "" || a.Status == f.Status)
-	})
-}
-
-// page returns at most limit alarms that match, newest first from just below the
-// cursor's id, with the next page's cursor ("" on the last page), in the one cursor
-// format of ports/cursor.go.
-func (s *Store) page(ctx context.Context, cursor string, limit int, match func(domain.Alarm) bool) (as []domain.Alarm, next string, err error) {
-	after, err := ports.DecodeListCursor(cursor) // a *domain.ValidationError on "cursor"
-	if cursor != "" && err != nil {
+// List walks every alarm from the newest; a database walks an index on (owner, status,
+// id) for an owner's page (ListFilter.OwnerPage) and stops after the page. The label
+// prefix is literal and byte-wise: "%" and "_" are characters (a SQL store must not
+// hand it to LIKE unescaped), and "" matches every label. The cursor is the one format
+// of ports/cursor.go.
+func (s *Store) List(ctx context.Context, f ports.ListFilter) (as []domain.Alarm, next string, err error) {
+	after, err := ports.DecodeListCursor(f.Cursor) // a *domain.ValidationError on "cursor"
+	if f.Cursor != "" && err != nil {
 		return nil, "", err
 	}
-	if limit <= 0 {
-		limit = ports.DefaultListLimit
-	}
-	limit = min(limit, ports.MaxListLimit)
+	since := trunc(f.FailedSince) // compared at the store's precision
 	err = s.tx(ctx, func() error {
-		as = s.query(func(a domain.Alarm) bool { return (cursor == "" || a.ID < after) && match(a) }, newestFirst)
-		if len(as) > limit { // one more matches: there is a next page
-			as, next = as[:limit], ports.EncodeListCursor(as[limit-1].ID)
-		}
+		as, next = page.Cut(s.alarms.rows(func(a domain.Alarm) bool {
+			return (f.Cursor == "" || a.ID < after) && f.Scope.Sees(a.Owner) && (f.Status == "" || a.Status == f.Status) &&
+				(f.Kind == "" || a.Kind == f.Kind) && strings.HasPrefix(a.Label, f.LabelPrefix) &&
+				(since.IsZero() || (a.Status == domain.StatusFailed && !a.UpdatedAt.Before(since)))
+		}, newestFirst), page.Size(f.Limit))
 		for i := range as {
 			as[i] = out(as[i])
 		}
@@ -125,15 +123,9 @@ func (s *Store) page(ctx context.Context, cursor string, limit int, match func(d
 
 // Mutate reads, decides and writes in one transaction: no claim and no other Mutate
 // comes between the read and the write. fn's error comes back as is.
-func (s *Store) Mutate(ctx context.Context, owner, id string, fn ports.MutateFunc) (domain.Alarm, error) {
-	return s.mutate(ctx, id, owned(owner), fn)
-}
-func (s *Store) AdminMutate(ctx context.Context, id string, fn ports.MutateFunc) (domain.Alarm, error) {
-	return s.mutate(ctx, id, anyOwner, fn)
-}
-func (s *Store) mutate(ctx context.Context, id string, in scope, fn ports.MutateFunc) (domain.Alarm, error) {
+func (s *Store) Mutate(ctx context.Context, scope ports.Scope, id string, fn ports.MutateFunc) (domain.Alarm, error) {
 	return txv(s, ctx, func() (domain.Alarm, error) {
-		a, err := s.find(id, in)
+		a, err := s.find(scope, id)
 		if err != nil {
 			return domain.Alarm{}, err
 		}
@@ -141,24 +133,16 @@ func (s *Store) mutate(ctx context.Context, id string, in scope, fn ports.Mutate
 		if err != nil || !changed {
 			return out(a), err
 		}
-		t.Fence = domain.Fence{} // owner actions are unfenced: the transaction is the guard
-		s.apply(t)               // never with a Notice: only Decide makes one (ports.AlarmStore.Mutate)
+		t.AlarmID, t.Fence = a.ID, domain.Fence{} // unfenced: the transaction is the guard
+		s.apply(t)                                // never with a Notice: only Decide makes one
 		return out(s.alarms[a.ID]), nil
 	})
 }
 
-func (s *Store) Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error) {
-	return s.history(ctx, id, owned(owner), limit)
-}
-func (s *Store) AdminEvents(ctx context.Context, id string, limit int) ([]domain.Event, error) {
-	return s.history(ctx, id, anyOwner, limit)
-}
-func (s *Store) history(ctx context.Context, id string, in scope, limit int) ([]domain.Event, error) {
-	if limit <= 0 || limit > ports.MaxEventsLimit {
-		limit = ports.MaxEventsLimit
-	}
+func (s *Store) Events(ctx context.Context, scope ports.Scope, id string, limit int) ([]domain.Event, error) {
+	limit = page.Events(limit)
 	return txv(s, ctx, func() ([]domain.Event, error) {
-		a, err := s.find(id, in)
+		a, err := s.find(scope, id)
 		if err != nil {
 			return nil, err
 		}
@@ -167,159 +151,21 @@ func (s *Store) history(ctx context.Context, id string, in scope, limit int) ([]
 	})
 }
 
-// query is "SELECT * FROM alarms WHERE where ORDER BY order". It walks every alarm
-// where a database walks an index (the comments say which where it matters).
-func (s *Store) query(where func(domain.Alarm) bool, order func(x, y domain.Alarm) int) []domain.Alarm {
-	rows := []domain.Alarm{}
-	for _, a := range s.alarms {
-		if where(a) {
-			rows = append(rows, a)
-		}
+// appendEvents numbers evs from the store's sequence and appends them to their alarms.
+func (s *Store) appendEvents(evs []domain.Event) {
+	for _, ev := range evs {
+		s.lastEvent++
+		ev.ID, ev.At, ev.ScheduledFor = s.lastEvent, trunc(ev.At), trunc(ev.ScheduledFor)
+		s.events[ev.AlarmID] = append(s.events[ev.AlarmID], ev)
 	}
-	slices.SortFunc(rows, order)
-	return rows
 }
 
-// The orders of query: ORDER BY next_fire_at, id; updated_at, id; id; id DESC;
-// paused_until, id.
-func byDue(x, y domain.Alarm) int       { return stampThenID(x.NextFireAt, y.NextFireAt, x.ID, y.ID) }
-func byUpdated(x, y domain.Alarm) int   { return stampThenID(x.UpdatedAt, y.UpdatedAt, x.ID, y.ID) }
-func byID(x, y domain.Alarm) int        { return strings.Compare(x.ID, y.ID) }
-func newestFirst(x, y domain.Alarm) int { return byID(y, x) }
-func byPausedUntil(x, y domain.Alarm) int {
-	return stampThenID(x.PausedUntil, y.PausedUntil, x.ID, y.ID)
-}
-
-// due is what a claim may take at now, oldest due first: the claim's rule, shared with
-// CountAlarms; a database walks an index of active rows by next_fire_at. A lease taken
-// at or before now - lease has run its full length, as in SQL "claimed_at <= now - lease".
-func (s *Store) due(now time.Time, lease time.Duration) []domain.Alarm {
-	expired := trunc(now.Add(-lease))
-	return s.query(func(a domain.Alarm) bool {
-		return a.Status == domain.StatusActive && !a.NextFireAt.After(now) && (a.ClaimedBy == "" || !a.ClaimedAt.After(expired))
-	}, byDue)
-}
-
-func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
-	if err := claims.Check(p); err != nil {
-		return ports.Claimed{}, fmt.Errorf("memory: %w", err)
-	}
-	return txv(s, ctx, func() (ports.Claimed, error) {
-		now := s.now()
-		due := s.due(now, p.Lease)
-		lease := func(took []domain.Alarm) []domain.Alarm {
-			for i, a := range took {
-				a.ClaimedBy, a.ClaimedAt = p.Worker, now // now as kept: it is the fence
-				s.alarms[a.ID], took[i] = a, out(a)
-			}
-			return took
-		}
-		c, err := claims.Choose(p, func() ([]domain.Alarm, error) {
-			return lease(due[:min(len(due), p.Batch)]), nil
-		}, func(taken *claims.Taken) ([]domain.Alarm, error) {
-			return lease(takeFair(due, p.Batch, *p.Fair, taken)), nil
-		})
-		c.Now = now
-		return c, err
-	})
-}
-
-// holds is the fence of "WHERE claimed_by = ? AND claimed_at = ?": an unclaimed row
-// (claimed_by NULL) holds none.
-func holds(a domain.Alarm, f domain.Fence) bool {
-	return a.ClaimedBy != "" && a.ClaimedBy == f.Worker && a.ClaimedAt.Equal(f.ClaimedAt)
-}
-
-// ExtendLease is "UPDATE alarms SET claimed_at = ? WHERE id = ?" fenced as apply is.
-func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fence, error) {
-	return txv(s, ctx, func() (domain.Fence, error) {
-		if a, ok := s.alarms[p.AlarmID]; ok && holds(a, p.Fence) {
-			a.ClaimedAt = trunc(s.now().Add(p.For - p.Lease)) // as kept: it is the new fence
-			s.alarms[a.ID] = a
-			return a.Fence(), nil
-		}
-		return domain.Fence{}, fmt.Errorf("memory: alarm %q: %w", p.AlarmID, ports.ErrLeaseLost)
-	})
-}
-
-// Apply inserts the Notice of each transition that applies, as Create would. A notice
-// whose id exists fails the batch, checked before anything is written since this store
-// cannot roll back (a database's transaction would).
-func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
-	return txv(s, ctx, func() (r ports.ApplyResult, _ error) {
-		for _, t := range ts {
-			if t.Notice == nil || !s.applies(t) {
-				continue
-			}
-			if _, ok := s.alarms[t.Notice.ID]; ok {
-				return r, fmt.Errorf("memory: notice of alarm %q: alarm id %q: %w", t.AlarmID, t.Notice.ID, ports.ErrConflict)
-			}
-		}
-		for _, t := range ts {
-			if !s.apply(t) {
-				r.Stale = append(r.Stale, t.AlarmID)
-			} else if t.Notice != nil {
-				s.create(*t.Notice)
-			}
-		}
-		r.Applied = len(ts) - len(r.Stale)
-		return r, nil
-	})
-}
-
-// applies reports whether t's UPDATE would match its row.
-func (s *Store) applies(t domain.Transition) bool {
-	a, ok := s.alarms[t.AlarmID]
-	return ok && (t.Fence.IsZero() || holds(a, t.Fence))
-}
-
-// apply is "UPDATE ... WHERE id = ? AND claimed_by = ? AND claimed_at = ?" (by id alone
-// when unfenced) and, only when the row matched, the INSERT of t's events.
-func (s *Store) apply(t domain.Transition) bool {
-	if !s.applies(t) {
-		return false
-	}
-	s.alarms[t.AlarmID] = keep(t.ApplyTo(s.alarms[t.AlarmID]))
-	s.appendEvents(t.Events)
-	return true
-}
-
-func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
-	unleased, err := txv(s, ctx, func() ([]domain.Alarm, error) {
-		return s.query(func(a domain.Alarm) bool { return a.Status == domain.StatusActive && a.ClaimedBy == "" }, byDue), nil
-	})
-	if err != nil || len(unleased) == 0 {
-		return time.Time{}, false, err
-	}
-	return unleased[0].NextFireAt, true, nil
-}
-
-// DuePauses: a database walks an index of the rows that have a paused_until, in its order.
-func (s *Store) DuePauses(ctx context.Context, limit int) ([]string, error) {
-	return txv(s, ctx, func() ([]string, error) {
-		now := s.now()
-		due := s.query(func(a domain.Alarm) bool {
-			return a.Status == domain.StatusPaused && !a.PausedUntil.IsZero() && !a.PausedUntil.After(now)
-		}, byPausedUntil)
-		ids := []string{}
-		for _, a := range due[:min(len(due), max(limit, 0))] {
-			ids = append(ids, a.ID)
-		}
-		return ids, nil
-	})
-}
-
-// The operator's side (AdminStore) and retention (RetentionStore).
-
-// AdminList: the label prefix is literal and byte-wise: "%" and "_" are characters (a
-// SQL store must not hand it to LIKE unescaped), and "" matches every label.
-func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, string, error) {
-	since := trunc(f.FailedSince) // compared at the store's precision
-	return s.page(ctx, f.Cursor, f.Limit, func(a domain.Alarm) bool {
-		return (f.Owner == "" || a.Owner == f.Owner) && (f.Status == "" || a.Status == f.Status) && (f.Kind == "" || a.Kind == f.Kind) &&
-			strings.HasPrefix(a.Label, f.LabelPrefix) &&
-			(since.IsZero() || (a.Status == domain.StatusFailed && !a.UpdatedAt.Before(since)))
-	})
+// remove deletes an alarm and its events (how many).
+func (s *Store) remove(id string) int {
+	events := len(s.events[id])
+	delete(s.alarms, id)
+	delete(s.events, id)
+	return events
 }
 
 // DeleteAlarms deletes leased alarms too: a worker's later outcome is then stale.
@@ -337,14 +183,21 @@ func (s *Store) DeleteAlarms(ctx context.Context, ids []string) (ports.Deleted, 
 	})
 }
 
+// The orders of rows: ORDER BY next_fire_at, id; updated_at, id; id; id DESC;
+// paused_until, id.
+func byDue(x, y domain.Alarm) int       { return stampThenID(x.NextFireAt, y.NextFireAt, x.ID, y.ID) }
+func byUpdated(x, y domain.Alarm) int   { return stampThenID(x.UpdatedAt, y.UpdatedAt, x.ID, y.ID) }
+func byID(x, y domain.Alarm) int        { return strings.Compare(x.ID, y.ID) }
+func newestFirst(x, y domain.Alarm) int { return byID(y, x) }
+func byPausedUntil(x, y domain.Alarm) int {
+	return stampThenID(x.PausedUntil, y.PausedUntil, x.ID, y.ID)
+}
+
 func (s *Store) CountAlarms(ctx context.Context, lease time.Duration) (ports.AlarmCounts, error) {
 	return txv(s, ctx, func() (ports.AlarmCounts, error) {
 		c := ports.AlarmCounts{ByStatus: map[domain.Status]int64{}, Now: s.now()}
-		for _, st := range domain.Statuses {
-			c.ByStatus[st] = 0 // every status, zero included
-		}
-		for _, a := range s.alarms {
-			c.ByStatus[a.Status]++
+		for _, st := range domain.Statuses { // every status, zero included
+			c.ByStatus[st] = int64(len(s.alarms.rows(func(a domain.Alarm) bool { return a.Status == st }, nil)))
 		}
 		if due := s.due(c.Now, lease); len(due) > 0 {
 			c.Due, c.OldestDue = int64(len(due)), due[0].NextFireAt
@@ -357,21 +210,15 @@ func (s *Store) CountAlarms(ctx context.Context, lease time.Duration) (ports.Ala
 // after atMost entries (the port promises a cost of what it counts).
 func (s *Store) CountActive(ctx context.Context, owner string, atMost int) (int, error) {
 	return txv(s, ctx, func() (int, error) {
-		n := 0
-		for _, a := range s.alarms {
-			if a.Owner == owner && a.Status.CountsTowardQuota() {
-				n++
-			}
-		}
-		return min(n, atMost), nil
+		return min(len(s.alarms.rows(func(a domain.Alarm) bool { return a.Owner == owner && a.Status.CountsTowardQuota() }, nil)), atMost), nil
 	})
 }
 
-// DeleteExpiredAlarms walks every alarm; a database needs an index on terminal rows by
-// updated_at (the port promises a cost of the rows deleted).
+// DeleteExpiredAlarms: a database needs an index on terminal rows by updated_at (the
+// port promises a cost of the rows deleted).
 func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) (ports.Deleted, error) {
 	return txv(s, ctx, func() (d ports.Deleted, _ error) {
-		expired := s.query(func(a domain.Alarm) bool {
+		expired := s.alarms.rows(func(a domain.Alarm) bool {
 			return a.Status.Terminal() && a.ClaimedBy == "" && a.UpdatedAt.Before(trunc(p.Before))
 		}, byUpdated)
 		for _, a := range expired[:min(len(expired), max(p.Limit, 0))] {
@@ -385,7 +232,7 @@ func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) 
 // next step finds out), "" when the step ran out of alarms.
 func (s *Store) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimmed, error) {
 	return txv(s, ctx, func() (t ports.Trimmed, _ error) {
-		step := s.query(func(a domain.Alarm) bool { return a.ID > p.After }, byID)
+		step := s.alarms.rows(func(a domain.Alarm) bool { return a.ID > p.After }, byID)
 		step = step[:min(p.Alarms, len(step))]
 		if len(step) == p.Alarms && len(step) > 0 {
 			t.Next = step[len(step)-1].ID

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 
@@ -10,14 +9,9 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-var (
-	_ ports.Exporter = (*Store)(nil)
-	_ ports.Importer = (*Store)(nil)
-)
-
 func (s *Store) ExportAlarms(ctx context.Context, after string, limit int) ([]domain.Alarm, error) {
 	return txv(s, ctx, func() ([]domain.Alarm, error) {
-		rows := s.query(func(a domain.Alarm) bool { return a.ID > after }, byID)
+		rows := s.alarms.rows(func(a domain.Alarm) bool { return a.ID > after }, byID)
 		rows = rows[:min(limit, len(rows))]
 		for i, a := range rows {
 			rows[i] = out(a)
@@ -30,51 +24,33 @@ func (s *Store) ExportAlarms(ctx context.Context, after string, limit int) ([]do
 // index on them; events of removed alarms are removed with them here, so none is orphaned.
 func (s *Store) ExportEvents(ctx context.Context, after ports.EventCursor, through string, limit int) ([]domain.Event, error) {
 	return txv(s, ctx, func() ([]domain.Event, error) {
-		ids := slices.Sorted(maps.Keys(s.events))
-		out := []domain.Event{}
-		for _, id := range ids {
-			if id < after.AlarmID || id > through {
-				continue
-			}
+		evs := []domain.Event{}
+		for _, id := range slices.Sorted(maps.Keys(s.events)) {
 			for _, ev := range s.events[id] {
-				if id == after.AlarmID && ev.ID <= after.ID {
-					continue
+				if len(evs) < limit && id <= through && (id > after.AlarmID || (id == after.AlarmID && ev.ID > after.ID)) {
+					evs = append(evs, ev)
 				}
-				if len(out) == limit {
-					return out, nil
-				}
-				out = append(out, ev)
 			}
 		}
-		return out, nil
+		return evs, nil
 	})
-}
-
-// ImportAlarms is CreateMany, which keeps every field it is given.
-func (s *Store) ImportAlarms(ctx context.Context, as []domain.Alarm) error {
-	return s.CreateMany(ctx, as)
 }
 
 func (s *Store) ImportEvents(ctx context.Context, es []domain.Event) error {
-	return s.tx(ctx, func() error {
-		s.appendEvents(es)
-		return nil
-	})
+	return s.tx(ctx, func() error { s.appendEvents(es); return nil })
 }
 
+// ImportEndpoints writes into a copy of the table, kept only when every row went in:
+// all or nothing, as a database's transaction.
 func (s *Store) ImportEndpoints(ctx context.Context, es []domain.Endpoint) error {
 	return s.tx(ctx, func() error {
-		seen := map[ownerName]bool{}
+		endpoints := maps.Clone(s.endpoints)
 		for _, e := range es {
-			k := ownerName{e.Owner, e.Name}
-			if _, taken := s.endpoints[k]; taken || seen[k] {
-				return fmt.Errorf("memory: endpoint %q of owner %q: %w", e.Name, e.Owner, ports.ErrConflict)
+			if err := endpoints.insert(ownerKey{e.Owner, e.Name}, keepEndpoint(e)); err != nil {
+				return err
 			}
-			seen[k] = true
 		}
-		for _, e := range es {
-			s.endpoints[ownerName{e.Owner, e.Name}] = keepEndpoint(e)
-		}
+		s.endpoints = endpoints
 		return nil
 	})
 }

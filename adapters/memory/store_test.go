@@ -2,6 +2,8 @@ package memory_test
 
 import (
 	"errors"
+	"github.com/chronoshq/chronos/ports"
+	"github.com/chronoshq/chronos/test/contract"
 	"testing"
 	"time"
 
@@ -20,19 +22,19 @@ func TestPayloadCopiesClockClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, err := s.Create(ctx, a)
+	got, _, err := contract.CreateOne(ctx, s, a)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.Payload[2], got.Payload[3] = 'X', 'Y'
-	if again, err := s.Get(ctx, "o", a.ID); err != nil || string(again.Payload) != `{"k":1}` {
+	if again, err := s.Get(ctx, ports.OwnedBy("o"), a.ID); err != nil || string(again.Payload) != `{"k":1}` {
 		t.Errorf("stored payload = %s, %v; want it unchanged by the caller's slices", again.Payload, err)
 	}
 	if now, err := s.Now(ctx); err != nil || now.Location() != time.UTC || time.Since(now) > time.Minute {
 		t.Errorf("Now with a nil clock = %v, %v; want the process clock in UTC", now, err)
 	}
 	_ = s.Close()
-	if _, err := s.Get(ctx, "o", a.ID); !errors.Is(err, memory.ErrClosed) {
+	if _, err := s.Get(ctx, ports.OwnedBy("o"), a.ID); !errors.Is(err, memory.ErrClosed) {
 		t.Errorf("Get after Close: %v, want ErrClosed", err)
 	}
 }
@@ -50,17 +52,17 @@ func TestOpenSharesTheDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.Create(ctx, a); err != nil {
+	if _, _, err := contract.CreateOne(ctx, s, a); err != nil {
 		t.Fatal(err)
 	}
 	if now, err := other.Now(ctx); err != nil || !now.Equal(first.Add(time.Hour)) {
 		t.Errorf("the second Store's Now = %v, %v; want its own clock's", now, err)
 	}
 	_ = s.Close()
-	if got, err := other.Get(ctx, "o", a.ID); err != nil || got.ID != a.ID {
+	if got, err := other.Get(ctx, ports.OwnedBy("o"), a.ID); err != nil || got.ID != a.ID {
 		t.Errorf("the second Store, after the first closed: Get = %v; want the first one's alarm", err)
 	}
-	if _, err := s.Get(ctx, "o", a.ID); !errors.Is(err, memory.ErrClosed) {
+	if _, err := s.Get(ctx, ports.OwnedBy("o"), a.ID); !errors.Is(err, memory.ErrClosed) {
 		t.Errorf("Get on the closed Store: %v, want ErrClosed", err)
 	}
 }

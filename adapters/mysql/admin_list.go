@@ -2,15 +2,22 @@ package mysql
 
 import (
 	"context"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"strings"
 
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
-// AdminList returns every owner's alarms matching f, newest first, paged with List's
-// cursor.
-func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, string, error) {
+// List returns the alarms in f's scope matching f, newest first, keyset-paginated on
+// id: the owner API's page is ownerList's (list.go), every other page filteredList's.
+func (s *Store) List(ctx context.Context, f ports.ListFilter) ([]domain.Alarm, string, error) {
+	return sqlstore.ListAlarms(ctx, f, s.ownerList, s.filteredList)
+}
+
+// filteredList is a page of the alarms in f's scope matching f (adminListQuery reads the
+// owner from the scope).
+func (s *Store) filteredList(ctx context.Context, _ string, f ports.ListFilter) ([]domain.Alarm, string, error) {
 	// Failed since is status failed: with another status nothing can match, and no walk
 	// is needed to find that out.
 	if !f.FailedSince.IsZero() && f.Status != "" && f.Status != domain.StatusFailed {
@@ -34,14 +41,15 @@ func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Al
 // are most alarms, so such a page is found at once. Left free, the optimizer would take
 // a status through a status-led index (alarms_lane_due) and sort all of that status's
 // rows for every page.
-func adminListQuery(f ports.AdminFilter) listQuery {
+func adminListQuery(f ports.ListFilter) listQuery {
+	owner := f.Scope.Owner() // "" across owners
 	var q listQuery
 	and := func(cond string, arg any) {
 		q.where = append(q.where, cond)
 		q.args = append(q.args, arg)
 	}
-	if f.Owner != "" {
-		and(`owner = ?`, f.Owner)
+	if owner != "" {
+		and(`owner = ?`, owner)
 	}
 	if f.Status != "" {
 		and(`status = ?`, string(f.Status))
@@ -63,7 +71,7 @@ func adminListQuery(f ports.AdminFilter) listQuery {
 		status = domain.StatusFailed
 	}
 	switch {
-	case f.Owner != "":
+	case owner != "":
 		q.index = ownerIndex(status != "")
 	case rareStatus[status]:
 		and(`rare_status = ?`, string(status))

@@ -37,23 +37,23 @@ func TestAdminPlansWalkTheirIndex(t *testing.T) {
 		}
 		for _, c := range []struct {
 			name string
-			f    ports.AdminFilter
+			f    ports.ListFilter
 			key  string
 		}{
-			{"everything", ports.AdminFilter{}, "PRIMARY"},
-			{"status active", ports.AdminFilter{Status: domain.StatusActive}, "PRIMARY"},
-			{"status fired", ports.AdminFilter{Status: domain.StatusFired}, "PRIMARY"},
-			{"status failed", ports.AdminFilter{Status: domain.StatusFailed}, "alarms_rare_status"},
-			{"status paused", ports.AdminFilter{Status: domain.StatusPaused}, "alarms_rare_status"},
-			{"status cancelled, kind", ports.AdminFilter{Status: domain.StatusCancelled, Kind: domain.KindCron}, "alarms_rare_status"},
-			{"kind", ports.AdminFilter{Kind: domain.KindCron}, "PRIMARY"},
-			{"label prefix", ports.AdminFilter{LabelPrefix: "billing:"}, "PRIMARY"},
-			{"failed since", ports.AdminFilter{FailedSince: since}, "alarms_rare_status"},
-			{"status, kind, label, failed since", ports.AdminFilter{Status: domain.StatusFailed, Kind: domain.KindOnce, LabelPrefix: "b", FailedSince: since}, "alarms_rare_status"},
-			{"owner", ports.AdminFilter{Owner: "alice"}, "alarms_owner_list"},
-			{"owner and kind", ports.AdminFilter{Owner: "alice", Kind: domain.KindOnce}, "alarms_owner_list"},
-			{"owner and status", ports.AdminFilter{Owner: "alice", Status: domain.StatusFailed}, "alarms_owner_status_list"},
-			{"owner, failed since", ports.AdminFilter{Owner: "bob", FailedSince: since}, "alarms_owner_status_list"},
+			{"everything", ports.ListFilter{Scope: ports.AnyOwner}, "PRIMARY"},
+			{"status active", ports.ListFilter{Scope: ports.AnyOwner, Status: domain.StatusActive}, "PRIMARY"},
+			{"status fired", ports.ListFilter{Scope: ports.AnyOwner, Status: domain.StatusFired}, "PRIMARY"},
+			{"status failed", ports.ListFilter{Scope: ports.AnyOwner, Status: domain.StatusFailed}, "alarms_rare_status"},
+			{"status paused", ports.ListFilter{Scope: ports.AnyOwner, Status: domain.StatusPaused}, "alarms_rare_status"},
+			{"status cancelled, kind", ports.ListFilter{Scope: ports.AnyOwner, Status: domain.StatusCancelled, Kind: domain.KindCron}, "alarms_rare_status"},
+			{"kind", ports.ListFilter{Scope: ports.AnyOwner, Kind: domain.KindCron}, "PRIMARY"},
+			{"label prefix", ports.ListFilter{Scope: ports.AnyOwner, LabelPrefix: "billing:"}, "PRIMARY"},
+			{"failed since", ports.ListFilter{Scope: ports.AnyOwner, FailedSince: since}, "alarms_rare_status"},
+			{"status, kind, label, failed since", ports.ListFilter{Scope: ports.AnyOwner, Status: domain.StatusFailed, Kind: domain.KindOnce, LabelPrefix: "b", FailedSince: since}, "alarms_rare_status"},
+			{"owner", ports.ListFilter{Scope: ports.OwnedBy("alice")}, "alarms_owner_list"},
+			{"owner and kind", ports.ListFilter{Scope: ports.OwnedBy("alice"), Kind: domain.KindOnce}, "alarms_owner_list"},
+			{"owner and status", ports.ListFilter{Scope: ports.OwnedBy("alice"), Status: domain.StatusFailed}, "alarms_owner_status_list"},
+			{"owner, failed since", ports.ListFilter{Scope: ports.OwnedBy("bob"), FailedSince: since}, "alarms_owner_status_list"},
 		} {
 			for _, after := range []string{"", cursor} {
 				q, args := adminListQuery(c.f).pageSQL(after, 100)
@@ -95,7 +95,7 @@ func TestAdminPlansWalkTheirIndex(t *testing.T) {
 	}
 
 	// And the pages are what they should be.
-	got, _, err := s.AdminList(ctx, ports.AdminFilter{Status: domain.StatusFailed, Limit: 3})
+	got, _, err := s.List(ctx, ports.ListFilter{Scope: ports.AnyOwner, Status: domain.StatusFailed, Limit: 3})
 	if err != nil || len(got) != 3 || got[0].ID != as[800].ID || got[2].ID != as[600].ID {
 		t.Errorf("the newest failed alarms = %v, %v; want the 3 newest of the ten", alarmIDsOf(got), err)
 	}

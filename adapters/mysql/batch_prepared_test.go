@@ -76,21 +76,21 @@ func TestBatchStatementsRunPrepared(t *testing.T) {
 	}
 
 	for _, tr := range clean {
-		got, err := s.Get(ctx, "o", tr.AlarmID)
+		got, err := s.Get(ctx, ports.OwnedBy("o"), tr.AlarmID)
 		if err != nil || got.Status != domain.StatusFired || got.Claimed() {
 			t.Fatalf("alarm %s: %+v, %v; want fired, unleased", tr.AlarmID, got, err)
 		}
-		evs, err := s.Events(ctx, "o", tr.AlarmID, 0)
+		evs, err := s.Events(ctx, ports.OwnedBy("o"), tr.AlarmID, 0)
 		if err != nil || len(evs) != 2 || evs[1].Type != domain.EventFired {
 			t.Fatalf("alarm %s events: %+v, %v; want created, fired", tr.AlarmID, evs, err)
 		}
 	}
 	for _, tr := range failed {
-		got, err := s.Get(ctx, "o", tr.AlarmID)
+		got, err := s.Get(ctx, ports.OwnedBy("o"), tr.AlarmID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		evs, err := s.Events(ctx, "o", tr.AlarmID, 0)
+		evs, err := s.Events(ctx, ports.OwnedBy("o"), tr.AlarmID, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"database/sql"
+	"github.com/chronoshq/chronos/test/contract"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +55,7 @@ func TestExtendLeaseByPrimaryKeyOnDatabaseClock(t *testing.T) {
 	s, _ := openTestStore(t, Options{})
 	ctx := t.Context()
 	a := newDueAlarm(t, "o", `1`)
-	if _, _, err := s.Create(ctx, a); err != nil {
+	if _, _, err := contract.CreateOne(ctx, s, a); err != nil {
 		t.Fatal(err)
 	}
 	mustExec(t, s.db, "UPDATE alarms SET next_fire_at = UTC_TIMESTAMP(6) - INTERVAL 1 SECOND")
@@ -79,7 +80,7 @@ func TestExtendLeaseByPrimaryKeyOnDatabaseClock(t *testing.T) {
 	if lo, hi := c.Now.Add(59*time.Minute), after.Add(59*time.Minute); f.Worker != "w1" || f.ClaimedAt.Before(lo) || f.ClaimedAt.After(hi) {
 		t.Errorf("new fence %+v, want w1 at the database's now + 59m, between %s and %s", f, lo, hi)
 	}
-	if got, err := s.Get(ctx, "o", a.ID); err != nil || got.Fence() != f {
+	if got, err := s.Get(ctx, ports.OwnedBy("o"), a.ID); err != nil || got.Fence() != f {
 		t.Errorf("stored lease %+v (%v) differs from the returned one %+v", got.Fence(), err, f)
 	}
 }

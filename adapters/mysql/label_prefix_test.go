@@ -46,7 +46,7 @@ func TestAdminLabelPrefixComparesBytes(t *testing.T) {
 		}
 		slices.Sort(want)
 		slices.Reverse(want)
-		got, _, err := s.AdminList(t.Context(), ports.AdminFilter{LabelPrefix: prefix})
+		got, _, err := s.List(t.Context(), ports.ListFilter{Scope: ports.AnyOwner, LabelPrefix: prefix})
 		if ids := alarmIDsOf(got); err != nil || !slices.Equal(ids, want) {
 			t.Errorf("label prefix %q = %v, %v; want %v (labels %q)", prefix, ids, err, want, labels)
 		}

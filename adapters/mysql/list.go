@@ -9,10 +9,10 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// List returns the owner's alarms newest first (ids are time-ordered UUIDv7 and the id
+// ownerList is List of one owner's alarms, at most by status: newest first (ids are time-ordered UUIDv7 and the id
 // column compares bytes), keyset-paginated: the cursor is the last id returned, so a
 // page costs one index range scan on (owner, id) or (owner, status, id) however deep.
-func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
+func (s *Store) ownerList(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
 	q := listQuery{where: []string{`owner = ?`}, args: []any{owner}}
 	if f.Status != "" {
 		q.where = append(q.where, `status = ?`)
@@ -61,7 +61,7 @@ func (q listQuery) pageSQL(after string, limit int) (string, []any) {
 }
 
 // listPage reads one page of q, newest first, and the cursor of the next ("" on the
-// last page). The cursor is the port's (ports.EncodeListCursor), for List and AdminList
+// last page). The cursor is the port's (ports.EncodeListCursor), for every page
 // alike.
 func (s *Store) listPage(ctx context.Context, q listQuery, cursor string, limit int) ([]domain.Alarm, string, error) {
 	limit = page.Size(limit)

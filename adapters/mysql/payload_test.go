@@ -3,6 +3,7 @@ package mysql
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/chronoshq/chronos/test/contract"
 	"strings"
 	"testing"
 	"time"
@@ -60,11 +61,11 @@ func TestPayloadByteForByte(t *testing.T) {
 	want := map[string][]byte{}
 	for _, p := range payloads {
 		a := newDueAlarm(t, "payload", p)
-		if _, _, err := s.Create(ctx, a); err != nil {
+		if _, _, err := contract.CreateOne(ctx, s, a); err != nil {
 			t.Fatalf("Create with payload %.40q: %v", p, err)
 		}
 		want[a.ID] = []byte(p)
-		got, err := s.Get(ctx, "payload", a.ID)
+		got, err := s.Get(ctx, ports.OwnedBy("payload"), a.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +73,7 @@ func TestPayloadByteForByte(t *testing.T) {
 			t.Errorf("Get: payload = %.60q, want %.60q", got.Payload, p)
 		}
 	}
-	listed, _, err := s.List(ctx, "payload", ports.ListFilter{Limit: ports.MaxListLimit})
+	listed, _, err := s.List(ctx, ports.ListFilter{Scope: ports.OwnedBy("payload"), Limit: ports.MaxListLimit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestPayloadByteForByte(t *testing.T) {
 func TestTimesAreStoredCutToMicroseconds(t *testing.T) {
 	s, _ := openTestStore(t, Options{Clock: fixedClock(testNow)})
 	ctx := t.Context()
-	created, _, err := s.Create(ctx, newDueAlarm(t, "o", `{}`))
+	created, _, err := contract.CreateOne(ctx, s, newDueAlarm(t, "o", `{}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestTimesAreStoredCutToMicroseconds(t *testing.T) {
 	if err != nil || len(claimed.Alarms) != 1 {
 		t.Fatalf("ClaimDue = %+v, %v", claimed, err)
 	}
-	got, err := s.Get(ctx, "o", created.ID)
+	got, err := s.Get(ctx, ports.OwnedBy("o"), created.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

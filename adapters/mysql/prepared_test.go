@@ -3,6 +3,7 @@ package mysql
 import (
 	"errors"
 	"fmt"
+	"github.com/chronoshq/chronos/test/contract"
 	"testing"
 	"time"
 
@@ -44,7 +45,7 @@ func TestPreparedStatementProtocol(t *testing.T) {
 	keyed.IdempotencyKey = "key"
 	var ids []string
 	for _, a := range []domain.Alarm{keyed, newDueAlarm(t, "o", `1`), newDueAlarm(t, "o", `"x"`)} {
-		stored, deduped, err := s.Create(ctx, a)
+		stored, deduped, err := contract.CreateOne(ctx, s, a)
 		if err != nil || deduped {
 			t.Fatalf("Create = %v, deduped %v", err, deduped)
 		}
@@ -52,7 +53,7 @@ func TestPreparedStatementProtocol(t *testing.T) {
 	}
 	twin := newDueAlarm(t, "o", `{}`)
 	twin.IdempotencyKey = "key"
-	if got, deduped, err := s.Create(ctx, twin); err != nil || !deduped || got.ID != keyed.ID || string(got.Payload) != `{"k": [1, 2]}` {
+	if got, deduped, err := contract.CreateOne(ctx, s, twin); err != nil || !deduped || got.ID != keyed.ID || string(got.Payload) != `{"k": [1, 2]}` {
 		t.Fatalf("Create twin = %s %q deduped %v, %v; want the first alarm, deduped", got.ID, got.Payload, deduped, err)
 	}
 
@@ -74,24 +75,24 @@ func TestPreparedStatementProtocol(t *testing.T) {
 	if err != nil || res.Applied != 2 || len(res.Stale) != 1 || res.Stale[0] != stale.AlarmID {
 		t.Fatalf("Apply = %+v, %v; want 2 applied and %s stale", res, err, stale.AlarmID)
 	}
-	got, err := s.Get(ctx, "o", retry.AlarmID)
+	got, err := s.Get(ctx, ports.OwnedBy("o"), retry.AlarmID)
 	if err != nil || got.Status != domain.StatusActive || got.FailureCount != 1 || got.LastError != "HTTP 503" ||
 		got.Claimed() || !got.NextFireAt.Equal(micro(retry.NextFireAt)) || !got.LastFiredAt.IsZero() {
 		t.Fatalf("after retry: %+v, %v", got, err)
 	}
 
-	cancelled, err := s.Mutate(ctx, "o", stale.AlarmID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	cancelled, err := s.Mutate(ctx, ports.OwnedBy("o"), stale.AlarmID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		tr, changed := domain.Cancel(a, now)
 		return tr, changed, nil
 	})
 	if err != nil || cancelled.Status != domain.StatusCancelled || cancelled.Claimed() {
 		t.Fatalf("Mutate cancel = %+v, %v", cancelled, err)
 	}
-	evs, err := s.Events(ctx, "o", stale.AlarmID, 0)
+	evs, err := s.Events(ctx, ports.OwnedBy("o"), stale.AlarmID, 0)
 	if err != nil || len(evs) != 2 || evs[0].Type != domain.EventCreated || evs[1].Type != domain.EventCancelled {
 		t.Fatalf("Events = %+v, %v; want created, cancelled", evs, err)
 	}
-	page, cursor, err := s.List(ctx, "o", ports.ListFilter{Limit: 2})
+	page, cursor, err := s.List(ctx, ports.ListFilter{Scope: ports.OwnedBy("o"), Limit: 2})
 	if err != nil || len(page) != 2 || cursor == "" {
 		t.Fatalf("List = %d alarms, cursor %q, %v", len(page), cursor, err)
 	}
@@ -100,17 +101,17 @@ func TestPreparedStatementProtocol(t *testing.T) {
 	// a delete, named state.
 	mustExec(t, s.db, "UPDATE alarms SET label = '50%_off' WHERE id = ?", keyed.ID)
 	mustExec(t, s.db, "UPDATE alarms SET label = '50xoff' WHERE id <> ?", keyed.ID)
-	page, _, err = s.AdminList(ctx, ports.AdminFilter{LabelPrefix: "50%", Kind: domain.KindOnce, Limit: 5})
+	page, _, err = s.List(ctx, ports.ListFilter{Scope: ports.AnyOwner, LabelPrefix: "50%", Kind: domain.KindOnce, Limit: 5})
 	if err != nil || len(page) != 1 || page[0].ID != keyed.ID {
 		t.Fatalf("AdminList(label prefix) = %d alarms, %v; want the one labelled 50%%_off", len(page), err)
 	}
-	if page, _, err = s.AdminList(ctx, ports.AdminFilter{FailedSince: testNow, Cursor: cursor}); err != nil {
+	if page, _, err = s.List(ctx, ports.ListFilter{Scope: ports.AnyOwner, FailedSince: testNow, Cursor: cursor}); err != nil {
 		t.Fatalf("AdminList(failed since) = %v", err)
 	}
-	if got, err := s.AdminGet(ctx, keyed.ID); err != nil || got.ID != keyed.ID {
+	if got, err := s.Get(ctx, ports.AnyOwner, keyed.ID); err != nil || got.ID != keyed.ID {
 		t.Fatalf("AdminGet = %v", err)
 	}
-	if evs, err := s.AdminEvents(ctx, stale.AlarmID, 1); err != nil || len(evs) != 1 {
+	if evs, err := s.Events(ctx, ports.AnyOwner, stale.AlarmID, 1); err != nil || len(evs) != 1 {
 		t.Fatalf("AdminEvents = %d, %v", len(evs), err)
 	}
 	if c, err := s.CountAlarms(ctx, time.Minute); err != nil || c.ByStatus[domain.StatusCancelled] != 1 {

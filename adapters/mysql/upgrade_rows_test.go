@@ -64,8 +64,8 @@ func upgradeKeepsRows(t *testing.T, from int64, cols string, n int, as []domain.
 			t.Fatalf("%s: Open (migrating to the latest): %v", when, err)
 		}
 		defer s.Close()
-		upgradetest.CheckAlarms(t, func(owner, id string) (domain.Alarm, error) { return s.Get(ctx, owner, id) }, as)
-		upgradetest.CheckEvents(t, func(owner, id string) ([]domain.Event, error) { return s.Events(ctx, owner, id, 0) }, as, evs)
+		upgradetest.CheckAlarms(t, func(owner, id string) (domain.Alarm, error) { return s.Get(ctx, ports.OwnedBy(owner), id) }, as)
+		upgradetest.CheckEvents(t, func(owner, id string) ([]domain.Event, error) { return s.Events(ctx, ports.OwnedBy(owner), id, 0) }, as, evs)
 		check(ctx, s, when)
 	}
 	upgraded("upgraded")

@@ -11,8 +11,8 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// AdminList's statements, one per combination of owner, status and cursor (six: without
-// an owner the status is a filter like the others), for the reason List has four: a
+// The statements of the pages List does not give to ownerList, one per combination of owner, status and cursor (six: without
+// an owner the status is a filter like the others), for the reason ownerList has four: a
 // generic plan can bound its index walk only by conditions that are always there; and
 // six more, one per rare status and cursor, without an owner. The walk, and what bounds
 // it:
@@ -95,9 +95,15 @@ func adminListStatement(owner, status, cursor bool) string {
 	return `SELECT ` + alarmColumns + ` FROM alarms WHERE ` + where + ` ORDER BY id DESC LIMIT $1`
 }
 
-// AdminList returns a page of every owner's alarms matching f, newest first,
-// keyset-paginated on id with List's cursor.
-func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, string, error) {
+// List returns a page of the alarms in f's scope matching f, newest first,
+// keyset-paginated on id: the owner API's page with ownerList's four statements
+// (list.go), every other page with filteredList's.
+func (s *Store) List(ctx context.Context, f ports.ListFilter) ([]domain.Alarm, string, error) {
+	return sqlstore.ListAlarms(ctx, f, s.ownerList, s.filteredList)
+}
+
+// filteredList is a page of the owner's alarms ("" across owners) matching f.
+func (s *Store) filteredList(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
 	var after string
 	if f.Cursor != "" {
 		var err error
@@ -120,14 +126,14 @@ func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Al
 
 	// One row more than the page says whether there is a next page.
 	args := []any{limit + 1, sqlstore.NullText(string(status)), sqlstore.NullText(string(f.Kind)), sqlstore.NullText(f.LabelPrefix), timeArg(f.FailedSince)}
-	if f.Owner != "" {
-		args = append(args, f.Owner)
+	if owner != "" {
+		args = append(args, owner)
 	}
 	if after != "" {
 		args = append(args, after)
 	}
-	q := adminListSQL[b2i(f.Owner != "")][b2i(status != "")][b2i(after != "")]
-	if rare, ok := adminRareSQL[status]; ok && f.Owner == "" {
+	q := adminListSQL[b2i(owner != "")][b2i(status != "")][b2i(after != "")]
+	if rare, ok := adminRareSQL[status]; ok && owner == "" {
 		q = rare[b2i(after != "")]
 	}
 	return s.Page(ctx, limit, q, args...)

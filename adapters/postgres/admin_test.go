@@ -62,7 +62,7 @@ func TestDeleteAlarmsBound(t *testing.T) {
 	if d, err := s.DeleteAlarms(ctx, ids); err == nil || d != (ports.Deleted{}) {
 		t.Errorf("DeleteAlarms of %d ids = %+v, %v; want an error", len(ids), d, err)
 	}
-	if _, err := s.AdminGet(ctx, a.ID); err != nil {
+	if _, err := s.Get(ctx, ports.AnyOwner, a.ID); err != nil {
 		t.Errorf("the alarm is gone after a refused delete: %v", err)
 	}
 	if d, err := s.DeleteAlarms(ctx, ids[:ports.MaxDeleteIDs]); err != nil || d.Alarms != 1 || d.Events != 0 {

@@ -1,16 +1,9 @@
 package postgres
 
 import (
-	"context"
-	"errors"
-	"fmt"
-
-	"github.com/jackc/pgx/v5"
-
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
 )
 
 // createSQL inserts an alarm (its created event is not stored: domain.CreatedEvent). A
@@ -30,33 +23,6 @@ RETURNING ` + alarmColumns
 // is only ever asked for a non-empty key.
 const byIdempotencyKeySQL = `SELECT ` + alarmColumns + ` FROM alarms
 	WHERE owner = $1 AND idempotency_key = $2 AND idempotency_key <> ''`
-
-// Create inserts a, or returns the owner's alarm with the same
-// idempotency key (deduped).
-func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool, error) {
-	for attempt := 1; ; attempt++ {
-		stored, err := scanAlarm(s.pool.QueryRow(ctx, createSQL, createArgs(a)...))
-		if err == nil {
-			return stored, false, nil
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return domain.Alarm{}, false, mapError(err)
-		}
-		// The key is taken. ON CONFLICT waited for the transaction holding it to commit,
-		// so this new statement's snapshot sees the row, unless it was deleted in
-		// between (retention), in which case the insert is worth another try.
-		existing, err := scanAlarm(s.pool.QueryRow(ctx, byIdempotencyKeySQL, a.Owner, a.IdempotencyKey))
-		switch {
-		case err == nil:
-			return existing, true, nil
-		case !errors.Is(err, pgx.ErrNoRows):
-			return domain.Alarm{}, false, mapError(err)
-		case attempt == maxAttempts:
-			return domain.Alarm{}, false, fmt.Errorf("postgres: idempotency key %q is taken, but its alarm vanished %d times: %w",
-				a.IdempotencyKey, attempt, ports.ErrConflict)
-		}
-	}
-}
 
 // createArgs are createSQL's arguments for a.
 func createArgs(a domain.Alarm) []any {

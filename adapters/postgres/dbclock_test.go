@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"github.com/chronoshq/chronos/test/contract"
 	"testing"
 	"time"
 
@@ -38,7 +39,7 @@ func TestDatabaseClockClaimAndFence(t *testing.T) {
 	if c.Now.Before(before) || !claimed.ClaimedAt.Equal(c.Now) || claimed.ClaimedBy != "w1" {
 		t.Fatalf("lease = %s at %s, Claimed.Now = %s (database now before: %s)", claimed.ClaimedBy, claimed.ClaimedAt, c.Now, before)
 	}
-	stored, err := s.Get(ctx, "alice", due.ID)
+	stored, err := s.Get(ctx, ports.OwnedBy("alice"), due.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,12 +64,12 @@ func TestDatabaseClockClaimAndFence(t *testing.T) {
 	if err != nil || res.Applied != 1 {
 		t.Fatalf("w2's outcome: %+v, %v; want applied", res, err)
 	}
-	if a, _ := s.Get(ctx, "alice", due.ID); a.Status != domain.StatusFired || a.Claimed() {
+	if a, _ := s.Get(ctx, ports.OwnedBy("alice"), due.ID); a.Status != domain.StatusFired || a.Claimed() {
 		t.Errorf("after w2's outcome: status %s, lease %q; want fired and released", a.Status, a.ClaimedBy)
 	}
 
 	// An owner action sees the database's now.
-	cancelled, err := s.Mutate(ctx, "alice", ids(c.Alarms)[0], func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	cancelled, err := s.Mutate(ctx, ports.OwnedBy("alice"), ids(c.Alarms)[0], func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		if now.Before(c2.Now) {
 			t.Errorf("Mutate's now %s is before an earlier claim's %s", now, c2.Now)
 		}
@@ -105,7 +106,7 @@ func TestDatabaseClockExtendLease(t *testing.T) {
 	if lo, hi := c.Now.Add(59*time.Minute), after.Add(59*time.Minute); f.Worker != "w1" || f.ClaimedAt.Before(lo) || f.ClaimedAt.After(hi) {
 		t.Fatalf("new fence %+v, want w1 at now + 59m, between %s and %s", f, lo, hi)
 	}
-	if stored, err := s.Get(ctx, "alice", due.ID); err != nil || stored.Fence() != f {
+	if stored, err := s.Get(ctx, ports.OwnedBy("alice"), due.ID); err != nil || stored.Fence() != f {
 		t.Fatalf("stored lease %+v (%v) differs from the returned one %+v", stored.Fence(), err, f)
 	}
 	a := c.Alarms[0]
@@ -123,7 +124,7 @@ func createOnce(t *testing.T, s *Store, at, now time.Time) domain.Alarm {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored, _, err := s.Create(context.Background(), a)
+	stored, _, err := contract.CreateOne(context.Background(), s, a)
 	if err != nil {
 		t.Fatal(err)
 	}

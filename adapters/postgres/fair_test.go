@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"github.com/chronoshq/chronos/test/contract"
 	"strconv"
 	"strings"
 	"testing"
@@ -152,7 +153,7 @@ func TestFairClaimSkipsLockedRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := s.Create(ctx, a); err != nil {
+		if _, _, err := contract.CreateOne(ctx, s, a); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, a.ID)

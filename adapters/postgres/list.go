@@ -43,8 +43,8 @@ func listAllStatuses(cursor bool) string {
 
 // statusWalks is a page of an owner's alarms of every status that meet cond (SQL
 // starting with " AND", or ""): one backward walk of alarms_owner_status_id_idx per
-// status, each stopping after limit rows that meet cond, merged newest first. List and
-// AdminList with an owner page this way.
+// status, each stopping after limit rows that meet cond, merged newest first. ownerList and
+// List with an owner and other filters page this way.
 func statusWalks(owner, limit, cond string) string {
 	branches := make([]string, len(domain.Statuses))
 	for i, st := range domain.Statuses {
@@ -54,8 +54,9 @@ func statusWalks(owner, limit, cond string) string {
 	return `SELECT ` + alarmColumns + ` FROM (` + strings.Join(branches, ` UNION ALL `) + `) page ORDER BY id DESC LIMIT ` + limit
 }
 
-// List returns a page of the owner's alarms, newest first, keyset-paginated on id.
-func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
+// ownerList is List of one owner's alarms filtered at most by status (the owner
+// API's list), newest first, keyset-paginated on id.
+func (s *Store) ownerList(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
 	limit := page.Size(f.Limit)
 
 	// One row more than the page says whether there is a next page.

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"github.com/chronoshq/chronos/ports"
 	"strconv"
 	"strings"
 	"testing"
@@ -103,8 +104,8 @@ func upgradeKeepsRows(t *testing.T, from int64, cols string, n int, as []domain.
 	upgraded := func(when string) {
 		t.Helper()
 		s := openStore(t, u, Options{Migrate: true})
-		upgradetest.CheckAlarms(t, func(owner, id string) (domain.Alarm, error) { return s.Get(ctx, owner, id) }, as)
-		upgradetest.CheckEvents(t, func(owner, id string) ([]domain.Event, error) { return s.Events(ctx, owner, id, 0) }, as, evs)
+		upgradetest.CheckAlarms(t, func(owner, id string) (domain.Alarm, error) { return s.Get(ctx, ports.OwnedBy(owner), id) }, as)
+		upgradetest.CheckEvents(t, func(owner, id string) ([]domain.Event, error) { return s.Events(ctx, ports.OwnedBy(owner), id, 0) }, as, evs)
 		check(ctx, s, when)
 		_ = s.Close() // before the schema changes under its cached statements
 	}

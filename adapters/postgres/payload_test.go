@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/chronoshq/chronos/ports"
+	"github.com/chronoshq/chronos/test/contract"
 	"testing"
 	"time"
 
@@ -40,11 +42,11 @@ func TestPayloadIsStoredVerbatim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		created, _, err := s.Create(ctx, a)
+		created, _, err := contract.CreateOne(ctx, s, a)
 		if err != nil {
 			t.Fatalf("Create(%s): %v", p, err)
 		}
-		got, err := s.Get(ctx, "alice", a.ID)
+		got, err := s.Get(ctx, ports.OwnedBy("alice"), a.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,8 +7,6 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-var _ ports.AdminStore = (*Store)(nil)
-
 // deleteByIDs is DeleteAlarms' deletion: deleteWithEvents, shared with retention, in
 // one write transaction.
 func (s *Store) deleteByIDs(ctx context.Context, ids []string) (ports.Deleted, error) {

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 
 	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/domain"
@@ -60,7 +61,7 @@ const adminConds = `(?2 = '' OR status = ?2) AND (?3 = '' OR kind = ?3)
 	AND (?4 = '' OR substr(CAST(label AS BLOB), 1, length(CAST(?4 AS BLOB))) = CAST(?4 AS BLOB))
 	AND (?5 IS NULL OR (status = 'failed' AND updated_at >= ?5))`
 
-// adminListSQL is a page of AdminList walking w, after the cursor or not.
+// adminListSQL is a page of List walking w, after the cursor or not.
 func adminListSQL(w adminWalk, cursor bool) string {
 	p := pageParams{owner: "?1", limit: "?7", where: " AND " + adminConds}
 	if cursor {
@@ -85,12 +86,18 @@ func adminListSQL(w adminWalk, cursor bool) string {
 	return `SELECT ` + alarmColumns + ` FROM alarms WHERE ` + where + ` ORDER BY id DESC LIMIT ?7 + 0`
 }
 
-// AdminList returns a page of every owner's alarms matching f, newest first, with List's
-// cursors. With an owner it walks alarms_owner_status as List does; without, of a rare
-// status (failed since is failed), alarms_rare_status; otherwise the primary key. Each
-// walk reads past the alarms that do not match the other filters, so a page's cost
-// grows with those it skips (ports.AdminStore allows it).
-func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, string, error) {
+// List returns a page of the alarms in f's scope matching f, newest first, keyset-
+// paginated on id: the owner API's page is ownerList's (alarms.go), every other page
+// filteredList's.
+func (s *Store) List(ctx context.Context, f ports.ListFilter) ([]domain.Alarm, string, error) {
+	return sqlstore.ListAlarms(ctx, f, s.ownerList, s.filteredList)
+}
+
+// filteredList is a page of the owner's alarms ("" across owners) matching f: with an
+// owner it walks alarms_owner_status as ownerList does; without, of a rare status
+// (failed since is failed), alarms_rare_status; otherwise the primary key. Each walk reads past the alarms that do not match the other filters, so
+// a page's cost grows with those it skips (the port allows it).
+func (s *Store) filteredList(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
 	after := ""
 	if f.Cursor != "" {
 		var err error
@@ -105,9 +112,9 @@ func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Al
 	}
 	walk := walkAll
 	switch {
-	case f.Owner != "" && f.Status != "":
+	case owner != "" && f.Status != "":
 		walk = walkOwnerStatus
-	case f.Owner != "":
+	case owner != "":
 		walk = walkOwner
 	case f.Status != "":
 		if rare, ok := rareWalks[f.Status]; ok {
@@ -116,5 +123,5 @@ func (s *Store) AdminList(ctx context.Context, f ports.AdminFilter) ([]domain.Al
 	}
 	limit := page.Size(f.Limit)
 	return s.Page(ctx, limit, adminListSQLs[walk][b2i(f.Cursor != "")],
-		f.Owner, string(f.Status), string(f.Kind), f.LabelPrefix, toDB(trunc(f.FailedSince)), after, limit+1)
+		owner, string(f.Status), string(f.Kind), f.LabelPrefix, toDB(trunc(f.FailedSince)), after, limit+1)
 }

@@ -16,21 +16,6 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// Create inserts a (its created event is not stored: domain.CreatedEvent), or returns the owner's existing alarm with the
-// same idempotency key (deduped). The write lock makes check and insert one step, so
-// concurrent creates with one key, from any process, make one row.
-func (s *Store) Create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool, error) {
-	var r ports.CreateResult
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		r = s.createIn(ctx, tx, storedAlarm(a))
-		return r.Err
-	})
-	if err != nil {
-		return domain.Alarm{}, false, err
-	}
-	return r.Alarm, r.Deduped, nil
-}
-
 // createBatchSQL inserts up to rows alarms in one statement (padding rows, all NULL,
 // are left out) and returns the ids it inserted. ON CONFLICT DO NOTHING without a target
 // skips a row that hits any unique index: an owner's idempotency key already stored or
@@ -50,7 +35,7 @@ func createBatchSQL(rows int) string {
 // byKeySQL reads the owner's alarm with an idempotency key.
 const byKeySQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE owner = ? AND idempotency_key = ?`
 
-// CreateBatch creates many alarms in one write transaction, each as Create would: one
+// CreateBatch creates many alarms in one write transaction, each as the port says: one
 // prepared multi-row INSERT per chunk of the batch (createBatchSQL), then, for the items
 // it skipped, their owner's alarm with the same key (deduped) or ErrConflict (the id
 // exists).
@@ -160,8 +145,9 @@ func payloadBytes(p []byte) []byte {
 	return p
 }
 
-// List returns a page of the owner's alarms, newest first, keyset-paginated on id.
-func (s *Store) List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
+// ownerList is List of one owner's alarms filtered at most by status (the owner
+// API's list), newest first, keyset-paginated on id.
+func (s *Store) ownerList(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
 	args := []any{owner}
 	if f.Status != "" {
 		args = append(args, string(f.Status))

@@ -47,7 +47,7 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 			res.Applied++
 			events = append(events, t.Events...)
 			if t.Notice != nil {
-				// Inserted as Create inserts it. A taken id (it cannot be: a notice's id derives from its
+				// Inserted as CreateBatch inserts it. A taken id (it cannot be: a notice's id derives from its
 				// alarm's and the time) fails the batch with ErrConflict.
 				n := storedAlarm(*t.Notice)
 				if r := s.createIn(ctx, tx, n); r.Err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/chronoshq/chronos/test/contract"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,7 +46,7 @@ func TestBackupWhileWritingIsOneSnapshot(t *testing.T) {
 	now := time.Now().UTC()
 	const before = 1500 // ~9 MB
 	for i := range before {
-		if _, _, err := s.Create(ctx, backupAlarm(t, i, now)); err != nil {
+		if _, _, err := contract.CreateOne(ctx, s, backupAlarm(t, i, now)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -61,7 +62,7 @@ func TestBackupWhileWritingIsOneSnapshot(t *testing.T) {
 				return
 			default:
 			}
-			if _, _, err := s.Create(ctx, backupAlarm(t, i, now)); err != nil {
+			if _, _, err := contract.CreateOne(ctx, s, backupAlarm(t, i, now)); err != nil {
 				t.Errorf("a write during the backup: %v", err)
 				return
 			}
@@ -110,7 +111,7 @@ func TestBackupWhileWritingIsOneSnapshot(t *testing.T) {
 		var ids []string
 		cursor := ""
 		for {
-			page, next, err := c.List(ctx, "o", ports.ListFilter{Limit: ports.MaxListLimit, Cursor: cursor})
+			page, next, err := c.List(ctx, ports.ListFilter{Scope: ports.OwnedBy("o"), Limit: ports.MaxListLimit, Cursor: cursor})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,7 +158,7 @@ func TestBackupRefusals(t *testing.T) {
 	ctx := t.Context()
 	url := tempURL(t)
 	s := openURL(t, url, nil)
-	if _, _, err := s.Create(ctx, backupAlarm(t, 0, time.Now().UTC())); err != nil {
+	if _, _, err := contract.CreateOne(ctx, s, backupAlarm(t, 0, time.Now().UTC())); err != nil {
 		t.Fatal(err)
 	}
 	src, _ := sqlite.ParseURL(url)
@@ -196,7 +197,7 @@ func TestBackupRefusals(t *testing.T) {
 			t.Errorf("backup to %s: no error", name)
 		}
 	}
-	if _, err := s.Get(ctx, "o", "a000000"); err != nil {
+	if _, err := s.Get(ctx, ports.OwnedBy("o"), "a000000"); err != nil {
 		t.Errorf("the database after the refused backups: %v", err)
 	}
 
@@ -218,7 +219,7 @@ func TestBackupRefusals(t *testing.T) {
 func TestDiskBytesCountsTheWAL(t *testing.T) {
 	url := tempURL(t)
 	s := openURL(t, url, nil)
-	if _, _, err := s.Create(t.Context(), backupAlarm(t, 0, time.Now().UTC())); err != nil {
+	if _, _, err := contract.CreateOne(t.Context(), s, backupAlarm(t, 0, time.Now().UTC())); err != nil {
 		t.Fatal(err)
 	}
 	path, _ := sqlite.ParseURL(url)

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"github.com/chronoshq/chronos/test/contract"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ func TestClaimOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := s.Create(ctx, a); err != nil {
+		if _, _, err := contract.CreateOne(ctx, s, a); err != nil {
 			t.Fatalf("Create(%s): %v", name, err)
 		}
 	}

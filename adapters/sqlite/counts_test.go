@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"github.com/chronoshq/chronos/test/contract"
 	"path/filepath"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ func TestCountDueAgreesWithClaimAtTheLeaseBoundary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.Create(ctx, a); err != nil {
+	if _, _, err := contract.CreateOne(ctx, s, a); err != nil {
 		t.Fatal(err)
 	}
 	const lease = time.Minute

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"errors"
+	"github.com/chronoshq/chronos/test/contract"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ func TestFullDatabaseIsStorageFull(t *testing.T) {
 		}
 		return a
 	}
-	if _, _, err := s.Create(ctx, alarm("before")); err != nil {
+	if _, _, err := contract.CreateOne(ctx, s, alarm("before")); err != nil {
 		t.Fatalf("Create before the limit: %v", err)
 	}
 
@@ -43,11 +44,11 @@ func TestFullDatabaseIsStorageFull(t *testing.T) {
 	if _, err := s.writer.ExecContext(ctx, "PRAGMA max_page_count = "+pages); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = s.Create(ctx, alarm("refused"))
+	_, _, err = contract.CreateOne(ctx, s, alarm("refused"))
 	if !errors.Is(err, ports.ErrStorageFull) || !errors.Is(err, ports.ErrUnavailable) {
 		t.Fatalf("Create on a full database: %v; want ErrStorageFull and ErrUnavailable", err)
 	}
-	if _, err := s.Get(ctx, "o", "refused"); !errors.Is(err, ports.ErrNotFound) {
+	if _, err := s.Get(ctx, ports.OwnedBy("o"), "refused"); !errors.Is(err, ports.ErrNotFound) {
 		t.Errorf("Get of the refused alarm: %v; want ErrNotFound (nothing written)", err)
 	}
 	if res := pragma(ctx, t, s.writer, "integrity_check"); res != "ok" {
@@ -57,11 +58,11 @@ func TestFullDatabaseIsStorageFull(t *testing.T) {
 	if _, err := s.writer.ExecContext(ctx, "PRAGMA max_page_count = 1073741823"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.Create(ctx, alarm("refused")); err != nil {
+	if _, _, err := contract.CreateOne(ctx, s, alarm("refused")); err != nil {
 		t.Fatalf("the same Create once there is room: %v", err)
 	}
 	for _, id := range []string{"before", "refused"} {
-		if _, err := s.Get(ctx, "o", id); err != nil {
+		if _, err := s.Get(ctx, ports.OwnedBy("o"), id); err != nil {
 			t.Errorf("Get(%s): %v", id, err)
 		}
 	}

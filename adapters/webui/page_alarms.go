@@ -22,9 +22,13 @@ func readFilter(v url.Values) filter {
 	return filter{Owner: get("owner"), Status: get("status"), Kind: get("kind"), Label: get("label"), FailedSince: get("failed_since")}
 }
 
-// admin turns the form's filter into the store's, or says which field is wrong.
-func (f filter) admin() (ports.AdminFilter, error) {
-	af := ports.AdminFilter{Owner: f.Owner, Status: domain.Status(f.Status), Kind: domain.Kind(f.Kind), LabelPrefix: f.Label}
+// admin turns the form's filter into the store's, or says which field is wrong. Without
+// an owner it reaches every owner's alarms.
+func (f filter) admin() (ports.ListFilter, error) {
+	af := ports.ListFilter{Scope: ports.AnyOwner, Status: domain.Status(f.Status), Kind: domain.Kind(f.Kind), LabelPrefix: f.Label}
+	if f.Owner != "" {
+		af.Scope = ports.OwnedBy(f.Owner)
+	}
 	if f.Status != "" && !slices.Contains(domain.Statuses, af.Status) {
 		return af, fmt.Errorf("status %q is not one of %v", f.Status, domain.Statuses)
 	}

@@ -96,7 +96,7 @@ func (u *UI) bulk(w http.ResponseWriter, r *http.Request, v viewer) {
 }
 
 // countMatching counts the alarms f selects, up to maxBulk.
-func (u *UI) countMatching(ctx context.Context, f ports.AdminFilter) (int, bool, error) {
+func (u *UI) countMatching(ctx context.Context, f ports.ListFilter) (int, bool, error) {
 	n := 0
 	f.Limit = ports.MaxListLimit
 	for {

@@ -21,7 +21,7 @@ const skippedScan = 500
 
 // failedPage serves failed once alarms and cron series whose last delivery failed.
 func (u *UI) failedPage(w http.ResponseWriter, r *http.Request, v viewer) {
-	failed, next, err := u.alarms.List(r.Context(), ports.AdminFilter{Status: domain.StatusFailed, Limit: 50})
+	failed, next, err := u.alarms.List(r.Context(), ports.ListFilter{Scope: ports.AnyOwner, Status: domain.StatusFailed, Limit: 50})
 	if err != nil {
 		u.storeFailed(w, r, err)
 		return
@@ -30,7 +30,7 @@ func (u *UI) failedPage(w http.ResponseWriter, r *http.Request, v viewer) {
 	if next != "" {
 		d.More = Prefix + "alarms?status=failed"
 	}
-	series, _, err := u.alarms.List(r.Context(), ports.AdminFilter{Kind: domain.KindCron, Status: domain.StatusActive, Limit: skippedScan})
+	series, _, err := u.alarms.List(r.Context(), ports.ListFilter{Scope: ports.AnyOwner, Kind: domain.KindCron, Status: domain.StatusActive, Limit: skippedScan})
 	if err != nil {
 		u.storeFailed(w, r, err)
 		return

@@ -62,7 +62,12 @@ func New(store ports.Store, clock ports.Clock, gate *chores.DispatchGate, retent
 const MaxBulk = 10_000
 
 // ValidateAdminFilter refuses a filter that could only be a mistake, naming the field.
-func ValidateAdminFilter(f ports.AdminFilter) error {
+// Its scope is ports.AnyOwner, or ports.OwnedBy the owner the operator filters on; a
+// scope that sees nothing is a caller's bug, refused rather than answered empty.
+func ValidateAdminFilter(f ports.ListFilter) error {
+	if f.Scope.None() {
+		return &domain.ValidationError{Field: "owner", Message: "the filter's scope sees no alarm: give ports.AnyOwner or an owner"}
+	}
 	if f.Status != "" && !slices.Contains(domain.Statuses, f.Status) {
 		return &domain.ValidationError{Field: "status", Message: fmt.Sprintf("must be one of %v, got %q", domain.Statuses, f.Status)}
 	}
@@ -77,7 +82,7 @@ func ValidateAdminFilter(f ports.AdminFilter) error {
 
 // List returns every owner's alarms matching f, newest first, a page at a time (from
 // the read replica when the node has one).
-func (s *Admin) List(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, string, error) {
+func (s *Admin) List(ctx context.Context, f ports.ListFilter) ([]domain.Alarm, string, error) {
 	if err := ValidateAdminFilter(f); err != nil {
 		return nil, "", err
 	}
@@ -86,7 +91,7 @@ func (s *Admin) List(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, 
 		next   string
 	}
 	p, err := readStale(ctx, s.reads, func(r staleReader) (page, error) {
-		alarms, next, err := r.AdminList(ctx, f)
+		alarms, next, err := r.List(ctx, f)
 		return page{alarms, next}, err
 	})
 	return p.alarms, p.next, err
@@ -94,13 +99,13 @@ func (s *Admin) List(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, 
 
 // Get returns any owner's alarm (from the read replica when the node has one).
 func (s *Admin) Get(ctx context.Context, id string) (domain.Alarm, error) {
-	return readStale(ctx, s.reads, func(r staleReader) (domain.Alarm, error) { return r.AdminGet(ctx, id) })
+	return readStale(ctx, s.reads, func(r staleReader) (domain.Alarm, error) { return r.Get(ctx, ports.AnyOwner, id) })
 }
 
 // Events returns any owner's alarm's history, oldest first (from the read replica when
 // the node has one).
 func (s *Admin) Events(ctx context.Context, id string, limit int) ([]domain.Event, error) {
-	return readStale(ctx, s.reads, func(r staleReader) ([]domain.Event, error) { return r.AdminEvents(ctx, id, limit) })
+	return readStale(ctx, s.reads, func(r staleReader) ([]domain.Event, error) { return r.Events(ctx, ports.AnyOwner, id, limit) })
 }
 
 // Workers lists every registered node, oldest first, with its heartbeat age.

@@ -16,12 +16,12 @@ import (
 // Retry makes a failed alarm active and due now, its failure count reset; its history
 // records who did it.
 func (s *Admin) Retry(ctx context.Context, id, by string) (domain.Alarm, error) {
-	return s.store.AdminMutate(ctx, id, retryBy(by))
+	return s.store.Mutate(ctx, ports.AnyOwner, id, retryBy(by))
 }
 
 // Cancel cancels any owner's alarm; cancelling a terminal alarm changes nothing.
 func (s *Admin) Cancel(ctx context.Context, id, by string) (domain.Alarm, error) {
-	return s.store.AdminMutate(ctx, id, cancelBy(by))
+	return s.store.Mutate(ctx, ports.AnyOwner, id, cancelBy(by))
 }
 
 // Delete removes an alarm and its history. With nothing left to record it on, the log
@@ -59,20 +59,20 @@ const bulkWorkers = 8
 // Bulk applies action to up to limit (1..MaxBulk; 0 means MaxBulk) alarms matching f,
 // newest first. f must narrow something: a bulk call over every alarm of the cluster is
 // refused (field "filter"), since it is almost always a mistake.
-func (s *Admin) Bulk(ctx context.Context, action domain.BulkAction, f ports.AdminFilter, limit int, by string) (domain.BulkResult, error) {
+func (s *Admin) Bulk(ctx context.Context, action domain.BulkAction, f ports.ListFilter, limit int, by string) (domain.BulkResult, error) {
 	return s.bulk(ctx, action, f, limit, by, false)
 }
 
 // BulkDryRun is Bulk changing nothing: Matched and More are what Bulk would select now,
 // and Changed how many of those its action applies to (the failed ones for a retry, the
 // unfinished ones for a cancel, all for a delete). Alarms may change in between.
-func (s *Admin) BulkDryRun(ctx context.Context, action domain.BulkAction, f ports.AdminFilter, limit int) (domain.BulkResult, error) {
+func (s *Admin) BulkDryRun(ctx context.Context, action domain.BulkAction, f ports.ListFilter, limit int) (domain.BulkResult, error) {
 	return s.bulk(ctx, action, f, limit, "", true)
 }
 
-func (s *Admin) bulk(ctx context.Context, action domain.BulkAction, f ports.AdminFilter, limit int, by string, dryRun bool) (domain.BulkResult, error) {
+func (s *Admin) bulk(ctx context.Context, action domain.BulkAction, f ports.ListFilter, limit int, by string, dryRun bool) (domain.BulkResult, error) {
 	var res domain.BulkResult
-	if f.Owner == "" && f.Status == "" && f.Kind == "" && f.LabelPrefix == "" && f.FailedSince.IsZero() {
+	if f.Scope.IsAnyOwner() && f.Status == "" && f.Kind == "" && f.LabelPrefix == "" && f.FailedSince.IsZero() {
 		return res, &domain.ValidationError{Field: "filter", Message: "give at least one of owner, status, kind, label_prefix, failed_since"}
 	}
 	if err := ValidateAdminFilter(f); err != nil {
@@ -92,7 +92,7 @@ func (s *Admin) bulk(ctx context.Context, action domain.BulkAction, f ports.Admi
 	f.Cursor = ""
 	for res.Matched < limit {
 		f.Limit = min(limit-res.Matched, ports.MaxListLimit)
-		page, next, err := s.store.AdminList(ctx, f)
+		page, next, err := s.store.List(ctx, f)
 		if err != nil {
 			return res, err
 		}
@@ -111,7 +111,7 @@ func (s *Admin) bulk(ctx context.Context, action domain.BulkAction, f ports.Admi
 		f.Cursor = next
 		if res.Matched == limit {
 			f.Limit = 1
-			more, _, err := s.store.AdminList(ctx, f)
+			more, _, err := s.store.List(ctx, f)
 			if err != nil {
 				return res, err
 			}
@@ -122,7 +122,7 @@ func (s *Admin) bulk(ctx context.Context, action domain.BulkAction, f ports.Admi
 		return res, nil
 	}
 	s.log.Info("admin bulk action", zap.String("token", by), zap.String("action", string(action)),
-		zap.String("owner", f.Owner), zap.String("status", string(f.Status)), zap.String("kind", string(f.Kind)),
+		zap.String("owner", f.Scope.Owner()), zap.String("status", string(f.Status)), zap.String("kind", string(f.Kind)),
 		zap.String("label_prefix", f.LabelPrefix), zap.Time("failed_since", f.FailedSince),
 		zap.Int("matched", res.Matched), zap.Int("changed", res.Changed), zap.Bool("more", res.More))
 	return res, nil
@@ -153,7 +153,7 @@ func (s *Admin) applyBulk(ctx context.Context, action domain.BulkAction, page []
 	for range min(bulkWorkers, len(todo)) {
 		wg.Go(func() {
 			for a := range next {
-				after, err := s.store.AdminMutate(ctx, a.ID, fn)
+				after, err := s.store.Mutate(ctx, ports.AnyOwner, a.ID, fn)
 				mu.Lock()
 				switch {
 				case errors.Is(err, ports.ErrNotFound), errors.Is(err, domain.ErrInvalidState):
@@ -197,21 +197,21 @@ func bulkTargets(action domain.BulkAction, page []domain.Alarm) []domain.Alarm {
 
 // Pause pauses any owner's cron series (the event names the token).
 func (s *Admin) Pause(ctx context.Context, id, by string) (domain.Alarm, error) {
-	return s.store.AdminMutate(ctx, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	return s.store.Mutate(ctx, ports.AnyOwner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		return domain.AdminPause(a, now, by)
 	})
 }
 
 // Resume resumes any owner's paused series at its next occurrence.
 func (s *Admin) Resume(ctx context.Context, id, by string) (domain.Alarm, error) {
-	return s.store.AdminMutate(ctx, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	return s.store.Mutate(ctx, ports.AnyOwner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		return domain.AdminResume(a, now, by)
 	})
 }
 
 // Trigger makes any owner's active alarm due now.
 func (s *Admin) Trigger(ctx context.Context, id, by string) (domain.Alarm, error) {
-	return s.store.AdminMutate(ctx, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	return s.store.Mutate(ctx, ports.AnyOwner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		t, err := domain.AdminTrigger(a, now, by)
 		return t, err == nil, err
 	})

@@ -24,7 +24,7 @@ import (
 // owner's delivery targets. Only admin tokens reach it (the owner's own list is
 // List(owner)); every change names the token that made it (by) in the log.
 type Endpoints struct {
-	store ports.Store
+	store EndpointStore
 	clock ports.Clock
 	log   *zap.Logger
 
@@ -32,8 +32,15 @@ type Endpoints struct {
 	fpKey []byte // the secrets' fingerprint key, once loaded (secret_fingerprint.go)
 }
 
+// EndpointStore is what Endpoints calls: the endpoints, and the state values that
+// keep the secrets' fingerprint key and tell every node's router that endpoints changed.
+type EndpointStore interface {
+	ports.EndpointStore
+	ports.StateStore
+}
+
 // NewEndpoints builds the endpoint use cases.
-func NewEndpoints(store ports.Store, clock ports.Clock, log *zap.Logger) *Endpoints {
+func NewEndpoints(store EndpointStore, clock ports.Clock, log *zap.Logger) *Endpoints {
 	if log == nil {
 		log = zap.NewNop()
 	}

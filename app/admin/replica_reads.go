@@ -20,7 +20,7 @@ const replicaRetry = 15 * time.Second
 // staleReader is what the operator's reads that may be a little stale use: the
 // primary's store or the read replica.
 type staleReader interface {
-	ports.AdminReader
+	ports.AlarmReader
 	ports.StateReader
 }
 

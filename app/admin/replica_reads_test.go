@@ -23,15 +23,15 @@ type alarmsReader struct {
 	reads  int
 }
 
-func (r *alarmsReader) AdminList(context.Context, ports.AdminFilter) ([]domain.Alarm, string, error) {
+func (r *alarmsReader) List(context.Context, ports.ListFilter) ([]domain.Alarm, string, error) {
 	r.reads++
 	return []domain.Alarm{{ID: r.name}}, "", r.err
 }
-func (r *alarmsReader) AdminGet(context.Context, string) (domain.Alarm, error) {
+func (r *alarmsReader) Get(context.Context, ports.Scope, string) (domain.Alarm, error) {
 	r.reads++
 	return domain.Alarm{ID: r.name}, r.err
 }
-func (r *alarmsReader) AdminEvents(context.Context, string, int) ([]domain.Event, error) {
+func (r *alarmsReader) Events(context.Context, ports.Scope, string, int) ([]domain.Event, error) {
 	r.reads++
 	return []domain.Event{{Type: domain.EventType(r.name)}}, r.err
 }
@@ -79,7 +79,7 @@ func TestAdminReadsGoToTheReplica(t *testing.T) {
 		switch what {
 		case "list":
 			var alarms []domain.Alarm
-			alarms, _, err = adm.List(ctx, ports.AdminFilter{})
+			alarms, _, err = adm.List(ctx, ports.ListFilter{Scope: ports.AnyOwner})
 			if len(alarms) > 0 {
 				got = alarms[0].ID
 			}
@@ -119,7 +119,7 @@ func TestAdminReadsGoToTheReplica(t *testing.T) {
 	}
 	replica.err = &domain.ValidationError{Field: "cursor", Message: "unparseable"}
 	before := primary.reads
-	if _, _, err := adm.List(ctx, ports.AdminFilter{}); !errors.As(err, new(*domain.ValidationError)) || primary.reads != before {
+	if _, _, err := adm.List(ctx, ports.ListFilter{Scope: ports.AnyOwner}); !errors.As(err, new(*domain.ValidationError)) || primary.reads != before {
 		t.Errorf("a list the replica refused as invalid: %v, primary asked %d times; want the refusal, the primary never asked", err, primary.reads-before)
 	}
 

@@ -36,7 +36,7 @@ const TokenPrefix = "chr_"
 // now, so an authentication never waits for a write, and a busy token costs a write a
 // minute, not one a request.
 type Tokens struct {
-	store ports.Store
+	store ports.TokenStore
 	clock ports.Clock
 	cache *tokenCache
 	log   *zap.Logger
@@ -50,7 +50,7 @@ type Tokens struct {
 const TokenCacheTTL = time.Second
 
 // NewTokens builds the token use cases.
-func NewTokens(store ports.Store, clock ports.Clock) *Tokens {
+func NewTokens(store ports.TokenStore, clock ports.Clock) *Tokens {
 	return &Tokens{store: store, clock: clock, cache: newTokenCache(TokenCacheTTL, 10_000), log: zap.NewNop(),
 		touching: map[string]bool{}}
 }

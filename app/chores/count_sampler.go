@@ -20,7 +20,7 @@ const CountSamplerLease = "alarm-counts"
 // every alarm's status, so one node doing it every 15 s is the budget, not every node
 // on every scrape; the other nodes withdraw their sample so the cluster reports one.
 type CountSampler struct {
-	store    ports.Store
+	store    SamplerStore
 	metrics  ports.Metrics
 	holder   string
 	interval time.Duration
@@ -29,8 +29,8 @@ type CountSampler struct {
 }
 
 // NewCountSampler builds the sampler. holder is this node's worker id; lease is the
-// dispatcher's lease (see ports.AdminStore.CountAlarms).
-func NewCountSampler(store ports.Store, metrics ports.Metrics, holder string, interval, lease time.Duration, log *zap.Logger) *CountSampler {
+// dispatcher's lease (see ports.AlarmReader.CountAlarms).
+func NewCountSampler(store SamplerStore, metrics ports.Metrics, holder string, interval, lease time.Duration, log *zap.Logger) *CountSampler {
 	if log == nil {
 		log = zap.NewNop()
 	}

@@ -88,7 +88,7 @@ func (c RetentionConfig) Validate() error {
 // and the cluster's last pass (kept in the store) says when the next is due. It works in bounded batches and rests as long as
 // each batch took, so it uses at most half of the time of one store connection.
 type Retention struct {
-	store ports.Store
+	store RetentionStore
 	cfg   RetentionConfig
 	log   *zap.Logger
 
@@ -99,7 +99,7 @@ type Retention struct {
 }
 
 // NewRetention builds retention; cfg must pass Validate.
-func NewRetention(store ports.Store, cfg RetentionConfig, log *zap.Logger) (*Retention, error) {
+func NewRetention(store RetentionStore, cfg RetentionConfig, log *zap.Logger) (*Retention, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

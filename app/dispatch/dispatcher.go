@@ -27,7 +27,7 @@ import (
 // claim was full (pipelining), and otherwise sleeps until the next due time, a hint or
 // the tick, whichever is first.
 type Dispatcher struct {
-	store   ports.Store
+	store   Store
 	waker   ports.Waker
 	clock   *app.StoreClock
 	hints   *app.Hints
@@ -47,7 +47,7 @@ type Dispatcher struct {
 
 // New builds a dispatcher; cfg must pass Validate. hints may be shared with
 // Alarms so creates on this node wake it at once.
-func New(store ports.Store, waker ports.Waker, clock *app.StoreClock, hints *app.Hints, cfg Config, log *zap.Logger) (*Dispatcher, error) {
+func New(store Store, waker ports.Waker, clock *app.StoreClock, hints *app.Hints, cfg Config, log *zap.Logger) (*Dispatcher, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

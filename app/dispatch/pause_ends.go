@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
 )
 
 // pauseEndBatch bounds how many ended pauses one pass resumes; more wait for the next.
@@ -39,7 +40,7 @@ func (p *pauseEnds) run(ctx context.Context, d *Dispatcher) {
 	}
 	for _, id := range ids {
 		mutCtx, cancel := context.WithTimeout(ctx, d.cfg.storeTimeout())
-		a, err := d.store.AdminMutate(mutCtx, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		a, err := d.store.Mutate(mutCtx, ports.AnyOwner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 			t, changed := domain.ResumeDue(a, now)
 			return t, changed, nil
 		})

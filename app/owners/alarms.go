@@ -30,7 +30,7 @@ type AlarmsConfig struct {
 
 // Alarms is the set of owner-facing use cases. Every call is scoped by owner.
 type Alarms struct {
-	store   ports.Store
+	store   Store
 	clock   ports.Clock
 	hints   *app.Hints
 	cfg     AlarmsConfig
@@ -39,7 +39,7 @@ type Alarms struct {
 }
 
 // NewAlarms builds the use cases. hints may be nil (no local dispatcher to wake).
-func NewAlarms(store ports.Store, clock ports.Clock, hints *app.Hints, cfg AlarmsConfig, log *zap.Logger) *Alarms {
+func NewAlarms(store Store, clock ports.Clock, hints *app.Hints, cfg AlarmsConfig, log *zap.Logger) *Alarms {
 	if log == nil {
 		log = zap.NewNop()
 	}
@@ -265,22 +265,24 @@ func (s *Alarms) hintIfDueSoon(ctx context.Context, at, now time.Time) {
 
 // Get returns one of the owner's alarms.
 func (s *Alarms) Get(ctx context.Context, owner, id string) (domain.Alarm, error) {
-	return s.store.Get(ctx, owner, id)
+	return s.store.Get(ctx, ports.OwnedBy(owner), id)
 }
 
-// List pages through the owner's alarms, newest first.
+// List pages through the owner's alarms, newest first: f within the owner's scope,
+// whatever scope f carried.
 func (s *Alarms) List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
-	return s.store.List(ctx, owner, f)
+	f.Scope = ports.OwnedBy(owner)
+	return s.store.List(ctx, f)
 }
 
 // Events returns an alarm's history, oldest first.
 func (s *Alarms) Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error) {
-	return s.store.Events(ctx, owner, id, limit)
+	return s.store.Events(ctx, ports.OwnedBy(owner), id, limit)
 }
 
 // Cancel stops an alarm for good; cancelling a terminal alarm is a no-op.
 func (s *Alarms) Cancel(ctx context.Context, owner, id string) (domain.Alarm, error) {
-	return s.store.Mutate(ctx, owner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	return s.store.Mutate(ctx, ports.OwnedBy(owner), id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		t, changed := domain.Cancel(a, now)
 		return t, changed, nil
 	})
@@ -294,7 +296,7 @@ func (s *Alarms) Pause(ctx context.Context, owner, id string) (domain.Alarm, err
 // PauseWith stops a cron series with a note and, when spec.Until is set, until then:
 // a dispatcher resumes it at that time (pauseEnds).
 func (s *Alarms) PauseWith(ctx context.Context, owner, id string, spec domain.PauseSpec) (domain.Alarm, error) {
-	return s.store.Mutate(ctx, owner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	return s.store.Mutate(ctx, ports.OwnedBy(owner), id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		return domain.PauseWith(a, now, spec)
 	})
 }
@@ -304,7 +306,7 @@ func (s *Alarms) PauseWith(ctx context.Context, owner, id string, spec domain.Pa
 // request made (deduped). count is how many occurrences the window holds, up to the
 // series' catch_up_limit + 1.
 func (s *Alarms) Backfill(ctx context.Context, owner, id string, from, to time.Time) (b domain.Alarm, count int, deduped bool, err error) {
-	series, err := s.store.Get(ctx, owner, id)
+	series, err := s.store.Get(ctx, ports.OwnedBy(owner), id)
 	if err != nil {
 		return domain.Alarm{}, 0, false, err
 	}
@@ -325,7 +327,7 @@ func (s *Alarms) Backfill(ctx context.Context, owner, id string, from, to time.T
 
 // Update changes the owner's alarm's definition in place.
 func (s *Alarms) Update(ctx context.Context, owner, id string, p domain.Patch) (domain.Alarm, error) {
-	a, err := s.store.Mutate(ctx, owner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	a, err := s.store.Mutate(ctx, ports.OwnedBy(owner), id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		return domain.Update(a, p, now)
 	})
 	if err == nil {
@@ -336,7 +338,7 @@ func (s *Alarms) Update(ctx context.Context, owner, id string, p domain.Patch) (
 
 // SkipNext drops an active series' next occurrence.
 func (s *Alarms) SkipNext(ctx context.Context, owner, id string) (domain.Alarm, error) {
-	a, err := s.store.Mutate(ctx, owner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	a, err := s.store.Mutate(ctx, ports.OwnedBy(owner), id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		t, err := domain.SkipNext(a, now)
 		return t, err == nil, err
 	})
@@ -348,7 +350,7 @@ func (s *Alarms) SkipNext(ctx context.Context, owner, id string) (domain.Alarm, 
 
 // Upcoming lists the owner's alarm's next n occurrences as they stand now.
 func (s *Alarms) Upcoming(ctx context.Context, owner, id string, n int) (domain.Alarm, []domain.Occurrence, error) {
-	a, err := s.store.Get(ctx, owner, id)
+	a, err := s.store.Get(ctx, ports.OwnedBy(owner), id)
 	if err != nil {
 		return domain.Alarm{}, nil, err
 	}
@@ -365,7 +367,7 @@ func (s *Alarms) Preview(expr, tz string, from time.Time, n int) ([]time.Time, e
 
 // Resume restarts a paused series at its next occurrence.
 func (s *Alarms) Resume(ctx context.Context, owner, id string) (domain.Alarm, error) {
-	a, err := s.store.Mutate(ctx, owner, id, domain.Resume)
+	a, err := s.store.Mutate(ctx, ports.OwnedBy(owner), id, domain.Resume)
 	if err == nil {
 		s.hintIfDueSoon(ctx, a.NextFireAt, s.clock.Now())
 	}
@@ -374,7 +376,7 @@ func (s *Alarms) Resume(ctx context.Context, owner, id string) (domain.Alarm, er
 
 // Trigger makes an active alarm due now.
 func (s *Alarms) Trigger(ctx context.Context, owner, id string) (domain.Alarm, error) {
-	a, err := s.store.Mutate(ctx, owner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	a, err := s.store.Mutate(ctx, ports.OwnedBy(owner), id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		t, err := domain.Trigger(a, now)
 		return t, err == nil, err
 	})

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"github.com/chronoshq/chronos/test/contract"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -78,7 +79,7 @@ func TestExportSQLiteImportPostgresAndMySQL(t *testing.T) {
 			}
 			defer dst.Close()
 			transfertest.Compare(t, src.(ports.Exporter), dst.(ports.Exporter), src, dst, time.Millisecond)
-			got, deduped, err := dst.Create(ctx, withID(f.Keyed, "0190f0c0-0000-7000-8000-999999999999"))
+			got, deduped, err := contract.CreateOne(ctx, dst, withID(f.Keyed, "0190f0c0-0000-7000-8000-999999999999"))
 			if err != nil || !deduped || got.ID != f.Keyed.ID {
 				t.Errorf("a create with an imported idempotency key: %s deduped=%v (%v), want %s deduped", got.ID, deduped, err, f.Keyed.ID)
 			}

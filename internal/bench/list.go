@@ -32,7 +32,7 @@ func (r *runner) listBench(ctx context.Context) ([]listResult, error) {
 	defer s.Close()
 	cursor := ""
 	for range 200 {
-		page, next, err := s.List(ctx, Owner, ports.ListFilter{Limit: 500, Cursor: cursor})
+		page, next, err := s.List(ctx, ports.ListFilter{Scope: ports.OwnedBy(Owner), Limit: 500, Cursor: cursor})
 		if err != nil {
 			return nil, err
 		}
@@ -45,10 +45,10 @@ func (r *runner) listBench(ctx context.Context) ([]listResult, error) {
 		name string
 		f    ports.ListFilter
 	}{
-		{"first page", ports.ListFilter{Limit: 10}},
-		{"deep page", ports.ListFilter{Limit: 10, Cursor: cursor}},
-		{"status=active", ports.ListFilter{Limit: 10, Status: domain.StatusActive}},
-		{"status=failed", ports.ListFilter{Limit: 10, Status: domain.StatusFailed}},
+		{"first page", ports.ListFilter{Scope: ports.OwnedBy(Owner), Limit: 10}},
+		{"deep page", ports.ListFilter{Scope: ports.OwnedBy(Owner), Limit: 10, Cursor: cursor}},
+		{"status=active", ports.ListFilter{Scope: ports.OwnedBy(Owner), Limit: 10, Status: domain.StatusActive}},
+		{"status=failed", ports.ListFilter{Scope: ports.OwnedBy(Owner), Limit: 10, Status: domain.StatusFailed}},
 	}
 	var out []listResult
 	for _, v := range variants {
@@ -63,7 +63,7 @@ func (r *runner) listBench(ctx context.Context) ([]listResult, error) {
 				defer wg.Done()
 				for time.Now().Before(deadline) {
 					t0 := time.Now()
-					if _, _, err := s.List(ctx, Owner, v.f); err != nil {
+					if _, _, err := s.List(ctx, v.f); err != nil {
 						mu.Lock()
 						firstErr = err
 						mu.Unlock()

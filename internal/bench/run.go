@@ -8,11 +8,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/webhook"
 	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -254,6 +256,23 @@ func (r *runner) run(ctx context.Context) (*result, error) {
 	return res, nil
 }
 
+// createBatches creates as with CreateBatch, a few hundred a call, on a store without
+// CreateMany; the first item refused is the error.
+func createBatches(ctx context.Context, store ports.AlarmStore, as []domain.Alarm) error {
+	for batch := range slices.Chunk(as, 500) {
+		results, err := store.CreateBatch(ctx, batch)
+		if err != nil {
+			return err
+		}
+		for _, r := range results {
+			if r.Err != nil {
+				return r.Err
+			}
+		}
+	}
+	return nil
+}
+
 // load bulk-loads the backlog (burn-down: every alarm due within the second before
 // now; fairness: the burst, due at the instant newFairRun plans) and the --not-due
 // alarms, due a day later.
@@ -294,11 +313,7 @@ func (r *runner) load(ctx context.Context, store ports.Store, clock *app.StoreCl
 		if ok {
 			err = bc.CreateMany(ctx, part)
 		} else {
-			for _, a := range part {
-				if _, _, err = store.Create(ctx, a); err != nil {
-					break
-				}
-			}
+			err = createBatches(ctx, store, part)
 		}
 		if err != nil {
 			return fmt.Errorf("bench: loading alarms: %w", err)

@@ -107,7 +107,7 @@ func Import(ctx context.Context, dst Target, r io.Reader, opts ImportOptions) (I
 // holds says what the store holds of what Import writes ("" for nothing).
 func holds(ctx context.Context, s ports.Store) (string, error) {
 	var what []string
-	as, _, err := s.AdminList(ctx, ports.AdminFilter{Limit: 1})
+	as, _, err := s.List(ctx, ports.ListFilter{Scope: ports.AnyOwner, Limit: 1})
 	if err != nil {
 		return "", err
 	}
@@ -246,7 +246,7 @@ func (im *importer) flushAlarms() error {
 	}
 	if im.opts.IntoNonEmpty {
 		for i, a := range im.alarms {
-			if _, err := im.dst.AdminGet(im.ctx, a.ID); err == nil {
+			if _, err := im.dst.Get(im.ctx, ports.AnyOwner, a.ID); err == nil {
 				return fmt.Errorf("line %d: alarm %s of owner %q: the target holds an alarm with this id already; nothing of its batch (lines %d to %d) was written",
 					im.alarmLines[i], a.ID, a.Owner, im.alarmLines[0], im.alarmLines[len(im.alarmLines)-1])
 			} else if !errors.Is(err, ports.ErrNotFound) {

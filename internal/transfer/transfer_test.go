@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/chronoshq/chronos/test/contract"
 	"slices"
 	"strings"
 	"testing"
@@ -55,11 +56,11 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 	again := f.Keyed
 	again.ID = "another-id"
-	got, deduped, err := dst.Create(context.Background(), again)
+	got, deduped, err := contract.CreateOne(context.Background(), dst, again)
 	if err != nil || !deduped || got.ID != f.Keyed.ID {
 		t.Errorf("a create with an imported idempotency key = %s deduped=%v (%v), want %s deduped", got.ID, deduped, err, f.Keyed.ID)
 	}
-	inDoubt, err := dst.AdminGet(context.Background(), f.InDoubt)
+	inDoubt, err := dst.Get(context.Background(), ports.AnyOwner, f.InDoubt)
 	if err != nil || !strings.HasPrefix(inDoubt.LastError, domain.InDoubtPrefix) || inDoubt.Claimed() {
 		t.Errorf("the at-most-once alarm in doubt after the import: claimed=%v last_error=%q (%v): want no lease and its error kept",
 			inDoubt.Claimed(), inDoubt.LastError, err)
@@ -89,7 +90,7 @@ func TestImportRefusesANonEmptyTarget(t *testing.T) {
 	if !errors.Is(err, transfer.ErrNotEmpty) || !strings.Contains(err.Error(), "--into-nonempty") {
 		t.Fatalf("Import into a store with a token = %v, want ErrNotEmpty naming --into-nonempty", err)
 	}
-	if as, _, _ := dst.AdminList(context.Background(), ports.AdminFilter{}); len(as) != 0 {
+	if as, _, _ := dst.List(context.Background(), ports.ListFilter{Scope: ports.AnyOwner}); len(as) != 0 {
 		t.Errorf("the refused import wrote %d alarms", len(as))
 	}
 }

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"fmt"
+	"github.com/chronoshq/chronos/ports"
 	"net/http"
 	"slices"
 	"strings"
@@ -143,7 +144,7 @@ func TestAuthMatrix(t *testing.T) {
 					id = victimID
 				}
 				path := strings.NewReplacer("{id}", id, "{owner}", "alice", "{name}", endpoint).Replace(r.Template)
-				before, err := e.store.Get(e.ctx, "alice", a.ID)
+				before, err := e.store.Get(e.ctx, ports.OwnedBy("alice"), a.ID)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -186,7 +187,7 @@ func TestAuthMatrix(t *testing.T) {
 				case http.StatusNotFound:
 					expectError(t, res, want, "not_found", "")
 				}
-				after, err := e.store.Get(e.ctx, "alice", a.ID)
+				after, err := e.store.Get(e.ctx, ports.OwnedBy("alice"), a.ID)
 				if err != nil {
 					t.Fatalf("alice's alarm after a refused %s %s: %v", r.Method, path, err)
 				}

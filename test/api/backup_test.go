@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"github.com/chronoshq/chronos/ports"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -53,7 +54,7 @@ func TestAdminBackupWritesACopyToTheBackupDir(t *testing.T) {
 		t.Fatalf("the backup does not open as a store: %v", err)
 	}
 	defer copyStore.Close()
-	if got, err := copyStore.Get(e.ctx, "alice", a.ID); err != nil || got.ID != a.ID {
+	if got, err := copyStore.Get(e.ctx, ports.OwnedBy("alice"), a.ID); err != nil || got.ID != a.ID {
 		t.Errorf("the backup lacks alice's alarm %s: %v", a.ID, err)
 	}
 }

@@ -27,7 +27,7 @@ func newLimitsEnv(t *testing.T, maxActive, rate int) (*env, *manualClock) {
 // stored is how many alarms the owner has in the store, in any status.
 func (e *env) stored(owner string) int {
 	e.t.Helper()
-	as, _, err := e.store.List(e.ctx, owner, ports.ListFilter{Limit: ports.MaxListLimit})
+	as, _, err := e.store.List(e.ctx, ports.ListFilter{Scope: ports.OwnedBy(owner), Limit: ports.MaxListLimit})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -22,22 +22,22 @@ var adminCases = []testCase{
 	{"CountAlarms", testAdminCount},
 }
 
-func (e *env) adminList(f ports.AdminFilter) ([]domain.Alarm, string) {
+func (e *env) adminList(f ports.ListFilter) ([]domain.Alarm, string) {
 	e.t.Helper()
-	as, next, err := e.store.AdminList(e.ctx, f)
+	as, next, err := e.store.List(e.ctx, f)
 	if err != nil {
-		e.t.Fatalf("AdminList(%+v): %v", f, err)
+		e.t.Fatalf("List(%+v): %v", f, err)
 	}
 	return as, next
 }
 
 // adminListAll walks every page of f.
-func (e *env) adminListAll(f ports.AdminFilter) []domain.Alarm {
+func (e *env) adminListAll(f ports.ListFilter) []domain.Alarm {
 	e.t.Helper()
 	var all []domain.Alarm
 	for page := 0; ; page++ {
 		if page > 10000 {
-			e.t.Fatal("AdminList never returned an empty cursor")
+			e.t.Fatal("List never returned an empty cursor")
 		}
 		as, next := e.adminList(f)
 		all = append(all, as...)
@@ -45,7 +45,7 @@ func (e *env) adminListAll(f ports.AdminFilter) []domain.Alarm {
 			return all
 		}
 		if len(as) == 0 {
-			e.t.Fatalf("AdminList returned an empty page with a non-empty cursor %q", next)
+			e.t.Fatalf("List returned an empty page with a non-empty cursor %q", next)
 		}
 		f.Cursor = next
 	}
@@ -74,31 +74,31 @@ func (e *env) failedOnce(owner, label string) domain.Alarm {
 	return a
 }
 
-// AdminGet and AdminEvents read any owner's alarm, owner included, exactly as the
+// Get and Events with ports.AnyOwner read any owner's alarm, owner included, exactly as the
 // owner's Get and Events do.
 func testAdminGetAnyOwner(t *testing.T, e *env) {
 	a := e.create(e.onceIn(alice, time.Hour))
 	b := e.fired(bob)
 	for _, want := range []domain.Alarm{a, b} {
-		got, err := e.store.AdminGet(e.ctx, want.ID)
+		got, err := e.store.Get(e.ctx, ports.AnyOwner, want.ID)
 		if err != nil {
-			t.Fatalf("AdminGet(%s): %v", want.ID, err)
+			t.Fatalf("Get(AnyOwner, %s): %v", want.ID, err)
 		}
-		e.wantAlarm("AdminGet", got, e.get(want.Owner, want.ID))
+		e.wantAlarm("Get(AnyOwner)", got, e.get(want.Owner, want.ID))
 		if got.Owner != want.Owner {
-			t.Errorf("AdminGet(%s).Owner = %q, want %q", want.ID, got.Owner, want.Owner)
+			t.Errorf("Get(AnyOwner, %s).Owner = %q, want %q", want.ID, got.Owner, want.Owner)
 		}
-		evs, err := e.store.AdminEvents(e.ctx, want.ID, 0)
+		evs, err := e.store.Events(e.ctx, ports.AnyOwner, want.ID, 0)
 		if err != nil {
-			t.Fatalf("AdminEvents(%s): %v", want.ID, err)
+			t.Fatalf("Events(AnyOwner, %s): %v", want.ID, err)
 		}
 		if own := e.events(want.Owner, want.ID); !slices.Equal(eventTypes(evs), eventTypes(own)) {
-			t.Errorf("AdminEvents(%s) = %v, want the owner's view %v", want.ID, eventTypes(evs), eventTypes(own))
+			t.Errorf("Events(AnyOwner, %s) = %v, want the owner's view %v", want.ID, eventTypes(evs), eventTypes(own))
 		}
 	}
-	evs, err := e.store.AdminEvents(e.ctx, b.ID, 1)
+	evs, err := e.store.Events(e.ctx, ports.AnyOwner, b.ID, 1)
 	if err != nil || len(evs) != 1 || evs[0].Type != domain.EventCreated {
-		t.Errorf("AdminEvents(limit 1) = %v, %v; want only created", eventTypes(evs), err)
+		t.Errorf("Events(AnyOwner, limit 1) = %v, %v; want only created", eventTypes(evs), err)
 	}
 }
 
@@ -107,18 +107,18 @@ func testAdminGetAnyOwner(t *testing.T, e *env) {
 func testAdminUnknownID(t *testing.T, e *env) {
 	e.createDue(alice)
 	for _, id := range []string{newID(), "not-a-uuid", "", "'; DROP TABLE alarms; --"} {
-		_, err := e.store.AdminGet(e.ctx, id)
-		wantErr(t, "AdminGet("+id+")", err, ports.ErrNotFound)
-		_, err = e.store.AdminEvents(e.ctx, id, 0)
-		wantErr(t, "AdminEvents("+id+")", err, ports.ErrNotFound)
+		_, err := e.store.Get(e.ctx, ports.AnyOwner, id)
+		wantErr(t, "Get(AnyOwner, "+id+")", err, ports.ErrNotFound)
+		_, err = e.store.Events(e.ctx, ports.AnyOwner, id, 0)
+		wantErr(t, "Events(AnyOwner, "+id+")", err, ports.ErrNotFound)
 		called := false
-		_, err = e.store.AdminMutate(e.ctx, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		_, err = e.store.Mutate(e.ctx, ports.AnyOwner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 			called = true
 			return cancelFn(a, now)
 		})
-		wantErr(t, "AdminMutate("+id+")", err, ports.ErrNotFound)
+		wantErr(t, "Mutate(AnyOwner, "+id+")", err, ports.ErrNotFound)
 		if called {
-			t.Errorf("AdminMutate(%s) ran fn for an alarm that does not exist", id)
+			t.Errorf("Mutate(AnyOwner, %s) ran fn for an alarm that does not exist", id)
 		}
 		d, err := e.store.DeleteAlarms(e.ctx, []string{id})
 		if err != nil || d != (ports.Deleted{}) {
@@ -130,7 +130,7 @@ func testAdminUnknownID(t *testing.T, e *env) {
 	}
 }
 
-// AdminList returns every owner's alarms newest first, paged like List: default and
+// List with ports.AnyOwner returns every owner's alarms newest first, paged like List: default and
 // maximum page sizes, a cursor that continues after the last alarm.
 func testAdminListAcrossOwners(t *testing.T, e *env) {
 	var all []domain.Alarm
@@ -147,28 +147,28 @@ func testAdminListAcrossOwners(t *testing.T, e *env) {
 	}
 	want := newestFirst(all...)
 	for _, limit := range []int{1, 3, 7, 0} {
-		if got := alarmIDs(e.adminListAll(ports.AdminFilter{Limit: limit})); !slices.Equal(got, want) {
-			t.Errorf("AdminList pages of %d = %v, want %v", limit, got, want)
+		if got := alarmIDs(e.adminListAll(ports.ListFilter{Scope: ports.AnyOwner, Limit: limit})); !slices.Equal(got, want) {
+			t.Errorf("List(AnyOwner) pages of %d = %v, want %v", limit, got, want)
 		}
 	}
-	as, next := e.adminList(ports.AdminFilter{Limit: 3})
+	as, next := e.adminList(ports.ListFilter{Scope: ports.AnyOwner, Limit: 3})
 	if len(as) != 3 || next == "" {
 		t.Errorf("first page of 3 = %d alarms, cursor %q; want 3 and a cursor", len(as), next)
 	}
 	for _, a := range as {
 		if a.Owner == "" {
-			t.Errorf("AdminList alarm %s has no owner", a.ID)
+			t.Errorf("List(AnyOwner): alarm %s has no owner", a.ID)
 		}
 	}
 	// More than the maximum page: the page is capped.
 	for range ports.MaxListLimit - len(all) + 5 {
 		e.create(e.onceIn(alice, time.Hour))
 	}
-	as, next = e.adminList(ports.AdminFilter{Limit: ports.MaxListLimit + 100})
+	as, next = e.adminList(ports.ListFilter{Scope: ports.AnyOwner, Limit: ports.MaxListLimit + 100})
 	if len(as) != ports.MaxListLimit || next == "" {
 		t.Errorf("a page asking for %d = %d alarms, cursor %q; want %d and a cursor", ports.MaxListLimit+100, len(as), next, ports.MaxListLimit)
 	}
-	if as, _ = e.adminList(ports.AdminFilter{}); len(as) != ports.DefaultListLimit {
+	if as, _ = e.adminList(ports.ListFilter{Scope: ports.AnyOwner}); len(as) != ports.DefaultListLimit {
 		t.Errorf("the default page = %d alarms, want %d", len(as), ports.DefaultListLimit)
 	}
 }
@@ -187,20 +187,20 @@ func testAdminListFilters(t *testing.T, e *env) {
 
 	for _, c := range []struct {
 		name string
-		f    ports.AdminFilter
+		f    ports.ListFilter
 		want []domain.Alarm
 	}{
-		{"owner", ports.AdminFilter{Owner: alice}, []domain.Alarm{onceA, cronA, failedOld, failedNewer}},
-		{"status", ports.AdminFilter{Status: domain.StatusFailed}, []domain.Alarm{failedOld, failedNew, failedNewer}},
-		{"kind", ports.AdminFilter{Kind: domain.KindCron}, []domain.Alarm{cronA, pausedB}},
-		{"owner and status", ports.AdminFilter{Owner: bob, Status: domain.StatusPaused}, []domain.Alarm{pausedB}},
-		{"owner, kind", ports.AdminFilter{Owner: bob, Kind: domain.KindOnce}, []domain.Alarm{firedB, failedNew}},
-		{"label prefix", ports.AdminFilter{LabelPrefix: "billing:"}, []domain.Alarm{failedOld, failedNew}},
-		{"label prefix and owner", ports.AdminFilter{LabelPrefix: "billing:", Owner: bob}, []domain.Alarm{failedNew}},
-		{"failed since", ports.AdminFilter{FailedSince: cutoff}, []domain.Alarm{failedNew, failedNewer}},
-		{"failed since and owner", ports.AdminFilter{FailedSince: cutoff, Owner: alice}, []domain.Alarm{failedNewer}},
-		{"nothing matches", ports.AdminFilter{Owner: "carol"}, nil},
-		{"status and kind that never meet", ports.AdminFilter{Status: domain.StatusPaused, Kind: domain.KindOnce}, nil},
+		{"owner", ports.ListFilter{Scope: ports.OwnedBy(alice)}, []domain.Alarm{onceA, cronA, failedOld, failedNewer}},
+		{"status", ports.ListFilter{Scope: ports.AnyOwner, Status: domain.StatusFailed}, []domain.Alarm{failedOld, failedNew, failedNewer}},
+		{"kind", ports.ListFilter{Scope: ports.AnyOwner, Kind: domain.KindCron}, []domain.Alarm{cronA, pausedB}},
+		{"owner and status", ports.ListFilter{Scope: ports.OwnedBy(bob), Status: domain.StatusPaused}, []domain.Alarm{pausedB}},
+		{"owner, kind", ports.ListFilter{Scope: ports.OwnedBy(bob), Kind: domain.KindOnce}, []domain.Alarm{firedB, failedNew}},
+		{"label prefix", ports.ListFilter{Scope: ports.AnyOwner, LabelPrefix: "billing:"}, []domain.Alarm{failedOld, failedNew}},
+		{"label prefix and owner", ports.ListFilter{Scope: ports.OwnedBy(bob), LabelPrefix: "billing:"}, []domain.Alarm{failedNew}},
+		{"failed since", ports.ListFilter{Scope: ports.AnyOwner, FailedSince: cutoff}, []domain.Alarm{failedNew, failedNewer}},
+		{"failed since and owner", ports.ListFilter{Scope: ports.OwnedBy(alice), FailedSince: cutoff}, []domain.Alarm{failedNewer}},
+		{"nothing matches", ports.ListFilter{Scope: ports.OwnedBy("carol")}, nil},
+		{"status and kind that never meet", ports.ListFilter{Scope: ports.AnyOwner, Status: domain.StatusPaused, Kind: domain.KindOnce}, nil},
 	} {
 		want := newestFirst(c.want...)
 		for _, limit := range []int{1, 0} {
@@ -237,7 +237,7 @@ func testAdminListLabelPrefixLiteral(t *testing.T, e *env) {
 		for _, l := range want {
 			as = append(as, byLabel[l])
 		}
-		if got := alarmIDs(e.adminListAll(ports.AdminFilter{LabelPrefix: prefix})); !slices.Equal(got, newestFirst(as...)) {
+		if got := alarmIDs(e.adminListAll(ports.ListFilter{Scope: ports.AnyOwner, LabelPrefix: prefix})); !slices.Equal(got, newestFirst(as...)) {
 			t.Errorf("label prefix %q matched %v, want the alarms labelled %q", prefix, got, want)
 		}
 	}
@@ -247,10 +247,10 @@ func testAdminListLabelPrefixLiteral(t *testing.T, e *env) {
 func testAdminListBadCursor(t *testing.T, e *env) {
 	e.createDue(alice)
 	for _, c := range []string{"garbage", "c:zz", "%%%"} {
-		_, _, err := e.store.AdminList(e.ctx, ports.AdminFilter{Cursor: c})
+		_, _, err := e.store.List(e.ctx, ports.ListFilter{Scope: ports.AnyOwner, Cursor: c})
 		var ve *domain.ValidationError
 		if !errors.As(err, &ve) || ve.Field != "cursor" {
-			t.Errorf("AdminList(cursor %q) = %v, want a ValidationError on cursor", c, err)
+			t.Errorf("List(AnyOwner, cursor %q) = %v, want a ValidationError on cursor", c, err)
 		}
 	}
 }
@@ -261,12 +261,12 @@ func testAdminListBadCursor(t *testing.T, e *env) {
 func testAdminMutateRetry(t *testing.T, e *env) {
 	failed := e.failedOnce(bob, "")
 	e.clock.Advance(time.Minute)
-	got, err := e.store.AdminMutate(e.ctx, failed.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	got, err := e.store.Mutate(e.ctx, ports.AnyOwner, failed.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		tr, err := domain.Retry(a, now, "tok_ops")
 		return tr, err == nil, err
 	})
 	if err != nil {
-		t.Fatalf("AdminMutate(retry): %v", err)
+		t.Fatalf("Mutate(AnyOwner, retry): %v", err)
 	}
 	want := failed
 	want.Status, want.NextFireAt, want.FailureCount, want.LastError, want.UpdatedAt = domain.StatusActive, e.now(), 0, "", e.now()
@@ -279,12 +279,12 @@ func testAdminMutateRetry(t *testing.T, e *env) {
 	claimed := e.claimOnly("w2", time.Minute, failed.ID)
 
 	// An admin cancel of a leased alarm releases the lease; the worker's outcome is stale.
-	_, err = e.store.AdminMutate(e.ctx, failed.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	_, err = e.store.Mutate(e.ctx, ports.AnyOwner, failed.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		tr, changed := domain.AdminCancel(a, now, "tok_ops")
 		return tr, changed, nil
 	})
 	if err != nil {
-		t.Fatalf("AdminMutate(cancel): %v", err)
+		t.Fatalf("Mutate(AnyOwner, cancel): %v", err)
 	}
 	e.applyStale([]domain.Transition{e.fire(claimed)}, failed.ID)
 	if a := e.get(bob, failed.ID); a.Status != domain.StatusCancelled || a.Claimed() {
@@ -292,7 +292,7 @@ func testAdminMutateRetry(t *testing.T, e *env) {
 	}
 
 	// fn's error comes back as is and nothing changes.
-	_, err = e.store.AdminMutate(e.ctx, failed.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	_, err = e.store.Mutate(e.ctx, ports.AnyOwner, failed.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		tr, err := domain.Retry(a, now, "tok_ops")
 		return tr, err == nil, err
 	})
@@ -323,7 +323,7 @@ func testAdminDelete(t *testing.T, e *env) {
 		if !e.gone(x.Owner, x.ID) {
 			t.Errorf("alarm %s (%s) is still there", x.ID, x.Status)
 		}
-		_, err := e.store.AdminGet(e.ctx, x.ID)
+		_, err := e.store.Get(e.ctx, ports.AnyOwner, x.ID)
 		wantErr(t, "AdminGet of a deleted alarm", err, ports.ErrNotFound)
 	}
 	e.applyStale([]domain.Transition{e.fire(claimed)}, leased.ID)

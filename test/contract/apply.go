@@ -160,7 +160,7 @@ func testApplyUnknownAlarm(t *testing.T, e *env) {
 	e.wantStored("the real alarm", fired.ApplyTo(held))
 }
 
-// A transition's Notice is created with it, as Create would create it (its created
+// A transition's Notice is created with it, as CreateBatch would create it (its created
 // event, claimable when due), and only when the transition applies: presented again,
 // now stale, it makes no second notice; in a batch, a stale transition's notice is
 // left out and a fresh one's goes in.
@@ -193,7 +193,7 @@ func testApplyNotice(t *testing.T, e *env) {
 	e.applyStale([]domain.Transition{stale, fresh}, b.ID)
 	e.wantStored("the fresh one's notice", *fresh.Notice)
 	e.wantEvents("the fresh one's notice's events", e.events(alice, fresh.Notice.ID), *fresh.Notice)
-	_, err := e.store.Get(e.ctx, alice, stale.Notice.ID)
+	_, err := e.store.Get(e.ctx, ports.OwnedBy(alice), stale.Notice.ID)
 	wantErr(t, "Get of a stale transition's notice", err, ports.ErrNotFound)
 }
 

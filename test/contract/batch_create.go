@@ -38,7 +38,7 @@ func keyed(s domain.Spec, key string) domain.Spec {
 	return s
 }
 
-// Every alarm comes back as Create would return it, in the order given, stored with
+// Every alarm comes back as CreateBatch would return it, in the order given, stored with
 // its created event.
 func testBatchRoundTrip(t *testing.T, e *env) {
 	as := []domain.Alarm{
@@ -93,7 +93,7 @@ func testBatchKeyStored(t *testing.T, e *env) {
 	if rs[1].Err != nil || rs[1].Deduped {
 		t.Errorf("item with a new key: %+v, want created", rs[1])
 	}
-	if _, err := e.store.Get(e.ctx, alice, again.ID); !errors.Is(err, ports.ErrNotFound) {
+	if _, err := e.store.Get(e.ctx, ports.OwnedBy(alice), again.ID); !errors.Is(err, ports.ErrNotFound) {
 		t.Errorf("the deduped item's own id was stored (%v)", err)
 	}
 }

@@ -65,7 +65,7 @@ func (e *env) bulkMix(n int) []domain.Alarm {
 	return as
 }
 
-// Every alarm comes back as Create would have stored it, payload byte for byte.
+// Every alarm comes back as CreateBatch would have stored it, payload byte for byte.
 func testBulkRoundTrip(t *testing.T, e *env) {
 	as := e.bulkMix(40)
 	e.createMany(as)
@@ -173,7 +173,7 @@ func testBulkConflict(t *testing.T, e *env) {
 		err := e.bulk().CreateMany(e.ctx, spoil(as))
 		wantErr(t, "CreateMany with a "+name, err, ports.ErrConflict)
 		for _, a := range as[:5] {
-			if _, err := e.store.Get(e.ctx, a.Owner, a.ID); err == nil {
+			if _, err := e.store.Get(e.ctx, ports.OwnedBy(a.Owner), a.ID); err == nil {
 				t.Errorf("%s: alarm %s of the refused batch was stored", name, a.ID)
 			}
 		}

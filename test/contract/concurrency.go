@@ -31,7 +31,7 @@ func (e *env) createDueMany(owner string, n int) []domain.Alarm {
 		go func() {
 			defer wg.Done()
 			for i := w; i < n; i += writers {
-				if _, _, err := e.store.Create(e.ctx, as[i]); err != nil {
+				if _, _, err := CreateOne(e.ctx, e.store, as[i]); err != nil {
 					errs <- fmt.Errorf("Create(%s): %w", as[i].ID, err)
 					return
 				}
@@ -186,7 +186,7 @@ func testConcurrentClaimersVsCancels(t *testing.T, e *env) {
 	tally := newClaimTally()
 	cancelHalf := func() error {
 		for i := 0; i < len(as); i += 2 {
-			if _, err := e.store.Mutate(e.ctx, alice, as[i].ID, cancelFn); err != nil {
+			if _, err := e.store.Mutate(e.ctx, ports.OwnedBy(alice), as[i].ID, cancelFn); err != nil {
 				return fmt.Errorf("owner: Mutate(cancel %s): %w", as[i].ID, err)
 			}
 		}
@@ -229,7 +229,7 @@ func testConcurrentTwoStores(t *testing.T, e *env) {
 	second := r.Reopen(t, e.clock)
 
 	as := e.createDueMany(alice, 1000)
-	if _, err := second.Get(e.ctx, alice, as[0].ID); err != nil {
+	if _, err := second.Get(e.ctx, ports.OwnedBy(alice), as[0].ID); err != nil {
 		t.Fatalf("second store cannot read the first one's alarm: %v", err)
 	}
 	tally := newClaimTally()

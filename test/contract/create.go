@@ -38,7 +38,7 @@ func testCreateRoundTripOnce(t *testing.T, e *env) {
 		MaxFailures:    7,
 		Delivery:       domain.AtMostOnce,
 	})
-	stored, deduped, err := e.store.Create(e.ctx, want)
+	stored, deduped, err := CreateOne(e.ctx, e.store, want)
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
@@ -130,12 +130,12 @@ func testCreateDuplicateID(t *testing.T, e *env) {
 	again := e.build(e.onceIn(alice, time.Hour))
 	again.ID = first.ID
 	again.Label = "second"
-	_, _, err := e.store.Create(e.ctx, again)
+	_, _, err := CreateOne(e.ctx, e.store, again)
 	wantErr(t, "Create with a used id", err, ports.ErrConflict)
 
 	other := e.build(e.onceIn(bob, time.Hour))
 	other.ID = first.ID
-	_, _, err = e.store.Create(e.ctx, other)
+	_, _, err = CreateOne(e.ctx, e.store, other)
 	wantErr(t, "Create with another owner's id", err, ports.ErrConflict)
 
 	e.wantStored("first alarm after conflicts", first)
@@ -158,7 +158,7 @@ func testCreateIdempotentSameOwner(t *testing.T, e *env) {
 	s2.Label = "second"
 	s2.Payload = json.RawMessage(`{"second":true}`)
 	second := e.build(s2)
-	got, deduped, err := e.store.Create(e.ctx, second)
+	got, deduped, err := CreateOne(e.ctx, e.store, second)
 	if err != nil {
 		t.Fatalf("second Create: %v", err)
 	}
@@ -170,12 +170,12 @@ func testCreateIdempotentSameOwner(t *testing.T, e *env) {
 	if all := e.listAll(alice, "", 0); len(all) != 1 {
 		t.Errorf("alice has %d alarms, want 1", len(all))
 	}
-	_, err = e.store.Get(e.ctx, alice, second.ID)
+	_, err = e.store.Get(e.ctx, ports.OwnedBy(alice), second.ID)
 	wantErr(t, "Get of the deduped request's id", err, ports.ErrNotFound)
 
 	// The alarm returned is the stored one as it is now, not as it was created.
 	cancelled := e.mutate(alice, first.ID, cancelFn)
-	got, deduped, err = e.store.Create(e.ctx, e.build(s2))
+	got, deduped, err = CreateOne(e.ctx, e.store, e.build(s2))
 	if err != nil || !deduped {
 		t.Fatalf("Create after cancel = (deduped %v, %v), want deduped", deduped, err)
 	}
@@ -227,7 +227,7 @@ func testCreateIdempotentConcurrent(t *testing.T, e *env) {
 		go func() {
 			defer wg.Done()
 			<-start
-			got, deduped, err := e.store.Create(e.ctx, a)
+			got, deduped, err := CreateOne(e.ctx, e.store, a)
 			results[i] = result{got, deduped, err}
 		}()
 	}

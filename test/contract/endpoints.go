@@ -143,7 +143,7 @@ func (e *env) stamped(ep domain.Endpoint, created time.Time) domain.Endpoint {
 	return ep
 }
 
-// Every field comes back exactly, from Create's result, Get and List; unset ones as
+// Every field comes back exactly, from CreateBatch's result, Get and List; unset ones as
 // unset. Create stamps both times with the store's now, whatever the caller set.
 func testEndpointRoundTrip(t *testing.T, e *env) {
 	full := e.fullEndpoint(alice, "billing")
@@ -270,7 +270,7 @@ func testEndpointUnknown(t *testing.T, e *env) {
 }
 
 // An alarm's endpoint is kept by every create (Create, CreateBatch, and CreateMany where
-// the store has it) and comes back from every read (Get, List, AdminGet, the claim); an
+// the store has it) and comes back from every read (Get with either scope, List, the claim); an
 // applied outcome leaves it, and deleting the endpoint does not change the alarm. The
 // store keeps the name as given: whether it exists is the caller's to check.
 func testAlarmEndpoint(t *testing.T, e *env) {
@@ -302,11 +302,11 @@ func testAlarmEndpoint(t *testing.T, e *env) {
 
 	for id, w := range wants {
 		e.wantStored("Get", w)
-		got, err := e.store.AdminGet(e.ctx, id)
+		got, err := e.store.Get(e.ctx, ports.AnyOwner, id)
 		if err != nil {
-			t.Fatalf("AdminGet(%s): %v", id, err)
+			t.Fatalf("Get(AnyOwner, %s): %v", id, err)
 		}
-		e.wantAlarm("AdminGet", got, w)
+		e.wantAlarm("Get(AnyOwner)", got, w)
 	}
 	listed := e.listAll(alice, "", 10)
 	if len(listed) != len(wants) {

@@ -3,6 +3,7 @@ package contract
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -81,10 +82,23 @@ func (e *env) build(s domain.Spec) domain.Alarm {
 	return a
 }
 
+// CreateOne creates a alone, with CreateBatch, as a single create: the call's error or
+// the item's. Tests of a store outside the suite use it too.
+func CreateOne(ctx context.Context, s ports.AlarmStore, a domain.Alarm) (domain.Alarm, bool, error) {
+	res, err := s.CreateBatch(ctx, []domain.Alarm{a})
+	if err != nil {
+		return domain.Alarm{}, false, err
+	}
+	if len(res) != 1 {
+		return domain.Alarm{}, false, fmt.Errorf("CreateBatch of one alarm: %d results", len(res))
+	}
+	return res[0].Alarm, res[0].Deduped, res[0].Err
+}
+
 // insert stores a and fails unless it was created (not deduped).
 func (e *env) insert(a domain.Alarm) domain.Alarm {
 	e.t.Helper()
-	stored, deduped, err := e.store.Create(e.ctx, a)
+	stored, deduped, err := CreateOne(e.ctx, e.store, a)
 	if err != nil {
 		e.t.Fatalf("Create(%s): %v", a.ID, err)
 	}
@@ -110,7 +124,7 @@ func (e *env) createDue(owner string) domain.Alarm {
 
 func (e *env) get(owner, id string) domain.Alarm {
 	e.t.Helper()
-	a, err := e.store.Get(e.ctx, owner, id)
+	a, err := e.store.Get(e.ctx, ports.OwnedBy(owner), id)
 	if err != nil {
 		e.t.Fatalf("Get(%s, %s): %v", owner, id, err)
 	}
@@ -119,16 +133,18 @@ func (e *env) get(owner, id string) domain.Alarm {
 
 func (e *env) events(owner, id string) []domain.Event {
 	e.t.Helper()
-	evs, err := e.store.Events(e.ctx, owner, id, 0)
+	evs, err := e.store.Events(e.ctx, ports.OwnedBy(owner), id, 0)
 	if err != nil {
 		e.t.Fatalf("Events(%s, %s): %v", owner, id, err)
 	}
 	return evs
 }
 
+// list is a page of the owner's alarms: f with the owner's scope.
 func (e *env) list(owner string, f ports.ListFilter) ([]domain.Alarm, string) {
 	e.t.Helper()
-	as, next, err := e.store.List(e.ctx, owner, f)
+	f.Scope = ports.OwnedBy(owner)
+	as, next, err := e.store.List(e.ctx, f)
 	if err != nil {
 		e.t.Fatalf("List(%s, %+v): %v", owner, f, err)
 	}
@@ -244,7 +260,7 @@ func triggerFn(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 
 func (e *env) mutate(owner, id string, fn ports.MutateFunc) domain.Alarm {
 	e.t.Helper()
-	a, err := e.store.Mutate(e.ctx, owner, id, fn)
+	a, err := e.store.Mutate(e.ctx, ports.OwnedBy(owner), id, fn)
 	if err != nil {
 		e.t.Fatalf("Mutate(%s, %s): %v", owner, id, err)
 	}

@@ -81,7 +81,7 @@ func testEventsLimit(t *testing.T, e *env) {
 	for _, c := range []struct{ limit, want int }{
 		{1, 1}, {2, 2}, {6, 6}, {7, 6}, {0, 6}, {-1, 6}, {ports.MaxEventsLimit + 1, 6},
 	} {
-		got, err := e.store.Events(e.ctx, alice, a.ID, c.limit)
+		got, err := e.store.Events(e.ctx, ports.OwnedBy(alice), a.ID, c.limit)
 		if err != nil {
 			t.Fatalf("Events(limit %d): %v", c.limit, err)
 		}
@@ -103,7 +103,7 @@ func testEventsNoneForDedupedCreate(t *testing.T, e *env) {
 	s.IdempotencyKey = "once-only"
 	a := e.create(s)
 	for range 3 {
-		if _, deduped, err := e.store.Create(e.ctx, e.build(s)); err != nil || !deduped {
+		if _, deduped, err := CreateOne(e.ctx, e.store, e.build(s)); err != nil || !deduped {
 			t.Fatalf("re-create with the same key = (deduped %v, %v), want deduped", deduped, err)
 		}
 	}

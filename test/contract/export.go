@@ -170,9 +170,9 @@ func byAlarmID(x, y domain.Alarm) int { return strings.Compare(x.ID, y.ID) }
 
 func (e *env) adminGet(id string) domain.Alarm {
 	e.t.Helper()
-	a, err := e.store.AdminGet(e.ctx, id)
+	a, err := e.store.Get(e.ctx, ports.AnyOwner, id)
 	if err != nil {
-		e.t.Fatalf("AdminGet(%s): %v", id, err)
+		e.t.Fatalf("Get(AnyOwner, %s): %v", id, err)
 	}
 	return a
 }
@@ -221,9 +221,9 @@ func testExportEventsPaged(t *testing.T, e *env) {
 	slices.Sort(ids)
 	var want []domain.Event
 	for _, id := range ids {
-		evs, err := e.store.AdminEvents(e.ctx, id, 0)
+		evs, err := e.store.Events(e.ctx, ports.AnyOwner, id, 0)
 		if err != nil {
-			t.Fatalf("AdminEvents(%s): %v", id, err)
+			t.Fatalf("Events(AnyOwner, %s): %v", id, err)
 		}
 		want = append(want, evs[1:]...) // without the created event Events makes up
 	}
@@ -281,9 +281,9 @@ func testImportEventsKeepOrder(t *testing.T, e *env) {
 				mine = append(mine, ev)
 			}
 		}
-		got, err := e.store.AdminEvents(e.ctx, a.ID, 0)
+		got, err := e.store.Events(e.ctx, ports.AnyOwner, a.ID, 0)
 		if err != nil {
-			t.Fatalf("AdminEvents(%s): %v", a.ID, err)
+			t.Fatalf("Events(AnyOwner, %s): %v", a.ID, err)
 		}
 		if len(got) != len(mine) {
 			t.Errorf("alarm %s: %d events after ImportEvents, want %d (a stored created event is the history's first)", a.ID, len(got), len(mine))
@@ -328,7 +328,7 @@ func testImportAlarmsConflict(t *testing.T, e *env) {
 		wantErr(t, "ImportAlarms with "+name, err, ports.ErrConflict)
 		for _, a := range batch {
 			if a.ID != keyed.ID {
-				if _, err := e.store.AdminGet(e.ctx, a.ID); err == nil {
+				if _, err := e.store.Get(e.ctx, ports.AnyOwner, a.ID); err == nil {
 					t.Errorf("ImportAlarms with %s wrote alarm %s: want nothing written", name, a.ID)
 				}
 			}
@@ -441,13 +441,13 @@ func testExportRoundTrip(t *testing.T, e *env) {
 	}
 	for i, w := range srcAlarms {
 		e.wantAlarm("alarm in the new store", got[i], w)
-		gotEvs, err := target.AdminEvents(e.ctx, w.ID, 0)
+		gotEvs, err := target.Events(e.ctx, ports.AnyOwner, w.ID, 0)
 		if err != nil {
-			t.Fatalf("AdminEvents(%s) in the new store: %v", w.ID, err)
+			t.Fatalf("Events(AnyOwner, %s) in the new store: %v", w.ID, err)
 		}
-		wantEvs, err := e.store.AdminEvents(e.ctx, w.ID, 0)
+		wantEvs, err := e.store.Events(e.ctx, ports.AnyOwner, w.ID, 0)
 		if err != nil {
-			t.Fatalf("AdminEvents(%s): %v", w.ID, err)
+			t.Fatalf("Events(AnyOwner, %s): %v", w.ID, err)
 		}
 		if len(gotEvs) != len(wantEvs) {
 			t.Errorf("alarm %s: %d events in the new store, %d in the old", w.ID, len(gotEvs), len(wantEvs))

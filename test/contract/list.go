@@ -190,7 +190,7 @@ func testListMaxLimit(t *testing.T, e *env) {
 func testListBadCursor(t *testing.T, e *env) {
 	e.createN(alice, 2)
 	for _, cursor := range []string{"not a cursor", "%%%", "\x00\xff"} {
-		_, _, err := e.store.List(e.ctx, alice, ports.ListFilter{Cursor: cursor})
+		_, _, err := e.store.List(e.ctx, ports.ListFilter{Scope: ports.OwnedBy(alice), Cursor: cursor})
 		var ve *domain.ValidationError
 		if !errors.As(err, &ve) || ve.Field != "cursor" {
 			t.Errorf("List cursor=%q: error = %v, want a *domain.ValidationError on \"cursor\"", cursor, err)
@@ -202,7 +202,7 @@ func testListBadCursor(t *testing.T, e *env) {
 func testListEmpty(t *testing.T, e *env) {
 	e.createN(bob, 1)
 	for _, status := range []domain.Status{"", domain.StatusActive} {
-		as, next, err := e.store.List(e.ctx, alice, ports.ListFilter{Status: status})
+		as, next, err := e.store.List(e.ctx, ports.ListFilter{Scope: ports.OwnedBy(alice), Status: status})
 		if err != nil || len(as) != 0 || next != "" {
 			t.Errorf("List status=%q for an owner with nothing = (%d alarms, %q, %v), want (0, \"\", nil)", status, len(as), next, err)
 		}

@@ -135,14 +135,14 @@ func testMutateErrorReturnedAsIs(t *testing.T, e *env) {
 	a := e.create(e.onceIn(alice, time.Hour))
 	e.clock.Advance(time.Minute)
 
-	_, err := e.store.Mutate(e.ctx, alice, a.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	_, err := e.store.Mutate(e.ctx, ports.OwnedBy(alice), a.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		tr, _ := domain.Cancel(a, now)
 		return tr, true, fmt.Errorf("checking %s: %w", a.ID, errRefused)
 	})
 	wantErr(t, "Mutate with a failing fn", err, errRefused)
 
 	// A domain refusal: pausing a once alarm.
-	_, err = e.store.Mutate(e.ctx, alice, a.ID, pauseFn)
+	_, err = e.store.Mutate(e.ctx, ports.OwnedBy(alice), a.ID, pauseFn)
 	wantErr(t, "Mutate(pause) of a once alarm", err, domain.ErrInvalidState)
 
 	e.wantStored("after failed Mutates", a)
@@ -194,7 +194,7 @@ func testMutateConcurrentSerialize(t *testing.T, e *env) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := e.store.Mutate(e.ctx, alice, a.ID, count); err != nil {
+			if _, err := e.store.Mutate(e.ctx, ports.OwnedBy(alice), a.ID, count); err != nil {
 				errs <- err
 			}
 		}()

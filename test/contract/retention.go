@@ -51,12 +51,12 @@ func (e *env) fired(owner string) domain.Alarm {
 // gone reports whether the owner's alarm is gone, with its history.
 func (e *env) gone(owner, id string) bool {
 	e.t.Helper()
-	_, err := e.store.Get(e.ctx, owner, id)
+	_, err := e.store.Get(e.ctx, ports.OwnedBy(owner), id)
 	if err == nil {
 		return false
 	}
 	wantErr(e.t, "Get of a deleted alarm", err, ports.ErrNotFound)
-	_, err = e.store.Events(e.ctx, owner, id, 0)
+	_, err = e.store.Events(e.ctx, ports.OwnedBy(owner), id, 0)
 	wantErr(e.t, "Events of a deleted alarm", err, ports.ErrNotFound)
 	return true
 }

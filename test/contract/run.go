@@ -9,9 +9,11 @@ package contract
 //   Clock         clock.go         the injected clock is "now": Now, due-ness, leases,
 //                                  retry backoff
 //   Context       context.go       cancelled contexts come back as context.Canceled
-//   Create        create.go        every field round-trips (payload byte for byte),
-//                                  duplicate ids, idempotency keys (also concurrent)
-//   Owner         owner.go         owner scoping of Get/List/Mutate/Events; unknown ids
+//   Create        create.go        a create (CreateBatch of one): every field round-trips
+//                                  (payload byte for byte), duplicate ids, idempotency
+//                                  keys (also concurrent)
+//   Owner         owner.go         owner scoping of Get/List/Mutate/Events; unknown ids;
+//                                  an empty Scope reaches nothing; an owner's list filters
 //   List          list.go          newest first, cursor paging, status filter, default
 //                                  and maximum page size, bad cursors
 //   Mutate        mutate.go        owner actions: what fn sees, no-ops, errors,
@@ -49,7 +51,7 @@ package contract
 //                                  bounded, the boundary included)
 //   Series        series.go        a cron series' options and state round-trip through
 //                                  every read and write (Apply, fenced or stale, Mutate,
-//                                  AdminMutate); DuePauses: which, in what order, how many
+//                                  Mutate of any owner); DuePauses: which, in what order, how many
 //   Endpoints     endpoints.go     an owner's endpoints: every field round-trips (secrets
 //                                  and rate exactly), list order, duplicates, update keeps
 //                                  CreatedAt, delete; an alarm's endpoint through every

@@ -64,7 +64,7 @@ func resumeClearing(a domain.Alarm, now time.Time) (domain.Transition, bool, err
 	return t, changed, err
 }
 
-// Every option and every piece of state comes back as given from every read: Create's
+// Every option and every piece of state comes back as given from every read: CreateBatch's
 // result, Get, List, CreateBatch and the claim. No options at all come back as none.
 func testSeriesRoundTrip(t *testing.T, e *env) {
 	want := e.seriesAlarm(alice)
@@ -179,7 +179,7 @@ func claimedByID(c ports.Claimed) map[string]domain.Alarm {
 	return out
 }
 
-// An owner's Mutate and an operator's AdminMutate (unfenced) write the state their
+// An owner's Mutate and an operator's Mutate (AnyOwner) (unfenced) write the state their
 // transition carries, and write it back to none.
 func testSeriesMutateWritesState(t *testing.T, e *env) {
 	a := e.create(cronSpec(alice, "0 9 * * *", "UTC"))
@@ -187,13 +187,13 @@ func testSeriesMutateWritesState(t *testing.T, e *env) {
 
 	e.clock.Advance(time.Minute)
 	r := record(resumeClearing)
-	got, err := e.store.AdminMutate(e.ctx, a.ID, r.call)
+	got, err := e.store.Mutate(e.ctx, ports.AnyOwner, a.ID, r.call)
 	if err != nil {
-		t.Fatalf("AdminMutate: %v", err)
+		t.Fatalf("Mutate(AnyOwner): %v", err)
 	}
 	want := r.tr.ApplyTo(r.seen)
-	e.wantAlarm("AdminMutate result", got, want)
-	e.wantStored("after AdminMutate", want)
+	e.wantAlarm("Mutate(AnyOwner) result", got, want)
+	e.wantStored("after Mutate(AnyOwner)", want)
 	if got.PausedReason != "" || !got.PausedUntil.IsZero() || got.Status != domain.StatusActive {
 		t.Errorf("after resuming: status %s, reason %q, until %s; want active with no pause", got.Status, got.PausedReason, fmtTime(got.PausedUntil))
 	}
@@ -256,8 +256,8 @@ func testSeriesDuePauses(t *testing.T, e *env) {
 	}
 
 	// Resumed, a series is no longer due (its end is cleared with its pause).
-	if _, err := e.store.AdminMutate(e.ctx, twoHoursAgo.ID, resumeClearing); err != nil {
-		t.Fatalf("AdminMutate(resume): %v", err)
+	if _, err := e.store.Mutate(e.ctx, ports.AnyOwner, twoHoursAgo.ID, resumeClearing); err != nil {
+		t.Fatalf("Mutate(AnyOwner, resume): %v", err)
 	}
 	want = slices.Delete(want, 1, 2)
 	if got := e.duePauses(10); !slices.Equal(got, want) {

@@ -3,6 +3,7 @@ package dispatch_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/chronoshq/chronos/test/contract"
 	"net/http"
 	"strings"
 	"testing"
@@ -74,7 +75,7 @@ func TestNoNoticeWithoutAFailureURL(t *testing.T) {
 	left := domain.Alarm{ID: "old-notice-1", Owner: "alice", Label: "notice: old", Kind: domain.KindOnce, FireAt: now, NextFireAt: now,
 		ScheduledFor: now, Payload: []byte(`{"type":"alarm.failed"}`), Status: domain.StatusActive, Delivery: domain.AtLeastOnce,
 		MaxFailures: domain.NoticeMaxFailures, Endpoint: "billing", Series: domain.Series{Notice: domain.NoticeFailed}, CreatedAt: now, UpdatedAt: now}
-	if _, _, err := e.store.Create(ctx, left); err != nil {
+	if _, _, err := contract.CreateOne(ctx, e.store, left); err != nil {
 		t.Fatal(err)
 	}
 	d, _ := e.start(t, router, testConfig("w1"))

@@ -35,12 +35,12 @@ func TestRetentionPass(t *testing.T) {
 		t.Errorf("counted %d alarms and %d events, want 50 and their stored events (>= 50: each fired or cancelled)", alarms, events)
 	}
 	for _, id := range append(fired, cancelled...) {
-		if _, err := e.store.Get(ctx, "o", id); err == nil {
+		if _, err := e.store.Get(ctx, ports.OwnedBy("o"), id); err == nil {
 			t.Fatalf("expired alarm %s is still there", id)
 		}
 	}
 	for _, id := range append(recent, live.ID) {
-		if _, err := e.store.Get(ctx, "o", id); err != nil {
+		if _, err := e.store.Get(ctx, ports.OwnedBy("o"), id); err != nil {
 			t.Errorf("alarm %s was deleted: %v", id, err)
 		}
 	}

@@ -66,7 +66,7 @@ func (in *Inspector) Alarms(st domain.Status) []domain.Alarm {
 	var all []domain.Alarm
 	cursor := ""
 	for {
-		page, next, err := in.store.List(ctx, in.owner, ports.ListFilter{Status: st, Limit: ports.MaxListLimit, Cursor: cursor})
+		page, next, err := in.store.List(ctx, ports.ListFilter{Scope: ports.OwnedBy(in.owner), Status: st, Limit: ports.MaxListLimit, Cursor: cursor})
 		if err != nil {
 			in.t.Fatalf("listing alarms: %v", err)
 		}
@@ -95,7 +95,7 @@ func (in *Inspector) Events(ids []string) map[string][]domain.Event {
 		go func() {
 			defer wg.Done()
 			for id := range work {
-				evs, err := in.store.Events(ctx, in.owner, id, ports.MaxEventsLimit)
+				evs, err := in.store.Events(ctx, ports.OwnedBy(in.owner), id, ports.MaxEventsLimit)
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err

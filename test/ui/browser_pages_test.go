@@ -4,6 +4,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/chronoshq/chronos/ports"
 	"net/http"
 	"os"
 	"strings"
@@ -248,7 +249,7 @@ func TestBrowserRetryAndBulkCancel(t *testing.T) {
 		t.Errorf("the confirmation says %q", c)
 	}
 	for _, id := range s.batch {
-		if a, _ := e.store.AdminGet(e.ctx, id); a.Status != "active" {
+		if a, _ := e.store.Get(e.ctx, ports.AnyOwner, id); a.Status != "active" {
 			t.Fatalf("alarm %s is %s before the confirmation", id, a.Status)
 		}
 	}
@@ -257,7 +258,7 @@ func TestBrowserRetryAndBulkCancel(t *testing.T) {
 		t.Errorf("the flash after the bulk cancel says %q", f)
 	}
 	for i, id := range s.batch {
-		a, _ := e.store.AdminGet(e.ctx, id)
+		a, _ := e.store.Get(e.ctx, ports.AnyOwner, id)
 		if want := map[bool]string{true: "cancelled", false: "active"}[i < 2]; string(a.Status) != want {
 			t.Errorf("alarm %s is %s, want %s", id, a.Status, want)
 		}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/chronoshq/chronos/ports"
 	"net/http"
 	"net/url"
 	"strings"
@@ -156,7 +157,7 @@ func TestReadOnlySession(t *testing.T) {
 			t.Errorf("POST %s read-only: %d, want 403", p, r.status)
 		}
 	}
-	if a, _ := e.store.AdminGet(e.ctx, id); a.Status != domain.StatusFailed {
+	if a, _ := e.store.Get(e.ctx, ports.AnyOwner, id); a.Status != domain.StatusFailed {
 		t.Errorf("the alarm is %s after refused changes", a.Status)
 	}
 }
@@ -211,13 +212,13 @@ func TestAlarmsAndAlarmPage(t *testing.T) {
 	if r := e.post(c, "/ui/alarms/"+secret+"/delete", url.Values{"csrf": {csrf}}); r.status != http.StatusOK || !strings.Contains(r.body, "and its history for good?") {
 		t.Errorf("delete without confirm: %d, want the question page", r.status)
 	}
-	if _, err := e.store.AdminGet(e.ctx, secret); err != nil {
+	if _, err := e.store.Get(e.ctx, ports.AnyOwner, secret); err != nil {
 		t.Fatal("the question page deleted the alarm")
 	}
 	if r := e.post(c, "/ui/alarms/"+secret+"/delete", url.Values{"csrf": {csrf}, "confirm": {"yes"}}); r.status != http.StatusSeeOther {
 		t.Errorf("confirmed delete: %d", r.status)
 	}
-	if _, err := e.store.AdminGet(e.ctx, secret); err == nil {
+	if _, err := e.store.Get(e.ctx, ports.AnyOwner, secret); err == nil {
 		t.Error("the confirmed delete left the alarm")
 	}
 }
@@ -237,7 +238,7 @@ func TestRetryAndBulk(t *testing.T) {
 	if r := e.post(c, "/ui/alarms/"+failed+"/retry", url.Values{"csrf": {csrf}}); r.status != http.StatusSeeOther {
 		t.Fatalf("retry: %d", r.status)
 	}
-	if a, _ := e.store.AdminGet(e.ctx, failed); a.Status != domain.StatusActive {
+	if a, _ := e.store.Get(e.ctx, ports.AnyOwner, failed); a.Status != domain.StatusActive {
 		t.Errorf("after retry the alarm is %s", a.Status)
 	}
 	if p := e.get(c, "/ui/alarms/"+failed); !strings.Contains(p.body, "Done: retry.") || !strings.Contains(p.body, "retried") {
@@ -250,7 +251,7 @@ func TestRetryAndBulk(t *testing.T) {
 		t.Fatalf("bulk cancel confirmation: %d %s", confirm.status, confirm.body)
 	}
 	for _, id := range batch {
-		if a, _ := e.store.AdminGet(e.ctx, id); a.Status != domain.StatusActive {
+		if a, _ := e.store.Get(e.ctx, ports.AnyOwner, id); a.Status != domain.StatusActive {
 			t.Fatal("the confirmation page already cancelled")
 		}
 	}
@@ -259,7 +260,7 @@ func TestRetryAndBulk(t *testing.T) {
 		t.Fatalf("confirmed bulk cancel: %d", r.status)
 	}
 	for _, id := range batch {
-		if a, _ := e.store.AdminGet(e.ctx, id); a.Status != domain.StatusCancelled {
+		if a, _ := e.store.Get(e.ctx, ports.AnyOwner, id); a.Status != domain.StatusCancelled {
 			t.Errorf("alarm %s is %s after the bulk cancel", id, a.Status)
 		}
 	}
@@ -269,10 +270,10 @@ func TestRetryAndBulk(t *testing.T) {
 	}
 	sel.Set("confirm", "yes")
 	e.post(c, "/ui/alarms/bulk", sel)
-	if _, err := e.store.AdminGet(e.ctx, batch[0]); err == nil {
+	if _, err := e.store.Get(e.ctx, ports.AnyOwner, batch[0]); err == nil {
 		t.Error("a selected alarm survived the bulk delete")
 	}
-	if _, err := e.store.AdminGet(e.ctx, batch[2]); err != nil {
+	if _, err := e.store.Get(e.ctx, ports.AnyOwner, batch[2]); err != nil {
 		t.Error("an alarm not selected was deleted")
 	}
 	if r := e.post(c, "/ui/alarms/bulk", url.Values{"csrf": {csrf}, "action": {"delete"}, "scope": {"filter"}}); r.status != http.StatusBadRequest {

@@ -17,7 +17,7 @@ import (
 
 // AlarmReader reads any owner's alarms and their history.
 type AlarmReader interface {
-	List(ctx context.Context, f ports.AdminFilter) ([]domain.Alarm, string, error)
+	List(ctx context.Context, f ports.ListFilter) ([]domain.Alarm, string, error)
 	Get(ctx context.Context, id string) (domain.Alarm, error)
 	Events(ctx context.Context, id string, limit int) ([]domain.Event, error)
 }
@@ -32,8 +32,8 @@ type AlarmActions interface {
 // BulkActions apply one action to every alarm a filter matches, up to limit; BulkDryRun
 // only counts them.
 type BulkActions interface {
-	Bulk(ctx context.Context, action domain.BulkAction, f ports.AdminFilter, limit int, by string) (domain.BulkResult, error)
-	BulkDryRun(ctx context.Context, action domain.BulkAction, f ports.AdminFilter, limit int) (domain.BulkResult, error)
+	Bulk(ctx context.Context, action domain.BulkAction, f ports.ListFilter, limit int, by string) (domain.BulkResult, error)
+	BulkDryRun(ctx context.Context, action domain.BulkAction, f ports.ListFilter, limit int) (domain.BulkResult, error)
 }
 
 // Cluster reads the state of the cluster: the alarms' counts and the nodes.

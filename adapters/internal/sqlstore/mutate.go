@@ -14,22 +14,12 @@ import (
 // errRollback ends a transaction that must write nothing: fn changed nothing, or failed.
 var errRollback = errors.New("sqlstore: rolled back")
 
-// Mutate runs an owner action on the owner's alarm under its lock.
-func (e *Engine[T]) Mutate(ctx context.Context, owner, id string, fn ports.MutateFunc) (domain.Alarm, error) {
-	return e.mutate(ctx, scope{owner: owner}, id, fn)
-}
-
-// AdminMutate is Mutate of whoever owns the alarm.
-func (e *Engine[T]) AdminMutate(ctx context.Context, id string, fn ports.MutateFunc) (domain.Alarm, error) {
-	return e.mutate(ctx, everyOwner, id, fn)
-}
-
-// mutate reads the alarm locked and the store's now once the lock is held (so a change
+// Mutate reads the alarm locked (if scope sees it) and the store's now once the lock is held (so a change
 // is never stamped earlier than the write it waited for), lets fn decide, and writes the
 // transition unfenced with its events: the lock is what makes it safe. A transaction the
 // database rolled back as a victim runs again, calling fn again, which the port allows
 // because fn is pure. fn's own error comes back as it is.
-func (e *Engine[T]) mutate(ctx context.Context, sc scope, id string, fn ports.MutateFunc) (domain.Alarm, error) {
+func (e *Engine[T]) Mutate(ctx context.Context, scope ports.Scope, id string, fn ports.MutateFunc) (domain.Alarm, error) {
 	var (
 		out   domain.Alarm
 		fnErr error
@@ -37,7 +27,7 @@ func (e *Engine[T]) mutate(ctx context.Context, sc scope, id string, fn ports.Mu
 	err := e.Tx(ctx, func(tx DB) error {
 		fnErr = nil
 		a, now, err := e.LockAlarm(ctx, tx, id)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && !sc.sees(a.Owner)) {
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && !scope.Sees(a.Owner)) {
 			return e.notFound("alarm", id) // another owner's: as if unknown
 		}
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/chronoshq/chronos/test/contract"
 	"reflect"
 	"testing"
 	"time"
@@ -63,7 +64,7 @@ func Fill(t testing.TB, s ports.Store) Filled {
 	}
 	create := func(a domain.Alarm) domain.Alarm {
 		t.Helper()
-		stored, _, err := s.Create(ctx, a)
+		stored, _, err := contract.CreateOne(ctx, s, a)
 		must("Create "+a.ID, err)
 		return stored
 	}
@@ -137,7 +138,7 @@ func Fill(t testing.TB, s ports.Store) Filled {
 	apply(decide(claimOne(fired.ID), domain.DeliveryFailed("HTTP 502: bad gateway")))
 	back := func(id string) { // a retry's backoff is in the future: make it due
 		t.Helper()
-		_, err := s.AdminMutate(ctx, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+		_, err := s.Mutate(ctx, ports.AnyOwner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 			tr, err := domain.Trigger(a, now)
 			return tr, err == nil, err
 		})
@@ -161,7 +162,7 @@ func Fill(t testing.TB, s ports.Store) Filled {
 
 	// Cancelled by its owner.
 	cancelled := create(once("bob", 2*time.Hour))
-	_, err = s.Mutate(ctx, "bob", cancelled.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	_, err = s.Mutate(ctx, ports.OwnedBy("bob"), cancelled.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		tr, changed := domain.Cancel(a, now)
 		return tr, changed, nil
 	})
@@ -176,7 +177,7 @@ func Fill(t testing.TB, s ports.Store) Filled {
 
 	// Paused by its owner, with a note and an end.
 	paused := create(cron("carol", domain.Series{Misfire: domain.MisfireSkip}))
-	_, err = s.Mutate(ctx, "carol", paused.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	_, err = s.Mutate(ctx, ports.OwnedBy("carol"), paused.ID, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		return domain.PauseWith(a, now, domain.PauseSpec{Note: "maintenance — window", Until: now.Add(2 * time.Hour)})
 	})
 	must("Mutate pause", err)
@@ -241,11 +242,11 @@ func Compare(t testing.TB, src, dst ports.Exporter, srcStore, dstStore ports.Sto
 		if !reflect.DeepEqual(g, w) {
 			t.Errorf("alarm %s differs in the target:\n got %+v\nwant %+v", w.ID, g, w)
 		}
-		we, err := srcStore.AdminEvents(ctx, w.ID, 0)
+		we, err := srcStore.Events(ctx, ports.AnyOwner, w.ID, 0)
 		if err != nil {
 			t.Fatalf("transfertest: AdminEvents(%s) of the source: %v", w.ID, err)
 		}
-		ge, err := dstStore.AdminEvents(ctx, w.ID, 0)
+		ge, err := dstStore.Events(ctx, ports.AnyOwner, w.ID, 0)
 		if err != nil {
 			t.Fatalf("transfertest: AdminEvents(%s) of the target: %v", w.ID, err)
 		}
