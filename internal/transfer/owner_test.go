@@ -64,11 +64,11 @@ func TestExportOneOwnerMovesIt(t *testing.T) {
 		t.Fatalf("Import of alice beside bob: %v", err)
 	}
 	for _, owner := range []string{"alice", "bob"} {
-		want, _, err := src.AdminList(ctx, ports.AdminFilter{Owner: owner, Limit: ports.MaxListLimit})
+		want, _, err := src.List(ctx, ports.ListFilter{Scope: ports.OwnedBy(owner), Limit: ports.MaxListLimit})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := dst.AdminList(ctx, ports.AdminFilter{Owner: owner, Limit: ports.MaxListLimit})
+		got, _, err := dst.List(ctx, ports.ListFilter{Scope: ports.OwnedBy(owner), Limit: ports.MaxListLimit})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,8 +76,8 @@ func TestExportOneOwnerMovesIt(t *testing.T) {
 			t.Fatalf("%s: %d alarms after the move, want %d", owner, len(got), len(want))
 		}
 		for _, a := range want {
-			we, _ := src.AdminEvents(ctx, a.ID, ports.MaxEventsLimit)
-			ge, err := dst.AdminEvents(ctx, a.ID, ports.MaxEventsLimit)
+			we, _ := src.Events(ctx, ports.AnyOwner, a.ID, ports.MaxEventsLimit)
+			ge, err := dst.Events(ctx, ports.AnyOwner, a.ID, ports.MaxEventsLimit)
 			if err != nil || len(ge) != len(we) {
 				t.Errorf("%s's alarm %s: %d events after the move (%v), want %d", owner, a.ID, len(ge), err, len(we))
 			}
