@@ -9,7 +9,7 @@ import (
 	"github.com/chronoshq/chronos/domain"
 )
 
-// Admin is every operator use case the admin API drives (*app.Admin), as Options takes
+// Admin is every operator use case the admin API drives (*admin.Admin), as Options takes
 // it: the dashboard's too, declared once in internal/operator, where each group of
 // handlers finds the part it calls.
 type Admin = operator.Admin

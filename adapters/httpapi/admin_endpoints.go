@@ -11,7 +11,7 @@ import (
 	"github.com/chronoshq/chronos/domain"
 )
 
-// EndpointWriter is an admin's changes to any owner's endpoints (*app.Endpoints). by
+// EndpointWriter is an admin's changes to any owner's endpoints (*admin.Endpoints). by
 // is the id of the admin token making the change.
 type EndpointWriter interface {
 	Create(ctx context.Context, e domain.Endpoint, by string) (domain.Endpoint, error)

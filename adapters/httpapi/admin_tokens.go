@@ -13,7 +13,7 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// Tokens is the set of token use cases the admin API drives (*app.Tokens), declared
+// Tokens is the set of token use cases the admin API drives (*admin.Tokens), declared
 // once for it and the dashboard in internal/operator.
 type Tokens = operator.Tokens
 

@@ -12,14 +12,14 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// AlarmReader reads the owner's alarms and their history (*app.Alarms).
+// AlarmReader reads the owner's alarms and their history (*owners.Alarms).
 type AlarmReader interface {
 	Get(ctx context.Context, owner, id string) (domain.Alarm, error)
 	List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error)
 	Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error)
 }
 
-// AlarmActions are the owner's changes to the state of one of its alarms (*app.Alarms).
+// AlarmActions are the owner's changes to the state of one of its alarms (*owners.Alarms).
 type AlarmActions interface {
 	Cancel(ctx context.Context, owner, id string) (domain.Alarm, error)
 	PauseWith(ctx context.Context, owner, id string, spec domain.PauseSpec) (domain.Alarm, error)

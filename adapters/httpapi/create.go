@@ -15,7 +15,7 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// AlarmCreator creates alarms (*app.Alarms). Create returns the alarm and whether a
+// AlarmCreator creates alarms (*owners.Alarms). Create returns the alarm and whether a
 // previous create with the same idempotency key made it (deduped); CreateBatch
 // validates and creates many in one transaction, one result per spec, in order.
 type AlarmCreator interface {

@@ -13,7 +13,7 @@ import (
 	"github.com/chronoshq/chronos/domain"
 )
 
-// EndpointReader reads the owners' endpoints (*app.Endpoints).
+// EndpointReader reads the owners' endpoints (*admin.Endpoints).
 type EndpointReader interface {
 	Get(ctx context.Context, owner, name string) (domain.Endpoint, error)
 	// List returns the owner's endpoints by name; every owner's when owner is "".

@@ -13,7 +13,7 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// Alarms is every owner-facing use case the API drives (*app.Alarms), as New takes
+// Alarms is every owner-facing use case the API drives (*owners.Alarms), as New takes
 // it; each group of handlers holds only the part it calls. A call about an alarm is
 // scoped by owner; the creates take it in the Spec.
 type Alarms interface {
@@ -24,14 +24,14 @@ type Alarms interface {
 	SchedulePlanner
 }
 
-// Endpoints is every endpoint use case the API drives (*app.Endpoints): an admin's, on
+// Endpoints is every endpoint use case the API drives (*admin.Endpoints): an admin's, on
 // any owner's endpoints, and List for the owner's own.
 type Endpoints interface {
 	EndpointReader
 	EndpointWriter
 }
 
-// Authenticator resolves a bearer token (*app.Tokens). It returns an error wrapping
+// Authenticator resolves a bearer token (*admin.Tokens). It returns an error wrapping
 // domain.ErrUnauthenticated for an unknown or revoked token; any other error is a store
 // failure and is answered as such, not as a 401.
 type Authenticator interface {

@@ -14,7 +14,7 @@ import (
 )
 
 // SchedulePlanner answers what a schedule will do, and backfills a series' missed
-// occurrences (*app.Alarms).
+// occurrences (*owners.Alarms).
 type SchedulePlanner interface {
 	// Upcoming returns the alarm with its next n occurrences (domain.Upcoming).
 	Upcoming(ctx context.Context, owner, id string, n int) (domain.Alarm, []domain.Occurrence, error)

@@ -11,7 +11,7 @@ import (
 	"github.com/chronoshq/chronos/domain"
 )
 
-// AlarmEditor changes an alarm's definition in place (*app.Alarms, domain.Update).
+// AlarmEditor changes an alarm's definition in place (*owners.Alarms, domain.Update).
 type AlarmEditor interface {
 	Update(ctx context.Context, owner, id string, p domain.Patch) (domain.Alarm, error)
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// Admin is every operator use case the dashboard drives (*app.Admin), as New takes it:
+// Admin is every operator use case the dashboard drives (*admin.Admin), as New takes it:
 // the admin API's (internal/operator) and OwnerActions. Each page holds only the part
 // it calls.
 type Admin interface {
@@ -23,7 +23,7 @@ type Admin interface {
 	OwnerActions
 }
 
-// OwnerActions are the owner's actions an operator may take on any alarm (*app.Admin).
+// OwnerActions are the owner's actions an operator may take on any alarm (*admin.Admin).
 // by is the id of the session's admin token; the use case records it.
 type OwnerActions interface {
 	Pause(ctx context.Context, id, by string) (domain.Alarm, error)
@@ -31,7 +31,7 @@ type OwnerActions interface {
 	Trigger(ctx context.Context, id, by string) (domain.Alarm, error)
 }
 
-// Authenticator checks tokens (*app.Tokens): a plain one at sign-in, its hash on every
+// Authenticator checks tokens (*admin.Tokens): a plain one at sign-in, its hash on every
 // request of the session after.
 type Authenticator interface {
 	Authenticate(ctx context.Context, plain string) (domain.Token, error)
@@ -60,7 +60,7 @@ type Options struct {
 	Endpoints EndpointLister
 }
 
-// EndpointLister lists the owners' endpoints (*app.Endpoints): one owner's by name, or
+// EndpointLister lists the owners' endpoints (*admin.Endpoints): one owner's by name, or
 // every owner's by owner then name when owner is "".
 type EndpointLister interface {
 	List(ctx context.Context, owner string) ([]domain.Endpoint, error)

@@ -1,4 +1,4 @@
-// Package operator declares the operator use cases (*app.Admin, *app.Tokens) that the
+// Package operator declares the operator use cases (*admin.Admin, *admin.Tokens) that the
 // admin API (httpapi) and the dashboard (webui) both drive, so the two adapters state
 // them once and cannot drift apart. Each interface is what one group of handlers calls;
 // Admin gathers them for the constructors. An adapter may not import app, nor another
@@ -63,7 +63,7 @@ type Backups interface {
 	BackupSetup() domain.BackupSetup
 }
 
-// Admin is every operator use case (*app.Admin), as the adapters' constructors take
+// Admin is every operator use case (*admin.Admin), as the adapters' constructors take
 // it; their handlers each hold only the part they call.
 type Admin interface {
 	AlarmReader
@@ -75,7 +75,7 @@ type Admin interface {
 	Backups
 }
 
-// Tokens is the set of token use cases an admin drives (*app.Tokens). Issue returns the
+// Tokens is the set of token use cases an admin drives (*admin.Tokens). Issue returns the
 // secret in plain text, the only time it exists; List and Revoke never see one.
 type Tokens interface {
 	// Issue makes a token for owner with scope and note (both optional: "" is an owner
