@@ -38,7 +38,7 @@ type Authenticator interface {
 	Authenticate(ctx context.Context, plainToken string) (domain.Token, error)
 }
 
-// RateLimiter paces each token's requests (*app.RateLimiter). Allow takes one request
+// RateLimiter paces each token's requests (*owners.RateLimiter). Allow takes one request
 // of the token with this id, or refuses it with an error wrapping domain.ErrRateLimited
 // (a *domain.LimitError saying when to retry).
 type RateLimiter interface {
