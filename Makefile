@@ -52,8 +52,10 @@ test-ui:
 screenshots:
 	CHRONOS_UI_SCREENSHOTS=$(CURDIR)/docs/img/dashboard $(GO) test -count=1 -tags ui -timeout 10m ./test/ui/...
 
+## race: the domain, app and adapters under the race detector. The contract suite through
+## PgBouncer and over TLS runs in `make test` only: the same store code on another connection.
 race:
-	$(GO) test -count=1 -race -timeout 20m ./domain/... ./app/... ./adapters/...
+	$(GO) test -count=1 -race -timeout 20m -skip 'TestContractThroughPgBouncer|TestTLS$$' ./domain/... ./app/... ./adapters/...
 
 ## lint: formatting, vet, and the layering rules of docs/architecture.md
 lint:
