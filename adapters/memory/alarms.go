@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -13,10 +14,9 @@ import (
 )
 
 // keep is a as stored: times truncated, so what a caller gets back (a lease above all)
-// equals what is kept; the payload copied in, and by out again on the way out, so a
-// caller changing its slice cannot change the store. The series' start and end are
-// kept to the nanosecond, in UTC: the SQL stores keep them as text, not in a column of
-// their precision.
+// equals what is kept, and the payload copied in (out copies it again on the way out),
+// so a caller changing its slice cannot change the store. The series' start and end
+// stay to the nanosecond, in UTC, as the SQL stores keep them in text.
 func keep(a domain.Alarm) domain.Alarm {
 	for _, p := range []*time.Time{&a.FireAt, &a.NextFireAt, &a.ScheduledFor, &a.ClaimedAt, &a.CreatedAt, &a.UpdatedAt, &a.LastFiredAt, &a.PausedUntil} {
 		*p = trunc(*p)
@@ -30,6 +30,14 @@ func keep(a domain.Alarm) domain.Alarm {
 }
 
 func out(a domain.Alarm) domain.Alarm { a.Payload = slices.Clone(a.Payload); return a }
+
+// outAll is out of each of as, in place.
+func outAll(as []domain.Alarm) []domain.Alarm {
+	for i := range as {
+		as[i] = out(as[i])
+	}
+	return as
+}
 
 // CreateBatch: key check and insert are one transaction, so N concurrent creates with
 // one key make one alarm. A database needs a unique index on (owner, idempotency_key),
@@ -47,9 +55,7 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 }
 
 // create is one item of CreateBatch: the key first (a deduped create wins whatever a
-// says; a database finds it in its unique index on (owner, idempotency_key), this store
-// walks), then the INSERT. The created event is not stored: Events makes it
-// (domain.CreatedEvent), as the SQL stores do.
+// says), then the INSERT. The created event is not stored: Events makes it.
 func (s *Store) create(a domain.Alarm) ports.CreateResult {
 	twins := s.alarms.rows(func(b domain.Alarm) bool {
 		return a.IdempotencyKey != "" && b.IdempotencyKey == a.IdempotencyKey && b.Owner == a.Owner
@@ -69,9 +75,7 @@ func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 	return s.tx(ctx, func() error {
 		for i, a := range as {
 			if r := s.create(a); r.Err != nil || r.Deduped {
-				for _, b := range as[:i] {
-					s.remove(b.ID)
-				}
+				s.remove(idsOf(as[:i])...)
 				return fmt.Errorf("memory: bulk create: alarm %q (key %q): %w", a.ID, a.IdempotencyKey, ports.ErrConflict)
 			}
 		}
@@ -98,9 +102,7 @@ func (s *Store) Get(ctx context.Context, scope ports.Scope, id string) (domain.A
 
 // List walks every alarm from the newest; a database walks an index on (owner, status,
 // id) for an owner's page (ListFilter.OwnerPage) and stops after the page. The label
-// prefix is literal and byte-wise: "%" and "_" are characters (a SQL store must not
-// hand it to LIKE unescaped), and "" matches every label. The cursor is the one format
-// of ports/cursor.go.
+// prefix is literal and byte-wise ("%" and "_" are characters; "" matches every label).
 func (s *Store) List(ctx context.Context, f ports.ListFilter) (as []domain.Alarm, next string, err error) {
 	after, err := ports.DecodeListCursor(f.Cursor) // a *domain.ValidationError on "cursor"
 	if f.Cursor != "" && err != nil {
@@ -112,10 +114,8 @@ func (s *Store) List(ctx context.Context, f ports.ListFilter) (as []domain.Alarm
 			return (f.Cursor == "" || a.ID < after) && f.Scope.Sees(a.Owner) && (f.Status == "" || a.Status == f.Status) &&
 				(f.Kind == "" || a.Kind == f.Kind) && strings.HasPrefix(a.Label, f.LabelPrefix) &&
 				(since.IsZero() || (a.Status == domain.StatusFailed && !a.UpdatedAt.Before(since)))
-		}, newestFirst), page.Size(f.Limit))
-		for i := range as {
-			as[i] = out(as[i])
-		}
+		}, func(x, y domain.Alarm) int { return byID(y, x) }), page.Size(f.Limit))
+		outAll(as)
 		return nil
 	})
 	return as, next, err
@@ -146,8 +146,7 @@ func (s *Store) Events(ctx context.Context, scope ports.Scope, id string, limit 
 		if err != nil {
 			return nil, err
 		}
-		evs := s.events[a.ID]
-		return domain.WithCreated(slices.Clone(evs[:min(limit, len(evs))]), domain.CreatedEvent(a.ID, a.CreatedAt, a.FireAt), limit), nil
+		return domain.WithCreated(slices.Clone(first(s.events[a.ID], limit)), domain.CreatedEvent(a.ID, a.CreatedAt, a.FireAt), limit), nil
 	})
 }
 
@@ -160,12 +159,25 @@ func (s *Store) appendEvents(evs []domain.Event) {
 	}
 }
 
-// remove deletes an alarm and its events (how many).
-func (s *Store) remove(id string) int {
-	events := len(s.events[id])
-	delete(s.alarms, id)
-	delete(s.events, id)
-	return events
+// remove deletes the alarms with these ids and their events: how many of each.
+func (s *Store) remove(ids ...string) (d ports.Deleted) {
+	for _, id := range ids {
+		if _, ok := s.alarms[id]; ok {
+			d.Alarms, d.Events = d.Alarms+1, d.Events+len(s.events[id])
+			delete(s.alarms, id)
+			delete(s.events, id)
+		}
+	}
+	return d
+}
+
+// idsOf is the id of each of as, never nil.
+func idsOf(as []domain.Alarm) []string {
+	ids := []string{}
+	for _, a := range as {
+		ids = append(ids, a.ID)
+	}
+	return ids
 }
 
 // DeleteAlarms deletes leased alarms too: a worker's later outcome is then stale.
@@ -173,25 +185,10 @@ func (s *Store) DeleteAlarms(ctx context.Context, ids []string) (ports.Deleted, 
 	if len(ids) > ports.MaxDeleteIDs {
 		return ports.Deleted{}, &domain.ValidationError{Field: "ids", Message: fmt.Sprintf("%d ids, at most %d may be deleted at once", len(ids), ports.MaxDeleteIDs)}
 	}
-	return txv(s, ctx, func() (d ports.Deleted, _ error) {
-		for _, id := range ids {
-			if _, ok := s.alarms[id]; ok {
-				d.Alarms, d.Events = d.Alarms+1, d.Events+s.remove(id)
-			}
-		}
-		return d, nil
-	})
+	return txv(s, ctx, func() (ports.Deleted, error) { return s.remove(ids...), nil })
 }
 
-// The orders of rows: ORDER BY next_fire_at, id; updated_at, id; id; id DESC;
-// paused_until, id.
-func byDue(x, y domain.Alarm) int       { return stampThenID(x.NextFireAt, y.NextFireAt, x.ID, y.ID) }
-func byUpdated(x, y domain.Alarm) int   { return stampThenID(x.UpdatedAt, y.UpdatedAt, x.ID, y.ID) }
-func byID(x, y domain.Alarm) int        { return strings.Compare(x.ID, y.ID) }
-func newestFirst(x, y domain.Alarm) int { return byID(y, x) }
-func byPausedUntil(x, y domain.Alarm) int {
-	return stampThenID(x.PausedUntil, y.PausedUntil, x.ID, y.ID)
-}
+func byID(x, y domain.Alarm) int { return strings.Compare(x.ID, y.ID) }
 
 func (s *Store) CountAlarms(ctx context.Context, lease time.Duration) (ports.AlarmCounts, error) {
 	return txv(s, ctx, func() (ports.AlarmCounts, error) {
@@ -217,14 +214,11 @@ func (s *Store) CountActive(ctx context.Context, owner string, atMost int) (int,
 // DeleteExpiredAlarms: a database needs an index on terminal rows by updated_at (the
 // port promises a cost of the rows deleted).
 func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) (ports.Deleted, error) {
-	return txv(s, ctx, func() (d ports.Deleted, _ error) {
+	return txv(s, ctx, func() (ports.Deleted, error) {
 		expired := s.alarms.rows(func(a domain.Alarm) bool {
 			return a.Status.Terminal() && a.ClaimedBy == "" && a.UpdatedAt.Before(trunc(p.Before))
-		}, byUpdated)
-		for _, a := range expired[:min(len(expired), max(p.Limit, 0))] {
-			d.Alarms, d.Events = d.Alarms+1, d.Events+s.remove(a.ID)
-		}
-		return d, nil
+		}, func(x, y domain.Alarm) int { return stampThenID(x.UpdatedAt, y.UpdatedAt, x.ID, y.ID) })
+		return s.remove(idsOf(first(expired, p.Limit))...), nil
 	})
 }
 
@@ -232,8 +226,7 @@ func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) 
 // next step finds out), "" when the step ran out of alarms.
 func (s *Store) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimmed, error) {
 	return txv(s, ctx, func() (t ports.Trimmed, _ error) {
-		step := s.alarms.rows(func(a domain.Alarm) bool { return a.ID > p.After }, byID)
-		step = step[:min(p.Alarms, len(step))]
+		step := first(s.alarms.rows(func(a domain.Alarm) bool { return a.ID > p.After }, byID), p.Alarms)
 		if len(step) == p.Alarms && len(step) > 0 {
 			t.Next = step[len(step)-1].ID
 		}
@@ -247,4 +240,30 @@ func (s *Store) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimm
 		}
 		return t, nil
 	})
+}
+
+func (s *Store) ExportAlarms(ctx context.Context, after string, limit int) ([]domain.Alarm, error) {
+	return txv(s, ctx, func() ([]domain.Alarm, error) {
+		return outAll(first(s.alarms.rows(func(a domain.Alarm) bool { return a.ID > after }, byID), limit)), nil
+	})
+}
+
+// ExportEvents walks the events table by (alarm id, event id), as a database walks its
+// index on them; events of removed alarms are removed with them here, so none is orphaned.
+func (s *Store) ExportEvents(ctx context.Context, after ports.EventCursor, through string, limit int) ([]domain.Event, error) {
+	return txv(s, ctx, func() ([]domain.Event, error) {
+		evs := []domain.Event{}
+		for _, id := range slices.Sorted(maps.Keys(s.events)) {
+			for _, ev := range s.events[id] {
+				if len(evs) < limit && id <= through && (id > after.AlarmID || (id == after.AlarmID && ev.ID > after.ID)) {
+					evs = append(evs, ev)
+				}
+			}
+		}
+		return evs, nil
+	})
+}
+
+func (s *Store) ImportEvents(ctx context.Context, es []domain.Event) error {
+	return s.tx(ctx, func() error { s.appendEvents(es); return nil })
 }

@@ -18,7 +18,7 @@ func (s *Store) due(now time.Time, lease time.Duration) []domain.Alarm {
 	expired := trunc(now.Add(-lease))
 	return s.alarms.rows(func(a domain.Alarm) bool {
 		return a.Status == domain.StatusActive && !a.NextFireAt.After(now) && (a.ClaimedBy == "" || !a.ClaimedAt.After(expired))
-	}, byDue)
+	}, claims.OldestDueFirst)
 }
 
 func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
@@ -28,18 +28,12 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 	return txv(s, ctx, func() (ports.Claimed, error) {
 		now := s.now()
 		due := s.due(now, p.Lease)
-		lease := func(took []domain.Alarm) []domain.Alarm {
-			for i, a := range took {
-				a.ClaimedBy, a.ClaimedAt = p.Worker, now // now as kept: it is the fence
-				s.alarms[a.ID], took[i] = a, out(a)
-			}
-			return took
+		c, err := claims.Choose(p, func() ([]domain.Alarm, error) { return first(due, p.Batch), nil },
+			func(taken *claims.Taken) ([]domain.Alarm, error) { return takeFair(due, p.Batch, *p.Fair, taken), nil })
+		for i, a := range c.Alarms {
+			a.ClaimedBy, a.ClaimedAt = p.Worker, now // now as kept: it is the fence
+			s.alarms[a.ID], c.Alarms[i] = a, out(a)
 		}
-		c, err := claims.Choose(p, func() ([]domain.Alarm, error) {
-			return lease(due[:min(len(due), p.Batch)]), nil
-		}, func(taken *claims.Taken) ([]domain.Alarm, error) {
-			return lease(takeFair(due, p.Batch, *p.Fair, taken)), nil
-		})
 		c.Now = now
 		return c, err
 	})
@@ -129,7 +123,7 @@ func (s *Store) apply(t domain.Transition) bool {
 
 func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
 	unleased, err := txv(s, ctx, func() ([]domain.Alarm, error) {
-		return s.alarms.rows(func(a domain.Alarm) bool { return a.Status == domain.StatusActive && a.ClaimedBy == "" }, byDue), nil
+		return s.alarms.rows(func(a domain.Alarm) bool { return a.Status == domain.StatusActive && a.ClaimedBy == "" }, claims.OldestDueFirst), nil
 	})
 	if err != nil || len(unleased) == 0 {
 		return time.Time{}, false, err
@@ -143,11 +137,7 @@ func (s *Store) DuePauses(ctx context.Context, limit int) ([]string, error) {
 		now := s.now()
 		due := s.alarms.rows(func(a domain.Alarm) bool {
 			return a.Status == domain.StatusPaused && !a.PausedUntil.IsZero() && !a.PausedUntil.After(now)
-		}, byPausedUntil)
-		ids := []string{}
-		for _, a := range due[:min(len(due), max(limit, 0))] {
-			ids = append(ids, a.ID)
-		}
-		return ids, nil
+		}, func(x, y domain.Alarm) int { return stampThenID(x.PausedUntil, y.PausedUntil, x.ID, y.ID) })
+		return idsOf(first(due, limit)), nil
 	})
 }

@@ -1,12 +1,11 @@
-// Package memory is chronos's reference store, the one to read first before writing a
-// store for another database: all of ports.Store, with the optional BulkCreator,
-// Exporter and Importer, in memory behind one mutex, each method the shortest code that
-// keeps the promise of ports (comments here say only what ports does not). Read
-// store.go, alarms.go, then claims.go, with docs/writing-an-adapter.md. Capabilities: no
-// DatabaseClock (every now is the clock given to New or Open), MultiProcess in one
-// process (several Stores on one database: Open), no WakeHints, TimePrecision 1µs
-// (PostgreSQL's). It walks a map where a database needs an index (claims, counts,
-// retention): fine at a memory store's sizes.
+// Package memory is chronos's reference store, the one to read before writing a store
+// for another database (docs/writing-an-adapter.md): all of ports.Store, with the
+// optional BulkCreator, Exporter and Importer, in memory behind one mutex, each method
+// the shortest code that keeps the promise of ports (comments here say only what ports
+// does not). Capabilities: no DatabaseClock (every now is the clock given to New or
+// Open), MultiProcess in one process (several Stores on one database: Open), no
+// WakeHints, TimePrecision 1µs. It walks a map where a database walks an index (claims,
+// counts, retention): fine at a memory store's sizes.
 package memory
 
 import (
@@ -23,7 +22,7 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// Precision is the store's TimePrecision.
+// Precision is the store's TimePrecision (PostgreSQL's).
 const Precision = time.Microsecond
 
 // ErrClosed is returned by every call after Close.
@@ -34,8 +33,8 @@ var ErrClosed = errors.New("memory: store is closed")
 // is one transaction, whichever Store on the database runs it.
 type Store struct {
 	*database
-	clock  ports.Clock // the store's notion of now
-	closed bool        // this handle's, guarded by mu
+	clock  ports.Clock
+	closed bool // this handle's, guarded by mu
 }
 
 // database is the tables and the mutex that every Store opened on them shares.
@@ -52,8 +51,7 @@ type database struct {
 	endpoints table[ownerKey, domain.Endpoint]
 }
 
-// ownerKey is the endpoints' key: a name unique per owner.
-type ownerKey struct{ owner, key string }
+type ownerKey struct{ owner, name string } // an endpoint's: a name unique per owner
 
 type clusterLease struct {
 	holder  string
@@ -85,8 +83,7 @@ func (s *Store) Open(clock ports.Clock) *Store {
 	return &Store{database: s.database, clock: clock}
 }
 
-// Capabilities: see the package comment. MultiProcess here means several Stores (Open)
-// on one database in one process; nothing is shared between processes.
+// Capabilities: see the package comment. Nothing is shared between processes.
 func (s *Store) Capabilities() ports.Capabilities {
 	return ports.Capabilities{MultiProcess: true, TimePrecision: Precision}
 }
@@ -125,9 +122,8 @@ func (s *Store) now() time.Time { return trunc(s.clock.Now()) }
 // trunc is t as kept: UTC, at Precision (counted from the zero time, which stays zero).
 func trunc(t time.Time) time.Time { return t.UTC().Truncate(Precision) }
 
-// table is one table: rows by primary key, with the few statements every table needs.
-// Rows are values, so a caller's copy never aliases the stored one (slices inside a row
-// are copied by the table's own keep and out functions).
+// table is one table: rows by primary key. Rows are values, so a caller's copy never
+// aliases the stored one (slices inside a row are copied by the table's keep and out).
 type table[K comparable, V any] map[K]V
 
 // insert is an INSERT that a taken key refuses with ErrConflict.
@@ -158,10 +154,8 @@ func (t table[K, V]) update(k K, change func(*V)) (V, error) {
 	return v, err
 }
 
-// rows is "SELECT * WHERE where ORDER BY order", a nil where selecting every row and a
-// nil order leaving them unordered. It
-// walks every row where a database walks an index (the callers say which where it
-// matters).
+// rows is "SELECT * WHERE where ORDER BY order" (nil: every row; unordered). It walks
+// every row where a database walks an index; the callers say which where it matters.
 func (t table[K, V]) rows(where func(V) bool, order func(x, y V) int) []V {
 	rows := []V{}
 	for _, v := range t {
@@ -174,6 +168,9 @@ func (t table[K, V]) rows(where func(V) bool, order func(x, y V) int) []V {
 	}
 	return rows
 }
+
+// first is "LIMIT n": none of rows for n <= 0.
+func first[V any](rows []V, n int) []V { return rows[:min(len(rows), max(n, 0))] }
 
 // stampThenID compares two rows as "ORDER BY stamp, id" does.
 func stampThenID(t1, t2 time.Time, id1, id2 string) int {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -45,7 +46,6 @@ func (s *Store) ListTokens(ctx context.Context, owner string) ([]domain.Token, e
 	})
 }
 
-// RevokeToken: revoking a revoked token changes nothing.
 func (s *Store) RevokeToken(ctx context.Context, id string) error {
 	return s.tx(ctx, func() error {
 		_, err := s.tokens.update(id, func(t *domain.Token) { t.RevokedAt = cmp.Or(t.RevokedAt, s.now()) })
@@ -53,7 +53,6 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 	})
 }
 
-// TouchToken: an unknown id changes nothing and is no error.
 func (s *Store) TouchToken(ctx context.Context, id string, at, staleBefore time.Time) error {
 	return s.tx(ctx, func() error {
 		if t, ok := s.tokens[id]; ok && (t.LastUsedAt.IsZero() || t.LastUsedAt.Before(trunc(staleBefore))) {
@@ -137,10 +136,9 @@ func (s *Store) DeleteSession(ctx context.Context, hash string) error {
 // order does.
 func (s *Store) DeleteExpiredSessions(ctx context.Context, before time.Time, limit int) (int, error) {
 	return txv(s, ctx, func() (int, error) {
-		expired := s.sessions.rows(func(x ports.Session) bool { return !x.ExpiresAt.After(before) }, func(x, y ports.Session) int {
+		expired := first(s.sessions.rows(func(x ports.Session) bool { return !x.ExpiresAt.After(before) }, func(x, y ports.Session) int {
 			return stampThenID(x.ExpiresAt, y.ExpiresAt, x.Hash, y.Hash)
-		})
-		expired = expired[:min(len(expired), max(limit, 0))]
+		}), limit)
 		for _, sess := range expired {
 			delete(s.sessions, sess.Hash)
 		}
@@ -148,8 +146,14 @@ func (s *Store) DeleteExpiredSessions(ctx context.Context, before time.Time, lim
 	})
 }
 
-// Endpoints go in and out as copies (keepEndpoint), so no caller shares a secrets slice
-// with the store. The timeout is kept to the millisecond, as the SQL stores keep it.
+// Endpoints go in and out through keepEndpoint: the timeout to the millisecond, as the
+// SQL stores keep it, the times truncated, and a secrets slice of the caller's own.
+func keepEndpoint(e domain.Endpoint) domain.Endpoint {
+	e.Timeout = e.Timeout.Truncate(time.Millisecond)
+	e.CreatedAt, e.UpdatedAt = trunc(e.CreatedAt), trunc(e.UpdatedAt)
+	e.Secrets = slices.Clone(e.Secrets)
+	return e
+}
 
 func (s *Store) CreateEndpoint(ctx context.Context, e domain.Endpoint) (domain.Endpoint, error) {
 	return txv(s, ctx, func() (domain.Endpoint, error) {
@@ -158,6 +162,16 @@ func (s *Store) CreateEndpoint(ctx context.Context, e domain.Endpoint) (domain.E
 			return domain.Endpoint{}, err
 		}
 		return keepEndpoint(e), nil
+	})
+}
+
+func (s *Store) UpdateEndpoint(ctx context.Context, e domain.Endpoint) (domain.Endpoint, error) {
+	return txv(s, ctx, func() (domain.Endpoint, error) {
+		stored, err := s.endpoints.update(ownerKey{e.Owner, e.Name}, func(old *domain.Endpoint) {
+			e.CreatedAt, e.UpdatedAt = old.CreatedAt, s.now()
+			*old = keepEndpoint(e)
+		})
+		return keepEndpoint(stored), err
 	})
 }
 
@@ -181,16 +195,6 @@ func (s *Store) ListEndpoints(ctx context.Context, owner string) ([]domain.Endpo
 	})
 }
 
-func (s *Store) UpdateEndpoint(ctx context.Context, e domain.Endpoint) (domain.Endpoint, error) {
-	return txv(s, ctx, func() (domain.Endpoint, error) {
-		stored, err := s.endpoints.update(ownerKey{e.Owner, e.Name}, func(old *domain.Endpoint) {
-			e.CreatedAt, e.UpdatedAt = old.CreatedAt, s.now()
-			*old = keepEndpoint(e)
-		})
-		return keepEndpoint(stored), err
-	})
-}
-
 func (s *Store) DeleteEndpoint(ctx context.Context, owner, name string) error {
 	return s.tx(ctx, func() error {
 		_, err := s.endpoints.get(ownerKey{owner, name})
@@ -199,11 +203,17 @@ func (s *Store) DeleteEndpoint(ctx context.Context, owner, name string) error {
 	})
 }
 
-// keepEndpoint is e as kept (and handed out): the timeout to the millisecond, the times
-// truncated, and a secrets slice of its own.
-func keepEndpoint(e domain.Endpoint) domain.Endpoint {
-	e.Timeout = e.Timeout.Truncate(time.Millisecond)
-	e.CreatedAt, e.UpdatedAt = trunc(e.CreatedAt), trunc(e.UpdatedAt)
-	e.Secrets = slices.Clone(e.Secrets)
-	return e
+// ImportEndpoints writes into a copy of the table, kept only when every row went in:
+// all or nothing, as a database's transaction.
+func (s *Store) ImportEndpoints(ctx context.Context, es []domain.Endpoint) error {
+	return s.tx(ctx, func() error {
+		endpoints := maps.Clone(s.endpoints)
+		for _, e := range es {
+			if err := endpoints.insert(ownerKey{e.Owner, e.Name}, keepEndpoint(e)); err != nil {
+				return err
+			}
+		}
+		s.endpoints = endpoints
+		return nil
+	})
 }
