@@ -14,36 +14,23 @@ import (
 )
 
 // keep is a as stored: times truncated, so what a caller gets back (a lease above all)
-// equals what is kept, and the payload copied in (out copies it again on the way out),
-// so a caller changing its slice cannot change the store. The series' start and end
-// stay to the nanosecond, in UTC, as the SQL stores keep them in text.
+// equals what is kept; the series' start and end to the nanosecond, as the SQL stores
+// keep them in text; the payload copied, as out copies it on the way out, so a caller
+// changing its slice cannot change the store.
 func keep(a domain.Alarm) domain.Alarm {
 	for _, p := range []*time.Time{&a.FireAt, &a.NextFireAt, &a.ScheduledFor, &a.ClaimedAt, &a.CreatedAt, &a.UpdatedAt, &a.LastFiredAt, &a.PausedUntil} {
 		*p = trunc(*p)
 	}
-	for _, p := range []*time.Time{&a.Series.StartAt, &a.Series.EndAt} {
-		if !p.IsZero() {
-			*p = p.UTC()
-		}
-	}
+	a.Series.StartAt, a.Series.EndAt = a.Series.StartAt.UTC(), a.Series.EndAt.UTC()
 	return out(a)
 }
 
 func out(a domain.Alarm) domain.Alarm { a.Payload = slices.Clone(a.Payload); return a }
-
-// outAll is out of each of as, in place.
-func outAll(as []domain.Alarm) []domain.Alarm {
-	for i := range as {
-		as[i] = out(as[i])
-	}
-	return as
-}
+func byID(x, y domain.Alarm) int      { return strings.Compare(x.ID, y.ID) }
 
 // CreateBatch: key check and insert are one transaction, so N concurrent creates with
 // one key make one alarm. A database needs a unique index on (owner, idempotency_key),
-// and an insert that loses the race to it must read and return the winner, not fail. A
-// key repeated within the batch dedupes to the first item's alarm, because create
-// indexes each key as it goes; an id conflict fails its own item only.
+// and an insert that loses the race to it must read and return the winner, not fail.
 func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.CreateResult, error) {
 	return txv(s, ctx, func() ([]ports.CreateResult, error) {
 		res := make([]ports.CreateResult, len(as))
@@ -54,8 +41,9 @@ func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.Cre
 	})
 }
 
-// create is one item of CreateBatch: the key first (a deduped create wins whatever a
-// says), then the INSERT. The created event is not stored: Events makes it.
+// create is one item of CreateBatch: the key first, so a deduped create wins whatever
+// a says and a key repeated in a batch dedupes to its first item; then the INSERT, so
+// an id conflict fails its own item only. Events makes the created event; none is stored.
 func (s *Store) create(a domain.Alarm) ports.CreateResult {
 	twins := s.alarms.rows(func(b domain.Alarm) bool {
 		return a.IdempotencyKey != "" && b.IdempotencyKey == a.IdempotencyKey && b.Owner == a.Owner
@@ -109,14 +97,13 @@ func (s *Store) List(ctx context.Context, f ports.ListFilter) (as []domain.Alarm
 		return nil, "", err
 	}
 	since := trunc(f.FailedSince) // compared at the store's precision
-	err = s.tx(ctx, func() error {
+	err = s.do(ctx, func() {
 		as, next = page.Cut(s.alarms.rows(func(a domain.Alarm) bool {
 			return (f.Cursor == "" || a.ID < after) && f.Scope.Sees(a.Owner) && (f.Status == "" || a.Status == f.Status) &&
 				(f.Kind == "" || a.Kind == f.Kind) && strings.HasPrefix(a.Label, f.LabelPrefix) &&
 				(since.IsZero() || (a.Status == domain.StatusFailed && !a.UpdatedAt.Before(since)))
 		}, func(x, y domain.Alarm) int { return byID(y, x) }), page.Size(f.Limit))
-		outAll(as)
-		return nil
+		each(as, out)
 	})
 	return as, next, err
 }
@@ -171,7 +158,6 @@ func (s *Store) remove(ids ...string) (d ports.Deleted) {
 	return d
 }
 
-// idsOf is the id of each of as, never nil.
 func idsOf(as []domain.Alarm) []string {
 	ids := []string{}
 	for _, a := range as {
@@ -188,8 +174,6 @@ func (s *Store) DeleteAlarms(ctx context.Context, ids []string) (ports.Deleted, 
 	return txv(s, ctx, func() (ports.Deleted, error) { return s.remove(ids...), nil })
 }
 
-func byID(x, y domain.Alarm) int { return strings.Compare(x.ID, y.ID) }
-
 func (s *Store) CountAlarms(ctx context.Context, lease time.Duration) (ports.AlarmCounts, error) {
 	return txv(s, ctx, func() (ports.AlarmCounts, error) {
 		c := ports.AlarmCounts{ByStatus: map[domain.Status]int64{}, Now: s.now()}
@@ -203,16 +187,14 @@ func (s *Store) CountAlarms(ctx context.Context, lease time.Duration) (ports.Ala
 	})
 }
 
-// CountActive walks every alarm; a database walks its (owner, status) index and stops
-// after atMost entries (the port promises a cost of what it counts).
+// CountActive: a database walks its (owner, status) index and stops after atMost.
 func (s *Store) CountActive(ctx context.Context, owner string, atMost int) (int, error) {
 	return txv(s, ctx, func() (int, error) {
 		return min(len(s.alarms.rows(func(a domain.Alarm) bool { return a.Owner == owner && a.Status.CountsTowardQuota() }, nil)), atMost), nil
 	})
 }
 
-// DeleteExpiredAlarms: a database needs an index on terminal rows by updated_at (the
-// port promises a cost of the rows deleted).
+// DeleteExpiredAlarms: a database walks an index on terminal rows by updated_at.
 func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) (ports.Deleted, error) {
 	return txv(s, ctx, func() (ports.Deleted, error) {
 		expired := s.alarms.rows(func(a domain.Alarm) bool {
@@ -244,12 +226,12 @@ func (s *Store) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimm
 
 func (s *Store) ExportAlarms(ctx context.Context, after string, limit int) ([]domain.Alarm, error) {
 	return txv(s, ctx, func() ([]domain.Alarm, error) {
-		return outAll(first(s.alarms.rows(func(a domain.Alarm) bool { return a.ID > after }, byID), limit)), nil
+		return each(first(s.alarms.rows(func(a domain.Alarm) bool { return a.ID > after }, byID), limit), out), nil
 	})
 }
 
-// ExportEvents walks the events table by (alarm id, event id), as a database walks its
-// index on them; events of removed alarms are removed with them here, so none is orphaned.
+// ExportEvents walks the events by (alarm id, event id), as a database walks its index
+// on them; the events of a removed alarm went with it, so none is orphaned.
 func (s *Store) ExportEvents(ctx context.Context, after ports.EventCursor, through string, limit int) ([]domain.Event, error) {
 	return txv(s, ctx, func() ([]domain.Event, error) {
 		evs := []domain.Event{}
@@ -265,5 +247,5 @@ func (s *Store) ExportEvents(ctx context.Context, after ports.EventCursor, throu
 }
 
 func (s *Store) ImportEvents(ctx context.Context, es []domain.Event) error {
-	return s.tx(ctx, func() error { s.appendEvents(es); return nil })
+	return s.do(ctx, func() { s.appendEvents(es) })
 }

@@ -3,7 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
+	"hash/crc32"
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/claims"
@@ -21,6 +21,8 @@ func (s *Store) due(now time.Time, lease time.Duration) []domain.Alarm {
 	}, claims.OldestDueFirst)
 }
 
+// ClaimDue chooses (claims.Choose) and leases in one transaction, so two claims never
+// take one alarm.
 func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
 	if err := claims.Check(p); err != nil {
 		return ports.Claimed{}, fmt.Errorf("memory: %w", err)
@@ -39,13 +41,9 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 	})
 }
 
-// lane is the owner's claim lane. A database keeps it in a generated column of the
-// owner and indexes it with next_fire_at over the active rows.
-func lane(owner string) int {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(owner)) // a hash never fails to write
-	return int(h.Sum32() % ports.Lanes)
-}
+// lane is the owner's claim lane: any hash of the owner will do. A database keeps it in
+// a generated column and indexes it with next_fire_at over the active rows.
+func lane(owner string) int { return int(crc32.ChecksumIEEE([]byte(owner)) % ports.Lanes) }
 
 // takeFair is the fair claim's choice from due (oldest due first): up to f.PerLane of
 // each lane from f.Start on, until batch are taken, counted by lane in taken; a database

@@ -1,11 +1,8 @@
 // Package memory is chronos's reference store, the one to read before writing a store
 // for another database (docs/writing-an-adapter.md): all of ports.Store, with the
 // optional BulkCreator, Exporter and Importer, in memory behind one mutex, each method
-// the shortest code that keeps the promise of ports (comments here say only what ports
-// does not). Capabilities: no DatabaseClock (every now is the clock given to New or
-// Open), MultiProcess in one process (several Stores on one database: Open), no
-// WakeHints, TimePrecision 1µs. It walks a map where a database walks an index (claims,
-// counts, retention): fine at a memory store's sizes.
+// the shortest code that keeps the promise of ports; comments say only what ports does
+// not. It walks a map where a database walks an index: fine at a memory store's sizes.
 package memory
 
 import (
@@ -29,8 +26,7 @@ const Precision = time.Microsecond
 var ErrClosed = errors.New("memory: store is closed")
 
 // Store is a handle on an in-memory database, as a connection pool is on a real one.
-// Every method runs in tx, under the database's one mutex from start to end, so each
-// is one transaction, whichever Store on the database runs it.
+// Every method runs in tx, under the database's one mutex, so each is one transaction.
 type Store struct {
 	*database
 	clock  ports.Clock
@@ -83,7 +79,8 @@ func (s *Store) Open(clock ports.Clock) *Store {
 	return &Store{database: s.database, clock: clock}
 }
 
-// Capabilities: see the package comment. Nothing is shared between processes.
+// Capabilities: every now is the clock given to New or Open (no DatabaseClock); several
+// Stores on one database in one process (MultiProcess: Open); no WakeHints.
 func (s *Store) Capabilities() ports.Capabilities {
 	return ports.Capabilities{MultiProcess: true, TimePrecision: Precision}
 }
@@ -102,17 +99,21 @@ func (s *Store) tx(ctx context.Context, fn func() error) error {
 	return fn()
 }
 
-// txv is tx for an fn with a result.
+// txv is tx for an fn with a result, do for one that cannot fail.
 func txv[T any](s *Store, ctx context.Context, fn func() (T, error)) (v T, err error) {
 	err = s.tx(ctx, func() error { v, err = fn(); return err })
 	return v, err
+}
+
+func (s *Store) do(ctx context.Context, fn func()) error {
+	return s.tx(ctx, func() error { fn(); return nil })
 }
 
 func (s *Store) Now(ctx context.Context) (time.Time, error) {
 	return txv(s, ctx, func() (time.Time, error) { return s.now(), nil })
 }
 
-func (s *Store) Ping(ctx context.Context) error { return s.tx(ctx, func() error { return nil }) }
+func (s *Store) Ping(ctx context.Context) error { return s.do(ctx, func() {}) }
 
 // Close makes later calls return ErrClosed. Closing twice is no error.
 func (s *Store) Close() error { s.mu.Lock(); defer s.mu.Unlock(); s.closed = true; return nil }
@@ -137,11 +138,11 @@ func (t table[K, V]) insert(k K, v V) error {
 
 // get is the row with key k; ErrNotFound without one.
 func (t table[K, V]) get(k K) (V, error) {
-	if v, ok := t[k]; ok {
-		return v, nil
+	v, ok := t[k]
+	if !ok {
+		return v, fmt.Errorf("memory: %v: %w", k, ports.ErrNotFound)
 	}
-	var zero V
-	return zero, fmt.Errorf("memory: %v: %w", k, ports.ErrNotFound)
+	return v, nil
 }
 
 // update is "UPDATE ... WHERE key = k": the row as change leaves it; ErrNotFound without one.
@@ -171,6 +172,14 @@ func (t table[K, V]) rows(where func(V) bool, order func(x, y V) int) []V {
 
 // first is "LIMIT n": none of rows for n <= 0.
 func first[V any](rows []V, n int) []V { return rows[:min(len(rows), max(n, 0))] }
+
+// each replaces each of rows with f of it: a table's out on the way out.
+func each[V any](rows []V, f func(V) V) []V {
+	for i, v := range rows {
+		rows[i] = f(v)
+	}
+	return rows
+}
 
 // stampThenID compares two rows as "ORDER BY stamp, id" does.
 func stampThenID(t1, t2 time.Time, id1, id2 string) int {

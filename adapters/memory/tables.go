@@ -54,17 +54,20 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 }
 
 func (s *Store) TouchToken(ctx context.Context, id string, at, staleBefore time.Time) error {
-	return s.tx(ctx, func() error {
+	return s.do(ctx, func() {
 		if t, ok := s.tokens[id]; ok && (t.LastUsedAt.IsZero() || t.LastUsedAt.Before(trunc(staleBefore))) {
 			t.LastUsedAt = trunc(at)
 			s.tokens[id] = t
 		}
-		return nil
 	})
 }
 
 func (s *Store) RegisterWorker(ctx context.Context, w domain.Worker) error {
-	return s.tx(ctx, func() error { w.StartedAt, w.HeartbeatAt = s.now(), s.now(); s.workers[w.ID] = w; return nil })
+	return s.do(ctx, func() { w.StartedAt, w.HeartbeatAt = s.now(), s.now(); s.workers[w.ID] = w })
+}
+
+func (s *Store) DeregisterWorker(ctx context.Context, id string) error {
+	return s.do(ctx, func() { delete(s.workers, id) })
 }
 
 func (s *Store) Heartbeat(ctx context.Context, id string, stats domain.WorkerStats) error {
@@ -72,10 +75,6 @@ func (s *Store) Heartbeat(ctx context.Context, id string, stats domain.WorkerSta
 		_, err := s.workers.update(id, func(w *domain.Worker) { w.HeartbeatAt, w.Stats = s.now(), stats })
 		return err
 	})
-}
-
-func (s *Store) DeregisterWorker(ctx context.Context, id string) error {
-	return s.tx(ctx, func() error { delete(s.workers, id); return nil })
 }
 
 func (s *Store) ListWorkers(ctx context.Context) ([]domain.Worker, error) {
@@ -96,21 +95,20 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.
 }
 
 func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
-	return s.tx(ctx, func() error {
-		if l, ok := s.leases[name]; ok && l.holder == holder {
+	return s.do(ctx, func() {
+		if s.leases[name].holder == holder {
 			delete(s.leases, name)
 		}
-		return nil
 	})
 }
 
 func (s *Store) GetState(ctx context.Context, name string) (st ports.State, ok bool, err error) {
-	err = s.tx(ctx, func() error { st, ok = s.state[name]; return nil })
+	err = s.do(ctx, func() { st, ok = s.state[name] })
 	return st, ok, err
 }
 
 func (s *Store) PutState(ctx context.Context, name, value string) error {
-	return s.tx(ctx, func() error { s.state[name] = ports.State{Value: value, UpdatedAt: s.now()}; return nil })
+	return s.do(ctx, func() { s.state[name] = ports.State{Value: value, UpdatedAt: s.now()} })
 }
 
 // PublishHint and SubscribeHints are unsupported: no other process can be told.
@@ -129,11 +127,10 @@ func (s *Store) SessionByHash(ctx context.Context, hash string) (ports.Session, 
 }
 
 func (s *Store) DeleteSession(ctx context.Context, hash string) error {
-	return s.tx(ctx, func() error { delete(s.sessions, hash); return nil })
+	return s.do(ctx, func() { delete(s.sessions, hash) })
 }
 
-// DeleteExpiredSessions removes the earliest expired first, as the SQL stores' index
-// order does.
+// DeleteExpiredSessions removes the earliest expired first, as the SQL stores' index does.
 func (s *Store) DeleteExpiredSessions(ctx context.Context, before time.Time, limit int) (int, error) {
 	return txv(s, ctx, func() (int, error) {
 		expired := first(s.sessions.rows(func(x ports.Session) bool { return !x.ExpiresAt.After(before) }, func(x, y ports.Session) int {
@@ -165,16 +162,6 @@ func (s *Store) CreateEndpoint(ctx context.Context, e domain.Endpoint) (domain.E
 	})
 }
 
-func (s *Store) UpdateEndpoint(ctx context.Context, e domain.Endpoint) (domain.Endpoint, error) {
-	return txv(s, ctx, func() (domain.Endpoint, error) {
-		stored, err := s.endpoints.update(ownerKey{e.Owner, e.Name}, func(old *domain.Endpoint) {
-			e.CreatedAt, e.UpdatedAt = old.CreatedAt, s.now()
-			*old = keepEndpoint(e)
-		})
-		return keepEndpoint(stored), err
-	})
-}
-
 func (s *Store) GetEndpoint(ctx context.Context, owner, name string) (domain.Endpoint, error) {
 	return txv(s, ctx, func() (domain.Endpoint, error) {
 		e, err := s.endpoints.get(ownerKey{owner, name})
@@ -185,13 +172,19 @@ func (s *Store) GetEndpoint(ctx context.Context, owner, name string) (domain.End
 // ListEndpoints: by owner, then name, as bytes compare.
 func (s *Store) ListEndpoints(ctx context.Context, owner string) ([]domain.Endpoint, error) {
 	return txv(s, ctx, func() ([]domain.Endpoint, error) {
-		es := s.endpoints.rows(func(e domain.Endpoint) bool { return owner == "" || e.Owner == owner }, func(x, y domain.Endpoint) int {
+		return each(s.endpoints.rows(func(e domain.Endpoint) bool { return owner == "" || e.Owner == owner }, func(x, y domain.Endpoint) int {
 			return cmp.Or(strings.Compare(x.Owner, y.Owner), strings.Compare(x.Name, y.Name))
+		}), keepEndpoint), nil
+	})
+}
+
+func (s *Store) UpdateEndpoint(ctx context.Context, e domain.Endpoint) (domain.Endpoint, error) {
+	return txv(s, ctx, func() (domain.Endpoint, error) {
+		stored, err := s.endpoints.update(ownerKey{e.Owner, e.Name}, func(old *domain.Endpoint) {
+			e.CreatedAt, e.UpdatedAt = old.CreatedAt, s.now()
+			*old = keepEndpoint(e)
 		})
-		for i, e := range es {
-			es[i] = keepEndpoint(e)
-		}
-		return es, nil
+		return keepEndpoint(stored), err
 	})
 }
 
