@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/adapters/internal/operator"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -144,14 +143,8 @@ type bulkRequest struct {
 // adminBulk serves the bulk actions.
 func (a *api) adminBulk(action domain.BulkAction) adminHandler {
 	return func(w http.ResponseWriter, r *http.Request, tok domain.Token) {
-		body, err := a.readBody(w, r)
-		if err != nil {
-			a.writeError(w, r, err)
-			return
-		}
 		var req bulkRequest
-		if err := jsonio.DecodeObject(body, &req); err != nil {
-			a.writeError(w, r, err)
+		if !a.readObject(w, r, &req) {
 			return
 		}
 		q := url.Values{"owner": {req.Owner}, "status": {req.Status}, "kind": {req.Kind}, "label_prefix": {req.LabelPrefix}}

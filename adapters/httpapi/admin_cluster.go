@@ -12,29 +12,13 @@ import (
 // adminOverview serves GET /admin/v1/overview.
 func (a *api) adminOverview(w http.ResponseWriter, r *http.Request, _ domain.Token) {
 	o, err := a.cluster.Overview(r.Context())
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Overview overviewView `json:"overview"`
-	}{newOverviewView(o)})
+	a.answer(w, r, err, "overview", newOverviewView(o))
 }
 
 // adminWorkers serves GET /admin/v1/workers.
 func (a *api) adminWorkers(w http.ResponseWriter, r *http.Request, _ domain.Token) {
 	ws, err := a.cluster.Workers(r.Context())
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	views := make([]workerView, len(ws))
-	for i, x := range ws {
-		views[i] = newWorkerView(x)
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Workers []workerView `json:"workers"`
-	}{views})
+	a.answer(w, r, err, "workers", views(ws, newWorkerView))
 }
 
 // adminDispatch serves GET /admin/v1/dispatch (change nil) and the pause and resume
@@ -48,36 +32,18 @@ func (a *api) adminDispatch(change func(operator.DispatchSwitch, context.Context
 		} else {
 			st, err = change(a.dispatch, r.Context(), tok.ID)
 		}
-		if err != nil {
-			a.writeError(w, r, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, struct {
-			Dispatch dispatchView `json:"dispatch"`
-		}{newDispatchView(st, time.Now())})
+		a.answer(w, r, err, "dispatch", newDispatchView(st, time.Now()))
 	}
 }
 
 // adminRetention serves GET /admin/v1/retention.
 func (a *api) adminRetention(w http.ResponseWriter, r *http.Request, _ domain.Token) {
 	st, err := a.retention.Retention(r.Context())
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Retention retentionView `json:"retention"`
-	}{newRetentionView(st)})
+	a.answer(w, r, err, "retention", newRetentionView(st))
 }
 
 // adminRunRetention serves POST /admin/v1/retention/run.
 func (a *api) adminRunRetention(w http.ResponseWriter, r *http.Request, tok domain.Token) {
 	run, err := a.retention.RunRetention(r.Context(), tok.ID)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Run retentionRunView `json:"run"`
-	}{newRetentionRunView(run)})
+	a.answer(w, r, err, "run", newRetentionRunView(run))
 }

@@ -119,43 +119,42 @@ func (a *api) adminCreateEndpoint(w http.ResponseWriter, r *http.Request, tok do
 	a.writeEndpoint(w, r, http.StatusCreated, e, made)
 }
 
+// endpointHandler reads or changes the endpoint {owner}/{name} (endpointKey).
+type endpointHandler func(w http.ResponseWriter, r *http.Request, owner, name string, tok domain.Token) (domain.Endpoint, error)
+
+// oneEndpoint serves a route of one endpoint: 200 with the endpoint do returns, in the
+// admin's view.
+func (a *api) oneEndpoint(do endpointHandler) adminHandler {
+	return func(w http.ResponseWriter, r *http.Request, tok domain.Token) {
+		owner, name, err := endpointKey(r)
+		var e domain.Endpoint
+		if err == nil {
+			e, err = do(w, r, owner, name, tok)
+		}
+		if err != nil {
+			a.writeError(w, r, endpointError(err))
+			return
+		}
+		a.writeEndpoint(w, r, http.StatusOK, e, "")
+	}
+}
+
 // adminGetEndpoint serves GET /admin/v1/owners/{owner}/endpoints/{name}.
-func (a *api) adminGetEndpoint(w http.ResponseWriter, r *http.Request, _ domain.Token) {
-	owner, name, err := endpointKey(r)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	e, err := a.endpoints.Get(r.Context(), owner, name)
-	if err != nil {
-		a.writeError(w, r, endpointError(err))
-		return
-	}
-	a.writeEndpoint(w, r, http.StatusOK, e, "")
+func (a *api) adminGetEndpoint(_ http.ResponseWriter, r *http.Request, owner, name string, _ domain.Token) (domain.Endpoint, error) {
+	return a.endpoints.Get(r.Context(), owner, name)
 }
 
 // adminUpdateEndpoint serves PATCH /admin/v1/owners/{owner}/endpoints/{name}.
-func (a *api) adminUpdateEndpoint(w http.ResponseWriter, r *http.Request, tok domain.Token) {
-	owner, name, err := endpointKey(r)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
+func (a *api) adminUpdateEndpoint(w http.ResponseWriter, r *http.Request, owner, name string, tok domain.Token) (domain.Endpoint, error) {
 	var req endpointPatchRequest
-	if !a.readObject(w, r, &req) {
-		return
+	if err := a.decodeBody(w, r, &req); err != nil {
+		return domain.Endpoint{}, err
 	}
 	p, err := req.patch()
 	if err != nil {
-		a.writeError(w, r, err)
-		return
+		return domain.Endpoint{}, err
 	}
-	e, err := a.endpointChanges.Update(r.Context(), owner, name, p, tok.ID)
-	if err != nil {
-		a.writeError(w, r, endpointError(err))
-		return
-	}
-	a.writeEndpoint(w, r, http.StatusOK, e, "")
+	return a.endpointChanges.Update(r.Context(), owner, name, p, tok.ID)
 }
 
 // adminDeleteEndpoint serves DELETE /admin/v1/owners/{owner}/endpoints/{name}: 204.

@@ -77,17 +77,7 @@ func (a *api) adminListTokens(w http.ResponseWriter, r *http.Request, _ domain.T
 		return
 	}
 	toks, err := a.tokens.List(r.Context(), owner)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	views := make([]tokenView, len(toks))
-	for i, t := range toks {
-		views[i] = newTokenView(t)
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Tokens []tokenView `json:"tokens"`
-	}{views})
+	a.answer(w, r, err, "tokens", views(toks, newTokenView))
 }
 
 // adminRevokeToken serves DELETE /admin/v1/tokens/{id} (scope admin): 204, again for a

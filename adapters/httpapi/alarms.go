@@ -165,11 +165,5 @@ func (a *api) serveEvents(w http.ResponseWriter, r *http.Request, events func(ct
 
 // writeEvents answers {"events": [...]}.
 func writeEvents(w http.ResponseWriter, events []domain.Event) {
-	views := make([]eventView, len(events))
-	for i, e := range events {
-		views[i] = newEventView(e)
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Events []eventView `json:"events"`
-	}{views})
+	writeJSON(w, http.StatusOK, map[string]any{"events": views(events, newEventView)})
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -173,14 +172,8 @@ func secondsToDuration(sec float64) time.Duration {
 
 // createAlarm serves POST /v1/alarms.
 func (a *api) createAlarm(w http.ResponseWriter, r *http.Request, owner string) {
-	body, err := a.readBody(w, r)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
 	var req createRequest
-	if err := jsonio.DecodeObject(body, &req); err != nil {
-		a.writeError(w, r, err)
+	if !a.readObject(w, r, &req) {
 		return
 	}
 	spec, err := req.spec(owner)

@@ -35,8 +35,8 @@ func (a *api) endpointRoutes(r *mux.Router) {
 	r.Handle("/admin/v1/endpoints", a.adminRead(a.adminListAllEndpoints)).Methods(http.MethodGet)
 	r.Handle("/admin/v1/owners/{owner}/endpoints", a.adminRead(a.adminListEndpoints)).Methods(http.MethodGet)
 	r.Handle("/admin/v1/owners/{owner}/endpoints", a.adminChange(a.adminCreateEndpoint)).Methods(http.MethodPost)
-	r.Handle(one, a.adminRead(a.adminGetEndpoint)).Methods(http.MethodGet)
-	r.Handle(one, a.adminChange(a.adminUpdateEndpoint)).Methods(http.MethodPatch)
+	r.Handle(one, a.adminRead(a.oneEndpoint(a.adminGetEndpoint))).Methods(http.MethodGet)
+	r.Handle(one, a.adminChange(a.oneEndpoint(a.adminUpdateEndpoint))).Methods(http.MethodPatch)
 	r.Handle(one, a.adminChange(a.adminDeleteEndpoint)).Methods(http.MethodDelete)
 }
 
@@ -44,17 +44,7 @@ func (a *api) endpointRoutes(r *mux.Router) {
 // endpoint, and where and how their wakes go, without the secrets.
 func (a *api) listMyEndpoints(w http.ResponseWriter, r *http.Request, owner string) {
 	es, err := a.endpoints.List(r.Context(), owner)
-	if err != nil {
-		a.writeError(w, r, endpointError(err))
-		return
-	}
-	views := make([]endpointView, len(es))
-	for i, e := range es {
-		views[i] = newEndpointView(e)
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Endpoints []endpointView `json:"endpoints"`
-	}{views})
+	a.answer(w, r, endpointError(err), "endpoints", views(es, newEndpointView))
 }
 
 // endpointView is an endpoint as its owner sees it: never its secrets.

@@ -36,14 +36,19 @@ func (a *api) readBodyLimit(w http.ResponseWriter, r *http.Request, limit int64)
 	return body, nil
 }
 
-// readObject reads the request body (readBody's limits) and decodes it strictly into
-// dst (jsonio.DecodeObject). On an error it answers it and returns false.
-func (a *api) readObject(w http.ResponseWriter, r *http.Request, dst any) bool {
+// decodeBody reads the request body (readBody's limits) and decodes it strictly into
+// dst (jsonio.DecodeObject).
+func (a *api) decodeBody(w http.ResponseWriter, r *http.Request, dst any) error {
 	body, err := a.readBody(w, r)
-	if err == nil {
-		err = jsonio.DecodeObject(body, dst)
-	}
 	if err != nil {
+		return err
+	}
+	return jsonio.DecodeObject(body, dst)
+}
+
+// readObject is decodeBody for a handler: on an error it answers it and returns false.
+func (a *api) readObject(w http.ResponseWriter, r *http.Request, dst any) bool {
+	if err := a.decodeBody(w, r, dst); err != nil {
 		a.writeError(w, r, err)
 		return false
 	}

@@ -32,3 +32,22 @@ func writeBody(w http.ResponseWriter, status int, body []byte) {
 	w.WriteHeader(status)
 	_, _ = w.Write(body) // a client that hung up is no error of ours
 }
+
+// answer writes err when there is one, else 200 with {key: v}: the answer of a read or
+// an action whose view is one member.
+func (a *api) answer(w http.ResponseWriter, r *http.Request, err error, key string, v any) {
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{key: v})
+}
+
+// views is view of each of xs, never nil, so an empty list is [] and never null.
+func views[T, V any](xs []T, view func(T) V) []V {
+	vs := make([]V, len(xs))
+	for i, x := range xs {
+		vs[i] = view(x)
+	}
+	return vs
+}

@@ -42,18 +42,10 @@ func (a *api) upcoming(w http.ResponseWriter, r *http.Request, owner string) {
 		return
 	}
 	alarm, list, err := a.schedules.Upcoming(r.Context(), owner, id, n)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	views := make([]occurrenceView, len(list))
-	for i, o := range list {
-		views[i] = occurrenceView{ScheduledFor: jsonio.Time(o.ScheduledFor), DueAt: jsonio.Time(o.DueAt),
+	a.answer(w, r, err, "occurrences", views(list, func(o domain.Occurrence) occurrenceView {
+		return occurrenceView{ScheduledFor: jsonio.Time(o.ScheduledFor), DueAt: jsonio.Time(o.DueAt),
 			OccurrenceKey: domain.OccurrenceKey(alarm.SeriesID(), o.ScheduledFor)}
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Occurrences []occurrenceView `json:"occurrences"`
-	}{views})
+	}))
 }
 
 // occurrenceView is one upcoming wake of an alarm.
@@ -100,20 +92,10 @@ func (a *api) preview(w http.ResponseWriter, r *http.Request, _ string) {
 		n = *req.Count
 	}
 	list, err := a.schedules.Preview(req.CronExpr, req.Timezone, from, n)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
 	type at struct {
 		ScheduledFor jsonio.Time `json:"scheduled_for"`
 	}
-	views := make([]at, len(list))
-	for i, t := range list {
-		views[i] = at{jsonio.Time(t)}
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Occurrences []at `json:"occurrences"`
-	}{views})
+	a.answer(w, r, err, "occurrences", views(list, func(t time.Time) at { return at{jsonio.Time(t)} }))
 }
 
 // backfillRequest is the body of POST /v1/alarms/{id}/backfill.

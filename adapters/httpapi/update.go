@@ -59,27 +59,9 @@ func (req patchRequest) patch() (domain.Patch, error) {
 	var p domain.Patch
 	var err error
 	str := func(field string, raw json.RawMessage) *string {
-		if err != nil || raw == nil {
-			return nil
-		}
-		var v string
-		if e := json.Unmarshal(raw, &v); e != nil {
-			err = badRequest(field, field+" must be a string")
-			return nil
-		}
-		return &v
+		return patchMember[string](&err, field, raw, "a string")
 	}
-	num := func(field string, raw json.RawMessage) *int {
-		if err != nil || raw == nil {
-			return nil
-		}
-		var v int
-		if e := json.Unmarshal(raw, &v); e != nil {
-			err = badRequest(field, field+" must be an integer")
-			return nil
-		}
-		return &v
-	}
+	num := func(field string, raw json.RawMessage) *int { return patchMember[int](&err, field, raw, "an integer") }
 	instant := func(field string, raw json.RawMessage) *time.Time {
 		if err != nil || raw == nil {
 			return nil
@@ -142,4 +124,18 @@ func (a *api) updateAlarm(w http.ResponseWriter, r *http.Request, owner string) 
 	a.action(func(ctx context.Context, owner, id string) (domain.Alarm, error) {
 		return a.editor.Update(ctx, owner, id, p)
 	})(w, r, owner)
+}
+
+// patchMember is the member field of a patch decoded as a T (what names a T for the
+// refusal), nil when it is absent; after the first refusal, held in *err, nil too.
+func patchMember[T any](err *error, field string, raw json.RawMessage, what string) *T {
+	if *err != nil || raw == nil {
+		return nil
+	}
+	var v T
+	if json.Unmarshal(raw, &v) != nil {
+		*err = badRequest(field, field+" must be "+what)
+		return nil
+	}
+	return &v
 }

@@ -76,80 +76,41 @@ func New(opts Options) *Metrics {
 	}
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
-		wakes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "chronos_wakes_total",
-			Help: "Wakes finished by this node, by outcome: delivered, failed (the attempt failed), stale (the outcome was refused by the lease fence), or deferred (held back, not sent: its endpoint full, over its rate or its breaker open).",
-		}, []string{"outcome"}),
-		wakeLag: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "chronos_wake_lag_seconds",
-			Help:    "Seconds from when a wake was due (its next_fire_at at the claim) to when it was delivered.",
-			Buckets: wakeLagBuckets,
-		}),
-		delivery: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "chronos_delivery_duration_seconds",
-			Help:    "Seconds one delivery attempt took, delivered or failed.",
-			Buckets: deliveryBuckets,
-		}),
-		claims: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "chronos_claims_total",
-			Help: "Successful ClaimDue calls made by this node, whether or not they claimed anything.",
-		}),
-		claimed: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "chronos_claimed_total",
-			Help: "Alarms claimed by this node.",
-		}),
-		claimDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "chronos_claim_duration_seconds",
-			Help:    "Seconds one successful ClaimDue call took.",
-			Buckets: claimBuckets,
-		}),
-		retentionDeleted: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "chronos_retention_deleted_total",
-			Help: "Rows deleted by retention on this node, by table.",
-		}, []string{"table"}),
-		dispatchPaused: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "chronos_dispatch_paused",
-			Help: "1 while the cluster-wide dispatch pause is on, as this node last read it; 0 otherwise.",
-		}),
+		wakes: counterVec("chronos_wakes_total", []string{"outcome"},
+			"Wakes finished by this node, by outcome: delivered, failed (the attempt failed), stale (the outcome was refused by the lease fence), or deferred (held back, not sent: its endpoint full, over its rate or its breaker open)."),
+		wakeLag: histogram("chronos_wake_lag_seconds", wakeLagBuckets,
+			"Seconds from when a wake was due (its next_fire_at at the claim) to when it was delivered."),
+		delivery: histogram("chronos_delivery_duration_seconds", deliveryBuckets,
+			"Seconds one delivery attempt took, delivered or failed."),
+		claims: counter("chronos_claims_total",
+			"Successful ClaimDue calls made by this node, whether or not they claimed anything."),
+		claimed: counter("chronos_claimed_total",
+			"Alarms claimed by this node."),
+		claimDuration: histogram("chronos_claim_duration_seconds", claimBuckets,
+			"Seconds one successful ClaimDue call took."),
+		retentionDeleted: counterVec("chronos_retention_deleted_total", []string{"table"},
+			"Rows deleted by retention on this node, by table."),
+		dispatchPaused: gauge("chronos_dispatch_paused",
+			"1 while the cluster-wide dispatch pause is on, as this node last read it; 0 otherwise."),
 		sample: newSampleCollector(),
-		breakerChanges: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "chronos_endpoint_breaker_changes_total",
-			Help: "Endpoint breakers this node opened or closed, by the state entered: open or closed.",
-		}, []string{"to"}),
-		deferredBy: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "chronos_wakes_deferred_total",
-			Help: "Wakes this node held back, not sent, by reason: endpoint_full (max_in_flight reached and its queue full), endpoint_rate (over rate_per_second), endpoint_breaker (breaker open or its probe out), owner_cap (the owner at --owner-max-in-flight).",
-		}, []string{"reason"}),
-		claimOwners: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "chronos_claim_owners",
-			Help:    "Owners served by one claim that returned alarms: under one owner's backlog, more than 1 means the others were served beside it.",
-			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128},
-		}),
-		queuingEndpoints: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "chronos_endpoints_queuing",
-			Help: "Endpoints with wakes waiting on this node for room (max_in_flight or rate_per_second) now.",
-		}),
-		queuedWakes: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "chronos_endpoint_queued_wakes",
-			Help: "Wakes waiting on this node in an endpoint's queue for room now.",
-		}),
-		breakersOpen: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "chronos_endpoint_breakers_open",
-			Help: "Endpoints whose breaker is open on this node now.",
-		}),
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "chronos_api_requests_total",
-			Help: "API requests answered by this node, by method, route template and status code.",
-		}, []string{"method", "route", "code"}),
-		requestDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "chronos_api_request_duration_seconds",
-			Help:    "Seconds the API took to answer one request, by method and route template.",
-			Buckets: requestBuckets,
-		}, []string{"method", "route"}),
-		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "chronos_refusals_total",
-			Help: "Requests this node refused before doing anything, by reason: quota_exceeded (a create over its owner's quota of active alarms) or rate_limited (a token over its request rate). A refused batch counts once.",
-		}, []string{"reason"}),
+		breakerChanges: counterVec("chronos_endpoint_breaker_changes_total", []string{"to"},
+			"Endpoint breakers this node opened or closed, by the state entered: open or closed."),
+		deferredBy: counterVec("chronos_wakes_deferred_total", []string{"reason"},
+			"Wakes this node held back, not sent, by reason: endpoint_full (max_in_flight reached and its queue full), endpoint_rate (over rate_per_second), endpoint_breaker (breaker open or its probe out), owner_cap (the owner at --owner-max-in-flight)."),
+		claimOwners: histogram("chronos_claim_owners", []float64{1, 2, 4, 8, 16, 32, 64, 128},
+			"Owners served by one claim that returned alarms: under one owner's backlog, more than 1 means the others were served beside it."),
+		queuingEndpoints: gauge("chronos_endpoints_queuing",
+			"Endpoints with wakes waiting on this node for room (max_in_flight or rate_per_second) now."),
+		queuedWakes: gauge("chronos_endpoint_queued_wakes",
+			"Wakes waiting on this node in an endpoint's queue for room now."),
+		breakersOpen: gauge("chronos_endpoint_breakers_open",
+			"Endpoints whose breaker is open on this node now."),
+		requests: counterVec("chronos_api_requests_total", []string{"method", "route", "code"},
+			"API requests answered by this node, by method, route template and status code."),
+		requestDuration: histogramVec("chronos_api_request_duration_seconds", requestBuckets, []string{"method", "route"},
+			"Seconds the API took to answer one request, by method and route template."),
+		refusals: counterVec("chronos_refusals_total", []string{"reason"},
+			"Requests this node refused before doing anything, by reason: quota_exceeded (a create over its owner's quota of active alarms) or rate_limited (a token over its request rate). A refused batch counts once."),
 	}
 	m.delivered = m.wakes.WithLabelValues(ports.WakeDelivered)
 	m.failed = m.wakes.WithLabelValues(ports.WakeFailed)
@@ -184,6 +145,27 @@ func New(opts Options) *Metrics {
 	)
 	m.handler = newHandler(m.registry, opts.Logger)
 	return m
+}
+
+// The metrics' constructors: a name, buckets or labels where it has them, and its help.
+func counter(name, help string) prometheus.Counter {
+	return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
+}
+
+func gauge(name, help string) prometheus.Gauge {
+	return prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+}
+
+func histogram(name string, buckets []float64, help string) prometheus.Histogram {
+	return prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets})
+}
+
+func counterVec(name string, labels []string, help string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+}
+
+func histogramVec(name string, buckets []float64, labels []string, help string) *prometheus.HistogramVec {
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, labels)
 }
 
 // wakeStale is the third outcome of chronos_wakes_total, counted by Stale.
