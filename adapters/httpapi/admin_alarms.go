@@ -31,11 +31,7 @@ func (a *api) adminListAlarms(w http.ResponseWriter, r *http.Request, _ domain.T
 		return
 	}
 	out, err := adminAlarmsBody(alarms, next, a.showPayloads)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	writeBody(w, http.StatusOK, out)
+	a.answerBody(w, r, out, err)
 }
 
 // adminFilterParams reads the filter of the admin list from the query.
@@ -84,11 +80,7 @@ func adminAction[U any](a *api, uses U, do func(U, context.Context, string, stri
 			return
 		}
 		out, err := adminAlarmBody(alarm, a.showPayloads)
-		if err != nil {
-			a.writeError(w, r, err)
-			return
-		}
-		writeBody(w, http.StatusOK, out)
+		a.answerBody(w, r, out, err)
 	}
 }
 

@@ -67,11 +67,7 @@ func (a *api) action(do func(ctx context.Context, owner, id string) (domain.Alar
 			return
 		}
 		out, err := alarmBody(alarm, nil)
-		if err != nil {
-			a.writeError(w, r, err)
-			return
-		}
-		writeBody(w, http.StatusOK, out)
+		a.answerBody(w, r, out, err)
 	}
 }
 
@@ -126,11 +122,7 @@ func (a *api) listAlarms(w http.ResponseWriter, r *http.Request, owner string) {
 		return
 	}
 	out, err := alarmsBody(alarms, next)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	writeBody(w, http.StatusOK, out)
+	a.answerBody(w, r, out, err)
 }
 
 // listEvents serves GET /v1/alarms/{id}/events?limit=.

@@ -43,6 +43,16 @@ func (a *api) answer(w http.ResponseWriter, r *http.Request, err error, key stri
 	writeJSON(w, http.StatusOK, map[string]any{key: v})
 }
 
+// answerBody writes err when there is one, else body, a JSON document already encoded,
+// with 200.
+func (a *api) answerBody(w http.ResponseWriter, r *http.Request, body []byte, err error) {
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	writeBody(w, http.StatusOK, body)
+}
+
 // views is view of each of xs, never nil, so an empty list is [] and never null.
 func views[T, V any](xs []T, view func(T) V) []V {
 	vs := make([]V, len(xs))

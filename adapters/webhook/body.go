@@ -29,26 +29,16 @@ func Body(w domain.Wake) []byte {
 // whitespace and key order included. Hand-writing also keeps this hot path free of
 // reflection.
 func AppendBody(dst []byte, w domain.Wake) []byte {
-	dst = append(dst, `{"alarm_id":`...)
-	dst = appendString(dst, w.AlarmID)
-	dst = append(dst, `,"owner":`...)
-	dst = appendString(dst, w.Owner)
-	dst = append(dst, `,"label":`...)
-	dst = appendString(dst, w.Label)
-	dst = append(dst, `,"kind":`...)
-	dst = appendString(dst, string(w.Kind))
-	dst = append(dst, `,"scheduled_for":`...)
-	dst = appendTime(dst, w.ScheduledFor)
-	dst = append(dst, `,"fired_at":`...)
-	dst = appendTime(dst, w.FiredAt)
-	dst = append(dst, `,"attempt":`...)
-	dst = strconv.AppendInt(dst, int64(w.Attempt), 10)
-	dst = append(dst, `,"occurrence_key":`...)
-	dst = appendString(dst, w.OccurrenceKey)
-	dst = append(dst, `,"conversation_id":`...)
-	dst = appendString(dst, w.ConversationID)
-	dst = append(dst, `,"wake_message":`...)
-	dst = appendString(dst, w.WakeMessage)
+	dst = appendString(append(dst, `{"alarm_id":`...), w.AlarmID)
+	dst = appendString(append(dst, `,"owner":`...), w.Owner)
+	dst = appendString(append(dst, `,"label":`...), w.Label)
+	dst = appendString(append(dst, `,"kind":`...), string(w.Kind))
+	dst = appendTime(append(dst, `,"scheduled_for":`...), w.ScheduledFor)
+	dst = appendTime(append(dst, `,"fired_at":`...), w.FiredAt)
+	dst = strconv.AppendInt(append(dst, `,"attempt":`...), int64(w.Attempt), 10)
+	dst = appendString(append(dst, `,"occurrence_key":`...), w.OccurrenceKey)
+	dst = appendString(append(dst, `,"conversation_id":`...), w.ConversationID)
+	dst = appendString(append(dst, `,"wake_message":`...), w.WakeMessage)
 	dst = append(dst, `,"payload":`...)
 	if len(w.Payload) == 0 {
 		// The domain stores "null" for an alarm created without a payload; an empty
@@ -58,8 +48,7 @@ func AppendBody(dst []byte, w domain.Wake) []byte {
 		// Validated as JSON when the alarm was created; embedded untouched.
 		dst = append(dst, w.Payload...)
 	}
-	dst = append(dst, `,"delivery":`...)
-	dst = appendString(dst, string(w.Delivery))
+	dst = appendString(append(dst, `,"delivery":`...), string(w.Delivery))
 	return append(dst, '}')
 }
 

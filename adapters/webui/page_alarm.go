@@ -35,12 +35,7 @@ const upcomingCount = 10
 func (u *UI) alarmPage(w http.ResponseWriter, r *http.Request, v viewer) {
 	id := mux.Vars(r)["id"]
 	a, err := u.alarms.Get(r.Context(), id)
-	if errors.Is(err, ports.ErrNotFound) {
-		u.fail(w, r, http.StatusNotFound, "No alarm has the id "+id+".")
-		return
-	}
-	if err != nil {
-		u.storeFailed(w, r, err)
+	if u.failed(w, r, err, "No alarm has the id "+id+".") {
 		return
 	}
 	events, err := u.alarms.Events(r.Context(), id, ports.MaxEventsLimit)

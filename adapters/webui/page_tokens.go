@@ -1,7 +1,6 @@
 package webui
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
@@ -9,7 +8,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
 )
 
 type tokensData struct {
@@ -79,12 +77,7 @@ func (u *UI) revokeToken(w http.ResponseWriter, r *http.Request, v viewer) {
 		return
 	}
 	err := u.tokens.Revoke(r.Context(), id)
-	if errors.Is(err, ports.ErrNotFound) {
-		u.fail(w, r, http.StatusNotFound, "There is no token "+id+".")
-		return
-	}
-	if err != nil {
-		u.storeFailed(w, r, err)
+	if u.failed(w, r, err, "There is no token "+id+".") {
 		return
 	}
 	u.log.Info("dashboard revoked a token", zap.String("token", id), zap.String("by", v.Token.ID))

@@ -3,6 +3,7 @@ package webui
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
 )
 
 // page is what every template gets: the layout's needs and the page's own Data.
@@ -111,6 +113,20 @@ func (u *UI) notFound(w http.ResponseWriter, r *http.Request) {
 func (u *UI) storeFailed(w http.ResponseWriter, r *http.Request, err error) {
 	u.log.Warn("dashboard request failed", zap.String("path", r.URL.Path), zap.Error(err))
 	u.fail(w, r, http.StatusServiceUnavailable, "The store did not answer; try again in a moment.")
+}
+
+// failed answers err, if there is one, and reports whether it did: ports.ErrNotFound
+// is a 404 saying notFound, anything else the store's failure.
+func (u *UI) failed(w http.ResponseWriter, r *http.Request, err error, notFound string) bool {
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, ports.ErrNotFound):
+		u.fail(w, r, http.StatusNotFound, notFound)
+	default:
+		u.storeFailed(w, r, err)
+	}
+	return true
 }
 
 // when renders an instant as a <time> element in UTC; the page's script shows it in
