@@ -104,6 +104,14 @@ type backfillRequest struct {
 	To   *string `json:"to"`
 }
 
+// window is the request's from and to, each zero when absent.
+func (req backfillRequest) window() (from, to time.Time, err error) {
+	if from, err = optionalTime("from", req.From); err == nil {
+		to, err = optionalTime("to", req.To)
+	}
+	return from, to, err
+}
+
 // backfill serves POST /v1/alarms/{id}/backfill: 201 with the backfill alarm and how
 // many occurrences it will deliver, or 200 with the one a repeated request made.
 func (a *api) backfill(w http.ResponseWriter, r *http.Request, owner string) {
@@ -116,12 +124,7 @@ func (a *api) backfill(w http.ResponseWriter, r *http.Request, owner string) {
 	if !a.readObject(w, r, &req) {
 		return
 	}
-	from, err := optionalTime("from", req.From)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	to, err := optionalTime("to", req.To)
+	from, to, err := req.window()
 	if err != nil {
 		a.writeError(w, r, err)
 		return

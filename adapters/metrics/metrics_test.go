@@ -95,6 +95,21 @@ func bucket(t *testing.T, h *dto.Histogram, le float64) uint64 {
 	return 0
 }
 
+// wantHistogram checks the series of histogram name with labels: its count, its sum
+// and its cumulative buckets, by upper bound.
+func wantHistogram(t *testing.T, fams map[string]*dto.MetricFamily, name string, labels map[string]string, count uint64, sum float64, buckets map[float64]uint64) {
+	t.Helper()
+	h := histogram(t, fams, name, labels)
+	if h.GetSampleCount() != count || !near(h.GetSampleSum(), sum) {
+		t.Errorf("%s%v: count %d sum %g, want %d and %g", name, labels, h.GetSampleCount(), h.GetSampleSum(), count, sum)
+	}
+	for le, want := range buckets {
+		if got := bucket(t, h, le); got != want {
+			t.Errorf("%s%v le=%g: %d, want %d", name, labels, le, got, want)
+		}
+	}
+}
+
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 // driveAll calls every method once with a known value, so every family is present.
@@ -250,16 +265,7 @@ func TestClaimsAndWakesMoveByWhatWasObserved(t *testing.T) {
 	if got := counter(t, fams, "chronos_claimed_total", none); got != 8 {
 		t.Errorf("chronos_claimed_total = %g, want 8", got)
 	}
-	claim := histogram(t, fams, "chronos_claim_duration_seconds", none)
-	if claim.GetSampleCount() != 3 || !near(claim.GetSampleSum(), 2.006) {
-		t.Errorf("claim duration: count %d sum %g, want 3 and 2.006", claim.GetSampleCount(), claim.GetSampleSum())
-	}
-	if got := bucket(t, claim, .005); got != 2 {
-		t.Errorf("claim duration le=.005: %d, want 2", got)
-	}
-	if got := bucket(t, claim, 5); got != 3 {
-		t.Errorf("claim duration le=5: %d, want 3", got)
-	}
+	wantHistogram(t, fams, "chronos_claim_duration_seconds", none, 3, 2.006, map[float64]uint64{.005: 2, 5: 3})
 
 	for outcome, want := range map[string]float64{"delivered": 2, "failed": 1, "stale": 2} {
 		if got := counter(t, fams, "chronos_wakes_total", map[string]string{"outcome": outcome}); got != want {
@@ -269,25 +275,8 @@ func TestClaimsAndWakesMoveByWhatWasObserved(t *testing.T) {
 	if n := len(fams["chronos_wakes_total"].GetMetric()); n != 4 {
 		t.Errorf("chronos_wakes_total has %d series, want 4 (delivered, failed, stale, deferred)", n)
 	}
-	lag := histogram(t, fams, "chronos_wake_lag_seconds", none)
-	if lag.GetSampleCount() != 3 || !near(lag.GetSampleSum(), 2) {
-		t.Errorf("wake lag: count %d sum %g, want 3 and 2", lag.GetSampleCount(), lag.GetSampleSum())
-	}
-	for le, want := range map[float64]uint64{.001: 1, .5: 2, 1: 2, 2.5: 3, 300: 3} {
-		if got := bucket(t, lag, le); got != want {
-			t.Errorf("wake lag le=%g: %d, want %d", le, got, want)
-		}
-	}
-	delivery := histogram(t, fams, "chronos_delivery_duration_seconds", none)
-	if delivery.GetSampleCount() != 3 || !near(delivery.GetSampleSum(), 10.05) {
-		t.Errorf("delivery duration: count %d sum %g, want 3 and 10.05", delivery.GetSampleCount(), delivery.GetSampleSum())
-	}
-	if got := bucket(t, delivery, .025); got != 1 {
-		t.Errorf("delivery duration le=.025: %d, want 1", got)
-	}
-	if got := bucket(t, delivery, 30); got != 3 {
-		t.Errorf("delivery duration le=30: %d, want 3", got)
-	}
+	wantHistogram(t, fams, "chronos_wake_lag_seconds", none, 3, 2, map[float64]uint64{.001: 1, .5: 2, 1: 2, 2.5: 3, 300: 3})
+	wantHistogram(t, fams, "chronos_delivery_duration_seconds", none, 3, 10.05, map[float64]uint64{.025: 1, 30: 3})
 }
 
 func TestRetentionAndPause(t *testing.T) {
@@ -395,17 +384,9 @@ func TestRequests(t *testing.T) {
 	if n := len(fams["chronos_api_requests_total"].GetMetric()); n != 4 {
 		t.Errorf("chronos_api_requests_total has %d series, want 4", n)
 	}
-	get := histogram(t, fams, "chronos_api_request_duration_seconds", map[string]string{"method": "GET", "route": "/v1/alarms/{id}"})
-	if get.GetSampleCount() != 3 || !near(get.GetSampleSum(), .102) {
-		t.Errorf("GET duration: count %d sum %g, want 3 and .102", get.GetSampleCount(), get.GetSampleSum())
-	}
-	if got := bucket(t, get, .05); got != 2 {
-		t.Errorf("GET duration le=.05: %d, want 2", got)
-	}
-	post := histogram(t, fams, "chronos_api_request_duration_seconds", map[string]string{"method": "POST", "route": "/v1/alarms"})
-	if post.GetSampleCount() != 1 || !near(post.GetSampleSum(), 3) {
-		t.Errorf("POST duration: count %d sum %g, want 1 and 3", post.GetSampleCount(), post.GetSampleSum())
-	}
+	wantHistogram(t, fams, "chronos_api_request_duration_seconds", map[string]string{"method": "GET", "route": "/v1/alarms/{id}"},
+		3, .102, map[float64]uint64{.05: 2})
+	wantHistogram(t, fams, "chronos_api_request_duration_seconds", map[string]string{"method": "POST", "route": "/v1/alarms"}, 1, 3, nil)
 }
 
 // Each refusal counts once under its reason, the other reason untouched.
@@ -608,15 +589,7 @@ func TestClaimOwnersObservesEachClaim(t *testing.T) {
 	m.ClaimOwners(3)
 	m.ClaimOwners(0)
 	m.ClaimOwners(100)
-	h := histogram(t, scrape(t, m), "chronos_claim_owners", none)
-	if h.GetSampleCount() != 3 || h.GetSampleSum() != 104 {
-		t.Errorf("claim owners: count %d sum %g, want 3 and 104", h.GetSampleCount(), h.GetSampleSum())
-	}
-	for le, want := range map[float64]uint64{1: 1, 2: 1, 4: 2, 64: 2, 128: 3} {
-		if got := bucket(t, h, le); got != want {
-			t.Errorf("claim owners le=%g: %d, want %d", le, got, want)
-		}
-	}
+	wantHistogram(t, scrape(t, m), "chronos_claim_owners", none, 3, 104, map[float64]uint64{1: 1, 2: 1, 4: 2, 64: 2, 128: 3})
 }
 
 // EndpointQueues sets both gauges to what it was last told.

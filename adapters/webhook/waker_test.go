@@ -48,6 +48,13 @@ func hang(r *http.Request) {
 	}
 }
 
+// hangingWaker is a Waker with timeout whose receiver never answers.
+func hangingWaker(t *testing.T, timeout time.Duration) *Waker {
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { hang(r) }))
+	t.Cleanup(srv.Close)
+	return newWaker(t, Options{URL: srv.URL, Timeout: timeout})
+}
+
 // received is one request as the receiver saw it.
 type received struct {
 	method string
@@ -190,11 +197,7 @@ func TestWakeFailsOnOtherStatuses(t *testing.T) {
 }
 
 func TestWakeTimesOut(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		hang(r)
-	}))
-	defer srv.Close()
-	wk := newWaker(t, Options{URL: srv.URL, Timeout: 100 * time.Millisecond})
+	wk := hangingWaker(t, 100*time.Millisecond)
 
 	start := time.Now()
 	err := wk.Wake(context.Background(), sampleWake())
@@ -210,11 +213,7 @@ func TestWakeTimesOut(t *testing.T) {
 }
 
 func TestWakeHonoursTheCallersContext(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		hang(r)
-	}))
-	defer srv.Close()
-	wk := newWaker(t, Options{URL: srv.URL, Timeout: 10 * time.Second})
+	wk := hangingWaker(t, 10*time.Second)
 
 	t.Run("cancelled in flight", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
