@@ -69,9 +69,8 @@ func checkNoNUL(f ports.ListFilter) error {
 // the use case uses, such as operator.AlarmActions.Retry.
 func adminAction[U any](a *api, uses U, do func(U, context.Context, string, string) (domain.Alarm, error)) adminHandler {
 	return func(w http.ResponseWriter, r *http.Request, tok domain.Token) {
-		id, ok := alarmID(r)
+		id, ok := a.alarmID(w, r)
 		if !ok {
-			a.writeError(w, r, errNoAlarm)
 			return
 		}
 		alarm, err := do(uses, r.Context(), id, tok.ID)
@@ -96,9 +95,8 @@ func (a *api) adminEvents(w http.ResponseWriter, r *http.Request, _ domain.Token
 
 // adminDelete serves DELETE /admin/v1/alarms/{id}.
 func (a *api) adminDelete(w http.ResponseWriter, r *http.Request, tok domain.Token) {
-	id, ok := alarmID(r)
+	id, ok := a.alarmID(w, r)
 	if !ok {
-		a.writeError(w, r, errNoAlarm)
 		return
 	}
 	d, err := a.adminActions.Delete(r.Context(), id, tok.ID)

@@ -32,12 +32,16 @@ type AlarmActions interface {
 // input away from the store.
 const maxIDLen = 255
 
-// alarmID returns the {id} path variable, or false when it cannot name any alarm (too
-// long, not UTF-8, control characters): such a request is answered 404 without asking
-// the store, which might choke on the bytes (PostgreSQL refuses NUL in text).
-func alarmID(r *http.Request) (string, bool) {
+// alarmID returns the {id} path variable; when it cannot name any alarm (too long, not
+// UTF-8, control characters) it answers 404 without asking the store, which might
+// choke on the bytes (PostgreSQL refuses NUL in text), and returns false.
+func (a *api) alarmID(w http.ResponseWriter, r *http.Request) (string, bool) {
 	id := mux.Vars(r)["id"]
-	return id, id != "" && len(id) <= maxIDLen && printable(id)
+	if id == "" || len(id) > maxIDLen || !printable(id) {
+		a.writeError(w, r, errNoAlarm)
+		return "", false
+	}
+	return id, true
 }
 
 // errNoAlarm answers an id that cannot exist like one that does not.
@@ -56,9 +60,8 @@ func ownerAction[U any](a *api, uses U, do func(U, context.Context, string, stri
 // nothing (pausing a paused alarm, cancelling a cancelled one) answer the alarm as it is.
 func (a *api) action(do func(ctx context.Context, owner, id string) (domain.Alarm, error)) ownedHandler {
 	return func(w http.ResponseWriter, r *http.Request, owner string) {
-		id, ok := alarmID(r)
+		id, ok := a.alarmID(w, r)
 		if !ok {
-			a.writeError(w, r, errNoAlarm)
 			return
 		}
 		alarm, err := do(r.Context(), owner, id)
@@ -135,9 +138,8 @@ func (a *api) listEvents(w http.ResponseWriter, r *http.Request, owner string) {
 // serveEvents answers a request for the events of alarm {id} (?limit=) with what events
 // reads: the owner's API and the admin API alike.
 func (a *api) serveEvents(w http.ResponseWriter, r *http.Request, events func(ctx context.Context, id string, limit int) ([]domain.Event, error)) {
-	id, ok := alarmID(r)
+	id, ok := a.alarmID(w, r)
 	if !ok {
-		a.writeError(w, r, errNoAlarm)
 		return
 	}
 	// Events come oldest first with no cursor, so the default is the most the store

@@ -31,9 +31,8 @@ const defaultUpcoming = 10
 // upcoming serves GET /v1/alarms/{id}/upcoming?count=: the alarm's next occurrences,
 // honouring its pause, bounds and jitter.
 func (a *api) upcoming(w http.ResponseWriter, r *http.Request, owner string) {
-	id, ok := alarmID(r)
+	id, ok := a.alarmID(w, r)
 	if !ok {
-		a.writeError(w, r, errNoAlarm)
 		return
 	}
 	n, err := countParam(r)
@@ -115,9 +114,8 @@ func (req backfillRequest) window() (from, to time.Time, err error) {
 // backfill serves POST /v1/alarms/{id}/backfill: 201 with the backfill alarm and how
 // many occurrences it will deliver, or 200 with the one a repeated request made.
 func (a *api) backfill(w http.ResponseWriter, r *http.Request, owner string) {
-	id, ok := alarmID(r)
+	id, ok := a.alarmID(w, r)
 	if !ok {
-		a.writeError(w, r, errNoAlarm)
 		return
 	}
 	var req backfillRequest
