@@ -65,12 +65,9 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullTime] {
 		},
 		PayloadArg: func(p []byte) any { return payloadArg(p) },
 
-		ChooseByIDs:  chooseByIDs,
-		DeleteChosen: deleteWithEvents,
-		TrimStep:     s.trimStep,
-		TakeLease:    s.takeLease,
-		OwnerPage:    ownerPage,
-		FilteredPage: filteredPage,
+		ChooseByIDs: chooseByIDs, DeleteChosen: deleteWithEvents,
+		TrimStep: s.trimStep, TakeLease: s.takeLease,
+		OwnerPage: ownerPage, FilteredPage: filteredPage,
 
 		Tx:          s.engineTx,
 		ScanAlarm:   scanAlarm,

@@ -61,12 +61,9 @@ func (s *Store) newEngine() sqlstore.Engine[pgtype.Timestamptz] {
 		},
 		PayloadArg: func(p []byte) any { return payloadArg(p) },
 
-		ChooseByIDs:  chooseByIDs,
-		DeleteChosen: deleteEventsOf,
-		TrimStep:     s.trimStep,
-		TakeLease:    s.takeLease,
-		OwnerPage:    ownerPage,
-		FilteredPage: filteredPage,
+		ChooseByIDs: chooseByIDs, DeleteChosen: deleteEventsOf,
+		TrimStep: s.trimStep, TakeLease: s.takeLease,
+		OwnerPage: ownerPage, FilteredPage: filteredPage,
 
 		Tx:         s.inTx,
 		ScanAlarm:  scanAlarm,

@@ -242,11 +242,8 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullInt64] {
 		Now:        func(context.Context, sqlstore.DB) (time.Time, error) { return s.now(), nil },
 		PayloadArg: func(p []byte) any { return payloadBytes(p) },
 
-		DeleteChosen: s.deleteWithEvents,
-		TrimStep:     s.trimStep,
-		TakeLease:    s.takeLease,
-		OwnerPage:    ownerPage,
-		FilteredPage: filteredPage,
+		DeleteChosen: s.deleteWithEvents, TrimStep: s.trimStep, TakeLease: s.takeLease,
+		OwnerPage: ownerPage, FilteredPage: filteredPage,
 
 		Tx:          s.inTx,
 		ScanAlarm:   scanAlarm,
