@@ -46,7 +46,7 @@ func scanID(r sqlrow.Scanner) (string, error) {
 }
 
 // TrimEvents is one step of the sweep that deletes old events and caps each alarm's
-// (TrimStep); the cursor moves on only after a full step.
+// (TrimStep). A step that covered fewer alarms than asked reached the end: no Next.
 func (e *Engine[T]) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimmed, error) {
 	if p.Alarms < 1 || p.Keep < 0 {
 		return ports.Trimmed{}, fmt.Errorf("%s: trim events: alarms must be at least 1 and keep not negative", e.Name)
