@@ -1,34 +1,15 @@
 package mysql
 
 import (
-	"context"
-	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"strings"
 
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
-// List returns the alarms in f's scope matching f, newest first, keyset-paginated on
-// id: the owner API's page is ownerList's (list.go), every other page filteredList's.
-func (s *Store) List(ctx context.Context, f ports.ListFilter) ([]domain.Alarm, string, error) {
-	return sqlstore.ListAlarms(ctx, f, s.ownerList, s.filteredList)
-}
-
-// filteredList is a page of the alarms in f's scope matching f (adminListQuery reads the
-// owner from the scope).
-func (s *Store) filteredList(ctx context.Context, _ string, f ports.ListFilter) ([]domain.Alarm, string, error) {
-	// Failed since is status failed: with another status nothing can match, and no walk
-	// is needed to find that out.
-	if !f.FailedSince.IsZero() && f.Status != "" && f.Status != domain.StatusFailed {
-		if f.Cursor != "" {
-			if _, err := ports.DecodeListCursor(f.Cursor); err != nil {
-				return nil, "", err
-			}
-		}
-		return []domain.Alarm{}, "", nil
-	}
-	return s.listPage(ctx, adminListQuery(f), f.Cursor, f.Limit)
+// filteredPage is FilteredPage.
+func filteredPage(f ports.ListFilter, after string, limit int) (string, []any) {
+	return adminListQuery(f).pageSQL(after, limit)
 }
 
 // adminListQuery is f as a list query. The walk is pinned, as List's is (see
@@ -51,11 +32,14 @@ func adminListQuery(f ports.ListFilter) listQuery {
 	if owner != "" {
 		and(`owner = ?`, owner)
 	}
-	if f.Status != "" {
-		and(`status = ?`, string(f.Status))
+	status := f.Status
+	if !f.FailedSince.IsZero() {
+		status = domain.StatusFailed // failed since is status failed
+	}
+	if status != "" {
+		and(`status = ?`, string(status))
 	}
 	if !f.FailedSince.IsZero() {
-		and(`status = ?`, string(domain.StatusFailed))
 		and(`updated_at >= ?`, micro(f.FailedSince))
 	}
 	if f.Kind != "" {
@@ -65,10 +49,6 @@ func adminListQuery(f ports.ListFilter) listQuery {
 		// Bytes, not the column's collation: a prefix is literal and case counts
 		// whatever collation the table or the connection was given.
 		and(`CAST(label AS BINARY) LIKE ? ESCAPE '`+likeEscape+`'`, likePrefix(f.LabelPrefix))
-	}
-	status := f.Status
-	if status == "" && !f.FailedSince.IsZero() {
-		status = domain.StatusFailed
 	}
 	switch {
 	case owner != "":

@@ -5,12 +5,9 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"net"
-	"syscall"
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/chronoshq/chronos/adapters/internal/ctxerr"
 	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -25,44 +22,32 @@ const (
 	erLockDeadlock    = 1213 // ER_LOCK_DEADLOCK: chosen as a deadlock victim, rolled back
 )
 
-// mapError is the one place driver errors become the portable errors of package ports.
-// Context errors are returned untouched (ctxerr): the driver reports a statement that
-// its context ended as the context's error, not as a broken connection. An error already
-// shaped for the caller (sqlstore.Mapped) passes through; everything else is prefixed
-// "mysql: ".
+// mapError is the one place driver errors become the portable errors of package ports
+// (sqlstore.MapDriverError). The driver reports a statement that its context ended as
+// the context's error, not as a broken connection.
 func mapError(err error) error {
-	switch {
-	case err == nil:
+	return sqlstore.MapDriverError("mysql", err, sql.ErrNoRows, func(err error) error {
+		switch {
+		case serverErrorIs(err, erDupEntry):
+			return fmt.Errorf("mysql: %w: %w", ports.ErrConflict, err)
+		case serverErrorIs(err, erDiskFull), serverErrorIs(err, erRecordFileFull):
+			// The statement did not apply; it succeeds once the server has room.
+			return fmt.Errorf("mysql: %w: %w: %w", ports.ErrUnavailable, ports.ErrStorageFull, err)
+		case unreachable(err):
+			return fmt.Errorf("mysql: %w: %w", ports.ErrUnavailable, err)
+		}
 		return nil
-	case sqlstore.IsMapped(err):
-		return err
-	case ctxerr.Is(err):
-		return err
-	case errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("mysql: %w", ports.ErrNotFound)
-	case serverErrorIs(err, erDupEntry):
-		return fmt.Errorf("mysql: %w: %w", ports.ErrConflict, err)
-	case serverErrorIs(err, erDiskFull), serverErrorIs(err, erRecordFileFull):
-		// The statement did not apply; it succeeds once the server has room.
-		return fmt.Errorf("mysql: %w: %w: %w", ports.ErrUnavailable, ports.ErrStorageFull, err)
-	case unreachable(err):
-		return fmt.Errorf("mysql: %w: %w", ports.ErrUnavailable, err)
-	default:
-		return fmt.Errorf("mysql: %w", err)
-	}
+	})
 }
 
 // unreachable reports errors that say the server could not be reached, broke the
 // connection, or kept a lock past innodb_lock_wait_timeout even after retries: the
 // statement did not apply and may succeed later.
 func unreachable(err error) bool {
-	var netErr net.Error
-	return errors.As(err, &netErr) ||
+	return sqlstore.Disconnected(err) ||
 		errors.Is(err, driver.ErrBadConn) ||
 		errors.Is(err, mysql.ErrInvalidConn) ||
 		errors.Is(err, sql.ErrConnDone) ||
-		errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.ECONNRESET) ||
 		serverErrorIs(err, erLockWaitTimeout)
 }
 

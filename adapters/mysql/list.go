@@ -1,25 +1,22 @@
 package mysql
 
 import (
-	"context"
 	"strings"
 
-	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
 )
 
-// ownerList is List of one owner's alarms, at most by status: newest first (ids are time-ordered UUIDv7 and the id
-// column compares bytes), keyset-paginated: the cursor is the last id returned, so a
-// page costs one index range scan on (owner, id) or (owner, status, id) however deep.
-func (s *Store) ownerList(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
-	q := listQuery{where: []string{`owner = ?`}, args: []any{owner}}
-	if f.Status != "" {
+// ownerPage is OwnerPage: one owner's alarms, at most of a status, newest first (ids
+// are time-ordered UUIDv7 and the id column compares bytes), keyset-paginated: the
+// cursor is the last id returned, so a page costs one index range scan on (owner, id)
+// or (owner, status, id) however deep.
+func ownerPage(owner string, status domain.Status, after string, limit int) (string, []any) {
+	q := listQuery{index: ownerIndex(status != ""), where: []string{`owner = ?`}, args: []any{owner}}
+	if status != "" {
 		q.where = append(q.where, `status = ?`)
-		q.args = append(q.args, string(f.Status))
+		q.args = append(q.args, string(status))
 	}
-	q.index = ownerIndex(f.Status != "")
-	return s.listPage(ctx, q, f.Cursor, f.Limit)
+	return q.pageSQL(after, limit)
 }
 
 // ownerIndex is the index an owner's page walks. It is pinned: left to choose, MariaDB
@@ -58,20 +55,4 @@ func (q listQuery) pageSQL(after string, limit int) (string, []any) {
 	}
 	b.WriteString(` ORDER BY id DESC LIMIT ?`)
 	return b.String(), append(args, limit+1)
-}
-
-// listPage reads one page of q, newest first, and the cursor of the next ("" on the
-// last page). The cursor is the port's (ports.EncodeListCursor), for every page
-// alike.
-func (s *Store) listPage(ctx context.Context, q listQuery, cursor string, limit int) ([]domain.Alarm, string, error) {
-	limit = page.Size(limit)
-	after := ""
-	if cursor != "" {
-		var err error
-		if after, err = ports.DecodeListCursor(cursor); err != nil {
-			return nil, "", err
-		}
-	}
-	query, args := q.pageSQL(after, limit)
-	return s.Page(ctx, limit, query, args...)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -21,58 +22,16 @@ const expiredAlarmsSQL = `SELECT id FROM alarms FORCE INDEX (alarms_terminal)
 	LIMIT ?
 	FOR UPDATE SKIP LOCKED`
 
-// DeleteExpiredAlarms deletes a batch of expired terminal alarms and their events.
-func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) (ports.Deleted, error) {
-	if p.Limit < 1 {
-		return ports.Deleted{}, errors.New("mysql: delete expired alarms: limit must be at least 1")
-	}
-	var d ports.Deleted
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		d = ports.Deleted{}
-		rows, err := tx.QueryContext(ctx, expiredAlarmsSQL, micro(p.Before), p.Limit)
-		if err != nil {
-			return err
-		}
-		ids, err := scanIDs(rows)
-		if err != nil || len(ids) == 0 {
-			return err
-		}
-		d, err = deleteWithEvents(ctx, tx, ids)
-		return err
-	})
-	if err != nil {
-		return ports.Deleted{}, mapError(err)
-	}
-	return d, nil
-}
-
-// scanIDs reads a result of alarm ids, as arguments for the statements that follow.
-func scanIDs(rows *sql.Rows) ([]any, error) {
-	defer rows.Close()
-	var ids []any
-	for rows.Next() {
-		var id []byte
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
-}
-
-// deleteWithEvents deletes the alarms ids, which tx holds locked, and then, in a later
-// statement, their events (no foreign key; migration 00001 explains the order). Retention
-// and the admin delete share it.
-func deleteWithEvents(ctx context.Context, tx *sql.Tx, ids []any) (ports.Deleted, error) {
-	in := `(` + placeholders(len(ids)) + `)`
-	if _, err := tx.ExecContext(ctx, `DELETE FROM alarms WHERE id IN `+in, ids...); err != nil {
+// deleteWithEvents is DeleteChosen: it deletes the alarms ids, which tx holds locked
+// (expiredAlarmsSQL, chooseByIDs), and then, in a later statement, their events (no
+// foreign key; migration 00001 explains the order).
+func deleteWithEvents(ctx context.Context, tx sqlstore.DB, ids []string) (ports.Deleted, error) {
+	in, args := `(`+placeholders(len(ids))+`)`, idArgs(ids)
+	if _, err := tx.Exec(ctx, `DELETE FROM alarms WHERE id IN `+in, args...); err != nil {
 		return ports.Deleted{}, err
 	}
-	n, err := sqlrow.Affected(tx.ExecContext(ctx, `DELETE FROM alarm_events WHERE alarm_id IN `+in, ids...))
-	if err != nil {
-		return ports.Deleted{}, err
-	}
-	return ports.Deleted{Alarms: len(ids), Events: int(n)}, nil
+	n, err := tx.Exec(ctx, `DELETE FROM alarm_events WHERE alarm_id IN `+in, args...)
+	return ports.Deleted{Alarms: len(ids), Events: int(n)}, err
 }
 
 // trimBoundsSQL reads, for the $2 alarms after the cursor, the id of each one's
@@ -83,25 +42,18 @@ const trimBoundsSQL = `SELECT a.id,
 	FROM (SELECT id FROM alarms WHERE id > ? ORDER BY id LIMIT ?) a
 	ORDER BY a.id`
 
-// TrimEvents is one step of the sweep that deletes old events and caps each alarm's.
-// Two statements: the bounds, then one DELETE joining the events to them (a derived
-// table of literals: MySQL refuses a DELETE whose subquery reads the table it deletes
-// from).
-func (s *Store) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimmed, error) {
-	if p.Alarms < 1 || p.Keep < 0 {
-		return ports.Trimmed{}, errors.New("mysql: trim events: alarms must be at least 1 and keep not negative")
-	}
-	var t ports.Trimmed
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		t = ports.Trimmed{}
+// trimStep is TrimStep, in two statements: the bounds, then one DELETE joining the
+// events to them (a derived table of literals: MySQL refuses a DELETE whose subquery
+// reads the table it deletes from).
+func (s *Store) trimStep(ctx context.Context, p ports.TrimEvents) (events int, last string, covered int, err error) {
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		events, last, covered = 0, "", 0
 		rows, err := tx.QueryContext(ctx, trimBoundsSQL, p.Keep, []byte(p.After), p.Alarms)
 		if err != nil {
 			return err
 		}
 		var args []any
 		var parts []string
-		var last string
-		covered := 0
 		for rows.Next() {
 			var id []byte
 			var below sql.NullInt64
@@ -117,35 +69,22 @@ func (s *Store) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimm
 			parts = append(parts, `SELECT ? AS alarm_id, ? AS below`)
 			args = append(args, id, below)
 		}
-		if err := rows.Err(); err != nil {
+		if err := rows.Err(); err != nil || covered == 0 {
 			return err
-		}
-		if covered == p.Alarms {
-			t.Next = last
-		}
-		if covered == 0 {
-			return nil
 		}
 		args = append(args, micro(p.Before))
 		n, err := sqlrow.Affected(tx.ExecContext(ctx, `DELETE e FROM alarm_events e JOIN (`+strings.Join(parts, ` UNION ALL `)+`) c
 			ON e.alarm_id = c.alarm_id WHERE e.at < ? OR e.id <= c.below`, args...))
-		t.Events = int(n)
+		events = int(n)
 		return err
 	})
-	if err != nil {
-		return ports.Trimmed{}, mapError(err)
-	}
-	return t, nil
+	return events, last, covered, err
 }
 
-// AcquireLease takes or renews the named lease for holder: the row is read under a
-// lock, the decision made here, and the row written in the same transaction. Two
-// callers inserting a missing row at once: the second gets a duplicate key and does
-// not hold the lease.
-func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
-	if name == "" || holder == "" || ttl <= 0 {
-		return false, errors.New("mysql: acquire lease: name, holder and a positive ttl are required")
-	}
+// takeLease is TakeLease: the row is read under a lock, the decision made here, and
+// the row written in the same transaction. Two callers inserting a missing row at once:
+// the second gets a duplicate key and does not hold the lease.
+func (s *Store) takeLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
 	var got bool
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		got = false
@@ -176,14 +115,5 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.
 		got = err == nil
 		return err
 	})
-	if err != nil {
-		return false, mapError(err)
-	}
-	return got, nil
-}
-
-// ReleaseLease gives the lease up if holder holds it.
-func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM chronos_leases WHERE name = ? AND holder = ?`, []byte(name), []byte(holder))
-	return mapError(err)
+	return got, err
 }

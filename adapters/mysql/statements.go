@@ -23,6 +23,7 @@ var engineSQL = func() sqlstore.Statements {
 	st.NextDue = nextDueSQL
 	st.DuePauses = duePausesSQL
 	st.CountActive = countActiveSQL
+	st.ExpiredAlarms = expiredAlarmsSQL
 
 	// One row per stored event, the first limit of them, or one row of NULL events.
 	st.AlarmEvents = `SELECT a.owner, a.created_at, a.fire_at, e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
@@ -62,12 +63,16 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullTime] {
 			err := db.QueryRow(ctx, "SELECT UTC_TIMESTAMP(6)").Scan(&now)
 			return now.UTC(), err
 		},
-		PayloadArg:  func(p []byte) any { return payloadArg(p) },
+		PayloadArg: func(p []byte) any { return payloadArg(p) },
+
+		ChooseByIDs: chooseByIDs, DeleteChosen: deleteWithEvents,
+		TrimStep: s.trimStep, TakeLease: s.takeLease,
+		OwnerPage: ownerPage, FilteredPage: filteredPage,
+
 		Tx:          s.engineTx,
 		ScanAlarm:   scanAlarm,
 		ScanAlarms:  func(rows sqlrow.Rows, hint int) ([]domain.Alarm, error) { return newAlarmScanner().All(rows, hint) },
 		StoredAlarm: storedAlarm,
-		DeleteByIDs: s.deleteByIDs,
 		// READ COMMITTED: the locking read, then the store's now once the lock is held
 		// (so it is never earlier than the write that came before).
 		LockAlarm: func(ctx context.Context, db sqlstore.DB, id string) (domain.Alarm, time.Time, error) {

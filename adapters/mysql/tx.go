@@ -25,7 +25,9 @@ const (
 // or on a lock wait timeout (retry). fn must therefore be safe to repeat: it must not
 // keep state across attempts except what it recomputes.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return s.retry(ctx, func() error { return s.tryTx(ctx, fn) })
+	return s.retry(ctx, func() error {
+		return sqlstore.StdTx(ctx, s.db, fn, func(err error) error { return err })
+	})
 }
 
 // retry runs fn, and runs it again after a short jittered pause when it failed as a
@@ -39,24 +41,6 @@ func (s *Store) retry(ctx context.Context, fn func() error) error {
 		s.retries.Add(1)
 		return retryDelay(attempt)
 	}, fn)
-}
-
-func (s *Store) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			// After a deadlock the server has already rolled back; this only tells
-			// database/sql the connection is free again.
-			_ = tx.Rollback()
-		}
-	}()
-	if err = fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
 }
 
 // retryDelay is a random pause in [d/2, d) where d doubles per attempt up to retryMaxGap.

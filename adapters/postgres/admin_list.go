@@ -1,21 +1,19 @@
 package postgres
 
 import (
-	"context"
 	"strconv"
 	"strings"
 
-	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
-// The statements of the pages List does not give to ownerList, one per combination of owner, status and cursor (six: without
-// an owner the status is a filter like the others), for the reason ownerList has four: a
-// generic plan can bound its index walk only by conditions that are always there; and
-// six more, one per rare status and cursor, without an owner. The walk, and what bounds
-// it:
+// FilteredPage's statements, every page but the owner API's: one per combination of
+// owner, status and cursor (six: without an owner the status is a filter like the
+// others), for the reason ownerPage has four: a generic plan can bound its index walk
+// only by conditions that are always there; and six more, one per rare status and
+// cursor, without an owner. The walk, and what bounds it:
 //
 //   - No owner: alarms_pkey backwards from the cursor, stopping after the page. A page
 //     then costs the alarms it skips over that do not match (the port allows it).
@@ -95,46 +93,19 @@ func adminListStatement(owner, status, cursor bool) string {
 	return `SELECT ` + alarmColumns + ` FROM alarms WHERE ` + where + ` ORDER BY id DESC LIMIT $1`
 }
 
-// List returns a page of the alarms in f's scope matching f, newest first,
-// keyset-paginated on id: the owner API's page with ownerList's four statements
-// (list.go), every other page with filteredList's.
-func (s *Store) List(ctx context.Context, f ports.ListFilter) ([]domain.Alarm, string, error) {
-	return sqlstore.ListAlarms(ctx, f, s.ownerList, s.filteredList)
-}
-
-// filteredList is a page of the owner's alarms ("" across owners) matching f.
-func (s *Store) filteredList(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
-	var after string
-	if f.Cursor != "" {
-		var err error
-		if after, err = ports.DecodeListCursor(f.Cursor); err != nil {
-			return nil, "", err
-		}
-	}
-	limit := page.Size(f.Limit)
-
-	// Failed since implies the failed status (its condition says so too): with an
-	// owner the page is then one walk of the owner's failed alarms, not five; with
-	// another status nothing can match, and no walk is needed to find that out.
-	status := f.Status
-	if !f.FailedSince.IsZero() {
-		if status != "" && status != domain.StatusFailed {
-			return []domain.Alarm{}, "", nil
-		}
-		status = domain.StatusFailed
-	}
-
+// filteredPage is FilteredPage: one of the statements above.
+func filteredPage(f ports.ListFilter, after string, limit int) (string, []any) {
+	owner := f.Scope.Owner()
 	// One row more than the page says whether there is a next page.
-	args := []any{limit + 1, sqlstore.NullText(string(status)), sqlstore.NullText(string(f.Kind)), sqlstore.NullText(f.LabelPrefix), timeArg(f.FailedSince)}
+	args := []any{limit + 1, sqlstore.NullText(string(f.Status)), sqlstore.NullText(string(f.Kind)), sqlstore.NullText(f.LabelPrefix), timeArg(f.FailedSince)}
 	if owner != "" {
 		args = append(args, owner)
 	}
 	if after != "" {
 		args = append(args, after)
 	}
-	q := adminListSQL[b2i(owner != "")][b2i(status != "")][b2i(after != "")]
-	if rare, ok := adminRareSQL[status]; ok && owner == "" {
-		q = rare[b2i(after != "")]
+	if rare, ok := adminRareSQL[f.Status]; ok && owner == "" {
+		return rare[b2i(after != "")], args
 	}
-	return s.Page(ctx, limit, q, args...)
+	return adminListSQL[b2i(owner != "")][b2i(f.Status != "")][b2i(after != "")], args
 }

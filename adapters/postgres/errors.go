@@ -4,14 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"strings"
-	"syscall"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/chronoshq/chronos/adapters/internal/ctxerr"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -23,29 +21,21 @@ const (
 	codeDiskFull             = "53100" // disk_full: the server could not extend a file
 )
 
-// mapError is the one place driver errors become portable ones. Context errors are
-// returned as they are (ctxerr).
+// mapError is the one place driver errors become portable ones (sqlstore.MapDriverError).
 func mapError(err error) error {
-	switch {
-	case err == nil:
+	return sqlstore.MapDriverError("postgres", err, pgx.ErrNoRows, func(err error) error {
+		var pgErr *pgconn.PgError
+		switch {
+		case errors.As(err, &pgErr) && pgErr.Code == codeUniqueViolation:
+			return fmt.Errorf("postgres: %w: %s", ports.ErrConflict, pgErr.ConstraintName)
+		case errors.As(err, &pgErr) && pgErr.Code == codeDiskFull:
+			// The transaction was rolled back; it succeeds once the server has room.
+			return fmt.Errorf("postgres: %w: %w: %w", ports.ErrUnavailable, ports.ErrStorageFull, err)
+		case unreachable(err):
+			return fmt.Errorf("postgres: %w: %w", ports.ErrUnavailable, err)
+		}
 		return nil
-	case ctxerr.Is(err):
-		return err
-	case errors.Is(err, pgx.ErrNoRows):
-		return fmt.Errorf("postgres: %w", ports.ErrNotFound)
-	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == codeUniqueViolation {
-		return fmt.Errorf("postgres: %w: %s", ports.ErrConflict, pgErr.ConstraintName)
-	}
-	if errors.As(err, &pgErr) && pgErr.Code == codeDiskFull {
-		// The transaction was rolled back; it succeeds once the server has room.
-		return fmt.Errorf("postgres: %w: %w: %w", ports.ErrUnavailable, ports.ErrStorageFull, err)
-	}
-	if unreachable(err) {
-		return fmt.Errorf("postgres: %w: %w", ports.ErrUnavailable, err)
-	}
-	return fmt.Errorf("postgres: %w", err)
+	})
 }
 
 // unreachable reports errors that say the server could not be reached or is going
@@ -53,17 +43,16 @@ func mapError(err error) error {
 // broke, or the server is shutting down, starting up or out of connections.
 func unreachable(err error) bool {
 	var connectErr *pgconn.ConnectError
-	var netErr net.Error
 	var pgErr *pgconn.PgError
 	switch {
-	case errors.As(err, &connectErr), errors.As(err, &netErr), pgconn.Timeout(err):
+	case errors.As(err, &connectErr), sqlstore.Disconnected(err), pgconn.Timeout(err):
 		return true
 	case errors.As(err, &pgErr):
 		// Class 08: connection exception; 57P0x: admin or crash shutdown, cannot
 		// connect now; 53300: too many connections.
 		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P0") || pgErr.Code == "53300"
 	}
-	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
+	return errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // retryable reports errors after which the whole statement or transaction can simply

@@ -1,12 +1,9 @@
 package postgres
 
 import (
-	"context"
 	"strings"
 
-	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
 )
 
 // Four statements rather than one whose conditions are optional ("no cursor OR id <
@@ -43,8 +40,8 @@ func listAllStatuses(cursor bool) string {
 
 // statusWalks is a page of an owner's alarms of every status that meet cond (SQL
 // starting with " AND", or ""): one backward walk of alarms_owner_status_id_idx per
-// status, each stopping after limit rows that meet cond, merged newest first. ownerList and
-// List with an owner and other filters page this way.
+// status, each stopping after limit rows that meet cond, merged newest first. ownerPage and
+// filteredPage with an owner and no status page this way.
 func statusWalks(owner, limit, cond string) string {
 	branches := make([]string, len(domain.Statuses))
 	for i, st := range domain.Statuses {
@@ -54,25 +51,17 @@ func statusWalks(owner, limit, cond string) string {
 	return `SELECT ` + alarmColumns + ` FROM (` + strings.Join(branches, ` UNION ALL `) + `) page ORDER BY id DESC LIMIT ` + limit
 }
 
-// ownerList is List of one owner's alarms filtered at most by status (the owner
-// API's list), newest first, keyset-paginated on id.
-func (s *Store) ownerList(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
-	limit := page.Size(f.Limit)
-
-	// One row more than the page says whether there is a next page.
+// ownerPage is OwnerPage: one of the four statements above.
+func ownerPage(owner string, status domain.Status, after string, limit int) (string, []any) {
 	args := []any{owner, limit + 1}
-	if f.Status != "" {
-		args = append(args, string(f.Status))
+	if status != "" {
+		args = append(args, string(status))
 	}
-	if f.Cursor != "" {
-		after, err := ports.DecodeListCursor(f.Cursor)
-		if err != nil {
-			return nil, "", err
-		}
+	if after != "" {
 		args = append(args, after)
 	}
-	q := [2][2]string{{listFirstSQL, listAfterSQL}, {listStatusFirstSQL, listStatusAfterSQL}}[b2i(f.Status != "")][b2i(f.Cursor != "")]
-	return s.Page(ctx, limit, q, args...)
+	q := [2][2]string{{listFirstSQL, listAfterSQL}, {listStatusFirstSQL, listStatusAfterSQL}}[b2i(status != "")][b2i(after != "")]
+	return q, args
 }
 
 func b2i(b bool) int {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -35,45 +36,14 @@ RETURNING id`
 // eventsOfSQL deletes the history of alarms just deleted (alarm_events_pkey prefix).
 const eventsOfSQL = `DELETE FROM alarm_events WHERE alarm_id = ANY($1::text[])`
 
-// DeleteExpiredAlarms deletes a batch of expired terminal alarms and their events.
-func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) (ports.Deleted, error) {
-	if p.Limit < 1 {
-		return ports.Deleted{}, errors.New("postgres: delete expired alarms: limit must be at least 1")
-	}
-	return s.deleteAlarms(ctx, expiredAlarmsSQL, p.Before, p.Limit)
-}
-
-// deleteAlarms runs deleteSQL, a DELETE of alarms returning the ids it deleted, and
-// then deletes those alarms' events, in one transaction. Retention and DeleteAlarms
-// both delete this way.
-func (s *Store) deleteAlarms(ctx context.Context, deleteSQL string, args ...any) (ports.Deleted, error) {
-	var d ports.Deleted
-	err := retry(ctx, func() error {
-		d = ports.Deleted{}
-		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			rows, err := tx.Query(ctx, deleteSQL, args...)
-			if err != nil {
-				return err
-			}
-			ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-			if err != nil || len(ids) == 0 {
-				return err
-			}
-			// A later statement, not a CTE of the first: its snapshot is taken after
-			// the DELETE's row locks were granted, so it sees every event an Apply
-			// committed to these alarms meanwhile (the migration explains).
-			tag, err := tx.Exec(ctx, eventsOfSQL, ids)
-			if err != nil {
-				return err
-			}
-			d = ports.Deleted{Alarms: len(ids), Events: int(tag.RowsAffected())}
-			return nil
-		})
-	})
-	if err != nil {
-		return ports.Deleted{}, mapError(err)
-	}
-	return d, nil
+// deleteEventsOf is DeleteChosen: the alarm rows are gone already (expiredAlarmsSQL,
+// deleteByIDSQL), so it deletes the events of the ids deleted. A later statement, not a
+// CTE of the first: its snapshot is taken after the DELETE's row locks were granted, so
+// it sees every event an Apply committed to these alarms meanwhile (the migration
+// explains).
+func deleteEventsOf(ctx context.Context, tx sqlstore.DB, ids []string) (ports.Deleted, error) {
+	n, err := tx.Exec(ctx, eventsOfSQL, ids)
+	return ports.Deleted{Alarms: len(ids), Events: int(n)}, err
 }
 
 // trimEventsSQL is one step of the events sweep. It walks alarms_pkey after the cursor
@@ -97,24 +67,14 @@ WITH a AS (
 )
 SELECT (SELECT count(*) FROM gone), coalesce((SELECT max(id) FROM a), ''), (SELECT count(*) FROM a)`
 
-// TrimEvents is one step of the sweep that deletes old events and caps each alarm's.
-func (s *Store) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimmed, error) {
-	if p.Alarms < 1 || p.Keep < 0 {
-		return ports.Trimmed{}, errors.New("postgres: trim events: alarms must be at least 1 and keep not negative")
-	}
+// trimStep is TrimStep: trimEventsSQL, run again when PostgreSQL rolled it back.
+func (s *Store) trimStep(ctx context.Context, p ports.TrimEvents) (int, string, int, error) {
 	var deleted, covered int64
 	var last string
 	err := retry(ctx, func() error {
 		return s.pool.QueryRow(ctx, trimEventsSQL, p.After, p.Alarms, p.Before, p.Keep).Scan(&deleted, &last, &covered)
 	})
-	if err != nil {
-		return ports.Trimmed{}, mapError(err)
-	}
-	t := ports.Trimmed{Events: int(deleted)}
-	if covered == int64(p.Alarms) {
-		t.Next = last
-	}
-	return t, nil
+	return int(deleted), last, int(covered), err
 }
 
 // acquireLeaseSQL takes a free or expired lease, or renews the holder's own, in one
@@ -128,24 +88,13 @@ ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded
 WHERE l.holder = excluded.holder OR l.expires_at <= coalesce($4::timestamptz, now())
 RETURNING holder`
 
-// AcquireLease takes or renews the named lease for holder.
-func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
-	if name == "" || holder == "" || ttl <= 0 {
-		return false, errors.New("postgres: acquire lease: name, holder and a positive ttl are required")
-	}
+// takeLease is TakeLease: acquireLeaseSQL returns a row only when holder holds the
+// lease.
+func (s *Store) takeLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
 	var got string
 	err := s.pool.QueryRow(ctx, acquireLeaseSQL, name, holder, ttl.Microseconds(), s.nowArg()).Scan(&got)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}
-	if err != nil {
-		return false, mapError(err)
-	}
-	return true, nil
-}
-
-// ReleaseLease gives the lease up if holder holds it.
-func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
-	_, err := s.pool.Exec(ctx, `DELETE FROM chronos_leases WHERE name = $1 AND holder = $2`, name, holder)
-	return mapError(err)
+	return err == nil, err
 }

@@ -22,6 +22,7 @@ var engineSQL = func() sqlstore.Statements {
 	st.NextDue = nextDueSQL
 	st.DuePauses = duePausesSQL
 	st.CountActive = countActiveSQL
+	st.ExpiredAlarms = expiredAlarmsSQL
 
 	st.GetAlarm = getSQL
 	st.AlarmEvents = eventsSQL
@@ -59,6 +60,11 @@ func (s *Store) newEngine() sqlstore.Engine[pgtype.Timestamptz] {
 			return now.UTC(), err
 		},
 		PayloadArg: func(p []byte) any { return payloadArg(p) },
+
+		ChooseByIDs: chooseByIDs, DeleteChosen: deleteEventsOf,
+		TrimStep: s.trimStep, TakeLease: s.takeLease,
+		OwnerPage: ownerPage, FilteredPage: filteredPage,
+
 		Tx:         s.inTx,
 		ScanAlarm:  scanAlarm,
 		ScanAlarms: func(rows sqlrow.Rows, hint int) ([]domain.Alarm, error) { return newAlarmScanner().All(rows, hint) },
@@ -66,7 +72,6 @@ func (s *Store) newEngine() sqlstore.Engine[pgtype.Timestamptz] {
 			return lockAlarm(ctx, tx, id, s.nowArg())
 		},
 		StoredAlarm: storedAlarm,
-		DeleteByIDs: s.deleteByIDs,
 		WriteTransition: func(ctx context.Context, tx sqlstore.DB, t domain.Transition) error {
 			_, err := tx.Exec(ctx, applySQL, applyArgs([]domain.Transition{t})...)
 			return err

@@ -1,10 +1,6 @@
 package sqlite
 
 import (
-	"context"
-	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
-
-	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -86,30 +82,13 @@ func adminListSQL(w adminWalk, cursor bool) string {
 	return `SELECT ` + alarmColumns + ` FROM alarms WHERE ` + where + ` ORDER BY id DESC LIMIT ?7 + 0`
 }
 
-// List returns a page of the alarms in f's scope matching f, newest first, keyset-
-// paginated on id: the owner API's page is ownerList's (alarms.go), every other page
-// filteredList's.
-func (s *Store) List(ctx context.Context, f ports.ListFilter) ([]domain.Alarm, string, error) {
-	return sqlstore.ListAlarms(ctx, f, s.ownerList, s.filteredList)
-}
-
-// filteredList is a page of the owner's alarms ("" across owners) matching f: with an
-// owner it walks alarms_owner_status as ownerList does; without, of a rare status
-// (failed since is failed), alarms_rare_status; otherwise the primary key. Each walk reads past the alarms that do not match the other filters, so
-// a page's cost grows with those it skips (the port allows it).
-func (s *Store) filteredList(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error) {
-	after := ""
-	if f.Cursor != "" {
-		var err error
-		if after, err = ports.DecodeListCursor(f.Cursor); err != nil {
-			return nil, "", err
-		}
-	}
-	// Only failed alarms match FailedSince: an owner's page then walks its failed
-	// alarms alone instead of all five statuses.
-	if !f.FailedSince.IsZero() && f.Status == "" {
-		f.Status = domain.StatusFailed
-	}
+// filteredPage is FilteredPage, every page but the owner API's: with an owner it walks
+// alarms_owner_status as ownerPage does (of failed alone for failed since); without,
+// of a rare status, alarms_rare_status; otherwise the primary key. Each walk reads past
+// the alarms that do not match the other filters, so a page's cost grows with those it
+// skips (the port allows it).
+func filteredPage(f ports.ListFilter, after string, limit int) (string, []any) {
+	owner := f.Scope.Owner()
 	walk := walkAll
 	switch {
 	case owner != "" && f.Status != "":
@@ -121,7 +100,6 @@ func (s *Store) filteredList(ctx context.Context, owner string, f ports.ListFilt
 			walk = rare
 		}
 	}
-	limit := page.Size(f.Limit)
-	return s.Page(ctx, limit, adminListSQLs[walk][b2i(f.Cursor != "")],
-		owner, string(f.Status), string(f.Kind), f.LabelPrefix, toDB(trunc(f.FailedSince)), after, limit+1)
+	return adminListSQLs[walk][b2i(after != "")],
+		[]any{owner, string(f.Status), string(f.Kind), f.LabelPrefix, toDB(trunc(f.FailedSince)), after, limit + 1}
 }

@@ -8,7 +8,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"github.com/chronoshq/chronos/adapters/internal/ctxerr"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -16,21 +16,15 @@ import (
 // other connection or process kept a write transaction open too long.
 var ErrBusy = errors.New("database is locked (SQLITE_BUSY): another connection or process held the lock past the busy timeout")
 
-// mapError is the one place driver errors become portable ones. Context errors pass
-// through untouched (ctxerr); everything else is prefixed "sqlite: " and wraps the portable
-// sentinel when there is one, keeping the driver's text for people.
+// mapError is the one place driver errors become portable ones (sqlstore.MapDriverError):
+// what is not already mapped or a context error is prefixed "sqlite: " and wraps the
+// portable sentinel when there is one, keeping the driver's text for people.
 func mapError(err error) error {
-	if err == nil {
-		return nil
-	}
-	if ctxerr.Is(err) {
-		return err
-	}
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("sqlite: %w", ports.ErrNotFound)
-	}
-	var e *sqlite.Error
-	if errors.As(err, &e) {
+	return sqlstore.MapDriverError("sqlite", err, sql.ErrNoRows, func(err error) error {
+		var e *sqlite.Error
+		if !errors.As(err, &e) {
+			return nil
+		}
 		// err.Error(), not e.Error(): keep what the caller wrapped around the driver's
 		// error (which file, which step).
 		switch e.Code() {
@@ -46,6 +40,6 @@ func mapError(err error) error {
 			// the file is intact, and the same write succeeds once there is room.
 			return fmt.Errorf("sqlite: %w: %w: %s", ports.ErrUnavailable, ports.ErrStorageFull, err.Error())
 		}
-	}
-	return fmt.Errorf("sqlite: %w", err)
+		return nil
+	})
 }

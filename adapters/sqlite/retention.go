@@ -4,11 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -20,36 +20,6 @@ const expiredAlarmsSQL = `SELECT id FROM alarms
 	WHERE status IN ('fired', 'cancelled', 'failed') AND updated_at < ?1 AND claimed_by IS NULL
 	ORDER BY updated_at LIMIT ?2 + 0`
 
-// DeleteExpiredAlarms deletes a batch of expired terminal alarms and their events
-// (deleteWithEvents).
-func (s *Store) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlarms) (ports.Deleted, error) {
-	if p.Limit < 1 {
-		return ports.Deleted{}, errors.New("sqlite: delete expired alarms: limit must be at least 1")
-	}
-	var d ports.Deleted
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, expiredAlarmsSQL, toDB(trunc(p.Before)), p.Limit)
-		if err != nil {
-			return mapError(err)
-		}
-		var ids []string
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return mapError(err)
-			}
-			ids = append(ids, id)
-		}
-		if err := rows.Err(); err != nil {
-			return mapError(err)
-		}
-		d, err = s.deleteWithEvents(ctx, tx, ids)
-		return err
-	})
-	return d, err
-}
-
 // deleteEventsOfSQL and deleteAlarmsSQL take the ids as one JSON array (?1), so each is
 // one statement prepared once, whatever the number of ids, far from the variable limit.
 // Each probes its index (alarm_events_alarm, the primary key) once per id
@@ -59,39 +29,30 @@ const (
 	deleteAlarmsSQL   = `DELETE FROM alarms WHERE id IN (SELECT value FROM json_each(?1))`
 )
 
-// deleteWithEvents deletes the alarms with these ids (unknown ones are skipped) and all
-// their events inside the write transaction tx, and counts both.
+// deleteWithEvents is DeleteChosen: it deletes the alarms with these ids (unknown ones
+// are skipped, so DeleteAlarms chooses none first) and all their events inside the
+// write transaction, and counts both.
 //
 // The events go first, explicitly, though this schema's foreign key would cascade them:
 // so they are counted, and so the store does what the others do whether or not
 // foreign_keys is on. The other stores, which have no such key, delete the alarm rows
 // first and then the events of exactly the ids deleted, so that no concurrent writer
-// adds an event in between (ports.RetentionStore). Here tx holds the write lock from its
-// first statement to its commit: no writer, in any process, runs in between, and the
-// events deleted are exactly those of the alarms deleted (the key admits no event
-// without its alarm), in either order.
-func (s *Store) deleteWithEvents(ctx context.Context, tx *sql.Tx, ids []string) (ports.Deleted, error) {
-	if len(ids) == 0 {
-		return ports.Deleted{}, nil
-	}
+// adds an event in between (ports.RetentionStore). Here the transaction holds the write
+// lock from its first statement to its commit: no writer, in any process, runs in
+// between, and the events deleted are exactly those of the alarms deleted (the key
+// admits no event without its alarm), in either order.
+func (s *Store) deleteWithEvents(ctx context.Context, db sqlstore.DB, ids []string) (ports.Deleted, error) {
+	tx := db.(writeTx).tx
 	list, err := json.Marshal(ids)
 	if err != nil {
-		return ports.Deleted{}, fmt.Errorf("sqlite: delete alarms: %w", err)
+		return ports.Deleted{}, fmt.Errorf("delete alarms: %w", err)
 	}
-	var d ports.Deleted
-	if d.Events, err = execCount(ctx, tx.StmtContext(ctx, s.stmts.deleteEventsOf), string(list)); err != nil {
+	events, err := sqlrow.Affected(tx.StmtContext(ctx, s.stmts.deleteEventsOf).ExecContext(ctx, string(list)))
+	if err != nil {
 		return ports.Deleted{}, err
 	}
-	if d.Alarms, err = execCount(ctx, tx.StmtContext(ctx, s.stmts.deleteAlarms), string(list)); err != nil {
-		return ports.Deleted{}, err
-	}
-	return d, nil
-}
-
-// execCount runs st and returns how many rows it changed.
-func execCount(ctx context.Context, st *sql.Stmt, args ...any) (int, error) {
-	n, err := sqlrow.Affected(st.ExecContext(ctx, args...))
-	return int(n), mapError(err)
+	alarms, err := sqlrow.Affected(tx.StmtContext(ctx, s.stmts.deleteAlarms).ExecContext(ctx, string(list)))
+	return ports.Deleted{Alarms: int(alarms), Events: int(events)}, err
 }
 
 // trimEventsSQL deletes, for the alarms after the cursor ($1, $2 of them), their events
@@ -103,61 +64,45 @@ const trimEventsSQL = `DELETE FROM alarm_events WHERE id IN (
 	WHERE e.at < ?3 OR (?4 > 0 AND e.id <= (
 		SELECT x.id FROM alarm_events x WHERE x.alarm_id = a.id ORDER BY x.id DESC LIMIT 1 OFFSET ?4)))`
 
-// TrimEvents is one step of the sweep that deletes old events and caps each alarm's.
-func (s *Store) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimmed, error) {
-	if p.Alarms < 1 || p.Keep < 0 {
-		return ports.Trimmed{}, errors.New("sqlite: trim events: alarms must be at least 1 and keep not negative")
-	}
-	var t ports.Trimmed
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		t = ports.Trimmed{}
-		var last sql.NullString
-		var covered int
-		if err := tx.QueryRowContext(ctx, `SELECT max(id), count(*) FROM (SELECT id FROM alarms WHERE id > ?1 ORDER BY id LIMIT ?2 + 0)`,
-			p.After, p.Alarms).Scan(&last, &covered); err != nil {
-			return mapError(err)
+// trimStep is TrimStep, in one write transaction: the alarms it covers, then
+// trimEventsSQL.
+func (s *Store) trimStep(ctx context.Context, p ports.TrimEvents) (events int, last string, covered int, err error) {
+	err = s.inTx(ctx, func(tx sqlstore.DB) error {
+		var lastID sql.NullString
+		if err := tx.QueryRow(ctx, `SELECT max(id), count(*) FROM (SELECT id FROM alarms WHERE id > ?1 ORDER BY id LIMIT ?2 + 0)`,
+			p.After, p.Alarms).Scan(&lastID, &covered); err != nil {
+			return err
 		}
-		res, err := tx.ExecContext(ctx, trimEventsSQL, p.After, p.Alarms, toDB(trunc(p.Before)), p.Keep)
-		if err != nil {
-			return mapError(err)
-		}
-		n, _ := res.RowsAffected()
-		t.Events = int(n)
-		if covered == p.Alarms {
-			t.Next = last.String
-		}
-		return nil
+		n, err := tx.Exec(ctx, trimEventsSQL, p.After, p.Alarms, toDB(trunc(p.Before)), p.Keep)
+		events, last = int(n), lastID.String
+		return err
 	})
-	return t, err
+	return events, last, covered, err
 }
 
-// AcquireLease takes or renews the named lease for holder. The write lock serialises
-// callers, across processes too.
-func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
-	if name == "" || holder == "" || ttl <= 0 {
-		return false, errors.New("sqlite: acquire lease: name, holder and a positive ttl are required")
-	}
-	var got bool
-	err := s.write(ctx, func(tx *sql.Tx) error {
+// acquireLeaseSQL takes a free or expired lease, or renews the holder's own: ?3 the new
+// expiry, ?4 now. The write lock serialises callers, across processes too.
+const acquireLeaseSQL = `INSERT INTO chronos_leases (name, holder, expires_at) VALUES (?1, ?2, ?3)
+	ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+	WHERE chronos_leases.holder = excluded.holder OR chronos_leases.expires_at <= ?4`
+
+// takeLease is TakeLease: acquireLeaseSQL changes the row only when holder takes it.
+func (s *Store) takeLease(ctx context.Context, name, holder string, ttl time.Duration) (got bool, err error) {
+	err = s.inTx(ctx, func(tx sqlstore.DB) error {
 		now := s.now()
-		res, err := tx.ExecContext(ctx, `INSERT INTO chronos_leases (name, holder, expires_at) VALUES (?1, ?2, ?3)
-			ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-			WHERE chronos_leases.holder = excluded.holder OR chronos_leases.expires_at <= ?4`,
-			name, holder, toDB(now.Add(ttl)), toDB(now))
-		if err != nil {
-			return mapError(err)
-		}
-		n, err := res.RowsAffected()
+		n, err := tx.Exec(ctx, acquireLeaseSQL, name, holder, toDB(now.Add(ttl)), toDB(now))
 		got = n == 1
-		return mapError(err)
+		return err
 	})
 	return got, err
 }
 
-// ReleaseLease gives the lease up if holder holds it.
+// ReleaseLease gives the lease up if holder holds it. It replaces the engine's, which
+// runs in autocommit, to take its turn on the writer as every write transaction does
+// (writeTurns).
 func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM chronos_leases WHERE name = ? AND holder = ?`, name, holder)
+	return s.inTx(ctx, func(tx sqlstore.DB) error {
+		_, err := tx.Exec(ctx, engineSQL.ReleaseLease, name, holder)
 		return mapError(err)
 	})
 }

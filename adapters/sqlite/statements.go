@@ -195,6 +195,7 @@ var engineSQL = func() sqlstore.Statements {
 	st.NextDue = nextDueSQL
 	st.DuePauses = duePausesSQL
 	st.CountActive = countActiveSQL
+	st.ExpiredAlarms = expiredAlarmsSQL
 
 	st.AlarmEvents = `SELECT a.owner, a.created_at, a.fire_at, e.id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
 		FROM alarms a LEFT JOIN (SELECT * FROM alarm_events WHERE alarm_id = ?1 ORDER BY id LIMIT ?2 + 0) e ON true
@@ -238,13 +239,16 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullInt64] {
 		ToTime:   fromDB,
 		NowArg:   func() any { return toDB(s.now()) },
 
-		Now:         func(context.Context, sqlstore.DB) (time.Time, error) { return s.now(), nil },
-		PayloadArg:  func(p []byte) any { return payloadBytes(p) },
+		Now:        func(context.Context, sqlstore.DB) (time.Time, error) { return s.now(), nil },
+		PayloadArg: func(p []byte) any { return payloadBytes(p) },
+
+		DeleteChosen: s.deleteWithEvents, TrimStep: s.trimStep, TakeLease: s.takeLease,
+		OwnerPage: ownerPage, FilteredPage: filteredPage,
+
 		Tx:          s.inTx,
 		ScanAlarm:   scanAlarm,
 		ScanAlarms:  func(rows sqlrow.Rows, hint int) ([]domain.Alarm, error) { return newAlarmScanner().All(rows, hint) },
 		StoredAlarm: storedAlarm,
-		DeleteByIDs: s.deleteByIDs,
 		// BEGIN IMMEDIATE holds the write lock from the first statement: the read is
 		// locked, and nothing else writes before the transaction ends.
 		LockAlarm: func(ctx context.Context, tx sqlstore.DB, id string) (domain.Alarm, time.Time, error) {

@@ -21,16 +21,11 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // waiting for the connection (writeTurns).
 func (s *Store) writeTurn(ctx context.Context, claim bool, fn func(tx *sql.Tx) error) error {
 	if err := s.turns.acquire(ctx, claim); err != nil {
-		return sqlstore.Mapped(mapError(err))
+		return txError(err)
 	}
 	defer s.turns.release()
-	tx, err := s.writer.BeginTx(ctx, nil)
-	if err != nil {
-		return sqlstore.Mapped(mapError(err))
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback() // the error that matters is fn's; a failed rollback leaves nothing behind
-		return err
-	}
-	return sqlstore.Mapped(mapError(tx.Commit()))
+	return sqlstore.StdTx(ctx, s.writer, fn, txError)
 }
+
+// txError is an error of write's own (a turn, BEGIN, COMMIT), mapped.
+func txError(err error) error { return sqlstore.Mapped(mapError(err)) }

@@ -39,6 +39,31 @@ type Engine[T any] struct {
 	// PayloadArg is an alarm's payload as the payload column keeps it.
 	PayloadArg func([]byte) any
 
+	// The chores and the lists (retention.go, list.go): what of them is more than a
+	// statement's text.
+	//
+	// ChooseByIDs is the statement, and its arguments, that takes the alarms with these
+	// ids for DeleteAlarms as ExpiredAlarms takes a batch (locks them, or deletes their
+	// rows) and selects the ids of those that exist; nil where DeleteChosen takes the
+	// ids as they are, unknown ones skipped.
+	ChooseByIDs func(ids []string) (string, []any)
+	// DeleteChosen deletes in tx the alarms taken (at least one) and all their events,
+	// and counts both.
+	DeleteChosen func(ctx context.Context, tx DB, ids []string) (ports.Deleted, error)
+	// TrimStep is one step of the events sweep (p valid, in one transaction or one
+	// statement): the events it deleted, the last alarm id it covered and how many.
+	TrimStep func(ctx context.Context, p ports.TrimEvents) (events int, last string, covered int, err error)
+	// TakeLease takes the named lease for holder if it is free, expired or holder's
+	// already, until now+ttl, and says whether holder holds it.
+	TakeLease func(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
+	// OwnerPage is the statement and arguments of the owner API's page: the owner's
+	// alarms of status ("" for every status) with ids below after ("" for the first
+	// page), newest first, limit+1 of them at most.
+	OwnerPage func(owner string, status domain.Status, after string, limit int) (string, []any)
+	// FilteredPage is the same for every other page: f's scope sees something, and its
+	// status is failed whenever it has FailedSince.
+	FilteredPage func(f ports.ListFilter, after string, limit int) (string, []any)
+
 	// Tx runs fn in one transaction and commits it, again from the start when the
 	// database rolled it back as a victim (deadlock, serialization failure, busy). fn's
 	// errors come back as they are.
@@ -52,9 +77,6 @@ type Engine[T any] struct {
 	LockAlarm func(ctx context.Context, tx DB, id string) (domain.Alarm, time.Time, error)
 	// WriteTransition writes an unfenced transition and its events in tx.
 	WriteTransition func(ctx context.Context, tx DB, t domain.Transition) error
-	// DeleteByIDs deletes the alarms with these ids (at least one; unknown ones are
-	// skipped) and their events in one transaction, and counts both.
-	DeleteByIDs func(ctx context.Context, ids []string) (ports.Deleted, error)
 	// StoredAlarm is a as a read of its row returns it (times at the store's precision).
 	StoredAlarm func(domain.Alarm) domain.Alarm
 }

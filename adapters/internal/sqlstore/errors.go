@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"errors"
 	"fmt"
+	"net"
+	"syscall"
 
 	"github.com/chronoshq/chronos/adapters/internal/ctxerr"
 	"github.com/chronoshq/chronos/ports"
@@ -39,4 +41,30 @@ func (e *Engine[T]) notFound(what, id string) error {
 // the message: error text ends up in logs.
 func (e *Engine[T]) notFoundByHash(what string) error {
 	return Mapped(fmt.Errorf("%s: no %s has this hash: %w", e.Name, what, ports.ErrNotFound))
+}
+
+// MapDriverError is every dialect's mapError but the driver's own cases: nil stays nil;
+// a context error, or one already mapped, passes as it is; noRows (the driver's "no
+// rows") is ErrNotFound; any other error is what classify makes of it (nil when it is
+// none of the portable errors), or err prefixed with the store's name.
+func MapDriverError(name string, err, noRows error, classify func(error) error) error {
+	switch {
+	case err == nil:
+		return nil
+	case ctxerr.Is(err), IsMapped(err):
+		return err
+	case errors.Is(err, noRows):
+		return fmt.Errorf("%s: %w", name, ports.ErrNotFound)
+	}
+	if mapped := classify(err); mapped != nil {
+		return mapped
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+// Disconnected reports the errors of any driver that say the server could not be
+// reached or broke the connection: the statement may succeed later.
+func Disconnected(err error) bool {
+	var netErr net.Error
+	return errors.As(err, &netErr) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
 }

@@ -44,6 +44,8 @@ var Standard = Statements{
 
 	GetState: `SELECT value, updated_at FROM chronos_state WHERE name = ?`,
 
+	ReleaseLease: `DELETE FROM chronos_leases WHERE name = ? AND holder = ?`,
+
 	DeregisterWorker: `DELETE FROM workers WHERE id = ?`,
 	ListWorkers:      sqlrow.ListWorkersSQL,
 }

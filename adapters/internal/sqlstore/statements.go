@@ -56,6 +56,15 @@ type Statements struct {
 	// limit; selects id and sqlrow.EventColumns by (alarm_id, id).
 	ExportEvents string
 
+	// The chores (retention.go).
+	//
+	// ExpiredAlarms: before, limit; takes a batch of expired terminal alarms that no
+	// lease holds, oldest change first, for the deletion (locks them, or deletes their
+	// rows, as DeleteChosen expects) and selects their ids.
+	ExpiredAlarms string
+	// ReleaseLease: name, holder.
+	ReleaseLease string
+
 	// GetState: name; selects value, updated_at. PutState: name, value, now.
 	GetState, PutState string
 
