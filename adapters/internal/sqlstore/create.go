@@ -48,7 +48,7 @@ func (e *Engine[T]) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports
 				missing = append(missing, k)
 			}
 		}
-		if len(missing) > 0 {
+		if len(missing) > 0 && e.AlarmsByKey != nil {
 			if found, err = e.AlarmsByKey(ctx, tx, missing); err != nil {
 				return err
 			}

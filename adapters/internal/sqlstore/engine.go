@@ -77,10 +77,11 @@ type Engine[T any] struct {
 	ApplyBatch func(ctx context.Context, ts []domain.Transition, notices func(tx DB, applied map[string]bool) error) (map[string]bool, error)
 	// InsertBatch inserts as (ids distinct, as stored) in tx, skipping each alarm
 	// whose id or owner's idempotency key is taken (stored, or by an earlier alarm of
-	// as), and returns the ids it inserted; found are alarms it read by key on the
-	// way (the engine reads them no more), or none.
+	// as), and returns the ids it inserted; found are the alarms it read by key on the
+	// way, if any.
 	InsertBatch func(ctx context.Context, tx DB, as []domain.Alarm) (inserted map[string]bool, found []domain.Alarm, err error)
-	// AlarmsByKey reads the alarms of these owners' idempotency keys (distinct).
+	// AlarmsByKey reads the alarms of these owners' idempotency keys (distinct). Nil
+	// when InsertBatch reads every key of its batch (MySQL, to tell its inserted rows).
 	AlarmsByKey func(ctx context.Context, tx DB, keys []OwnerKey) ([]domain.Alarm, error)
 	// InsertMany inserts as (at least one) in tx with every column as given; a taken
 	// id or key is an error.
