@@ -8,7 +8,7 @@ import (
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
-	)
+)
 
 // applyBatch is the engine's ApplyBatch, in one write transaction: one UPDATE ... FROM
 // per chunk of transitions (fenced in its WHERE, RETURNING the ids it changed), the

@@ -10,7 +10,13 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-var _ ports.BulkCreator = (*Store)(nil)
+// The bulk writes and the export's reads are the engine's (sqlstore.Engine.CreateMany,
+// ImportAlarms, ImportEvents, ExportAlarms, ExportEvents) over this store's statements.
+var (
+	_ ports.BulkCreator = (*Store)(nil)
+	_ ports.Exporter    = (*Store)(nil)
+	_ ports.Importer    = (*Store)(nil)
+)
 
 // alarmsPerInsert keeps one multi-row INSERT of sqlrow.AlarmParams (29) variables a row
 // far below SQLite's limit of 32766 bound variables.

@@ -31,33 +31,22 @@ func (e *Engine[T]) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports
 		if err != nil {
 			return err
 		}
+		for _, a := range stored {
+			if inserted[a.ID] && a.IdempotencyKey != "" {
+				found = append(found, a)
+			}
+		}
 		twins := make(map[OwnerKey]domain.Alarm, len(found))
 		for _, a := range found {
 			twins[OwnerKey{a.Owner, a.IdempotencyKey}] = a
 		}
-		for _, a := range stored {
-			if a.IdempotencyKey != "" && inserted[a.ID] {
-				twins[OwnerKey{a.Owner, a.IdempotencyKey}] = a
-			}
-		}
-		var missing []OwnerKey
-		for _, a := range stored {
-			k := OwnerKey{a.Owner, a.IdempotencyKey}
-			if _, ok := twins[k]; !ok && a.IdempotencyKey != "" && !inserted[a.ID] {
-				twins[k] = domain.Alarm{} // asked for once; stays zero if no alarm has it
-				missing = append(missing, k)
-			}
-		}
-		if len(missing) > 0 && e.AlarmsByKey != nil {
-			if found, err = e.AlarmsByKey(ctx, tx, missing); err != nil {
+		if e.AlarmsByKey != nil {
+			if err := e.readTwins(ctx, tx, stored, inserted, twins); err != nil {
 				return err
-			}
-			for _, a := range found {
-				twins[OwnerKey{a.Owner, a.IdempotencyKey}] = a
 			}
 		}
 		for i, a := range stored {
-			out[i] = e.createResult(a, inserted[a.ID], twins[OwnerKey{a.Owner, a.IdempotencyKey}])
+			out[i] = e.createResult(a, inserted[a.ID], twins)
 		}
 		return nil
 	})
@@ -67,13 +56,36 @@ func (e *Engine[T]) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports
 	return out, nil
 }
 
+// readTwins adds to twins the stored alarms of the keys of the items of as that were
+// not inserted, those not in twins yet, read in one AlarmsByKey.
+func (e *Engine[T]) readTwins(ctx context.Context, tx DB, as []domain.Alarm, inserted map[string]bool, twins map[OwnerKey]domain.Alarm) error {
+	var keys []OwnerKey
+	asked := map[OwnerKey]bool{}
+	for _, a := range as {
+		k := OwnerKey{a.Owner, a.IdempotencyKey}
+		if _, ok := twins[k]; !ok && !asked[k] && a.IdempotencyKey != "" && !inserted[a.ID] {
+			asked[k] = true
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	found, err := e.AlarmsByKey(ctx, tx, keys)
+	for _, a := range found {
+		twins[OwnerKey{a.Owner, a.IdempotencyKey}] = a
+	}
+	return err
+}
+
 // createResult is an item's answer: created when its row was inserted, else deduped to
-// twin, the alarm of its key, else ErrConflict.
-func (e *Engine[T]) createResult(a domain.Alarm, inserted bool, twin domain.Alarm) ports.CreateResult {
+// the alarm of its key, else ErrConflict.
+func (e *Engine[T]) createResult(a domain.Alarm, inserted bool, twins map[OwnerKey]domain.Alarm) ports.CreateResult {
+	twin, keyed := twins[OwnerKey{a.Owner, a.IdempotencyKey}]
 	switch {
 	case inserted:
 		return ports.CreateResult{Alarm: a}
-	case a.IdempotencyKey != "" && twin.ID != "":
+	case keyed && a.IdempotencyKey != "":
 		return ports.CreateResult{Alarm: twin, Deduped: true}
 	case a.IdempotencyKey == "":
 		return ports.CreateResult{Err: fmt.Errorf("%s: alarm id %q exists: %w", e.Name, a.ID, ports.ErrConflict)}

@@ -1,8 +1,0 @@
-package mysql
-
-import "github.com/chronoshq/chronos/ports"
-
-var (
-	_ ports.Exporter = (*Store)(nil)
-	_ ports.Importer = (*Store)(nil)
-)
