@@ -9,13 +9,12 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// The bulk writes and the export's reads are the engine's (sqlstore.Engine.CreateMany,
-// ImportAlarms, ImportEvents, ExportAlarms, ExportEvents) over this store's statements.
-var (
-	_ ports.BulkCreator = (*Store)(nil)
-	_ ports.Exporter    = (*Store)(nil)
-	_ ports.Importer    = (*Store)(nil)
-)
+// The engine's bulk writes and export over this store's statements.
+var _ interface {
+	ports.BulkCreator
+	ports.Exporter
+	ports.Importer
+} = (*Store)(nil)
 
 // Bounds of one multi-row INSERT in CreateMany: 29 placeholders a row keeps 512 rows
 // far below the 65,535 a statement may carry, and the byte budget keeps a statement of

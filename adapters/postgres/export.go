@@ -12,10 +12,10 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-var (
-	_ ports.Exporter = (*Store)(nil)
-	_ ports.Importer = (*Store)(nil)
-)
+var _ interface {
+	ports.Exporter
+	ports.Importer
+} = (*Store)(nil)
 
 // eventColumnNames are the columns ImportEvents copies; the id is the identity column's.
 var eventColumnNames = []string{"alarm_id", "type", "at", "attempt", "scheduled_for", "worker", "message"}

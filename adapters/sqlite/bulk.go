@@ -10,13 +10,12 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// The bulk writes and the export's reads are the engine's (sqlstore.Engine.CreateMany,
-// ImportAlarms, ImportEvents, ExportAlarms, ExportEvents) over this store's statements.
-var (
-	_ ports.BulkCreator = (*Store)(nil)
-	_ ports.Exporter    = (*Store)(nil)
-	_ ports.Importer    = (*Store)(nil)
-)
+// The engine's bulk writes and export over this store's statements.
+var _ interface {
+	ports.BulkCreator
+	ports.Exporter
+	ports.Importer
+} = (*Store)(nil)
 
 // alarmsPerInsert keeps one multi-row INSERT of sqlrow.AlarmParams (29) variables a row
 // far below SQLite's limit of 32766 bound variables.
