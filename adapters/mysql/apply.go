@@ -12,11 +12,11 @@ import (
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
 )
 
-// Apply writes a batch of transitions, each fenced on its lease, in one READ COMMITTED
-// transaction.
+// applyBatch is the engine's ApplyBatch (which sorts the batch by id, so every
+// statement meets its rows in primary-key order, as concurrent appliers do), in one
+// READ COMMITTED transaction.
 //
 // First optimistically, in two statements whatever the batch size: one UPDATE alarms
 // JOIN (SELECT ?, ?, ... UNION ALL ...) that carries every transition's fence in its
@@ -24,9 +24,7 @@ import (
 // matched (clientFoundRows), and the ids of a batch are distinct, so when it matched
 // as many rows as there are transitions, every fence held and nothing is stale: that is
 // a burn-down's every batch, and it spares the locking read the exact path needs.
-//
-// The notices of the applied transitions follow, in the same transaction (see
-// insertNotices).
+// The notices of the applied transitions follow, in the same transaction.
 //
 // When it matched fewer, some transition is stale, and a count cannot say which: the
 // transaction is rolled back and the batch applied by the exact path (applyLocked),
@@ -36,40 +34,36 @@ import (
 // affected-row count per statement, not which rows matched, and has no RETURNING.
 // INSERT ... ON DUPLICATE KEY UPDATE cannot express the fence at all (it updates
 // whatever row has the key). See docs/mysql.md.
-func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
-	if len(ts) == 0 {
-		return ports.ApplyResult{}, nil
+func (s *Store) applyBatch(ctx context.Context, ts []domain.Transition, notices func(sqlstore.DB, map[string]bool) error) (map[string]bool, error) {
+	all := make(map[string]bool, len(ts))
+	for _, t := range ts {
+		all[t.AlarmID] = true
 	}
-	ts = sortedByID(ts)
-	defer s.stmts.prepareQueued(ctx) // once no transaction is open
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		btx := s.batch(tx)
-		matched, err := updateAlarms(ctx, btx, ts)
+	err := s.engineTx(ctx, func(db sqlstore.DB) error {
+		tx := s.batch(db.(stdTx).tx)
+		matched, err := updateAlarms(ctx, tx, ts)
 		if err != nil {
 			return err
 		}
 		if matched != len(ts) {
 			return errSomeStale // rolled back by inTx; nothing of the batch was written
 		}
-		if err := insertEvents(ctx, btx, batchEvents(ts)); err != nil {
+		if err := insertEvents(ctx, tx, sqlstore.Events(ts, all)); err != nil {
 			return err
 		}
-		return insertNotices(ctx, btx, ts)
+		return notices(db, all)
 	})
-	if err == nil {
-		return ports.ApplyResult{Applied: len(ts)}, nil
+	if errors.Is(err, errSomeStale) {
+		return s.applyLocked(ctx, ts, notices)
 	}
-	if !errors.Is(err, errSomeStale) {
-		return ports.ApplyResult{}, mapError(err)
-	}
-	return s.applyLocked(ctx, ts)
+	return all, err
 }
 
 // errSomeStale ends Apply's optimistic transaction when a fence did not hold.
 var errSomeStale = errors.New("mysql: apply: a transition is stale")
 
 // applyLocked applies ts exactly, in one READ COMMITTED transaction of three statements
-// whatever the batch size:
+// whatever the batch size (and the notices):
 //
 //  1. SELECT id, claimed_by, claimed_at ... WHERE id IN (...) ORDER BY id FOR UPDATE
 //     locks every row of the batch (in primary-key order, so two appliers cannot
@@ -79,59 +73,32 @@ var errSomeStale = errors.New("mysql: apply: a transition is stale")
 //     cannot change before commit.
 //  2. The UPDATE-JOIN writes the new values of the transitions that hold, and only those.
 //  3. One multi-row INSERT appends their events.
-func (s *Store) applyLocked(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
-	var res ports.ApplyResult
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		btx := s.batch(tx)
-		leases, err := lockLeases(ctx, btx, ts)
+func (s *Store) applyLocked(ctx context.Context, ts []domain.Transition, notices func(sqlstore.DB, map[string]bool) error) (applied map[string]bool, err error) {
+	err = s.engineTx(ctx, func(db sqlstore.DB) error {
+		tx := s.batch(db.(stdTx).tx)
+		leases, err := lockLeases(ctx, tx, ts)
 		if err != nil {
 			return err
 		}
-		res = ports.ApplyResult{}
+		applied = make(map[string]bool, len(ts))
 		fresh := make([]domain.Transition, 0, len(ts))
 		for _, t := range ts {
-			l, ok := leases[t.AlarmID]
-			if !ok || !t.Fence.IsZero() && !l.holds(t.Fence) {
-				res.Stale = append(res.Stale, t.AlarmID)
-				continue
+			if l, ok := leases[t.AlarmID]; ok && (t.Fence.IsZero() || l.holds(t.Fence)) {
+				applied[t.AlarmID] = true
+				fresh = append(fresh, t)
 			}
-			fresh = append(fresh, t)
 		}
-		if err := writeTransitions(ctx, btx, fresh); err != nil {
+		if err := writeTransitions(ctx, tx, fresh, sqlstore.Events(fresh, applied)); err != nil {
 			return err
 		}
-		res.Applied = len(fresh)
-		return insertNotices(ctx, btx, fresh)
+		return notices(db, applied)
 	})
-	if err != nil {
-		return ports.ApplyResult{}, mapError(err)
-	}
-	return res, nil
-}
-
-// insertNotices inserts the notices of ts, transitions this transaction applied, as
-// Create inserts an alarm (its created event is not stored). One INSERT per notice, and
-// none for a batch without notices (the hot path). Notices carry no idempotency key, so
-// a duplicate key can only be a taken id, which cannot happen (a notice's id derives
-// from its alarm's and the time); it would fail the batch with ErrConflict. Mutate's
-// transitions never carry a notice (only Decide makes one), so writeTransitions, which
-// Mutate shares, does not insert them.
-func insertNotices(ctx context.Context, tx batchTx, ts []domain.Transition) error {
-	for _, t := range ts {
-		if t.Notice == nil {
-			continue
-		}
-		n := storedAlarm(*t.Notice)
-		if _, err := tx.ExecContext(ctx, insertAlarmSQL, alarmArgs(n)...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return applied, err
 }
 
 // writeTransitions writes ts, whose rows this transaction has locked and whose fences
 // hold, and their events.
-func writeTransitions(ctx context.Context, tx batchTx, ts []domain.Transition) error {
+func writeTransitions(ctx context.Context, tx batchTx, ts []domain.Transition, events []domain.Event) error {
 	matched, err := updateAlarms(ctx, tx, ts)
 	if err != nil {
 		return err
@@ -140,33 +107,7 @@ func writeTransitions(ctx context.Context, tx batchTx, ts []domain.Transition) e
 	if matched != len(ts) {
 		return fmt.Errorf("apply: updated %d of %d locked rows", matched, len(ts))
 	}
-	return insertEvents(ctx, tx, batchEvents(ts))
-}
-
-// sortedByID returns ts ordered by alarm id, so that every statement of an Apply meets
-// the rows of a batch in primary-key order, as concurrent appliers do.
-func sortedByID(ts []domain.Transition) []domain.Transition {
-	if slices.IsSortedFunc(ts, byAlarmID) {
-		return ts
-	}
-	ts = slices.Clone(ts)
-	slices.SortFunc(ts, byAlarmID)
-	return ts
-}
-
-func byAlarmID(a, b domain.Transition) int { return strings.Compare(a.AlarmID, b.AlarmID) }
-
-// batchEvents is the events of ts, in order.
-func batchEvents(ts []domain.Transition) []domain.Event {
-	n := 0
-	for _, t := range ts {
-		n += len(t.Events)
-	}
-	evs := make([]domain.Event, 0, n)
-	for _, t := range ts {
-		evs = append(evs, t.Events...)
-	}
-	return evs
+	return insertEvents(ctx, tx, events)
 }
 
 // lease is a row's current claimed_by/claimed_at ("" and zero when unclaimed).

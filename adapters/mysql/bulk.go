@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
@@ -10,7 +9,12 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-var _ ports.BulkCreator = (*Store)(nil)
+// The engine's bulk writes and export over this store's statements.
+var _ interface {
+	ports.BulkCreator
+	ports.Exporter
+	ports.Importer
+} = (*Store)(nil)
 
 // Bounds of one multi-row INSERT in CreateMany: 29 placeholders a row keeps 512 rows
 // far below the 65,535 a statement may carry, and the byte budget keeps a statement of
@@ -20,27 +24,15 @@ const (
 	alarmBytesPerInsert = 4 << 20
 )
 
-// CreateMany inserts as with multi-row INSERTs in one transaction (their created events
-// are not stored: domain.CreatedEvent). A taken id or idempotency key (stored, or twice in as) is a duplicate
-// key error that rolls the whole transaction back: ErrConflict, nothing written.
-func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
-	if len(as) == 0 {
-		return nil
-	}
-	defer s.stmts.prepareQueued(ctx) // once no transaction is open
-	return mapError(s.inTx(ctx, func(tx *sql.Tx) error {
-		return insertAll(ctx, s.batch(tx), as, false)
-	}))
-}
-
-// insertAll inserts as with multi-row INSERTs: chunks within insertChunk's bounds, each
+// insertAll inserts as with multi-row INSERTs (the engine's InsertMany, without
+// skipDuplicates): chunks within insertChunk's bounds, each
 // cut into insertPieces so that every statement is one of a few prepared sizes.
-func insertAll(ctx context.Context, tx batchTx, as []domain.Alarm, skipDuplicates bool) error {
+func (s *Store) insertAll(ctx context.Context, tx batchTx, as []domain.Alarm, skipDuplicates bool) error {
 	for rest := as; len(rest) > 0; {
 		chunk := rest[:insertChunk(rest)]
 		rest = rest[len(chunk):]
 		if err := eachPiece(chunk, func(piece []domain.Alarm) error {
-			return insertAlarms(ctx, tx, piece, skipDuplicates)
+			return s.insertAlarms(ctx, tx, piece, skipDuplicates)
 		}); err != nil {
 			return err
 		}
@@ -64,7 +56,7 @@ func insertChunk(as []domain.Alarm) int {
 // insertAlarms writes as in one multi-row INSERT. With skipDuplicates a row that hits a
 // unique key is left out (ON DUPLICATE KEY UPDATE that changes nothing) instead of
 // failing the statement.
-func insertAlarms(ctx context.Context, tx batchTx, as []domain.Alarm, skipDuplicates bool) error {
+func (s *Store) insertAlarms(ctx context.Context, tx batchTx, as []domain.Alarm, skipDuplicates bool) error {
 	var q strings.Builder
 	q.WriteString(`INSERT INTO alarms (` + alarmColumns + `) VALUES `)
 	row := "(" + placeholders(sqlrow.AlarmParams) + ")"
@@ -74,7 +66,7 @@ func insertAlarms(ctx context.Context, tx batchTx, as []domain.Alarm, skipDuplic
 			q.WriteString(", ")
 		}
 		q.WriteString(row)
-		args = append(args, alarmArgs(a)...)
+		args = append(args, s.AlarmArgs(a)...)
 	}
 	if skipDuplicates {
 		q.WriteString(` ON DUPLICATE KEY UPDATE id = id`)

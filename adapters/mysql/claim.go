@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/claims"
-	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
-	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -89,37 +87,12 @@ func stampLease(ctx context.Context, tx batchTx, alarms []domain.Alarm, worker s
 	return nil
 }
 
-// extendLeaseSQL moves a lease's claimed_at, on the row found by primary key and only
-// while it still carries the fence, as Apply's fenced UPDATE does. With clientFoundRows
-// it counts the row even when the new value equals the old.
+// extendLeaseSQL moves a lease's claimed_at (sqlstore.Statements.ExtendLease), on the
+// row found by primary key and only while it still carries the fence, as Apply's fenced
+// UPDATE does. With clientFoundRows it counts the row even when the new value equals
+// the old. There is no RETURNING: the engine computes the new claimed_at, at the
+// store's precision, which DATETIME(6) keeps exactly.
 const extendLeaseSQL = `UPDATE alarms SET claimed_at = ? WHERE id = ? AND claimed_by = ? AND claimed_at = ?`
-
-// ExtendLease keeps p.AlarmID leased until now + p.For, fenced on p.Fence.
-//
-// There is no RETURNING, so the new claimed_at is computed here as the claim computes
-// its stamp: the clock (database or injected) read in the transaction, plus For - Lease,
-// truncated to the store's precision; DATETIME(6) then keeps exactly that value, and it
-// is returned as the new fence.
-func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fence, error) {
-	var f domain.Fence
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		now, err := s.now(ctx, tx)
-		if err != nil {
-			return err
-		}
-		at := micro(now.Add(p.For - p.Lease))
-		n, err := sqlrow.Affected(tx.ExecContext(ctx, extendLeaseSQL, at, p.AlarmID, sqlstore.NullText(p.Fence.Worker), timeArg(p.Fence.ClaimedAt)))
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return sqlstore.Mapped(fmt.Errorf("mysql: extend lease of alarm %q: %w", p.AlarmID, ports.ErrLeaseLost))
-		}
-		f = domain.Fence{Worker: p.Fence.Worker, ClaimedAt: at}
-		return nil
-	})
-	return f, mapError(err)
-}
 
 // nextDueSQL is the least of each lane's first unleased active entry of
 // alarms_lane_due: 64 parts, each an ordered walk of one lane from its oldest entry that

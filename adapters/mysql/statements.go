@@ -42,6 +42,9 @@ var engineSQL = func() sqlstore.Statements {
 	st.RegisterWorker = `REPLACE INTO workers (` + sqlrow.WorkerColumns + `)
 		VALUES (?, ?, ?, ?, ?, COALESCE(?, UTC_TIMESTAMP(6)), COALESCE(?, UTC_TIMESTAMP(6)))`
 	st.Heartbeat = `UPDATE workers SET heartbeat_at = COALESCE(?, UTC_TIMESTAMP(6)), stats = ? WHERE id = ?`
+
+	st.InsertAlarm = insertAlarmSQL
+	st.ExtendLease = extendLeaseSQL
 	return st
 }()
 
@@ -85,7 +88,19 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullTime] {
 			return a, now, err
 		},
 		WriteTransition: func(ctx context.Context, db sqlstore.DB, t domain.Transition) error {
-			return writeTransitions(ctx, s.batch(db.(stdTx).tx), []domain.Transition{t})
+			return writeTransitions(ctx, s.batch(db.(stdTx).tx), []domain.Transition{t}, t.Events)
+		},
+
+		Keep:        micro,
+		NullKeys:    true,
+		ApplySorted: true,
+		ApplyBatch:  s.applyBatch,
+		InsertBatch: s.insertBatch,
+		InsertMany: func(ctx context.Context, tx sqlstore.DB, as []domain.Alarm) error {
+			return s.insertAll(ctx, s.batch(tx.(stdTx).tx), as, false)
+		},
+		InsertEvents: func(ctx context.Context, tx sqlstore.DB, es []domain.Event) error {
+			return insertEvents(ctx, s.batch(tx.(stdTx).tx), es)
 		},
 	}
 }
@@ -97,8 +112,10 @@ type stdTx struct {
 	tx *sql.Tx
 }
 
-// engineTx is inTx for the engine.
+// engineTx is inTx for the engine. The batch statements a transaction queued are
+// prepared once it is over (prepared.go).
 func (s *Store) engineTx(ctx context.Context, fn func(tx sqlstore.DB) error) error {
+	defer s.stmts.prepareQueued(ctx)
 	return s.inTx(ctx, func(tx *sql.Tx) error { return fn(stdTx{sqlstore.Std(tx), tx}) })
 }
 

@@ -46,11 +46,12 @@ func upgradeKeepsRows(t *testing.T, from int64, cols string, n int, as []domain.
 	check func(ctx context.Context, s *Store, when string)) {
 	t.Helper()
 	ctx := t.Context()
+	engine := new(Store).newEngine()
 	u, db, p := migratedTo(t, from)
 	evs := upgradetest.Events(as)
 	for _, a := range as {
 		// A row of the current columns begins with the older ones.
-		mustExec(t, db, `INSERT INTO alarms (`+cols+`) VALUES (`+placeholders(n)+`)`, alarmArgs(a)[:n]...)
+		mustExec(t, db, `INSERT INTO alarms (`+cols+`) VALUES (`+placeholders(n)+`)`, engine.AlarmArgs(a)[:n]...)
 	}
 	for _, e := range evs {
 		mustExec(t, db, `INSERT INTO alarm_events (`+sqlrow.EventColumns+`) VALUES (`+placeholders(sqlrow.EventParams)+`)`,

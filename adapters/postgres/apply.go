@@ -2,15 +2,11 @@ package postgres
 
 import (
 	"context"
-	"slices"
-	"strings"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
 )
 
 // applySQL writes a whole batch of transitions and their events in one statement, so
@@ -72,93 +68,36 @@ WITH t AS (
 )
 SELECT id FROM applied`
 
-// Apply writes a batch of transitions, each fenced on its lease, with their events.
-// A batch without notices is applySQL alone, in its implicit transaction. One with
-// notices runs applySQL and then, in the same explicit transaction, createSQL for the
-// notice of each transition applySQL returned: a notice costs a round trip, but only
-// the rare batch that carries one pays it. A notice whose id is taken (it cannot be:
-// its id derives from its alarm's and the time) fails the batch with ErrConflict.
-func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
-	if len(ts) == 0 {
-		return ports.ApplyResult{}, nil
-	}
+// applyBatch is the engine's ApplyBatch. A batch without notices is applySQL alone, in
+// its implicit transaction. One with notices runs applySQL and then, in the same
+// explicit transaction, an INSERT for the notice of each transition applySQL returned:
+// a notice costs a round trip, but only the rare batch that carries one pays it.
+func (s *Store) applyBatch(ctx context.Context, ts []domain.Transition, notices func(sqlstore.DB, map[string]bool) error) (applied map[string]bool, err error) {
 	args := applyArgs(ts)
-	var applied map[string]bool
-	err := retry(ctx, func() error {
-		if !hasNotice(ts) {
-			var err error
-			applied, err = applyIn(ctx, s.pool, len(ts), args)
+	run := func(db sqlstore.DB) error {
+		rows, err := db.Query(ctx, applySQL, args...)
+		if err != nil {
 			return err
 		}
-		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			var err error
-			if applied, err = applyIn(ctx, tx, len(ts), args); err != nil {
-				return err
-			}
-			for _, t := range ts {
-				if t.Notice != nil && applied[t.AlarmID] {
-					// Notices carry no idempotency key, so createSQL inserts or fails.
-					if _, err := tx.Exec(ctx, createSQL, createArgs(*t.Notice)...); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		return ports.ApplyResult{}, mapError(err)
-	}
-	res := ports.ApplyResult{Applied: len(applied)}
-	for _, t := range ts {
-		if !applied[t.AlarmID] {
-			res.Stale = append(res.Stale, t.AlarmID)
+		defer rows.Close()
+		applied = make(map[string]bool, len(ts))
+		if err := sqlstore.MarkIDs(rows, applied); err != nil {
+			return err
 		}
+		rows.Close()
+		return notices(db, applied)
 	}
-	return res, nil
+	if !sqlstore.HasNotice(ts) {
+		return applied, retry(ctx, func() error { return run(pgxDB{s.pool}) })
+	}
+	return applied, s.inTx(ctx, run)
 }
 
-// applyIn runs applySQL on q (the pool, or a transaction) and returns the ids it applied.
-func applyIn(ctx context.Context, q interface {
-	Query(context.Context, string, ...any) (pgx.Rows, error)
-}, n int, args []any) (map[string]bool, error) {
-	applied := make(map[string]bool, n)
-	rows, err := q.Query(ctx, applySQL, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		applied[id] = true
-	}
-	return applied, rows.Err()
-}
-
-// hasNotice reports whether some transition carries a notice to create.
-func hasNotice(ts []domain.Transition) bool {
-	for i := range ts {
-		if ts[i].Notice != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// applyArgs lays a batch out as applySQL's arrays. Transitions are sent sorted by alarm
-// id so that concurrent batches touching the same rows lock them in the same order,
-// which keeps them from deadlocking (retry covers any plan that does not follow
-// it).
+// applyArgs lays a batch out as applySQL's arrays, in the order given: the engine sends
+// a batch sorted by alarm id (ApplySorted), so that concurrent batches touching the same
+// rows lock them in the same order, which keeps them from deadlocking (retry covers any
+// plan that does not follow it).
 func applyArgs(ts []domain.Transition) []any {
-	order := make([]int, len(ts))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return strings.Compare(ts[a].AlarmID, ts[b].AlarmID) })
-
 	n, nev := len(ts), 0
 	for i := range ts {
 		nev += len(ts[i].Events)
@@ -175,8 +114,8 @@ func applyArgs(ts []domain.Transition) []any {
 		evAts, evScheduledFors                     = make(elems[pgtype.Timestamptz], 0, nev), make(elems[pgtype.Timestamptz], 0, nev)
 		evAttempts                                 = make(elems[pgtype.Int4], 0, nev)
 	)
-	for i, o := range order {
-		t := &ts[o]
+	for i := range ts {
+		t := &ts[i]
 		ids[i] = text(t.AlarmID)
 		// A zero fence means unfenced. Any other fence must match the row exactly; an
 		// empty worker becomes NULL, which matches nothing (a lease always has both).

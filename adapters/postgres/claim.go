@@ -169,7 +169,8 @@ const extendLeaseSQL = `UPDATE alarms
 	WHERE id = $2 AND claimed_by = $3 AND claimed_at = $4
 	RETURNING claimed_at`
 
-// ExtendLease keeps p.AlarmID leased until now + p.For, fenced on p.Fence.
+// ExtendLease keeps p.AlarmID leased until now + p.For, fenced on p.Fence: in place of
+// the engine's transaction, one statement that computes the new fence and returns it.
 func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fence, error) {
 	var at time.Time
 	err := s.pool.QueryRow(ctx, extendLeaseSQL, s.nowArg(), p.AlarmID,

@@ -1,15 +1,9 @@
 package postgres
 
-import (
-	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
-	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
-	"github.com/chronoshq/chronos/domain"
-)
-
-// createSQL inserts an alarm (its created event is not stored: domain.CreatedEvent). A
-// second alarm with the owner's idempotency key inserts nothing (the arbiter is the
-// partial unique index, so keyless alarms never conflict) and returns no row; an id
-// collision is a unique violation.
+// createSQL inserts an alarm (sqlstore.Statements.InsertAlarm; its created event is not
+// stored: domain.CreatedEvent). A second alarm with the owner's idempotency key inserts
+// nothing (the arbiter is the partial unique index, so keyless alarms never conflict)
+// and returns no row; an id collision is a unique violation.
 const createSQL = `
 INSERT INTO alarms (` + alarmColumns + `)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
@@ -23,18 +17,6 @@ RETURNING ` + alarmColumns
 // is only ever asked for a non-empty key.
 const byIdempotencyKeySQL = `SELECT ` + alarmColumns + ` FROM alarms
 	WHERE owner = $1 AND idempotency_key = $2 AND idempotency_key <> ''`
-
-// createArgs are createSQL's arguments for a.
-func createArgs(a domain.Alarm) []any {
-	return []any{
-		a.ID, a.Owner, a.Label, string(a.Kind), timeArg(a.FireAt), a.CronExpr, a.Timezone, timeArg(a.NextFireAt),
-		timeArg(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadArg(a.Payload), string(a.Status), string(a.Delivery),
-		a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError, sqlstore.NullText(a.ClaimedBy), timeArg(a.ClaimedAt),
-		timeArg(a.CreatedAt), timeArg(a.UpdatedAt), timeArg(a.LastFiredAt),
-		sqlstore.NullText(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, timeArg(a.PausedUntil),
-		a.Endpoint,
-	}
-}
 
 // payloadArg is the payload as raw JSON bytes for the json column. A []byte (not a
 // json.RawMessage, which is a json.Marshaler) is sent exactly as given.

@@ -2,23 +2,20 @@ package postgres
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
 )
 
 // createBatchSQL inserts a batch of alarms in one statement (their created events are
 // not stored: domain.CreatedEvent). The alarms arrive as parallel arrays, one element per
 // alarm (the elems encoding of apply.go). ON CONFLICT DO NOTHING without a target skips
 // a row that hits any unique index: an owner's idempotency key already stored (or taken
-// by an earlier row of the same batch) or an id that exists; CreateBatch then tells the
-// two apart. A conflicting row of a concurrent transaction is waited for, so what is
+// by an earlier row of the same batch) or an id that exists; the engine's CreateBatch
+// then tells the two apart. A conflicting row of a concurrent transaction is waited for, so what is
 // skipped is committed and the next statement sees it.
 const createBatchSQL = `
 WITH t AS (
@@ -50,103 +47,41 @@ SELECT id, owner, idempotency_key FROM inserted`
 const byIdempotencyKeysSQL = `SELECT ` + alarmColumns + ` FROM alarms
 	WHERE (owner, idempotency_key) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND idempotency_key <> ''`
 
-// CreateBatch creates many alarms in one transaction, each idempotent on its own key.
-func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.CreateResult, error) {
-	out := make([]ports.CreateResult, len(as))
-	if len(as) == 0 {
-		return out, nil
-	}
-	args := createBatchArgs(as)
-	err := retry(ctx, func() error {
-		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			rows, err := tx.Query(ctx, createBatchSQL, args...)
-			if err != nil {
-				return err
-			}
-			// The statement returns what identifies each row it inserted, not every
-			// column: an inserted row is its item as given, at the store's precision
-			// (storedAlarm), so reading the row back would only return what is already
-			// here, for the server's time to send 29 columns an alarm and the node's to
-			// decode them.
-			ins, err := pgx.CollectRows(rows, pgx.RowToStructByPos[insertedRow])
-			if err != nil {
-				return err
-			}
-			inserted := make(map[insertedRow]bool, len(ins))
-			for _, r := range ins {
-				inserted[r] = true
-			}
-			// The item a row was inserted from is the first with its id, owner and key
-			// (a later twin conflicts); the item a key's later twins dedupe to is the
-			// one inserted with it. Both through maps, never by walking the batch again
-			// for each item.
-			created := make(map[string]bool, len(ins))     // ids given to an item
-			withKey := make(map[insertedRow]int, len(ins)) // (owner, key) → item inserted with it
-			var owners, keys []string
-			for i, a := range as {
-				r := insertedRow{a.ID, a.Owner, a.IdempotencyKey}
-				if inserted[r] && !created[a.ID] {
-					created[a.ID] = true
-					out[i] = ports.CreateResult{Alarm: storedAlarm(a)}
-					if a.IdempotencyKey != "" {
-						withKey[insertedRow{Owner: a.Owner, Key: a.IdempotencyKey}] = i
-					}
-					continue
-				}
-				out[i].Err = errNotCreated
-				if a.IdempotencyKey != "" {
-					owners, keys = append(owners, a.Owner), append(keys, a.IdempotencyKey)
-				}
-			}
-			existing := map[insertedRow]domain.Alarm{}
-			if len(keys) > 0 {
-				rows, err := tx.Query(ctx, byIdempotencyKeysSQL, owners, keys)
-				if err != nil {
-					return err
-				}
-				found, err := collectAlarms(rows, len(keys))
-				if err != nil {
-					return err
-				}
-				for _, a := range found {
-					existing[insertedRow{Owner: a.Owner, Key: a.IdempotencyKey}] = a
-				}
-			}
-			for i, a := range as {
-				if out[i].Err != errNotCreated {
-					continue
-				}
-				k := insertedRow{Owner: a.Owner, Key: a.IdempotencyKey}
-				switch twin, ok := existing[k]; {
-				case a.IdempotencyKey != "" && ok:
-					out[i] = ports.CreateResult{Alarm: twin, Deduped: true}
-				case a.IdempotencyKey != "":
-					if j, ok := withKey[k]; ok {
-						out[i] = ports.CreateResult{Alarm: out[j].Alarm, Deduped: true}
-						continue
-					}
-					// The key's alarm was deleted between the conflict and the read
-					// (retention): this item is not created; the client may retry.
-					out[i] = ports.CreateResult{Err: fmt.Errorf("postgres: idempotency key %q is taken, but its alarm vanished: %w", a.IdempotencyKey, ports.ErrConflict)}
-				default:
-					out[i] = ports.CreateResult{Err: fmt.Errorf("postgres: alarm id %s exists: %w", a.ID, ports.ErrConflict)}
-				}
-			}
-			return nil
-		})
-	})
+// insertBatch is the engine's InsertBatch: createBatchSQL, one statement. It returns
+// what identifies each row it inserted, not every column: an inserted row is its item
+// as given, at the store's precision, so reading the row back would only return what is
+// already here, for the server's time to send 29 columns an alarm and the node's to
+// decode them.
+func (s *Store) insertBatch(ctx context.Context, db sqlstore.DB, as []domain.Alarm) (map[string]bool, []domain.Alarm, error) {
+	rows, err := db.Query(ctx, createBatchSQL, createBatchArgs(as)...)
 	if err != nil {
-		return nil, mapError(err)
+		return nil, nil, err
 	}
-	return out, nil
+	defer rows.Close()
+	inserted := make(map[string]bool, len(as))
+	for rows.Next() {
+		var id, owner, key string
+		if err := rows.Scan(&id, &owner, &key); err != nil {
+			return nil, nil, err
+		}
+		inserted[id] = true
+	}
+	return inserted, nil, rows.Err()
 }
 
-// insertedRow identifies a row createBatchSQL inserted (and, without ID, an owner's key).
-type insertedRow struct{ ID, Owner, Key string }
-
-// errNotCreated marks, while CreateBatch works out its results, an item whose row was
-// not inserted; every such item ends deduped or with an error of its own.
-var errNotCreated = errors.New("postgres: not created")
+// alarmsByKey is the engine's AlarmsByKey: byIdempotencyKeysSQL, one statement.
+func (s *Store) alarmsByKey(ctx context.Context, db sqlstore.DB, keys []sqlstore.OwnerKey) ([]domain.Alarm, error) {
+	owners, ks := make([]string, len(keys)), make([]string, len(keys))
+	for i, k := range keys {
+		owners[i], ks[i] = k.Owner, k.Key
+	}
+	rows, err := db.Query(ctx, byIdempotencyKeysSQL, owners, ks)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return newAlarmScanner().All(rows, len(keys))
+}
 
 // createBatchArgs are createBatchSQL's parameters: one array per column.
 func createBatchArgs(as []domain.Alarm) []any {

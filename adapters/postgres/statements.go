@@ -41,6 +41,8 @@ var engineSQL = func() sqlstore.Statements {
 			host = excluded.host, pid = excluded.pid, version = excluded.version, stats = excluded.stats,
 			started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at`
 	st.Heartbeat = `UPDATE workers SET heartbeat_at = coalesce($1::timestamptz, now()), stats = $2 WHERE id = $3`
+
+	st.InsertAlarm = createSQL
 	return st
 }()
 
@@ -76,6 +78,13 @@ func (s *Store) newEngine() sqlstore.Engine[pgtype.Timestamptz] {
 			_, err := tx.Exec(ctx, applySQL, applyArgs([]domain.Transition{t})...)
 			return err
 		},
+
+		ApplySorted:  true,
+		ApplyBatch:   s.applyBatch,
+		InsertBatch:  s.insertBatch,
+		AlarmsByKey:  s.alarmsByKey,
+		InsertMany:   s.insertMany,
+		InsertEvents: insertEvents,
 	}
 }
 

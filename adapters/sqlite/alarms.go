@@ -11,7 +11,6 @@ import (
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
 )
 
 // createBatchSQL inserts up to rows alarms in one statement (padding rows, all NULL,
@@ -33,112 +32,52 @@ func createBatchSQL(rows int) string {
 // byKeySQL reads the owner's alarm with an idempotency key.
 const byKeySQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE owner = ? AND idempotency_key = ?`
 
-// CreateBatch creates many alarms in one write transaction, each as the port says: one
-// prepared multi-row INSERT per chunk of the batch (createBatchSQL), then, for the items
-// it skipped, their owner's alarm with the same key (deduped) or ErrConflict (the id
-// exists).
-func (s *Store) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports.CreateResult, error) {
-	out := make([]ports.CreateResult, len(as))
-	if len(as) == 0 {
-		return out, nil
-	}
-	stored := make([]domain.Alarm, len(as))
-	for i, a := range as {
-		stored[i] = storedAlarm(a)
-	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		inserted := make(map[string]bool, len(stored))
-		for chunk := range slices.Chunk(stored, maxBatchRows) {
-			b := bucketIndex(len(chunk))
-			args := make([]any, sqlrow.AlarmParams<<b) // the padding stays nil: NULL
-			for i, a := range chunk {
-				copy(args[sqlrow.AlarmParams*i:], alarmArgs(a))
-			}
-			rows, err := tx.StmtContext(ctx, s.stmts.createBatch[b]).QueryContext(ctx, args...)
-			if err != nil {
-				return mapError(err)
-			}
-			for rows.Next() {
-				var id string
-				if err := rows.Scan(&id); err != nil {
-					rows.Close()
-					return mapError(err)
-				}
-				inserted[id] = true
-			}
-			if err := rows.Err(); err != nil {
-				return mapError(err)
-			}
+// insertBatch is the engine's InsertBatch: one prepared multi-row INSERT per chunk of
+// the batch (createBatchSQL).
+func (s *Store) insertBatch(ctx context.Context, db sqlstore.DB, as []domain.Alarm) (map[string]bool, []domain.Alarm, error) {
+	tx := db.(writeTx).tx
+	inserted := make(map[string]bool, len(as))
+	for chunk := range slices.Chunk(as, maxBatchRows) {
+		b := bucketIndex(len(chunk))
+		args := make([]any, sqlrow.AlarmParams<<b) // the padding stays nil: NULL
+		for i, a := range chunk {
+			copy(args[sqlrow.AlarmParams*i:], s.AlarmArgs(a))
 		}
-		byKey := tx.StmtContext(ctx, s.stmts.byKey)
-		for i, a := range stored {
-			if inserted[a.ID] {
-				inserted[a.ID] = false // a later item with the same id is not this one
-				out[i] = ports.CreateResult{Alarm: a}
-				continue
-			}
-			if a.IdempotencyKey != "" {
-				twin, err := scanAlarm(byKey.QueryRowContext(ctx, a.Owner, a.IdempotencyKey))
-				if err == nil {
-					out[i] = ports.CreateResult{Alarm: twin, Deduped: true}
-					continue
-				}
-				if !errors.Is(err, sql.ErrNoRows) {
-					return mapError(err)
-				}
-			}
-			out[i] = ports.CreateResult{Err: fmt.Errorf("sqlite: alarm id %q exists: %w", a.ID, ports.ErrConflict)}
+		rows, err := tx.StmtContext(ctx, s.stmts.createBatch[b]).QueryContext(ctx, args...)
+		if err != nil {
+			return nil, nil, err
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		err = sqlstore.MarkIDs(rows, inserted)
+		rows.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return inserted, nil, nil
+}
+
+// alarmsByKey is the engine's AlarmsByKey: one prepared read by key each.
+func (s *Store) alarmsByKey(ctx context.Context, db sqlstore.DB, keys []sqlstore.OwnerKey) ([]domain.Alarm, error) {
+	byKey := db.(writeTx).tx.StmtContext(ctx, s.stmts.byKey)
+	var out []domain.Alarm
+	for _, k := range keys {
+		a, err := scanAlarm(byKey.QueryRowContext(ctx, k.Owner, k.Key))
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
 	}
 	return out, nil
 }
 
-// alarmArgs are a's values in alarmColumns order (a already as stored).
-func alarmArgs(a domain.Alarm) []any {
-	return []any{a.ID, a.Owner, a.Label, string(a.Kind), toDB(a.FireAt), a.CronExpr, a.Timezone, toDB(a.NextFireAt),
-		toDB(a.ScheduledFor), a.ConversationID, a.WakeMessage, payloadBytes(a.Payload), string(a.Status),
-		string(a.Delivery), a.IdempotencyKey, a.MaxFailures, a.FailureCount, a.LastError,
-		sqlstore.NullText(a.ClaimedBy), toDB(a.ClaimedAt), toDB(a.CreatedAt), toDB(a.UpdatedAt), toDB(a.LastFiredAt),
-		sqlstore.NullText(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, toDB(a.PausedUntil),
-		a.Endpoint}
-}
-
-// insertAlarmSQL inserts one alarm; a clash on the owner's idempotency key inserts
-// nothing (see createIn).
+// insertAlarmSQL inserts one alarm (Apply's notices); a clash on the owner's
+// idempotency key would insert nothing, one on the id fails.
 var insertAlarmSQL = `INSERT INTO alarms (` + alarmColumns + `)
 	VALUES (` + placeholders(sqlrow.AlarmParams) + `)
 	ON CONFLICT (owner, idempotency_key) WHERE idempotency_key <> '' DO NOTHING`
 
-// createIn inserts a (already as stored) inside the write transaction tx, or finds the
-// owner's alarm with its idempotency key. The conflict target is the partial unique
-// index of idempotency keys: a clash there is a dedupe, while a clash on the primary
-// key is ErrConflict. It writes no event.
-func (s *Store) createIn(ctx context.Context, tx *sql.Tx, a domain.Alarm) ports.CreateResult {
-	n, err := sqlrow.Affected(tx.StmtContext(ctx, s.stmts.insertAlarm).ExecContext(ctx, alarmArgs(a)...))
-	if err != nil {
-		return ports.CreateResult{Err: mapError(err)}
-	}
-	if n == 1 {
-		return ports.CreateResult{Alarm: a}
-	}
-	stored, err := scanAlarm(tx.StmtContext(ctx, s.stmts.byKey).QueryRowContext(ctx, a.Owner, a.IdempotencyKey))
-	if err != nil {
-		return ports.CreateResult{Err: mapError(err)}
-	}
-	return ports.CreateResult{Alarm: stored, Deduped: true}
-}
-
 // storedAlarm is a as the store keeps it: every time column truncated to the millisecond.
 func storedAlarm(a domain.Alarm) domain.Alarm { return sqlstore.StoredTimes(a, trunc) }
-
-// payloadBytes is the payload column: never NULL, an empty payload is zero bytes.
-func payloadBytes(p []byte) []byte {
-	if p == nil {
-		return []byte{}
-	}
-	return p
-}

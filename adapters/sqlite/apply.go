@@ -8,59 +8,30 @@ import (
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
-	"github.com/chronoshq/chronos/ports"
 )
 
-// Apply writes a batch of transitions in one transaction: one UPDATE ... FROM per
-// chunk of transitions (fenced in its WHERE, RETURNING the ids it changed), then the
-// events of those that applied in as few INSERTs as possible, then one commit. A
-// transition whose fence no longer matches changes nothing and is reported stale. The
-// notice of a transition that applied is inserted in the same transaction (one more
-// statement per notice; a batch without notices runs none).
+// applyBatch is the engine's ApplyBatch, in one write transaction: one UPDATE ... FROM
+// per chunk of transitions (fenced in its WHERE, RETURNING the ids it changed), the
+// notices of those that applied, then their events in as few INSERTs as possible.
 //
 // One statement per chunk (prepared once per size bucket; see statements), not one per
 // transition: the writer is SQLite's single bottleneck, and per-statement overhead was
 // most of an Apply's time (docs/benchmarks.md).
-func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
-	if len(ts) == 0 {
-		return ports.ApplyResult{}, nil
-	}
-	stored := make([]domain.Transition, len(ts))
-	for i, t := range ts {
-		stored[i] = storedTransition(t)
-	}
-	var res ports.ApplyResult
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		res = ports.ApplyResult{}
-		applied := make(map[string]bool, len(stored))
-		for chunk := range slices.Chunk(stored, maxBatchRows) {
+func (s *Store) applyBatch(ctx context.Context, ts []domain.Transition, notices func(sqlstore.DB, map[string]bool) error) (applied map[string]bool, err error) {
+	err = s.inTx(ctx, func(db sqlstore.DB) error {
+		tx := db.(writeTx).tx
+		applied = make(map[string]bool, len(ts))
+		for chunk := range slices.Chunk(ts, maxBatchRows) {
 			if err := s.applyChunk(ctx, tx, chunk, applied); err != nil {
 				return err
 			}
 		}
-		var events []domain.Event
-		for _, t := range stored {
-			if !applied[t.AlarmID] {
-				res.Stale = append(res.Stale, t.AlarmID)
-				continue
-			}
-			res.Applied++
-			events = append(events, t.Events...)
-			if t.Notice != nil {
-				// Inserted as CreateBatch inserts it. A taken id (it cannot be: a notice's id derives from its
-				// alarm's and the time) fails the batch with ErrConflict.
-				n := storedAlarm(*t.Notice)
-				if r := s.createIn(ctx, tx, n); r.Err != nil {
-					return r.Err
-				}
-			}
+		if err := notices(db, applied); err != nil {
+			return err
 		}
-		return s.insertEvents(ctx, tx, events)
+		return s.insertEvents(ctx, tx, sqlstore.Events(ts, applied))
 	})
-	if err != nil {
-		return ports.ApplyResult{}, err
-	}
-	return res, nil
+	return applied, err
 }
 
 // applyBatchSQL updates up to rows transitions in one statement, RETURNING the ids it
@@ -99,17 +70,10 @@ func (s *Store) applyChunk(ctx context.Context, tx *sql.Tx, ts []domain.Transiti
 	}
 	rows, err := tx.StmtContext(ctx, s.stmts.applyBatch[b]).QueryContext(ctx, args...)
 	if err != nil {
-		return mapError(err)
+		return err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return mapError(err)
-		}
-		applied[id] = true
-	}
-	return mapError(rows.Err())
+	return sqlstore.MarkIDs(rows, applied)
 }
 
 // applyTransition runs the UPDATE of one transition (Mutate's, unfenced) (stmt is fenced or not, and the
@@ -120,26 +84,5 @@ func applyTransition(ctx context.Context, stmt *sql.Stmt, t domain.Transition) (
 		toDB(t.LastFiredAt), t.FireCount, t.SkipStreak, t.PausedReason, toDB(t.PausedUntil),
 		toDB(t.UpdatedAt), t.KeepLease, t.AlarmID,
 		sqlstore.NullText(t.Fence.Worker), toDB(t.Fence.ClaimedAt)))
-	if err != nil {
-		return false, mapError(err)
-	}
-	return n == 1, nil
-}
-
-// storedTransition is t with every time truncated as the store keeps it, so t.Apply
-// of the alarm read gives exactly the row written.
-func storedTransition(t domain.Transition) domain.Transition {
-	t.Fence.ClaimedAt = trunc(t.Fence.ClaimedAt)
-	t.NextFireAt = trunc(t.NextFireAt)
-	t.ScheduledFor = trunc(t.ScheduledFor)
-	t.LastFiredAt = trunc(t.LastFiredAt)
-	t.PausedUntil = trunc(t.PausedUntil)
-	t.UpdatedAt = trunc(t.UpdatedAt)
-	events := make([]domain.Event, len(t.Events))
-	for i, e := range t.Events {
-		e.At, e.ScheduledFor = trunc(e.At), trunc(e.ScheduledFor)
-		events[i] = e
-	}
-	t.Events = events
-	return t
+	return n == 1, err
 }

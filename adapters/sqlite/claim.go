@@ -6,8 +6,6 @@ import (
 	"fmt"
 
 	"github.com/chronoshq/chronos/adapters/internal/claims"
-	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
-	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -57,29 +55,10 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 	return claimed, nil
 }
 
-// extendLeaseSQL moves a lease's claimed_at, on the row found by primary key and only
-// while it still carries the fence (as the fenced apply does).
+// extendLeaseSQL moves a lease's claimed_at (sqlstore.Statements.ExtendLease), on the
+// row found by primary key and only while it still carries the fence (as the fenced
+// apply does).
 const extendLeaseSQL = `UPDATE alarms SET claimed_at = ?1 WHERE id = ?2 AND claimed_by = ?3 AND claimed_at = ?4`
-
-// ExtendLease keeps p.AlarmID leased until now + p.For, fenced on p.Fence. The new
-// claimed_at is computed here, at the store's precision, and returned as stored.
-func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fence, error) {
-	var f domain.Fence
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		at := trunc(s.now().Add(p.For - p.Lease)) // now read under the write lock, as ClaimDue does
-		n, err := sqlrow.Affected(tx.StmtContext(ctx, s.stmts.extendLease).ExecContext(ctx,
-			toDB(at), p.AlarmID, sqlstore.NullText(p.Fence.Worker), toDB(p.Fence.ClaimedAt)))
-		if err != nil {
-			return mapError(err)
-		}
-		if n == 0 {
-			return fmt.Errorf("sqlite: extend lease of alarm %q: %w", p.AlarmID, ports.ErrLeaseLost)
-		}
-		f = domain.Fence{Worker: p.Fence.Worker, ClaimedAt: at}
-		return nil
-	})
-	return f, err
-}
 
 // nextDueSQL is the earliest next_fire_at among unleased active alarms: the lanes
 // merged in due order (laneArms), stopped at the first row, so each lane is read from

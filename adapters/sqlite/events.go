@@ -33,7 +33,7 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []domain.Ev
 		}
 		args = args[:cap(args)] // the padding stays nil: NULL
 		if _, err := tx.StmtContext(ctx, s.stmts.insertEvents[b]).ExecContext(ctx, args...); err != nil {
-			return mapError(err)
+			return err
 		}
 	}
 	return nil

@@ -98,12 +98,13 @@ func upgradeKeepsRows(t *testing.T, from int64, cols string, n int, as []domain.
 	check func(ctx context.Context, s *Store, when string)) {
 	t.Helper()
 	ctx := t.Context()
+	engine := new(Store).newEngine()
 	path, db, p := migratedFile(t, from)
 	evs := upgradetest.Events(as)
 	for _, a := range as {
 		// A row of the current columns begins with the older ones.
 		if _, err := db.ExecContext(ctx, `INSERT INTO alarms (`+cols+`) VALUES (`+placeholders(n)+`)`,
-			alarmArgs(a)[:n]...); err != nil {
+			engine.AlarmArgs(a)[:n]...); err != nil {
 			t.Fatalf("the previous release's alarm %s: %v", a.ID, err)
 		}
 	}

@@ -37,8 +37,7 @@ type statements struct {
 	applyFenced *sql.Stmt
 	// applyUnfenced applies an owner action, already serialized by the write lock.
 	applyUnfenced *sql.Stmt
-	// insertAlarm is createIn's INSERT: one per alarm of a Create or CreateBatch, so
-	// parsing it each time was most of a batch's cost.
+	// insertAlarm inserts an applied transition's notice.
 	insertAlarm *sql.Stmt
 	// claim is ClaimDue's statement, run hundreds of times a second at a steady rate.
 	claim *sql.Stmt
@@ -57,6 +56,10 @@ type statements struct {
 	// deleteEventsOf and deleteAlarms delete alarms and their events by id, for
 	// retention and the admin's deletes (see deleteWithEvents).
 	deleteEventsOf, deleteAlarms *sql.Stmt
+
+	// byText are the statements the engine runs by their text in a write transaction
+	// (writeTx.Exec): Apply's notice insert and ExtendLease's update.
+	byText map[string]*sql.Stmt
 }
 
 // batchBuckets sizes, powers of two up to maxBatchRows: ten statements each.
@@ -111,6 +114,7 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 	if st.deleteAlarms, err = db.PrepareContext(ctx, deleteAlarmsSQL); err != nil {
 		return
 	}
+	st.byText = map[string]*sql.Stmt{insertAlarmSQL: st.insertAlarm, extendLeaseSQL: st.extendLease}
 	for i := range batchBuckets {
 		if st.applyBatch[i], err = db.PrepareContext(ctx, applyBatchSQL(1<<i)); err != nil {
 			return
@@ -224,6 +228,9 @@ var engineSQL = func() sqlstore.Statements {
 		ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = excluded.pid, version = excluded.version,
 			stats = excluded.stats, started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at`
 	st.Heartbeat = `UPDATE workers SET heartbeat_at = ?, stats = ? WHERE id = ?`
+
+	st.InsertAlarm = insertAlarmSQL
+	st.ExtendLease = extendLeaseSQL
 	return st
 }()
 
@@ -239,8 +246,14 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullInt64] {
 		ToTime:   fromDB,
 		NowArg:   func() any { return toDB(s.now()) },
 
-		Now:        func(context.Context, sqlstore.DB) (time.Time, error) { return s.now(), nil },
-		PayloadArg: func(p []byte) any { return payloadBytes(p) },
+		Now: func(context.Context, sqlstore.DB) (time.Time, error) { return s.now(), nil },
+		// The payload column is never NULL: an empty payload is zero bytes.
+		PayloadArg: func(p []byte) any {
+			if p == nil {
+				return []byte{}
+			}
+			return p
+		},
 
 		DeleteChosen: s.deleteWithEvents, TrimStep: s.trimStep, TakeLease: s.takeLease,
 		OwnerPage: ownerPage, FilteredPage: filteredPage,
@@ -259,26 +272,44 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullInt64] {
 			tx := db.(writeTx).tx
 			ok, err := applyTransition(ctx, tx.StmtContext(ctx, s.stmts.applyUnfenced), t)
 			if err != nil {
-				return sqlstore.Mapped(err)
+				return err
 			}
 			if !ok { // impossible while we hold the write lock; refuse rather than guess
 				return fmt.Errorf("alarm %q vanished during an update under the write lock", t.AlarmID)
 			}
-			return sqlstore.Mapped(s.insertEvents(ctx, tx, t.Events))
+			return s.insertEvents(ctx, tx, t.Events)
+		},
+
+		Keep:        trunc,
+		ApplyBatch:  s.applyBatch,
+		InsertBatch: s.insertBatch,
+		AlarmsByKey: s.alarmsByKey,
+		InsertMany:  s.insertMany,
+		InsertEvents: func(ctx context.Context, tx sqlstore.DB, es []domain.Event) error {
+			return s.insertEvents(ctx, tx.(writeTx).tx, es)
 		},
 	}
 }
 
 // writeTx is a write transaction as the engine's DB, keeping the *sql.Tx for the
-// statements prepared on the writer.
+// statements prepared on the writer; Exec runs the ones the engine names by text
+// (statements.byText) prepared too.
 type writeTx struct {
 	sqlstore.DB
-	tx *sql.Tx
+	tx     *sql.Tx
+	byText map[string]*sql.Stmt
+}
+
+func (w writeTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	if st := w.byText[query]; st != nil {
+		return sqlrow.Affected(w.tx.StmtContext(ctx, st).ExecContext(ctx, args...))
+	}
+	return w.DB.Exec(ctx, query, args...)
 }
 
 // inTx is write for the engine.
 func (s *Store) inTx(ctx context.Context, fn func(tx sqlstore.DB) error) error {
-	return s.write(ctx, func(tx *sql.Tx) error { return fn(writeTx{sqlstore.Std(tx), tx}) })
+	return s.write(ctx, func(tx *sql.Tx) error { return fn(writeTx{sqlstore.Std(tx), tx, s.stmts.byText}) })
 }
 
 // duePausesSQL walks alarms_paused_until (paused_until WHERE paused_until IS NOT NULL)

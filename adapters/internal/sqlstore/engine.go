@@ -79,6 +79,37 @@ type Engine[T any] struct {
 	WriteTransition func(ctx context.Context, tx DB, t domain.Transition) error
 	// StoredAlarm is a as a read of its row returns it (times at the store's precision).
 	StoredAlarm func(domain.Alarm) domain.Alarm
+
+	// The write paths (apply.go, create.go, bulk.go, lease.go): the engine's control
+	// flow around each dialect's tuned batch statements. tx is a transaction of Tx.
+
+	// Keep is a time as the store keeps it: UTC at its precision, zero kept zero.
+	Keep func(time.Time) time.Time
+	// NullKeys: an alarm without an idempotency key has NULL there, not '' (a unique
+	// index without a predicate, which NULLs never collide in).
+	NullKeys bool
+	// ApplySorted: Apply hands ApplyBatch its transitions in alarm id order, the order
+	// a database that locks rows must take them in for batches not to deadlock.
+	ApplySorted bool
+	// ApplyBatch writes ts (ids distinct), each fenced on its lease, and the events of
+	// those that applied, and returns the ids that applied. Once it knows them it calls
+	// notices in the same transaction, which inserts their notices; without a notice
+	// in ts (HasNotice) it may run without an explicit transaction. An error means
+	// nothing was written.
+	ApplyBatch func(ctx context.Context, ts []domain.Transition, notices func(tx DB, applied map[string]bool) error) (map[string]bool, error)
+	// InsertBatch inserts as (ids distinct, as stored) in tx, skipping each alarm
+	// whose id or owner's idempotency key is taken (stored, or by an earlier alarm of
+	// as), and returns the ids it inserted; found are the alarms it read by key on the
+	// way, if any.
+	InsertBatch func(ctx context.Context, tx DB, as []domain.Alarm) (inserted map[string]bool, found []domain.Alarm, err error)
+	// AlarmsByKey reads the alarms of these owners' idempotency keys (distinct). Nil
+	// when InsertBatch reads every key of its batch (MySQL, to tell its inserted rows).
+	AlarmsByKey func(ctx context.Context, tx DB, keys []OwnerKey) ([]domain.Alarm, error)
+	// InsertMany inserts as (at least one) in tx with every column as given; a taken
+	// id or key is an error.
+	InsertMany func(ctx context.Context, tx DB, as []domain.Alarm) error
+	// InsertEvents appends es (at least one) in tx, numbered in the order given.
+	InsertEvents func(ctx context.Context, tx DB, es []domain.Event) error
 }
 
 // mapError maps err once: errors the engine made, or already mapped, pass as they are.

@@ -72,4 +72,13 @@ type Statements struct {
 	RegisterWorker string
 	// Heartbeat: now, stats, id. DeregisterWorker: id. ListWorkers: none.
 	Heartbeat, DeregisterWorker, ListWorkers string
+
+	// The write paths' statements (Engine.Apply, Engine.ExtendLease).
+
+	// InsertAlarm: Engine.AlarmArgs; inserts one alarm (Apply's notices, which have no
+	// idempotency key), failing on a taken id.
+	InsertAlarm string
+	// ExtendLease: the new claimed_at, id, the fence's worker and claimed_at; moves a
+	// lease fenced on it, counting the row even when the value did not change.
+	ExtendLease string
 }
