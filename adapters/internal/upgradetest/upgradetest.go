@@ -1,8 +1,10 @@
-// Package upgradetest is what a database at an earlier schema holds, for the SQL
-// stores' tests that it survives an upgrade: alarms of both kinds in every status, with
-// their histories, and the checks that a store at the latest schema reads them back
-// unchanged. Each store writes the rows with its own SQL and migrations; only the rows
-// and the checks are shared. Imported by tests only.
+// Package upgradetest is the SQL stores' tests that a database in use survives an
+// upgrade: what a database at an earlier schema holds (alarms of both kinds in every
+// status, with their histories, tokens, workers, named state), the checks that a store
+// at the latest schema reads it back unchanged, and the scenarios that run them on a
+// store's Database, each a migration's upgrade and its way down and up again. Each store
+// writes the rows with its own SQL and migrations; the rows, the checks and the
+// scenarios are shared. Imported by tests only.
 package upgradetest
 
 import (
