@@ -1,41 +1,25 @@
 package mysql
 
 import (
-	"database/sql"
+	"context"
 	"testing"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
-	"github.com/chronoshq/chronos/adapters/internal/storetest"
 	"github.com/chronoshq/chronos/adapters/internal/upgradetest"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
-// The upgrades of a database in use, as upgradetest describes them, each from the
-// version before its migration.
-
-func TestMigrationToScopes(t *testing.T) { upgradetest.AdminScopes(t, upgradeDB(t), 2, "tokens") }
-
-func TestMigrationSeriesKeepsRows(t *testing.T) { upgradetest.SeriesKeepsRows(t, upgradeDB(t), 5) }
-
-// Its column is added INSTANT.
-func TestMigrationEndpointsKeepsRows(t *testing.T) {
-	upgradetest.EndpointsKeepsRows(t, upgradeDB(t), 6)
-}
-
-func TestMigrationTokenNoteAndLastUse(t *testing.T) {
-	upgradetest.TokenNoteAndLastUse(t, upgradeDB(t), 8, `INSERT INTO api_tokens (id, owner, admin, scope, hash, created_at)
-		VALUES ('t-old', 'alice', FALSE, 'owner', 'h-old', ?)`)
-}
-
-// Its index is dropped in place; rolled back, alarms_due is built again.
-func TestMigrationLaneOnlyDueKeepsRows(t *testing.T) {
-	upgradetest.LaneOnlyDueKeepsRows(t, upgradeDB(t), 8)
-}
-
-func TestMigrationSessionsDropsTheCookieKey(t *testing.T) {
-	upgradetest.SessionsDropTheCookieKey(t, upgradeDB(t), 10,
-		`INSERT IGNORE INTO chronos_state (name, value, updated_at) VALUES (?, 'v', UTC_TIMESTAMP(6))`)
+// TestMigrationUpgrades runs the upgrades of a database in use that upgradetest
+// describes, each from the version before its migration: 00007 adds its column
+// INSTANT, 00010 drops its index in place (and its Down builds alarms_due again).
+func TestMigrationUpgrades(t *testing.T) {
+	upgradetest.Run(t, upgradeDB, upgradetest.Upgrades{
+		AdminScopes: 2, OldTokens: "tokens", Series: 5, Endpoints: 6, LaneOnlyDue: 8,
+		TokenNote: 8, InsertToken: `INSERT INTO api_tokens (id, owner, admin, scope, hash, created_at)
+			VALUES ('t-old', 'alice', FALSE, 'owner', 'h-old', ?)`,
+		Sessions: 10, InsertState: `INSERT IGNORE INTO chronos_state (name, value, updated_at) VALUES (?, 'v', UTC_TIMESTAMP(6))`,
+	})
 }
 
 // Migration 00008 upgrades a database at 7 in use (its column added INSTANT, its index
@@ -59,7 +43,7 @@ func TestMigrationLanesKeepsRows(t *testing.T) {
 func TestMigrationRenamesTokens(t *testing.T) {
 	d := upgradeDB(t).At(t, 3)
 	d.Exec(t, `INSERT INTO tokens (id, owner, scope, admin, hash, created_at) VALUES ('t', 'ops', 'admin:read', TRUE, 'h', ?)`, micro(testNow))
-	s := d.Open(t, nil)
+	s := d.Store(t, nil)
 	if tok, err := s.TokenByHash(t.Context(), "h"); err != nil || tok.ID != "t" || tok.Scope != domain.ScopeAdminRead {
 		t.Errorf("renamed: TokenByHash = %+v, %v; want token t, scope admin:read", tok, err)
 	}
@@ -82,8 +66,9 @@ func TestMigrationLanesDown(t *testing.T) {
 	if n := d.Columns(t, "alarms", "lane"); n != 0 {
 		t.Errorf("lane column after Down: %d, want none", n)
 	}
-	if n := keyParts(t, d.DB, "alarms_due"); n != 2 {
-		t.Errorf("alarms_due after Down: %d key parts, want 2", n)
+	var n int
+	if err := d.DB.QueryRowContext(t.Context(), d.IndexSQL, "alarms_due").Scan(&n); err != nil || n != 2 {
+		t.Errorf("alarms_due after Down: %d key parts (%v), want 2", n, err)
 	}
 }
 
@@ -103,28 +88,13 @@ func upgradeDB(t *testing.T) upgradetest.Database[*Store] {
 	}
 	return upgradetest.Database[*Store]{
 		DB: db, Provider: p, Placeholders: placeholders, Time: timeArg, AlarmArgs: alarmArgs,
-		Open: func(t *testing.T, clock ports.Clock) *Store {
-			t.Helper()
-			s, err := Open(t.Context(), u, Options{Migrate: true, Clock: clock})
-			if err != nil {
-				t.Fatalf("Open (migrating to the latest): %v", err)
-			}
-			return s
+		Open: func(ctx context.Context, clock ports.Clock) (*Store, error) {
+			return Open(ctx, u, Options{Migrate: true, Clock: clock})
 		},
-		Columns: func(t *testing.T, table string, names ...string) int {
-			n := 0
-			for _, name := range names {
-				n += storetest.Count(t, db, `SELECT COUNT(*) FROM information_schema.columns
-					WHERE table_schema = DATABASE() AND table_name = ? AND column_name = ?`, table, name)
-			}
-			return n
-		},
-		Indexed: func(t *testing.T, index string) bool { return keyParts(t, db, index) != 0 },
+		ColumnSQL: `SELECT COUNT(*) FROM information_schema.columns
+			WHERE table_schema = DATABASE() AND table_name = ? AND column_name = ?`,
+		// Its key parts: alarms_due has two.
+		IndexSQL: `SELECT COUNT(*) FROM information_schema.statistics
+			WHERE table_schema = DATABASE() AND table_name = 'alarms' AND index_name = ?`,
 	}
-}
-
-// keyParts is how many key parts the index of alarms named index has (none: there is no such index).
-func keyParts(t *testing.T, db *sql.DB, index string) int {
-	return storetest.Count(t, db, `SELECT COUNT(*) FROM information_schema.statistics
-		WHERE table_schema = DATABASE() AND table_name = 'alarms' AND index_name = ?`, index)
 }

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,28 +13,17 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// The upgrades of a database in use, as upgradetest describes them, each from the
-// version before its migration. Those that add columns must not rewrite the alarms
-// table (upgradeDB checks).
-
-func TestMigrationAdminUpgradesExistingRows(t *testing.T) {
-	upgradetest.AdminScopes(t, upgradeDB(t), 3, "api_tokens")
-}
-
-func TestMigrationSeriesKeepsRows(t *testing.T) { upgradetest.SeriesKeepsRows(t, upgradeDB(t), 5) }
-
-func TestMigrationEndpointsKeepsRows(t *testing.T) {
-	upgradetest.EndpointsKeepsRows(t, upgradeDB(t), 6)
-}
-
-func TestMigrationTokenNoteAndLastUse(t *testing.T) {
-	upgradetest.TokenNoteAndLastUse(t, upgradeDB(t), 9, `INSERT INTO api_tokens (id, owner, admin, scope, hash, created_at)
-		VALUES ('t-old', 'alice', false, 'owner', 'h-old', $1)`)
-}
-
-func TestMigrationSessionsDropsTheCookieKey(t *testing.T) {
-	upgradetest.SessionsDropTheCookieKey(t, upgradeDB(t), 10,
-		`INSERT INTO chronos_state (name, value, updated_at) VALUES ($1, 'v', now()) ON CONFLICT (name) DO NOTHING`)
+// TestMigrationUpgrades runs the upgrades of a database in use that upgradetest
+// describes, each from the version before its migration; those that add columns must
+// not rewrite the alarms table (upgradeDB checks).
+func TestMigrationUpgrades(t *testing.T) {
+	upgradetest.Run(t, upgradeDB, upgradetest.Upgrades{
+		AdminScopes: 3, OldTokens: "api_tokens", Series: 5, Endpoints: 6,
+		TokenNote: 9, InsertToken: `INSERT INTO api_tokens (id, owner, admin, scope, hash, created_at)
+			VALUES ('t-old', 'alice', false, 'owner', 'h-old', $1)`,
+		Sessions:    10,
+		InsertState: `INSERT INTO chronos_state (name, value, updated_at) VALUES ($1, 'v', now()) ON CONFLICT (name) DO NOTHING`,
+	})
 }
 
 // Migration 00009 upgrades a database at 00008: every alarm and event reads back exactly
@@ -70,21 +60,12 @@ func upgradeDB(t *testing.T) upgradetest.Database[*Store] {
 		DB: db, Provider: p, AlarmArgs: createArgs,
 		Placeholders: dollars,
 		Time:         func(t time.Time) any { return timeArg(t) },
-		Open: func(t *testing.T, clock ports.Clock) *Store {
-			t.Helper()
-			s, err := Open(t.Context(), u, Options{Migrate: true, Clock: clock})
-			if err != nil {
-				t.Fatalf("Open (migrating to the latest): %v", err)
-			}
-			return s
+		Open: func(ctx context.Context, clock ports.Clock) (*Store, error) {
+			return Open(ctx, u, Options{Migrate: true, Clock: clock})
 		},
-		Columns: func(t *testing.T, table string, names ...string) int {
-			return storetest.Count(t, db, `SELECT count(*) FROM information_schema.columns
-				WHERE table_schema = current_schema() AND table_name = $1 AND column_name = ANY($2)`, table, names)
-		},
-		Indexed: func(t *testing.T, index string) bool {
-			return storetest.Count(t, db, `SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1`, index) != 0
-		},
+		ColumnSQL: `SELECT count(*) FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = $1 AND column_name = $2`,
+		IndexSQL: `SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'alarms' AND indexname = $1`,
 		Written: func(t *testing.T, from int64) {
 			before := filenode(t)
 			if _, err := p.UpTo(t.Context(), from+1); err != nil {

@@ -1,38 +1,24 @@
 package sqlite
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
-	"github.com/chronoshq/chronos/adapters/internal/storetest"
 	"github.com/chronoshq/chronos/adapters/internal/upgradetest"
 	"github.com/chronoshq/chronos/ports"
 )
 
-// The upgrades of a database in use, as upgradetest describes them, each from the
-// version before its migration.
-
-func TestMigrateAdminScopes(t *testing.T) {
-	upgradetest.AdminScopes(t, upgradeDB(t), 3, "api_tokens")
-}
-
-func TestMigrateSeriesKeepsRows(t *testing.T) { upgradetest.SeriesKeepsRows(t, upgradeDB(t), 5) }
-
-func TestMigrateEndpointsKeepsRows(t *testing.T) { upgradetest.EndpointsKeepsRows(t, upgradeDB(t), 6) }
-
-func TestMigrateTokenNoteAndLastUse(t *testing.T) {
-	upgradetest.TokenNoteAndLastUse(t, upgradeDB(t), 8, `INSERT INTO api_tokens (id, owner, admin, scope, hash, created_at)
-		VALUES ('t-old', 'alice', 0, 'owner', 'h-old', ?)`)
-}
-
-func TestMigrateLaneOnlyDueKeepsRows(t *testing.T) {
-	upgradetest.LaneOnlyDueKeepsRows(t, upgradeDB(t), 8)
-}
-
-func TestMigrateSessionsDropsTheCookieKey(t *testing.T) {
-	upgradetest.SessionsDropTheCookieKey(t, upgradeDB(t), 10,
-		`INSERT OR IGNORE INTO chronos_state (name, value, updated_at) VALUES (?, 'v', 0)`)
+// TestMigrateUpgrades runs the upgrades of a database in use that upgradetest describes,
+// each from the version before its migration.
+func TestMigrateUpgrades(t *testing.T) {
+	upgradetest.Run(t, upgradeDB, upgradetest.Upgrades{
+		AdminScopes: 3, OldTokens: "api_tokens", Series: 5, Endpoints: 6, LaneOnlyDue: 8,
+		TokenNote: 8, InsertToken: `INSERT INTO api_tokens (id, owner, admin, scope, hash, created_at)
+			VALUES ('t-old', 'alice', 0, 'owner', 'h-old', ?)`,
+		Sessions: 10, InsertState: `INSERT OR IGNORE INTO chronos_state (name, value, updated_at) VALUES (?, 'v', 0)`,
+	})
 }
 
 // Migration 00008 upgrades a database at 00007: every alarm and event reads back as it
@@ -69,23 +55,10 @@ func upgradeDB(t *testing.T) upgradetest.Database[*Store] {
 	}
 	return upgradetest.Database[*Store]{
 		DB: db, Provider: p, Placeholders: placeholders, Time: toDB, AlarmArgs: alarmArgs,
-		Open: func(t *testing.T, clock ports.Clock) *Store {
-			t.Helper()
-			s, err := Open(t.Context(), "sqlite://"+path, Options{Migrate: true, Clock: clock})
-			if err != nil {
-				t.Fatalf("Open (migrating to the latest): %v", err)
-			}
-			return s
+		Open: func(ctx context.Context, clock ports.Clock) (*Store, error) {
+			return Open(ctx, "sqlite://"+path, Options{Migrate: true, Clock: clock})
 		},
-		Columns: func(t *testing.T, table string, names ...string) int {
-			n := 0
-			for _, name := range names {
-				n += storetest.Count(t, db, `SELECT count(*) FROM pragma_table_info(?) WHERE name = ?`, table, name)
-			}
-			return n
-		},
-		Indexed: func(t *testing.T, index string) bool {
-			return storetest.Count(t, db, `SELECT count(*) FROM sqlite_schema WHERE name = ?`, index) != 0
-		},
+		ColumnSQL: `SELECT count(*) FROM pragma_table_info(?) WHERE name = ?`,
+		IndexSQL:  `SELECT count(*) FROM sqlite_schema WHERE name = ?`,
 	}
 }

@@ -1,6 +1,7 @@
 package upgradetest
 
 import (
+	"context"
 	"database/sql"
 	"testing"
 	"time"
@@ -21,17 +22,17 @@ type Database[S ports.Store] struct {
 	Provider *goose.Provider
 	// Open migrates the database to the latest version and opens a store on it, on
 	// clock (nil: the store's own). The scenario closes it before it migrates again.
-	Open func(t *testing.T, clock ports.Clock) S
+	Open func(ctx context.Context, clock ports.Clock) (S, error)
 	// Placeholders is n bind parameters of the store's dialect, comma-separated.
 	Placeholders func(n int) string
 	// Time is a time as the store binds it.
 	Time func(time.Time) any
 	// AlarmArgs is an alarm's values in sqlrow.AlarmColumns order, as the store binds them.
 	AlarmArgs func(domain.Alarm) []any
-	// Columns is how many of names the table has.
-	Columns func(t *testing.T, table string, names ...string) int
-	// Indexed is whether an index of that name is on the alarms table.
-	Indexed func(t *testing.T, index string) bool
+	// ColumnSQL counts the columns of the table its first parameter names that are
+	// named its second; IndexSQL counts what describes the index of alarms its one
+	// parameter names (nothing: there is no such index).
+	ColumnSQL, IndexSQL string
 	// Written, when set, runs once the rows are written and before the upgrade, with
 	// the version the database is at (PostgreSQL checks there that the next migration
 	// leaves the alarms table's rows where they are).
@@ -69,6 +70,41 @@ func (d Database[S]) Exec(t *testing.T, statement string, args ...any) {
 	if _, err := d.DB.ExecContext(t.Context(), statement, args...); err != nil {
 		t.Fatalf("%s: %v", statement, err)
 	}
+}
+
+// Store migrates d to the latest version and opens a store on it, on clock.
+func (d Database[S]) Store(t *testing.T, clock ports.Clock) S {
+	t.Helper()
+	s, err := d.Open(t.Context(), clock)
+	if err != nil {
+		t.Fatalf("Open (migrating to the latest): %v", err)
+	}
+	return s
+}
+
+// Columns is how many of names table has.
+func (d Database[S]) Columns(t *testing.T, table string, names ...string) int {
+	t.Helper()
+	n := 0
+	for _, name := range names {
+		n += d.count(t, d.ColumnSQL, table, name)
+	}
+	return n
+}
+
+// Indexed is whether an index of alarms is named index.
+func (d Database[S]) Indexed(t *testing.T, index string) bool {
+	t.Helper()
+	return d.count(t, d.IndexSQL, index) != 0
+}
+
+func (d Database[S]) count(t *testing.T, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := d.DB.QueryRowContext(t.Context(), q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
 }
 
 // closeStore closes s, which must succeed: the scenario migrates next.

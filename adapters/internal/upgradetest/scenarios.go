@@ -33,7 +33,7 @@ func KeepsRows[S ports.Store](t *testing.T, d Database[S], from int64, cols stri
 		d.Written(t, from)
 	}
 	for _, when := range []string{"upgraded", "down and up again"} {
-		s := d.Open(t, clock)
+		s := d.Store(t, clock)
 		CheckAlarms(t, func(owner, id string) (domain.Alarm, error) { return s.Get(ctx, ports.OwnedBy(owner), id) }, as)
 		CheckEvents(t, func(owner, id string) ([]domain.Event, error) { return s.Events(ctx, ports.OwnedBy(owner), id, 0) }, as, evs)
 		check(s, when)
@@ -44,11 +44,11 @@ func KeepsRows[S ports.Store](t *testing.T, d Database[S], from int64, cols stri
 	}
 }
 
-// SeriesKeepsRows is migration 00006 on a database the previous release wrote (at
+// seriesKeepsRows is migration 00006 on a database the previous release wrote (at
 // from): every alarm (once and cron, in every status, one leased) and every event reads
 // back exactly as it was, with no series options and no series state, and no pause is
 // due. Rolled back to from and applied again, the same.
-func SeriesKeepsRows[S ports.Store](t *testing.T, d Database[S], from int64) {
+func seriesKeepsRows[S ports.Store](t *testing.T, d Database[S], from int64) {
 	KeepsRows(t, d, from, AlarmColumnsV5, V5Params, Alarms(t), nil, func(s S, when string) {
 		if ids, err := s.DuePauses(t.Context(), 10); err != nil || len(ids) != 0 {
 			t.Errorf("%s: DuePauses = %v, %v; want none", when, ids, err)
@@ -56,11 +56,11 @@ func SeriesKeepsRows[S ports.Store](t *testing.T, d Database[S], from int64) {
 	})
 }
 
-// EndpointsKeepsRows is migration 00007 on a database at from: every alarm (series
+// endpointsKeepsRows is migration 00007 on a database at from: every alarm (series
 // with their options and state among them) and every event reads back exactly as it
 // was, naming no endpoint, and there is no endpoint. Rolled back to from and applied
 // again, the same.
-func EndpointsKeepsRows[S ports.Store](t *testing.T, d Database[S], from int64) {
+func endpointsKeepsRows[S ports.Store](t *testing.T, d Database[S], from int64) {
 	KeepsRows(t, d, from, AlarmColumnsV6, V6Params, AlarmsV6(t), nil, func(s S, when string) {
 		if es, err := s.ListEndpoints(t.Context(), ""); err != nil || len(es) != 0 {
 			t.Errorf("%s: ListEndpoints = %v, %v; want none", when, es, err)
@@ -68,12 +68,12 @@ func EndpointsKeepsRows[S ports.Store](t *testing.T, d Database[S], from int64) 
 	})
 }
 
-// LaneOnlyDueKeepsRows is migration 00010 on a database at from: every alarm and event
+// laneOnlyDueKeepsRows is migration 00010 on a database at from: every alarm and event
 // reads back as it was, alarms_due is gone, NextDue finds the earliest unleased active
 // alarm through the lanes, and, once every alarm is due, a plain claim and then a fair
 // one take every active alarm (the leased one's lease has run out), each once. Rolled
 // back to from and applied again, the same.
-func LaneOnlyDueKeepsRows[S ports.Store](t *testing.T, d Database[S], from int64) {
+func laneOnlyDueKeepsRows[S ports.Store](t *testing.T, d Database[S], from int64) {
 	as := AlarmsV6(t)
 	var active []string
 	var first time.Time
@@ -122,17 +122,17 @@ func LaneOnlyDueKeepsRows[S ports.Store](t *testing.T, d Database[S], from int64
 	})
 }
 
-// SessionsDropTheCookieKey is migration 00011 on a database at from: the dashboard's
+// sessionsDropTheCookieKey is migration 00011 on a database at from: the dashboard's
 // signing key and the signed-out session ids leave chronos_state, every other named
 // value stays. Rolled back and applied again, the same. insertState is the store's
 // statement that writes the state named by its one parameter, unless it is there.
-func SessionsDropTheCookieKey[S ports.Store](t *testing.T, d Database[S], from int64, insertState string) {
+func sessionsDropTheCookieKey[S ports.Store](t *testing.T, d Database[S], from int64, insertState string) {
 	d.At(t, from)
 	for _, when := range []string{"upgraded", "down and up again"} {
 		for _, name := range []string{"ui-session-key", "ui-signed-out/0123abcd", "dispatch"} {
 			d.Exec(t, insertState, name)
 		}
-		s := d.Open(t, nil)
+		s := d.Store(t, nil)
 		for name, want := range map[string]bool{"ui-session-key": false, "ui-signed-out/0123abcd": false, "dispatch": true} {
 			if _, ok, err := s.GetState(t.Context(), name); err != nil || ok != want {
 				t.Errorf("%s: state %s present %t (%v), want %t", when, name, ok, err, want)
@@ -143,18 +143,18 @@ func SessionsDropTheCookieKey[S ports.Store](t *testing.T, d Database[S], from i
 	}
 }
 
-// TokenNoteAndLastUse is the migration after from that gives tokens a note and a last
+// tokenNoteAndLastUse is the migration after from that gives tokens a note and a last
 // use: tokens in use read with no note and never used, and are listed by owner; its
 // Down drops the two columns and keeps the rows. insertToken is the store's statement
 // that writes token t-old of alice (hash h-old, scope owner) created at its one
 // parameter.
-func TokenNoteAndLastUse[S ports.Store](t *testing.T, d Database[S], from int64, insertToken string) {
+func tokenNoteAndLastUse[S ports.Store](t *testing.T, d Database[S], from int64, insertToken string) {
 	ctx := t.Context()
 	d.At(t, from)
 	created := Now
 	d.Exec(t, insertToken, d.Time(created))
 
-	s := d.Open(t, nil)
+	s := d.Store(t, nil)
 	tok, err := s.TokenByHash(ctx, "h-old")
 	if err != nil || tok.ID != "t-old" || tok.Note != "" || !tok.LastUsedAt.IsZero() || !tok.CreatedAt.Equal(created) {
 		t.Fatalf("the old token after the upgrade: %+v, %v", tok, err)
@@ -178,14 +178,14 @@ func TokenNoteAndLastUse[S ports.Store](t *testing.T, d Database[S], from int64,
 	}
 }
 
-// AdminScopes is the migration after from that gives tokens scopes, on a database in
+// adminScopes is the migration after from that gives tokens scopes, on a database in
 // use (its tokens in the table tokens): a token that was admin reads as scope admin and
 // the others as owner, a registered worker reads with no version and zero stats and
 // takes heartbeats with stats, and new tokens keep the old admin flag in step with
 // their scope for older binaries. Its Down leaves the flag on full admin tokens only: a
 // read-only admin token must not gain write access by a downgrade, nor come back as
 // admin when migrated up again.
-func AdminScopes[S ports.Store](t *testing.T, d Database[S], from int64, tokens string) {
+func adminScopes[S ports.Store](t *testing.T, d Database[S], from int64, tokens string) {
 	ctx := t.Context()
 	d.At(t, from)
 	insert := `INSERT INTO ` + tokens + ` (id, owner, admin, hash, created_at) VALUES (` + d.Placeholders(5) + `)`
@@ -194,7 +194,7 @@ func AdminScopes[S ports.Store](t *testing.T, d Database[S], from int64, tokens 
 	d.Exec(t, `INSERT INTO workers (id, host, pid, started_at, heartbeat_at) VALUES (`+d.Placeholders(5)+`)`,
 		"w-old", "h", 7, d.Time(Now), d.Time(Now))
 
-	s := d.Open(t, nil)
+	s := d.Store(t, nil)
 	wantScopes(t, s, "upgraded", map[string]domain.Scope{"h-admin": domain.ScopeAdmin, "h-owner": domain.ScopeOwner})
 	ws, err := s.ListWorkers(ctx)
 	if err != nil || len(ws) != 1 || ws[0].PID != 7 || ws[0].Version != "" || !reflect.DeepEqual(ws[0].Stats, domain.WorkerStats{}) {
@@ -222,7 +222,7 @@ func AdminScopes[S ports.Store](t *testing.T, d Database[S], from int64, tokens 
 
 	d.DownTo(t, from)
 	wantAdminFlags(t, d, tokens, "after Down", map[string]bool{"t-admin": true, "t-owner": false, "t-read": false, "t-root": true, "t-new": false})
-	s = d.Open(t, nil)
+	s = d.Store(t, nil)
 	wantScopes(t, s, "down and up again", map[string]domain.Scope{"h-admin": domain.ScopeAdmin, "h-read": domain.ScopeOwner,
 		"h-root": domain.ScopeAdmin, "h-new": domain.ScopeOwner})
 	closeStore(t, s)
@@ -253,3 +253,42 @@ func wantAdminFlags[S ports.Store](t *testing.T, d Database[S], table, when stri
 type fixedClock time.Time
 
 func (c fixedClock) Now() time.Time { return time.Time(c) }
+
+// Upgrades are the versions a store's database is at before each scenario's migration
+// (0: the store has no such migration), and the statements of the store's dialect that
+// the scenarios take.
+type Upgrades struct {
+	// adminScopes is before tokens have scopes, in the table OldTokens.
+	AdminScopes int64
+	OldTokens   string
+	// Series, Endpoints and LaneOnlyDue are before 00006, 00007 and 00010.
+	Series, Endpoints, LaneOnlyDue int64
+	// TokenNote is before tokens have a note; InsertToken as tokenNoteAndLastUse says.
+	TokenNote   int64
+	InsertToken string
+	// Sessions is before 00011; InsertState as sessionsDropTheCookieKey says.
+	Sessions    int64
+	InsertState string
+}
+
+// Run runs every scenario of u, each as a subtest on a database of its own from newDB.
+func Run[S ports.Store](t *testing.T, newDB func(*testing.T) Database[S], u Upgrades) {
+	for _, c := range []struct {
+		name string
+		from int64
+		run  func(*testing.T, Database[S])
+	}{
+		{"AdminScopes", u.AdminScopes, func(t *testing.T, d Database[S]) { adminScopes(t, d, u.AdminScopes, u.OldTokens) }},
+		{"SeriesKeepsRows", u.Series, func(t *testing.T, d Database[S]) { seriesKeepsRows(t, d, u.Series) }},
+		{"EndpointsKeepsRows", u.Endpoints, func(t *testing.T, d Database[S]) { endpointsKeepsRows(t, d, u.Endpoints) }},
+		{"TokenNoteAndLastUse", u.TokenNote, func(t *testing.T, d Database[S]) { tokenNoteAndLastUse(t, d, u.TokenNote, u.InsertToken) }},
+		{"LaneOnlyDueKeepsRows", u.LaneOnlyDue, func(t *testing.T, d Database[S]) { laneOnlyDueKeepsRows(t, d, u.LaneOnlyDue) }},
+		{"SessionsDropTheCookieKey", u.Sessions, func(t *testing.T, d Database[S]) {
+			sessionsDropTheCookieKey(t, d, u.Sessions, u.InsertState)
+		}},
+	} {
+		if c.from != 0 {
+			t.Run(c.name, func(t *testing.T) { c.run(t, newDB(t)) })
+		}
+	}
+}
