@@ -10,6 +10,33 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
+// upgradeDB is a new, empty database, an open connection to it (closed when t ends)
+// and goose's provider on it, for a test of an upgrade.
+func upgradeDB(t *testing.T) upgradetest.Database[*Store] {
+	t.Helper()
+	u := newDatabase(t)
+	db, _, err := connect(t.Context(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	p, err := newProvider(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return upgradetest.Database[*Store]{
+		DB: db, Provider: p, Placeholders: placeholders, Time: timeArg, AlarmArgs: alarmArgs,
+		Open: func(ctx context.Context, clock ports.Clock) (*Store, error) {
+			return Open(ctx, u, Options{Migrate: true, Clock: clock})
+		},
+		ColumnSQL: `SELECT COUNT(*) FROM information_schema.columns
+			WHERE table_schema = DATABASE() AND table_name = ? AND column_name = ?`,
+		// Its key parts: alarms_due has two.
+		IndexSQL: `SELECT COUNT(*) FROM information_schema.statistics
+			WHERE table_schema = DATABASE() AND table_name = 'alarms' AND index_name = ?`,
+	}
+}
+
 // TestMigrationUpgrades runs the upgrades of a database in use that upgradetest
 // describes, each from the version before its migration: 00007 adds its column
 // INSTANT, 00010 drops its index in place (and its Down builds alarms_due again).
@@ -69,32 +96,5 @@ func TestMigrationLanesDown(t *testing.T) {
 	var n int
 	if err := d.DB.QueryRowContext(t.Context(), d.IndexSQL, "alarms_due").Scan(&n); err != nil || n != 2 {
 		t.Errorf("alarms_due after Down: %d key parts (%v), want 2", n, err)
-	}
-}
-
-// upgradeDB is a new, empty database, an open connection to it (closed when t ends)
-// and goose's provider on it, for a test of an upgrade.
-func upgradeDB(t *testing.T) upgradetest.Database[*Store] {
-	t.Helper()
-	u := newDatabase(t)
-	db, _, err := connect(t.Context(), u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	p, err := newProvider(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return upgradetest.Database[*Store]{
-		DB: db, Provider: p, Placeholders: placeholders, Time: timeArg, AlarmArgs: alarmArgs,
-		Open: func(ctx context.Context, clock ports.Clock) (*Store, error) {
-			return Open(ctx, u, Options{Migrate: true, Clock: clock})
-		},
-		ColumnSQL: `SELECT COUNT(*) FROM information_schema.columns
-			WHERE table_schema = DATABASE() AND table_name = ? AND column_name = ?`,
-		// Its key parts: alarms_due has two.
-		IndexSQL: `SELECT COUNT(*) FROM information_schema.statistics
-			WHERE table_schema = DATABASE() AND table_name = 'alarms' AND index_name = ?`,
 	}
 }

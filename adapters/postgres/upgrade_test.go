@@ -13,6 +13,38 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
+// upgradeDB is a new, empty schema, a database/sql handle on it and goose's provider,
+// for a test of an upgrade. Once rows are written, it checks that the next migration
+// leaves the alarms table's rows where they are.
+func upgradeDB(t *testing.T) upgradetest.Database[*Store] {
+	t.Helper()
+	u := newSchema(t)
+	db, p := gooseOn(t, u)
+	filenode := func(t *testing.T) int {
+		return storetest.Count(t, db, `SELECT pg_relation_filenode('alarms')`)
+	}
+	return upgradetest.Database[*Store]{
+		DB: db, Provider: p, AlarmArgs: createArgs,
+		Placeholders: dollars,
+		Time:         func(t time.Time) any { return timeArg(t) },
+		Open: func(ctx context.Context, clock ports.Clock) (*Store, error) {
+			return Open(ctx, u, Options{Migrate: true, Clock: clock})
+		},
+		ColumnSQL: `SELECT count(*) FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = $1 AND column_name = $2`,
+		IndexSQL: `SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'alarms' AND indexname = $1`,
+		Written: func(t *testing.T, from int64) {
+			before := filenode(t)
+			if _, err := p.UpTo(t.Context(), from+1); err != nil {
+				t.Fatalf("migrate to %d: %v", from+1, err)
+			}
+			if filenode(t) != before {
+				t.Errorf("migration %d rewrote the alarms table; it should leave its rows where they are", from+1)
+			}
+		},
+	}
+}
+
 // TestMigrationUpgrades runs the upgrades of a database in use that upgradetest
 // describes, each from the version before its migration; those that add columns must
 // not rewrite the alarms table (upgradeDB checks).
@@ -44,38 +76,6 @@ func TestMigrationLanesKeepsRows(t *testing.T) {
 				t.Errorf("%s: alarms_lane_due_idx valid %t, %s; want valid, %s", when, valid, def, want)
 			}
 		})
-}
-
-// upgradeDB is a new, empty schema, a database/sql handle on it and goose's provider,
-// for a test of an upgrade. Once rows are written, it checks that the next migration
-// leaves the alarms table's rows where they are.
-func upgradeDB(t *testing.T) upgradetest.Database[*Store] {
-	t.Helper()
-	u := newSchema(t)
-	db, p := gooseOn(t, u)
-	filenode := func(t *testing.T) int {
-		return storetest.Count(t, db, `SELECT pg_relation_filenode('alarms')`)
-	}
-	return upgradetest.Database[*Store]{
-		DB: db, Provider: p, AlarmArgs: createArgs,
-		Placeholders: dollars,
-		Time:         func(t time.Time) any { return timeArg(t) },
-		Open: func(ctx context.Context, clock ports.Clock) (*Store, error) {
-			return Open(ctx, u, Options{Migrate: true, Clock: clock})
-		},
-		ColumnSQL: `SELECT count(*) FROM information_schema.columns
-			WHERE table_schema = current_schema() AND table_name = $1 AND column_name = $2`,
-		IndexSQL: `SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'alarms' AND indexname = $1`,
-		Written: func(t *testing.T, from int64) {
-			before := filenode(t)
-			if _, err := p.UpTo(t.Context(), from+1); err != nil {
-				t.Fatalf("migrate to %d: %v", from+1, err)
-			}
-			if filenode(t) != before {
-				t.Errorf("migration %d rewrote the alarms table; it should leave its rows where they are", from+1)
-			}
-		},
-	}
 }
 
 // dollars is "$1, $2, ..., $n".

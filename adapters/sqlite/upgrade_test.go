@@ -10,6 +10,30 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
+// upgradeDB is a new, empty database file, with the writer pool on it (closed with the
+// test) and goose's provider, for a test of an upgrade.
+func upgradeDB(t *testing.T) upgradetest.Database[*Store] {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.db")
+	db, err := openWriter(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	p, err := newProvider(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return upgradetest.Database[*Store]{
+		DB: db, Provider: p, Placeholders: placeholders, Time: toDB, AlarmArgs: alarmArgs,
+		Open: func(ctx context.Context, clock ports.Clock) (*Store, error) {
+			return Open(ctx, "sqlite://"+path, Options{Migrate: true, Clock: clock})
+		},
+		ColumnSQL: `SELECT count(*) FROM pragma_table_info(?) WHERE name = ?`,
+		IndexSQL:  `SELECT count(*) FROM sqlite_schema WHERE name = ?`,
+	}
+}
+
 // TestMigrateUpgrades runs the upgrades of a database in use that upgradetest describes,
 // each from the version before its migration.
 func TestMigrateUpgrades(t *testing.T) {
@@ -37,28 +61,4 @@ func TestMigrateLanesKeepsRows(t *testing.T) {
 				t.Errorf("%s: %d active alarms, %d in alarms_lane_due (%v); want all", when, active, laned, err)
 			}
 		})
-}
-
-// upgradeDB is a new, empty database file, with the writer pool on it (closed with the
-// test) and goose's provider, for a test of an upgrade.
-func upgradeDB(t *testing.T) upgradetest.Database[*Store] {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "m.db")
-	db, err := openWriter(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	p, err := newProvider(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return upgradetest.Database[*Store]{
-		DB: db, Provider: p, Placeholders: placeholders, Time: toDB, AlarmArgs: alarmArgs,
-		Open: func(ctx context.Context, clock ports.Clock) (*Store, error) {
-			return Open(ctx, "sqlite://"+path, Options{Migrate: true, Clock: clock})
-		},
-		ColumnSQL: `SELECT count(*) FROM pragma_table_info(?) WHERE name = ?`,
-		IndexSQL:  `SELECT count(*) FROM sqlite_schema WHERE name = ?`,
-	}
 }
