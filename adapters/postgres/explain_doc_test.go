@@ -2,15 +2,10 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // TestClaimExplainForDocs produces the EXPLAIN output quoted in docs/postgres.md: the
@@ -58,31 +53,4 @@ func TestClaimExplainForDocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s", out)
-}
-
-// newDatabase creates a database with a unique name, drops it when t ends, and returns
-// the test URL pointing at it.
-func newDatabase(t testing.TB) string {
-	t.Helper()
-	pool := adminPool(t)
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatal(err)
-	}
-	name := "chronos_explain_" + hex.EncodeToString(b[:])
-	ident := pgx.Identifier{name}.Sanitize()
-	if _, err := pool.Exec(context.Background(), `CREATE DATABASE `+ident); err != nil {
-		t.Fatalf("create database %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		if _, err := pool.Exec(context.Background(), `DROP DATABASE `+ident+` WITH (FORCE)`); err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(testURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
 }
