@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/chronoshq/chronos/adapters/internal/storetest"
 )
 
 // TestClaimExplainForDocs produces the EXPLAIN output quoted in docs/postgres.md: the
@@ -16,10 +18,7 @@ import (
 //	CHRONOS_PG_EXPLAIN_DOC=/tmp/claim-explain.txt go test ./adapters/postgres/ \
 //	    -run TestClaimExplainForDocs -count=1 -timeout 30m
 func TestClaimExplainForDocs(t *testing.T) {
-	out := os.Getenv("CHRONOS_PG_EXPLAIN_DOC")
-	if out == "" {
-		t.Skip("set CHRONOS_PG_EXPLAIN_DOC=<output file> to regenerate docs/postgres.md's EXPLAIN output (loads 1,000,000 rows)")
-	}
+	out := storetest.Asked(t, "CHRONOS_PG_EXPLAIN_DOC", "<output file>", "regenerate docs/postgres.md's EXPLAIN output (loads 1,000,000 rows)")
 	var report strings.Builder
 	var version string
 	if err := adminPool(t).QueryRow(context.Background(), `SELECT version()`).Scan(&version); err != nil {

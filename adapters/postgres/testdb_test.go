@@ -97,3 +97,15 @@ func newDatabase(t testing.TB) string {
 	adminPool(t)
 	return pgtest.NewDatabase(t, testURL())
 }
+
+// dbClockStore is a migrated store on a fresh schema and the database clock, as in
+// production, and that clock's now.
+func dbClockStore(t testing.TB) (*Store, time.Time) {
+	t.Helper()
+	s, _ := newTestStore(t, nil)
+	now, err := s.Now(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, now
+}

@@ -138,3 +138,14 @@ func (h *harness[D]) Reopen(t *testing.T, clock ports.Clock) ports.Store {
 	}
 	return h.open(t, h.d, clock, false)
 }
+
+// Asked is the value of env, which a long measurement runs only when it is set; unset,
+// the test is skipped with how to ask for it: "set env=value to what".
+func Asked(t testing.TB, env, value, what string) string {
+	t.Helper()
+	v := os.Getenv(env)
+	if v == "" {
+		t.Skipf("set %s=%s to %s", env, value, what)
+	}
+	return v
+}
