@@ -1,11 +1,11 @@
 package mysql
 
 import (
-	"os"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/storetest"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -18,9 +18,7 @@ import (
 //
 //	CHRONOS_MYSQL_BURN=1 go test ./adapters/mysql/ -run TestBurnDownDeadlocks -v
 func TestBurnDownDeadlocks(t *testing.T) {
-	if os.Getenv("CHRONOS_MYSQL_BURN") == "" {
-		t.Skip("set CHRONOS_MYSQL_BURN=1 to drain 100,000 alarms with 4 concurrent claimers")
-	}
+	storetest.Asked(t, "CHRONOS_MYSQL_BURN", "1", "drain 100,000 alarms with 4 concurrent claimers")
 	const (
 		rows     = 100_000
 		claimers = 4

@@ -3,11 +3,11 @@ package mysql
 import (
 	"database/sql"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/storetest"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -19,9 +19,7 @@ import (
 //
 // The rows live in the test's own database, dropped at the end like every other.
 func TestExplainClaim(t *testing.T) {
-	if os.Getenv("CHRONOS_MYSQL_EXPLAIN") == "" {
-		t.Skip("set CHRONOS_MYSQL_EXPLAIN=1 to load 1,000,000 alarms and print the claim's plans")
-	}
+	storetest.Asked(t, "CHRONOS_MYSQL_EXPLAIN", "1", "load 1,000,000 alarms and print the claim's plans")
 	const rows = 1_000_000
 	s, _ := openTestStore(t, Options{})
 	ctx := t.Context()

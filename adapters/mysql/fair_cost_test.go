@@ -2,12 +2,12 @@ package mysql
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/storetest"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -19,9 +19,7 @@ import (
 //
 //	CHRONOS_MYSQL_FAIR_COST=1 go test ./adapters/mysql/ -run TestFairClaimCost -v -timeout 30m
 func TestFairClaimCost(t *testing.T) {
-	if os.Getenv("CHRONOS_MYSQL_FAIR_COST") == "" {
-		t.Skip("set CHRONOS_MYSQL_FAIR_COST=1 to load 300,000 due alarms and time fair against plain claims")
-	}
+	storetest.Asked(t, "CHRONOS_MYSQL_FAIR_COST", "1", "load 300,000 due alarms and time fair against plain claims")
 	const (
 		rows   = 300_000
 		batch  = 1000

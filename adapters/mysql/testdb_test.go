@@ -2,31 +2,22 @@ package mysql
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
-	"net/url"
-	"os"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/chronoshq/chronos/adapters/internal/storetest"
 	"github.com/chronoshq/chronos/domain"
 )
 
-// defaultTestURL is the MariaDB every development and CI machine runs (DEVELOPERS.md).
-const defaultTestURL = "mysql://root@127.0.0.1:3306/test"
-
-// testURL is the server the tests use: CHRONOS_TEST_MYSQL_URL or the default. Only its
-// credentials, address and parameters are used; every test works in a database of its
-// own, created and dropped by newDatabase.
+// testURL is the server the tests use: CHRONOS_TEST_MYSQL_URL or the MariaDB every
+// development and CI machine runs. Only its credentials, address and parameters are
+// used; every test works in a database of its own, created and dropped by newDatabase.
 func testURL() string {
-	if u := os.Getenv("CHRONOS_TEST_MYSQL_URL"); u != "" {
-		return u
-	}
-	return defaultTestURL
+	return storetest.ServerURL("CHRONOS_TEST_MYSQL_URL", "mysql://root@127.0.0.1:3306/test")
 }
 
 // adminDB is one pool on the test server, with no default database, for creating and
@@ -53,19 +44,14 @@ var adminDB = sync.OnceValues(func() (*sql.DB, error) {
 })
 
 // requireServer returns the admin pool, or ends the test when the server is
-// unreachable: a failure in CI (CI=true), a skip saying why everywhere else.
+// unreachable (storetest.Unreachable).
 func requireServer(t *testing.T) *sql.DB {
 	t.Helper()
 	db, err := adminDB()
-	if err == nil {
-		return db
+	if err != nil {
+		storetest.Unreachable(t, "MySQL/MariaDB test server "+storetest.Redacted(testURL())+" (set CHRONOS_TEST_MYSQL_URL)", err)
 	}
-	msg := "MySQL/MariaDB test server " + redacted(testURL()) + " is unreachable (set CHRONOS_TEST_MYSQL_URL): " + err.Error()
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return nil
+	return db
 }
 
 // newDatabase creates an empty database with a unique name, drops it when the test
@@ -73,9 +59,7 @@ func requireServer(t *testing.T) *sql.DB {
 func newDatabase(t *testing.T) string {
 	t.Helper()
 	db := requireServer(t)
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	name := "chronos_test_" + hex.EncodeToString(b[:])
+	name := storetest.UniqueName(t, "chronos_test_")
 	if _, err := db.ExecContext(t.Context(), "CREATE DATABASE "+name+" CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"); err != nil {
 		t.Fatalf("create test database: %v", err)
 	}
@@ -86,25 +70,13 @@ func newDatabase(t *testing.T) string {
 			t.Errorf("drop test database %s: %v", name, err)
 		}
 	})
-	u, err := url.Parse(testURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return storetest.WithPath(t, testURL(), name)
 }
 
 // newDatabaseWith is newDatabase's URL with the query parameter key set to value.
 func newDatabaseWith(t *testing.T, key, value string) string {
 	t.Helper()
-	u, err := url.Parse(newDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set(key, value)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return storetest.WithQuery(t, newDatabase(t), key, value)
 }
 
 // statusCounter is the value of the one server status variable that show, such as
@@ -150,26 +122,13 @@ func textRows(t *testing.T, db *sql.DB, q string, args ...any) ([]string, [][]sq
 	return cols, out
 }
 
-// redacted is u without its password, for messages.
-func redacted(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	return p.Redacted()
-}
-
 // openTestStore opens a migrated store on a fresh database; Close runs at cleanup.
 func openTestStore(t *testing.T, opts Options) (*Store, string) {
 	t.Helper()
 	u := newDatabase(t)
 	opts.Migrate = true
 	s, err := Open(t.Context(), u, opts)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s, u
+	return storetest.Opened(t, s, err), u
 }
 
 // seededStore opens a test store on the fixed clock holding n alarms, the i-th made by

@@ -10,10 +10,9 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/chronoshq/chronos/adapters/internal/storetest"
 	"github.com/chronoshq/chronos/internal/mysqltest"
 	"github.com/chronoshq/chronos/internal/testca"
-	"github.com/chronoshq/chronos/ports"
-	"github.com/chronoshq/chronos/test/contract"
 )
 
 // TestTLS runs the store against a MariaDB of its own that requires TLS
@@ -25,9 +24,7 @@ func TestTLS(t *testing.T) {
 	verified := url.Values{"ssl-mode": {"VERIFY_IDENTITY"}, "ssl-ca": {server.CA.CertFile}}
 
 	t.Run("contract, VERIFY_IDENTITY", func(t *testing.T) {
-		contract.Run(t, func(t *testing.T) contract.Harness {
-			return &tlsHarness{url: func(t *testing.T) string { return server.URL("localhost", server.NewDatabase(t), verified) }}
-		})
+		storetest.Contract(t, func(t *testing.T) string { return server.URL("localhost", server.NewDatabase(t), verified) }, openOn)
 	})
 
 	t.Run("client certificate", func(t *testing.T) {
@@ -72,42 +69,11 @@ func TestTLS(t *testing.T) {
 	})
 }
 
-// tlsHarness opens migrated stores on the databases url makes.
-type tlsHarness struct {
-	url  func(t *testing.T) string
-	last string
-}
-
-var _ contract.Reopener = (*tlsHarness)(nil)
-
-func (h *tlsHarness) NewStore(t *testing.T, clock ports.Clock) ports.Store {
-	t.Helper()
-	h.last = h.url(t)
-	return mustOpen(t, h.last, Options{Clock: clock, Migrate: true})
-}
-
-func (h *tlsHarness) Reopen(t *testing.T, clock ports.Clock) ports.Store {
-	t.Helper()
-	if h.last == "" {
-		t.Fatal("Reopen before NewStore")
-	}
-	return mustOpen(t, h.last, Options{Clock: clock})
-}
-
-func mustOpen(t *testing.T, storeURL string, opts Options) *Store {
-	t.Helper()
-	s, err := Open(t.Context(), storeURL, opts)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s
-}
-
 // openRound opens a migrated store on storeURL and runs one query on it.
 func openRound(t *testing.T, storeURL string) {
 	t.Helper()
-	s := mustOpen(t, storeURL, Options{Migrate: true})
+	s, err := Open(t.Context(), storeURL, Options{Migrate: true})
+	s = storetest.Opened(t, s, err)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	var cipher string

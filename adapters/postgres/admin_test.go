@@ -11,12 +11,8 @@ import (
 // The suite injects a clock; on the database clock CountAlarms counts at the server's
 // now and says which, and PutState stamps it.
 func TestDatabaseClockCountsAndState(t *testing.T) {
-	s, _ := newTestStore(t, nil)
+	s, before := dbClockStore(t)
 	ctx := context.Background()
-	before, err := s.Now(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	due := createOnce(t, s, before.Add(-time.Minute), before)
 	createOnce(t, s, before.Add(time.Hour), before)
 
@@ -48,12 +44,8 @@ func TestDatabaseClockCountsAndState(t *testing.T) {
 
 // DeleteAlarms refuses more than MaxDeleteIDs ids and deletes nothing then.
 func TestDeleteAlarmsBound(t *testing.T) {
-	s, _ := newTestStore(t, nil)
+	s, now := dbClockStore(t)
 	ctx := context.Background()
-	now, err := s.Now(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	a := createOnce(t, s, now.Add(time.Hour), now)
 	ids := make([]string, ports.MaxDeleteIDs+1)
 	for i := range ids {

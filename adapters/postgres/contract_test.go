@@ -3,35 +3,23 @@ package postgres
 import (
 	"testing"
 
+	"github.com/chronoshq/chronos/adapters/internal/storetest"
 	"github.com/chronoshq/chronos/ports"
-	"github.com/chronoshq/chronos/test/contract"
 )
 
-// TestContract runs the store conformance suite, each case on a schema of its own.
+// TestContract runs the store conformance suite, each case on a schema of its own;
+// Reopen opens a second Store on it, with its own pool.
 func TestContract(t *testing.T) {
 	adminPool(t) // skip or fail once, up front, when there is no server
-	contract.Run(t, func(t *testing.T) contract.Harness { return &harness{} })
+	storetest.Contract(t, func(t *testing.T) string { return newSchema(t) }, func(t *testing.T, u string, clock ports.Clock, migrate bool) ports.Store {
+		return openStore(t, u, Options{Clock: clock, Migrate: migrate})
+	})
 }
 
-// harness opens stores on fresh schemas; Reopen opens a second Store on the last one,
-// with its own pool, like a second chronos process.
-type harness struct {
-	url string
-}
+// direct is a store's database and the URL it listens for wake hints on, beside it.
+type direct struct{ url, listenURL string }
 
-var _ contract.Reopener = (*harness)(nil)
-
-func (h *harness) NewStore(t *testing.T, clock ports.Clock) ports.Store {
-	t.Helper()
-	s, url := newTestStore(t, clock)
-	h.url = url
-	return s
-}
-
-func (h *harness) Reopen(t *testing.T, clock ports.Clock) ports.Store {
-	t.Helper()
-	if h.url == "" {
-		t.Fatal("Reopen before NewStore")
-	}
-	return openStore(t, h.url, Options{Clock: clock})
+// openDirect opens a store on d, closed when t ends.
+func openDirect(t *testing.T, d direct, clock ports.Clock, migrate bool) ports.Store {
+	return openStore(t, d.url, Options{Clock: clock, Migrate: migrate, ListenURL: d.listenURL})
 }

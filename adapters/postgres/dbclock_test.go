@@ -16,13 +16,8 @@ import (
 // the production path end to end: due-ness and the lease stamp come from the server,
 // ClaimDue returns the lease exactly as stored, and fencing on it applies.
 func TestDatabaseClockClaimAndFence(t *testing.T) {
-	s, _ := newTestStore(t, nil)
+	s, before := dbClockStore(t)
 	ctx := context.Background()
-
-	before, err := s.Now(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	past := before.Add(-time.Second)
 	future := before.Add(time.Hour)
 	due := createOnce(t, s, past, before)
@@ -84,12 +79,8 @@ func TestDatabaseClockClaimAndFence(t *testing.T) {
 // ExtendLease on the database clock: the new claimed_at is the server's now plus
 // For - Lease, returned exactly as stored, and it fences the outcome.
 func TestDatabaseClockExtendLease(t *testing.T) {
-	s, _ := newTestStore(t, nil)
+	s, before := dbClockStore(t)
 	ctx := context.Background()
-	before, err := s.Now(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	due := createOnce(t, s, before.Add(-time.Second), before)
 	c, err := s.ClaimDue(ctx, ports.ClaimParams{Worker: "w1", Lease: time.Minute, Batch: 10})
 	if err != nil || len(c.Alarms) != 1 {

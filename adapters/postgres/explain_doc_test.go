@@ -2,15 +2,12 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/chronoshq/chronos/adapters/internal/storetest"
 )
 
 // TestClaimExplainForDocs produces the EXPLAIN output quoted in docs/postgres.md: the
@@ -21,10 +18,7 @@ import (
 //	CHRONOS_PG_EXPLAIN_DOC=/tmp/claim-explain.txt go test ./adapters/postgres/ \
 //	    -run TestClaimExplainForDocs -count=1 -timeout 30m
 func TestClaimExplainForDocs(t *testing.T) {
-	out := os.Getenv("CHRONOS_PG_EXPLAIN_DOC")
-	if out == "" {
-		t.Skip("set CHRONOS_PG_EXPLAIN_DOC=<output file> to regenerate docs/postgres.md's EXPLAIN output (loads 1,000,000 rows)")
-	}
+	out := storetest.Asked(t, "CHRONOS_PG_EXPLAIN_DOC", "<output file>", "regenerate docs/postgres.md's EXPLAIN output (loads 1,000,000 rows)")
 	var report strings.Builder
 	var version string
 	if err := adminPool(t).QueryRow(context.Background(), `SELECT version()`).Scan(&version); err != nil {
@@ -58,31 +52,4 @@ func TestClaimExplainForDocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s", out)
-}
-
-// newDatabase creates a database with a unique name, drops it when t ends, and returns
-// the test URL pointing at it.
-func newDatabase(t testing.TB) string {
-	t.Helper()
-	pool := adminPool(t)
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatal(err)
-	}
-	name := "chronos_explain_" + hex.EncodeToString(b[:])
-	ident := pgx.Identifier{name}.Sanitize()
-	if _, err := pool.Exec(context.Background(), `CREATE DATABASE `+ident); err != nil {
-		t.Fatalf("create database %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		if _, err := pool.Exec(context.Background(), `DROP DATABASE `+ident+` WITH (FORCE)`); err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(testURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
 }

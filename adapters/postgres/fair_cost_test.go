@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/storetest"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -23,10 +24,7 @@ import (
 //	CHRONOS_PG_FAIR_COST=/tmp/fair-cost.txt go test ./adapters/postgres/ \
 //	    -run TestFairClaimCostForDocs -count=1 -v -timeout 30m
 func TestFairClaimCostForDocs(t *testing.T) {
-	out := os.Getenv("CHRONOS_PG_FAIR_COST")
-	if out == "" {
-		t.Skip("set CHRONOS_PG_FAIR_COST=<output file> to measure fair claims against plain ones (loads 1,100,000 rows)")
-	}
+	out := storetest.Asked(t, "CHRONOS_PG_FAIR_COST", "<output file>", "measure fair claims against plain ones (loads 1,100,000 rows)")
 	const notDue, due, batch, runs = 1_000_000, 100_000, 1000, 50
 	ctx := context.Background()
 	var report strings.Builder

@@ -139,12 +139,8 @@ func matchesCount(s, want string) bool {
 // A due alarm another transaction holds locked is skipped, not waited for: the lane
 // gives its next alarm instead.
 func TestFairClaimSkipsLockedRows(t *testing.T) {
-	s, _ := newTestStore(t, nil)
+	s, now := dbClockStore(t)
 	ctx := context.Background()
-	now, err := s.Now(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var ids []string
 	for i := range 3 {
 		at := now.Add(time.Duration(i-10) * time.Second)

@@ -110,18 +110,6 @@ func TestMissingSchemaIsExplained(t *testing.T) {
 	}
 }
 
-// migratedSchema is a new schema migrated up to version, with a database/sql handle on
-// it and goose's provider, for a test of the migrations after it.
-func migratedSchema(t *testing.T, version int64) (string, *sql.DB, *goose.Provider) {
-	t.Helper()
-	u := newSchema(t)
-	db, p := gooseOn(t, u)
-	if _, err := p.UpTo(t.Context(), version); err != nil {
-		t.Fatalf("migrate to %d: %v", version, err)
-	}
-	return u, db, p
-}
-
 // gooseOn is a database/sql handle on the schema at u, closed with the test, and
 // goose's provider on it.
 func gooseOn(t *testing.T, u string) (*sql.DB, *goose.Provider) {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/chronoshq/chronos/adapters/internal/storetest"
 	"github.com/chronoshq/chronos/internal/pgtest"
 	"github.com/chronoshq/chronos/ports"
-	"github.com/chronoshq/chronos/test/contract"
 )
 
 // TestContractThroughPgBouncer runs the store conformance suite through a PgBouncer in
@@ -21,30 +21,10 @@ import (
 func TestContractThroughPgBouncer(t *testing.T) {
 	adminPool(t)
 	bouncer := pgtest.StartBouncer(t, testURL())
-	contract.Run(t, func(t *testing.T) contract.Harness { return &pooledHarness{bouncer: bouncer} })
-}
-
-// pooledHarness is harness through a bouncer.
-type pooledHarness struct {
-	bouncer        *pgtest.Bouncer
-	url, listenURL string
-}
-
-var _ contract.Reopener = (*pooledHarness)(nil)
-
-func (h *pooledHarness) NewStore(t *testing.T, clock ports.Clock) ports.Store {
-	t.Helper()
-	h.listenURL = newPooledDatabase(t)
-	h.url = h.bouncer.URL(t, h.listenURL)
-	return openStore(t, h.url, Options{Clock: clock, Migrate: true, ListenURL: h.listenURL})
-}
-
-func (h *pooledHarness) Reopen(t *testing.T, clock ports.Clock) ports.Store {
-	t.Helper()
-	if h.url == "" {
-		t.Fatal("Reopen before NewStore")
-	}
-	return openStore(t, h.url, Options{Clock: clock, ListenURL: h.listenURL})
+	storetest.Contract(t, func(t *testing.T) direct {
+		listen := newPooledDatabase(t)
+		return direct{url: bouncer.URL(t, listen), listenURL: listen}
+	}, openDirect)
 }
 
 // newPooledDatabase is newDatabase with the session settings made the defaults of the

@@ -2,9 +2,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"net/url"
 	"os"
 	"sync"
 	"testing"
@@ -13,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/chronoshq/chronos/adapters/internal/storetest"
+	"github.com/chronoshq/chronos/internal/pgtest"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -20,13 +19,8 @@ import (
 // every development and CI machine runs. Each test gets a schema of its own (much
 // faster to create and drop than a database), selected through the URL's search_path
 // exactly as an operator would put chronos in a schema of its own.
-const defaultTestURL = "postgres://root@127.0.0.1:5432/postgres"
-
 func testURL() string {
-	if u := os.Getenv("CHRONOS_TEST_POSTGRES_URL"); u != "" {
-		return u
-	}
-	return defaultTestURL
+	return storetest.ServerURL("CHRONOS_TEST_POSTGRES_URL", "postgres://root@127.0.0.1:5432/postgres")
 }
 
 var admin struct {
@@ -56,20 +50,9 @@ func adminPool(t testing.TB) *pgxpool.Pool {
 		}
 	})
 	if admin.err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PostgreSQL at %s is unreachable (CI=true requires it): %v", redactedTestURL(), admin.err)
-		}
-		t.Skipf("PostgreSQL at %s is unreachable, skipping (set CHRONOS_TEST_POSTGRES_URL): %v", redactedTestURL(), admin.err)
+		storetest.Unreachable(t, "PostgreSQL at "+storetest.Redacted(testURL())+" (set CHRONOS_TEST_POSTGRES_URL)", admin.err)
 	}
 	return admin.pool
-}
-
-func redactedTestURL() string {
-	u, err := url.Parse(testURL())
-	if err != nil {
-		return "CHRONOS_TEST_POSTGRES_URL"
-	}
-	return u.Redacted()
 }
 
 // newSchema creates an empty schema with a unique name, drops it when t ends, and
@@ -77,11 +60,7 @@ func redactedTestURL() string {
 func newSchema(t testing.TB) string {
 	t.Helper()
 	pool := adminPool(t)
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatal(err)
-	}
-	schema := "chronos_test_" + hex.EncodeToString(b[:])
+	schema := storetest.UniqueName(t, "chronos_test_")
 	ctx := context.Background()
 	if _, err := pool.Exec(ctx, `CREATE SCHEMA `+pgx.Identifier{schema}.Sanitize()); err != nil {
 		t.Fatalf("create schema %s: %v", schema, err)
@@ -91,17 +70,9 @@ func newSchema(t testing.TB) string {
 			t.Errorf("drop schema %s: %v", schema, err)
 		}
 	})
-	u, err := url.Parse(testURL())
-	if err != nil {
-		t.Fatalf("CHRONOS_TEST_POSTGRES_URL: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
 	// The application name lets a test find its own backends in pg_stat_activity,
 	// and only its own, whatever else shares the server.
-	q.Set("application_name", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return storetest.WithQuery(t, testURL(), "search_path", schema, "application_name", schema)
 }
 
 // openStore opens a Store on url and closes it when t ends (before the schema is
@@ -109,11 +80,7 @@ func newSchema(t testing.TB) string {
 func openStore(t testing.TB, url string, opts Options) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), url, opts)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s
+	return storetest.Opened(t, s, err)
 }
 
 // newTestStore is a migrated store on a fresh schema.
@@ -121,4 +88,24 @@ func newTestStore(t testing.TB, clock ports.Clock) (*Store, string) {
 	t.Helper()
 	u := newSchema(t)
 	return openStore(t, u, Options{Clock: clock, Migrate: true}), u
+}
+
+// newDatabase is a database of its own on the test server, dropped when t ends, for
+// what a schema will not do (a pooler, a second database).
+func newDatabase(t testing.TB) string {
+	t.Helper()
+	adminPool(t)
+	return pgtest.NewDatabase(t, testURL())
+}
+
+// dbClockStore is a migrated store on a fresh schema and the database clock, as in
+// production, and that clock's now.
+func dbClockStore(t testing.TB) (*Store, time.Time) {
+	t.Helper()
+	s, _ := newTestStore(t, nil)
+	now, err := s.Now(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, now
 }

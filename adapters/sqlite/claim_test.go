@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"github.com/chronoshq/chronos/test/contract"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,11 +19,7 @@ func (c fixedClock) Now() time.Time { return c.t }
 func TestClaimOrder(t *testing.T) {
 	ctx := t.Context()
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	s, err := Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "c.db"), Options{Clock: fixedClock{now}, Migrate: true})
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer s.Close()
+	s := openTemp(t, fixedClock{now})
 
 	// Created out of order; "e" is not due yet.
 	offsets := map[string]time.Duration{"c": -1 * time.Minute, "a": -3 * time.Minute, "e": time.Minute, "b": -2 * time.Minute, "d": 0}
@@ -55,12 +50,7 @@ func TestClaimOrder(t *testing.T) {
 // The claim merges the lanes of alarms_lane_due in due order, one seek per lane, and
 // neither scans the table nor sorts: the index is read only as far as the batch.
 func TestClaimUsesDueIndex(t *testing.T) {
-	ctx := t.Context()
-	s, err := Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "i.db"), Options{Migrate: true})
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer s.Close()
+	s := openTemp(t, nil)
 	if p := queryPlan(t, s, claimSQL, "w", 0, 0, 10); !mergesLanes(p, laneRangeProbe) {
 		t.Errorf("claim plan does not merge the lanes of alarms_lane_due in order: %s", p)
 	}

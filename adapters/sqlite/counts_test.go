@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"github.com/chronoshq/chronos/test/contract"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -19,11 +18,7 @@ func (c stepClock) Now() time.Time { return *c.t }
 func TestCountDueAgreesWithClaimAtTheLeaseBoundary(t *testing.T) {
 	ctx := t.Context()
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	s, err := Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "c.db"), Options{Clock: stepClock{&now}, Migrate: true})
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer s.Close()
+	s := openTemp(t, stepClock{&now})
 	at := now
 	a, err := domain.NewAlarm("a", domain.Spec{Owner: "o", Kind: domain.KindOnce, FireAt: &at}, now.Add(-time.Hour), domain.Defaults{MaxFailures: 3})
 	if err != nil {

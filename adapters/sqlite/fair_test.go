@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
-	"github.com/chronoshq/chronos/adapters/internal/upgradetest"
 	"github.com/chronoshq/chronos/migrations"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -145,24 +143,6 @@ func TestFairClaimPlan(t *testing.T) {
 			t.Errorf("%s: the due backlog count's plan %q does not read each lane's due range", st.name, p)
 		}
 	}
-}
-
-// Migration 00008 upgrades a database at 00007: every alarm and event reads back as it
-// was, and every active alarm is in alarms_lane_due under a lane. Rolled back to 00007
-// and applied again, the same.
-func TestMigrateLanesKeepsRows(t *testing.T) {
-	upgradeKeepsRows(t, 7, sqlrow.AlarmColumns, sqlrow.AlarmParams, upgradetest.AlarmsV6(t),
-		func(ctx context.Context, s *Store, when string) {
-			var active, laned int
-			err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM alarms WHERE status = 'active'`).Scan(&active)
-			if err == nil {
-				err = s.reader.QueryRowContext(ctx, `SELECT count(*) FROM alarms INDEXED BY alarms_lane_due
-					WHERE status = 'active' AND `+laneExpr+` BETWEEN 0 AND 63`).Scan(&laned)
-			}
-			if err != nil || active == 0 || laned != active {
-				t.Errorf("%s: %d active alarms, %d in alarms_lane_due (%v); want all", when, active, laned, err)
-			}
-		})
 }
 
 // BenchmarkClaim1000 is a claim of 1,000 from 32,000 due alarms of 64 owners (and as

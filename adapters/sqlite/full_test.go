@@ -3,7 +3,6 @@ package sqlite
 import (
 	"errors"
 	"github.com/chronoshq/chronos/test/contract"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,11 +18,7 @@ import (
 func TestFullDatabaseIsStorageFull(t *testing.T) {
 	ctx := t.Context()
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	s, err := Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "f.db"), Options{Clock: fixedClock{now}, Migrate: true})
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer s.Close()
+	s := openTemp(t, fixedClock{now})
 	alarm := func(id string) domain.Alarm {
 		at := now.Add(time.Hour)
 		// A payload larger than a page, so the insert needs new pages.
@@ -44,7 +39,7 @@ func TestFullDatabaseIsStorageFull(t *testing.T) {
 	if _, err := s.writer.ExecContext(ctx, "PRAGMA max_page_count = "+pages); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = contract.CreateOne(ctx, s, alarm("refused"))
+	_, _, err := contract.CreateOne(ctx, s, alarm("refused"))
 	if !errors.Is(err, ports.ErrStorageFull) || !errors.Is(err, ports.ErrUnavailable) {
 		t.Fatalf("Create on a full database: %v; want ErrStorageFull and ErrUnavailable", err)
 	}

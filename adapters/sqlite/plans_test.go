@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,11 +29,7 @@ func queryPlan(t *testing.T, s *Store, q string, args ...any) string {
 // without a status and a cursor, on a database never analyzed; retention's walks use
 // their indexes too.
 func TestListAndRetentionPlans(t *testing.T) {
-	s, err := Open(t.Context(), "sqlite://"+filepath.Join(t.TempDir(), "p.db"), Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTemp(t, nil)
 	for _, c := range []struct {
 		name  string
 		q     string
@@ -73,11 +68,7 @@ func sortsAWalk(plan string) bool {
 // alarms_lane_due); the counts, the deletes by id and ExtendLease's update use their
 // indexes (the due backlog's, one range per lane: TestFairClaimPlan).
 func TestAdminPlans(t *testing.T) {
-	s, err := Open(t.Context(), "sqlite://"+filepath.Join(t.TempDir(), "p.db"), Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTemp(t, nil)
 	walks := map[adminWalk]string{
 		walkAll:         "USING INDEX sqlite_autoindex_alarms_1", // the primary key
 		walkOwner:       "USING INDEX alarms_owner_status ",
@@ -131,11 +122,7 @@ func scansTable(plan string) bool {
 // cursor, and stops after the page, whatever the planner knows: on an empty database,
 // on 20,000 alarms (ten failed) never analyzed, and on the same analyzed.
 func TestAdminRareStatusPlans(t *testing.T) {
-	s, err := Open(t.Context(), "sqlite://"+filepath.Join(t.TempDir(), "p.db"), Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTemp(t, nil)
 	states := []struct {
 		name string
 		sql  string
@@ -172,11 +159,7 @@ func TestAdminRareStatusPlans(t *testing.T) {
 // with an end) never analyzed, and on the same analyzed. It never takes the equality on
 // status to alarms_rare_status, which holds the alarms paused without an end too.
 func TestDuePausesPlan(t *testing.T) {
-	s, err := Open(t.Context(), "sqlite://"+filepath.Join(t.TempDir(), "p.db"), Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTemp(t, nil)
 	for _, st := range []struct{ name, sql string }{
 		{"empty", ``},
 		{"never analyzed", `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 20000)

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"testing"
 )
 
@@ -11,11 +10,7 @@ import (
 // effect on both pools, and the reader pool cannot write.
 func TestPragmas(t *testing.T) {
 	ctx := t.Context()
-	s, err := Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "p.db"), Options{Migrate: true})
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer s.Close()
+	s := openTemp(t, nil)
 
 	want := map[string]string{
 		"journal_mode": "wal",

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -10,11 +9,7 @@ import (
 // alone (a covering index: no table row read) whatever the planner knows: on an empty
 // database, on 20,000 alarms of 50 owners never analyzed, and on the same analyzed.
 func TestCountActivePlan(t *testing.T) {
-	s, err := Open(t.Context(), "sqlite://"+filepath.Join(t.TempDir(), "p.db"), Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTemp(t, nil)
 	for _, st := range []struct{ name, sql string }{
 		{"empty", ``},
 		{"never analyzed", `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 20000)

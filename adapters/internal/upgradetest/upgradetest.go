@@ -1,36 +1,41 @@
-// Package upgradetest is what a database at an earlier schema holds, for the SQL
-// stores' tests that it survives an upgrade: alarms of both kinds in every status, with
-// their histories, and the checks that a store at the latest schema reads them back
-// unchanged. Each store writes the rows with its own SQL and migrations; only the rows
-// and the checks are shared. Imported by tests only.
+// Package upgradetest is the SQL stores' tests that a database in use survives an
+// upgrade: what a database at an earlier schema holds (alarms of both kinds in every
+// status, with their histories, tokens, workers, named state), the checks that a store
+// at the latest schema reads it back unchanged, and the scenarios that run them on a
+// store's Database, each a migration's upgrade and its way down and up again. Each store
+// writes the rows with its own SQL and migrations; the rows, the checks and the
+// scenarios are shared. Imported by tests only.
 package upgradetest
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 )
 
-// AlarmColumnsV5 are the columns of alarms up to migration 00005, in the order of
-// sqlrow.AlarmColumns, which begins with them: the first V5Params values of a store's
-// row of arguments are a v5 row.
-const AlarmColumnsV5 = `id, owner, label, kind, fire_at, cron_expr, timezone, next_fire_at,
-	scheduled_for, conversation_id, wake_message, payload, status, delivery,
-	idempotency_key, max_failures, failure_count, last_error, claimed_by, claimed_at,
-	created_at, updated_at, last_fired_at`
+// AlarmColumnsV5 are the columns of alarms up to migration 00005: the first V5Params
+// of sqlrow.AlarmColumns, so the first V5Params values of a store's row of arguments are
+// a v5 row.
+var AlarmColumnsV5 = firstColumns(V5Params)
 
 // V5Params is how many values a row of AlarmColumnsV5 binds.
 const V5Params = 23
 
 // AlarmColumnsV6 are the columns of alarms up to migration 00006: the v5 ones and a
-// series' options and state, again a prefix of sqlrow.AlarmColumns.
-const AlarmColumnsV6 = AlarmColumnsV5 + `,
-	series, fire_count, skip_streak, paused_reason, paused_until`
+// series' options and state.
+var AlarmColumnsV6 = firstColumns(V6Params)
 
 // V6Params is how many values a row of AlarmColumnsV6 binds.
 const V6Params = 28
+
+// firstColumns is the first n columns of sqlrow.AlarmColumns.
+func firstColumns(n int) string {
+	return strings.Join(strings.Split(sqlrow.AlarmColumns, ",")[:n], ",")
+}
 
 // Now is when the rows were written. Every time in them is a whole millisecond, which
 // every store keeps exactly, so a store's read compares equal without its precision.
