@@ -221,6 +221,11 @@ func (r *runner) run(ctx context.Context) (*result, error) {
 	if r.fair != nil {
 		f := measureFairness(r.ownerLog(reports), r.fair.burstDue)
 		f.BurstOwner, f.QuietOwners, f.QuietRate = BurstOwner, r.cfg.QuietOwners, r.cfg.QuietRate
+		var held endpointFigures
+		for _, rep := range reports {
+			held.merge(rep.Endpoints)
+		}
+		f.HeldBack = held.HeldBack
 		res.Fairness = &f
 	}
 	if r.hung != nil {
