@@ -75,6 +75,11 @@ type Config struct {
 	// of serving owners in turn under a backlog (docs/reliability.md, "Noisy neighbours").
 	OwnerMaxInFlight int
 	UnfairClaims     bool
+	// WakeURLMaxInFlight keeps Waker's one receiver, which every owner's wakes share,
+	// fair between them: while several owners use it, at most this many wakes are in
+	// flight to it from this node and the rest wait here, owners in turn (0: 128 when
+	// Waker is a *webhook.Waker, else no limit; -1: no limit).
+	WakeURLMaxInFlight int
 
 	// Retention deletes finished alarms and events older than this; 0 keeps
 	// everything. EventsPerAlarm caps each alarm's history (0: no cap).
@@ -267,7 +272,7 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 		dc.Gate = n.gate
 	}
 	// Every node routes wakes naming an endpoint to it, whatever delivers the others.
-	waker = newEndpointRouter(store, waker, cfg.Endpoints, dc, metrics, log.Named("endpoints"))
+	waker = newEndpointRouter(store, waker, cfg.Endpoints, dc, cfg.wakeURLMaxInFlight(waker), metrics, log.Named("endpoints"))
 	if n.dispatch, err = dispatch.New(store, waker, n.clock, n.hints, dc, log.Named("dispatcher")); err != nil {
 		return nil, fmt.Errorf("chronos: dispatcher: %w", err)
 	}

@@ -43,7 +43,7 @@ func NewWebhookWaker(cfg Config, url string, secrets []string) (*webhook.Waker, 
 
 // newEndpointRouter routes the wakes of alarms that name an endpoint to that endpoint,
 // and the rest to def; d is the node's dispatcher configuration.
-func newEndpointRouter(store ports.Store, def ports.Waker, o EndpointOptions, d dispatch.Config, metrics ports.Metrics, log *zap.Logger) *dispatch.EndpointRouter {
+func newEndpointRouter(store ports.Store, def ports.Waker, o EndpointOptions, d dispatch.Config, sharedMax int, metrics ports.Metrics, log *zap.Logger) *dispatch.EndpointRouter {
 	build := o.Waker
 	if build == nil {
 		// Each endpoint's waker keeps its own connections, as many as it may use at once.
@@ -63,7 +63,29 @@ func newEndpointRouter(store ports.Store, def ports.Waker, o EndpointOptions, d 
 	return dispatch.NewEndpointRouter(def, store, build, dispatch.EndpointRouterConfig{
 		BreakerFailures: o.BreakerFailures, BreakerCooldown: o.BreakerCooldown, Log: log, Metrics: metrics,
 		QueueWait: endpointQueueWait(d.DeliveryTimeout, d.Lease), SendTimeout: d.DeliveryTimeout,
+		SharedMaxInFlight: sharedMax,
 	})
+}
+
+// defaultWakeURLMaxInFlight is WakeURLMaxInFlight's default: enough wakes in flight to
+// keep a receiver that answers in a few milliseconds busy, few enough that one owner's
+// burst queued in it holds another owner's wake for milliseconds, not for the burst.
+const defaultWakeURLMaxInFlight = 128
+
+// wakeURLMaxInFlight is the limit of the default waker's shared receiver: the one set,
+// else the default for a webhook waker (a receiver serving every owner) and none for
+// any other (an in-process waker has no queue to share).
+func (c Config) wakeURLMaxInFlight(def ports.Waker) int {
+	switch {
+	case c.WakeURLMaxInFlight < 0:
+		return 0
+	case c.WakeURLMaxInFlight > 0:
+		return c.WakeURLMaxInFlight
+	}
+	if _, ok := def.(*webhook.Waker); ok {
+		return defaultWakeURLMaxInFlight
+	}
+	return 0
 }
 
 // endpointQueueWait is how long a wake may wait in its endpoint's queue on a node:

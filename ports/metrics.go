@@ -60,6 +60,7 @@ const (
 	DeferredEndpointRate    = "endpoint_rate"    // over rate_per_second
 	DeferredEndpointBreaker = "endpoint_breaker" // breaker open, or half-open with its probe out
 	DeferredOwnerCap        = "owner_cap"        // the owner at --owner-max-in-flight
+	DeferredReceiverShared  = "receiver_shared"  // the wake URL's receiver full while owners share it
 )
 
 // Refusal reasons for Metrics.Refused: the API's error codes for them.

@@ -40,6 +40,11 @@ type EndpointRouterConfig struct {
 	// dispatcher's DeliveryTimeout), so time spent queuing is not taken from its
 	// delivery. 0: it keeps the deadline it came with.
 	SendTimeout time.Duration
+	// SharedMaxInFlight keeps the default waker's receiver (--wake-url), which every
+	// owner's wakes share, fair between them: while several owners use it, at most this
+	// many wakes are in flight to it from this node and the rest wait their owner's turn
+	// here, for up to QueueWait (sharedReceiver). 0: no limit.
+	SharedMaxInFlight int
 	// Log receives breaker changes; nil: none. Metrics counts them; nil: none.
 	Log     *zap.Logger
 	Metrics ports.Metrics
@@ -93,7 +98,8 @@ type EndpointRouter struct {
 	build  WakerBuilder
 	cfg    EndpointRouterConfig
 
-	reads singleflight.Group // concurrent reads of one endpoint share one query
+	reads  singleflight.Group // concurrent reads of one endpoint share one query
+	shared *sharedReceiver    // the default waker's receiver; nil: unlimited
 
 	mu          sync.Mutex
 	endpoints   map[endpointKey]*endpointState
@@ -130,7 +136,8 @@ type endpointState struct {
 // NewEndpointRouter routes wakes between def and the endpoints' own wakers.
 func NewEndpointRouter(def ports.Waker, source EndpointSource, build WakerBuilder, cfg EndpointRouterConfig) *EndpointRouter {
 	cfg.defaults()
-	return &EndpointRouter{def: def, source: source, build: build, cfg: cfg, endpoints: map[endpointKey]*endpointState{}}
+	return &EndpointRouter{def: def, source: source, build: build, cfg: cfg, endpoints: map[endpointKey]*endpointState{},
+		shared: newSharedReceiver(cfg.SharedMaxInFlight, cfg.QueueWait)}
 }
 
 var _ ports.Waker = (*EndpointRouter)(nil)
@@ -161,7 +168,7 @@ const (
 // Wake delivers w to its endpoint, or holds it back.
 func (r *EndpointRouter) Wake(ctx context.Context, w domain.Wake) error {
 	if w.Endpoint == "" {
-		return r.def.Wake(ctx, w)
+		return r.wakeDefault(ctx, w)
 	}
 	st, err := r.endpoint(ctx, w.Owner, w.Endpoint)
 	if err != nil {
@@ -184,6 +191,26 @@ func (r *EndpointRouter) Wake(ctx context.Context, w domain.Wake) error {
 	err = waker.Wake(sendCtx, w)
 	r.settle(ctx, st, err, probe, time.Since(start))
 	return err
+}
+
+// wakeDefault delivers w to the default waker, taking its owner's turn at the shared
+// receiver first when there is a limit.
+func (r *EndpointRouter) wakeDefault(ctx context.Context, w domain.Wake) error {
+	if r.shared == nil {
+		return r.def.Wake(ctx, w)
+	}
+	waited, ok := r.shared.acquire(ctx, w.Owner)
+	if !ok {
+		return &heldBack{wait: r.cfg.BusyWait, reason: ports.DeferredReceiverShared,
+			why: fmt.Sprintf("the wake URL's receiver is shared and full: %d wakes in flight from this node", r.cfg.SharedMaxInFlight)}
+	}
+	defer r.shared.release(w.Owner)
+	if waited > 0 && r.cfg.SendTimeout > 0 {
+		sendCtx, cancel := freshDeadline(ctx, r.cfg.SendTimeout)
+		defer cancel()
+		return r.def.Wake(sendCtx, w)
+	}
+	return r.def.Wake(ctx, w)
 }
 
 // notify delivers a failure notice to its endpoint's failure_url. Notices are few (one

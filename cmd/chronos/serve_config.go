@@ -20,43 +20,44 @@ const defaultStore = "sqlite://chronos.db"
 
 // serveConfig is every setting of `chronos serve`.
 type serveConfig struct {
-	Store            string
-	StoreListenURL   string
-	StoreReplica     string
-	NoMigrate        bool
-	Listen           string
-	WakeURL          string
-	WakeSecrets      flagenv.List
-	WakeSecretFile   string
-	TLSCert, TLSKey  string
-	PublicURL        string
-	Dev              bool
-	Tick             time.Duration
-	Lease            time.Duration
-	Batch            int
-	Concurrency      int
-	OwnerMaxInFlight int
-	UnfairClaims     bool
-	MaxFailures      int
-	BackoffBase      time.Duration
-	BackoffCap       time.Duration
-	MisfireThreshold time.Duration
-	BreakerFailures  int
-	BreakerCooldown  time.Duration
-	DeliveryTimeout  time.Duration
-	ReceiverErrors   string
-	DrainTimeout     time.Duration
-	Retention        time.Duration
-	EventsPerAlarm   int
-	MetricsListen    string
-	BackupDir        string
-	MaxActive        int
-	QuotaRefresh     time.Duration
-	RateLimit        int
-	ShowPayloads     bool
-	UI               bool
-	LogFormat        string
-	LogLevel         string
+	Store              string
+	StoreListenURL     string
+	StoreReplica       string
+	NoMigrate          bool
+	Listen             string
+	WakeURL            string
+	WakeSecrets        flagenv.List
+	WakeSecretFile     string
+	TLSCert, TLSKey    string
+	PublicURL          string
+	Dev                bool
+	Tick               time.Duration
+	Lease              time.Duration
+	Batch              int
+	Concurrency        int
+	OwnerMaxInFlight   int
+	UnfairClaims       bool
+	WakeURLMaxInFlight int
+	MaxFailures        int
+	BackoffBase        time.Duration
+	BackoffCap         time.Duration
+	MisfireThreshold   time.Duration
+	BreakerFailures    int
+	BreakerCooldown    time.Duration
+	DeliveryTimeout    time.Duration
+	ReceiverErrors     string
+	DrainTimeout       time.Duration
+	Retention          time.Duration
+	EventsPerAlarm     int
+	MetricsListen      string
+	BackupDir          string
+	MaxActive          int
+	QuotaRefresh       time.Duration
+	RateLimit          int
+	ShowPayloads       bool
+	UI                 bool
+	LogFormat          string
+	LogLevel           string
 
 	// warnings are what validate found worth saying but not worth refusing; serve logs
 	// them once it has a logger.
@@ -82,6 +83,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.Batch, "batch", d.Batch, "most alarms claimed at once")
 	fs.IntVar(&c.Concurrency, "concurrency", d.Concurrency, "most wakes in flight at once")
 	fs.IntVar(&c.OwnerMaxInFlight, "owner-max-in-flight", 0, "most wakes of one owner in flight on this node (0: half of --concurrency); more are held back and come back at the owner's pace")
+	fs.IntVar(&c.WakeURLMaxInFlight, "wake-url-max-in-flight", 0, "while several owners' wakes go to --wake-url, at most this many in flight from this node; the rest wait here, owners in turn, so one owner's burst does not queue in the receiver ahead of the others (0: 128; -1: no limit)")
 	fs.BoolVar(&c.UnfairClaims, "unfair-claims", false, "under a backlog, claim the oldest due first whoever owns them (MySQL/MariaDB: an even share per lane with due alarms), instead of serving owners in turn (for comparison only)")
 	fs.IntVar(&c.MaxFailures, "max-failures", 5, "default failed deliveries before a once alarm fails (1..100)")
 	fs.DurationVar(&c.BackoffBase, "backoff-base", d.Policy.Backoff.Base, "first retry delay; doubles per failure")
@@ -179,6 +181,9 @@ func (c *serveConfig) validate() error {
 	}
 	if c.QuotaRefresh <= 0 {
 		errs = append(errs, fmt.Errorf("--quota-refresh must be above 0, got %s", c.QuotaRefresh))
+	}
+	if c.WakeURLMaxInFlight < -1 {
+		errs = append(errs, fmt.Errorf("--wake-url-max-in-flight must be -1 (no limit), 0 (128) or more, got %d", c.WakeURLMaxInFlight))
 	}
 	if c.OwnerMaxInFlight < 0 {
 		errs = append(errs, fmt.Errorf("--owner-max-in-flight must be 0 (half of --concurrency) or more, got %d", c.OwnerMaxInFlight))

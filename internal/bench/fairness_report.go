@@ -26,6 +26,9 @@ type fairness struct {
 	QuietBefore lagSummary `json:"quiet_before"`
 	QuietDuring lagSummary `json:"quiet_during"`
 	QuietAfter  lagSummary `json:"quiet_after"`
+	// HeldBack is the nodes' wakes held back, not sent, by reason (ports.Deferred*):
+	// each is a claim and an apply that delivered nothing.
+	HeldBack map[string]int64 `json:"held_back"`
 }
 
 // lagSummary is the lag (delivery time − due time) of some wakes.
@@ -88,6 +91,7 @@ func (f *fairness) rows(row func(k, format string, v ...any)) {
 	row("quiet owners", "%d (%s..%s), %d alarms/s in all", f.QuietOwners, quiet[0], quiet[len(quiet)-1], f.QuietRate)
 	row("quiet lag during the burst", "p50 / p99 / max %s", f.QuietDuring)
 	row("quiet lag before / after", "p50 / p99 / max %s; %s", f.QuietBefore, f.QuietAfter)
+	row("held back", "%s", endpointFigures{HeldBack: f.HeldBack}.heldBackText())
 }
 
 // fairnessPair is --also-unfair: the run with fair claims, then the same with

@@ -25,6 +25,8 @@ type nodeConfig struct {
 	EventsCap   int           // --events-per-alarm with retention
 	// UnfairClaims is serve's --unfair-claims.
 	UnfairClaims bool
+	// WakeURLMaxInFlight is serve's --wake-url-max-in-flight.
+	WakeURLMaxInFlight int
 	// BurstOwner, in the fairness mode, is the owner whose wakes the node's recorder
 	// tells from the others' (Recorder.TrackOwners); "": it does not.
 	BurstOwner string
@@ -100,7 +102,7 @@ func newDispatcherNode(ctx context.Context, cfg nodeConfig, wr Wiring) (*dispatc
 	// and the store's upkeep count in the run's commits, as they cost a serve node.
 	nc := chronos.Config{
 		Version: wr.Version, Batch: cfg.Batch, Concurrency: cfg.Concurrency, Tick: cfg.Tick,
-		DeliveryTimeout: cfg.DeliveryTimeout, UnfairClaims: cfg.UnfairClaims,
+		DeliveryTimeout: cfg.DeliveryTimeout, UnfairClaims: cfg.UnfairClaims, WakeURLMaxInFlight: cfg.WakeURLMaxInFlight,
 		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsCap,
 		Metrics: n.held, Logger: wr.log(),
 		Endpoints: chronos.EndpointOptions{UserAgent: "chronos-bench/" + wr.Version},

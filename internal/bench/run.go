@@ -221,6 +221,11 @@ func (r *runner) run(ctx context.Context) (*result, error) {
 	if r.fair != nil {
 		f := measureFairness(r.ownerLog(reports), r.fair.burstDue)
 		f.BurstOwner, f.QuietOwners, f.QuietRate = BurstOwner, r.cfg.QuietOwners, r.cfg.QuietRate
+		var held endpointFigures
+		for _, rep := range reports {
+			held.merge(rep.Endpoints)
+		}
+		f.HeldBack = held.HeldBack
 		res.Fairness = &f
 	}
 	if r.hung != nil {
@@ -393,7 +398,7 @@ func (r *runner) startReceiver() (url, secret string, stop func(), err error) {
 func (r *runner) startNodes(ctx context.Context, wakeURL, secret string) error {
 	cfg := nodeConfig{Store: r.db.url, Waker: r.cfg.Waker, WakeURL: wakeURL, WakeSecret: secret,
 		Batch: r.cfg.Batch, Concurrency: r.cfg.Concurrency, Tick: r.cfg.Tick, Retention: r.cfg.Retention, EventsCap: r.cfg.EventsCap,
-		UnfairClaims: r.cfg.UnfairClaims}
+		UnfairClaims: r.cfg.UnfairClaims, WakeURLMaxInFlight: r.cfg.WakeURLMaxInFlight}
 	if r.cfg.NoisyOwner > 0 {
 		cfg.BurstOwner = BurstOwner
 	}
