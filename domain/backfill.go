@@ -18,6 +18,14 @@ import (
 // to tell whether some will be dropped). A window must be in the past, hold at least
 // one occurrence, and the series must be a cron alarm.
 func Backfill(series Alarm, id string, from, to, now time.Time) (Alarm, int, error) {
+	return BackfillExcluding(series, nil, id, from, to, now)
+}
+
+// BackfillExcluding is Backfill for a series whose owner's calendars are cals: the
+// backfill names the series' calendars too, so the occurrences on the days they
+// exclude (when each comes due) are not delivered, and count leaves out those they
+// exclude now.
+func BackfillExcluding(series Alarm, cals []Calendar, id string, from, to, now time.Time) (Alarm, int, error) {
 	if series.Kind != KindCron {
 		return Alarm{}, 0, invalidState("only a cron series has occurrences to backfill")
 	}
@@ -49,18 +57,25 @@ func Backfill(series Alarm, id string, from, to, now time.Time) (Alarm, int, err
 		Endpoint: series.Endpoint, Status: StatusActive, Delivery: series.Delivery, MaxFailures: series.MaxFailures,
 		IdempotencyKey: fmt.Sprintf("backfill %s %s %s", series.ID, from.Format(time.RFC3339Nano), to.Format(time.RFC3339Nano)),
 		Series: Series{Misfire: MisfireCatchUp, CatchUpLimit: series.Series.CatchUpLimit, StartAt: from, EndAt: to,
-			BackfillOf: series.ID},
+			BackfillOf: series.ID, ExcludeCalendars: append([]string(nil), series.Series.ExcludeCalendars...)},
 		CreatedAt: now.UTC(), UpdatedAt: now.UTC(),
 	}
 	// An "@every" series keeps its phase: its occurrences are its current one plus or
 	// minus whole intervals.
+	xs := seriesExclusions(series.Series, cals)
 	first, ok := firstAtOrAfter(sched, series.ScheduledFor, from)
+	if ok {
+		first, ok, _ = b.skipExcluded(sched, first, xs)
+	}
 	if !ok || first.After(to) {
 		return Alarm{}, 0, invalid("from", "the window %s to %s holds no occurrence of %q", from.Format(time.RFC3339), to.Format(time.RFC3339), series.CronExpr)
 	}
 	n := 1
 	for o := first; n <= b.Series.catchUpLimit(); n++ {
-		if o, ok = b.next(sched, o); !ok {
+		if o, ok = b.next(sched, o); ok {
+			o, ok, _ = b.skipExcluded(sched, o, xs)
+		}
+		if !ok {
 			break
 		}
 	}

@@ -64,6 +64,9 @@ type Firing struct {
 	// missed too (a node stopped between a wake and its outcome), it is claimed next and
 	// becomes the window's wake.
 	windowWake bool
+	// excluding: the series' calendars as they stood at the claim (BeginExcluding); the
+	// next occurrence is computed past the days they exclude.
+	excluding exclusions
 }
 
 // Begin starts a firing. A cron alarm whose claimed occurrence was missed goes by its
@@ -71,7 +74,19 @@ type Firing struct {
 // (once: fired; cron: the next occurrence) that keeps the lease until the outcome is
 // recorded.
 func Begin(a Alarm, now time.Time, p Policy) Firing {
-	f := Firing{Alarm: a, windowWake: isWindowWake(a, now, p)}
+	return BeginExcluding(a, nil, now, p)
+}
+
+// BeginExcluding is Begin for a series whose owner's calendars are cals (those its
+// exclude_calendars name are used; the rest are ignored): a claimed first attempt on a
+// day they exclude is dropped (Firing.Skip, one excluded event for the run), and every
+// next occurrence this firing computes avoids them.
+func BeginExcluding(a Alarm, cals []Calendar, now time.Time, p Policy) Firing {
+	f := Firing{Alarm: a, windowWake: isWindowWake(a, now, p), excluding: seriesExclusions(a.Series, cals)}
+	if skip, ok := excludedAtClaim(a, f.excluding, now); ok {
+		f.Skip = &skip
+		return f
+	}
 	if skip, ok := misfireAtClaim(a, now, p); ok {
 		f.Skip = &skip
 		return f
@@ -155,7 +170,7 @@ func decide(f Firing, o Outcome, now time.Time, p Policy) Transition {
 	t := base(TransitionSkipped, a, now)
 	t.LastError = o.Error
 	t.event(EventSkipped, a, now, o.Error)
-	t = moveToNextOccurrence(t, a, now, p, f.windowWake)
+	t = moveToNextOccurrence(t, a, now, p, f.windowWake, f.excluding)
 	t.countSkip(a, now, o.Error)
 	return t
 }
@@ -196,7 +211,7 @@ func advance(f Firing, now time.Time, p Policy) Transition {
 			t.Status = StatusFired // the last of max_fires
 			t.FailureCount = 0
 		} else {
-			t = moveToNextOccurrence(t, a, now, p, f.windowWake)
+			t = moveToNextOccurrence(t, a, now, p, f.windowWake, f.excluding)
 		}
 	}
 	t.LastFiredAt = now.UTC()
@@ -206,10 +221,11 @@ func advance(f Firing, now time.Time, p Policy) Transition {
 // moveToNextOccurrence points a cron transition at the series' occurrence after its
 // current one with a fresh failure count; missed occurrences go by the misfire policy,
 // each gap recorded as one missed event (fire_once drops them only after the window's
-// wake: windowWake). A series with no further occurrence (past end_at, or none at all)
-// ends as fired; one whose stored expression no longer parses is paused with the
+// wake: windowWake), and so do the days the series' calendars exclude (xs), each run
+// one excluded event. A series with no further occurrence (past end_at, or none at
+// all) ends as fired; one whose stored expression no longer parses is paused with the
 // reason, rather than lost.
-func moveToNextOccurrence(t Transition, a Alarm, now time.Time, p Policy, windowWake bool) Transition {
+func moveToNextOccurrence(t Transition, a Alarm, now time.Time, p Policy, windowWake bool, xs exclusions) Transition {
 	t.FailureCount = 0
 	sched, err := ParseSchedule(a.CronExpr, a.Timezone)
 	if err != nil {
@@ -226,6 +242,9 @@ func moveToNextOccurrence(t Transition, a Alarm, now time.Time, p Policy, window
 		return t
 	}
 	t.NextFireAt, t.ScheduledFor = a.dueAt(next), next
+	if len(xs) > 0 {
+		t.excludeNext(a, sched, next, xs, now)
+	}
 	return t
 }
 

@@ -21,6 +21,7 @@ const (
 	EventMissed           EventType = "missed"   // cron: a gap of occurrences dropped (Message: how many, first to last)
 	EventUpdated          EventType = "updated"  // the owner changed the definition (Message: which fields)
 	EventDeferred         EventType = "deferred" // at-most-once: a wake held back after its advance; the advance undone
+	EventExcluded         EventType = "excluded" // cron: a run of occurrences its calendars excluded (Message: first to next)
 )
 
 // Event is one row of an alarm's history. ID is assigned by the store, increasing in

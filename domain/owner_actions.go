@@ -151,7 +151,7 @@ func SkipNext(a Alarm, now time.Time) (Transition, error) {
 	}
 	t := owned(TransitionSkippedNext, a, now)
 	t.Events = append(t.Events, Event{AlarmID: a.ID, Type: EventSkipped, At: now.UTC(), ScheduledFor: a.ScheduledFor, Message: "skipped by the owner"})
-	t = moveToNextOccurrence(t, a, now, Policy{}, false)
+	t = moveToNextOccurrence(t, a, now, Policy{}, false, nil)
 	if t.Status == StatusPaused {
 		return Transition{}, invalidState("%s", t.LastError)
 	}

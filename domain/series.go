@@ -55,6 +55,10 @@ type Series struct {
 	// or "alarm.paused". A notice is a once alarm whose payload is the notice's body,
 	// sent to its endpoint's failure_url.
 	Notice string
+	// ExcludeCalendars names the owner's calendars (calendar.go) whose days the series
+	// delivers no occurrence on; at most MaxSeriesCalendars, read when an occurrence
+	// comes due, never copied here.
+	ExcludeCalendars []string
 }
 
 // Limits and defaults of the series options (the API's contract; README lists them).
@@ -73,7 +77,28 @@ const (
 )
 
 // IsZero reports whether the series has no options set.
-func (s Series) IsZero() bool { return s == Series{} }
+func (s Series) IsZero() bool {
+	if len(s.ExcludeCalendars) > 0 {
+		return false
+	}
+	return s.comparable() == Series{}.comparable()
+}
+
+// comparable is s without its slices, which == cannot compare.
+func (s Series) comparable() seriesScalars {
+	return seriesScalars{s.Misfire, s.CatchUpLimit, s.CatchUpWindow, s.MaxConsecutiveSkips, s.StartAt, s.EndAt,
+		s.MaxFires, s.JitterSeconds, s.BackfillOf, s.Notice}
+}
+
+type seriesScalars struct {
+	misfire                 Misfire
+	catchUpLimit            int
+	catchUpWindow           time.Duration
+	maxConsecutiveSkips     int
+	startAt, endAt          time.Time
+	maxFires, jitterSeconds int
+	backfillOf, notice      string
+}
 
 // Policy is the misfire policy in force (fire_once when none was given).
 func (s Series) Policy() Misfire { return s.misfire() }
@@ -134,7 +159,7 @@ func (s Series) validate() error {
 	if !s.StartAt.IsZero() && !s.EndAt.IsZero() && !s.EndAt.After(s.StartAt) {
 		return invalid("end_at", "must be after start_at")
 	}
-	return nil
+	return validateCalendarNames(s.ExcludeCalendars)
 }
 
 // firstSetField names the first option set, for refusing options where none apply.
@@ -146,6 +171,7 @@ func (s Series) firstSetField() string {
 		{"misfire", s.Misfire != ""}, {"catch_up_limit", s.CatchUpLimit != 0}, {"catch_up_window", s.CatchUpWindow != 0},
 		{"max_consecutive_skips", s.MaxConsecutiveSkips != 0}, {"start_at", !s.StartAt.IsZero()},
 		{"end_at", !s.EndAt.IsZero()}, {"max_fires", s.MaxFires != 0}, {"jitter_seconds", s.JitterSeconds != 0},
+		{"exclude_calendars", len(s.ExcludeCalendars) > 0},
 	} {
 		if f.set {
 			return f.name

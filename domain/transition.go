@@ -32,6 +32,7 @@ const (
 	TransitionSkippedNext TransitionKind = "skipped_next" // the owner dropped the next occurrence
 	TransitionUpdated     TransitionKind = "updated"      // the owner changed the series' definition
 	TransitionDeferred    TransitionKind = "deferred"     // not sent (endpoint busy or breaker open); due again later
+	TransitionExcluded    TransitionKind = "excluded"     // claimed occurrence on a day its calendars exclude, no wake
 )
 
 // Transition is the complete new value of an alarm's mutable columns plus the events

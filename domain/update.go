@@ -2,6 +2,7 @@ package domain
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 )
@@ -36,6 +37,8 @@ type Patch struct {
 	EndAt               *time.Time
 	MaxFires            *int
 	JitterSeconds       *int
+	// ExcludeCalendars replaces the series' calendars (an empty list clears them).
+	ExcludeCalendars *[]string
 }
 
 // definition is a's current definition.
@@ -127,6 +130,12 @@ func Update(a Alarm, p Patch, now time.Time) (Transition, bool, error) {
 	if p.JitterSeconds != nil && change("jitter_seconds", *p.JitterSeconds != s.JitterSeconds, true) {
 		s.JitterSeconds = *p.JitterSeconds
 	}
+	if p.ExcludeCalendars != nil && change("exclude_calendars", !slices.Equal(*p.ExcludeCalendars, s.ExcludeCalendars), true) {
+		s.ExcludeCalendars = nil
+		if len(*p.ExcludeCalendars) > 0 {
+			s.ExcludeCalendars = append([]string(nil), *p.ExcludeCalendars...)
+		}
+	}
 	if len(changed) == 0 {
 		return Transition{}, false, nil
 	}
@@ -170,6 +179,7 @@ func (p Patch) scheduleField() string {
 		{"catch_up_limit", p.CatchUpLimit != nil}, {"catch_up_window", p.CatchUpWindow != nil},
 		{"max_consecutive_skips", p.MaxConsecutiveSkips != nil}, {"start_at", p.StartAt != nil},
 		{"end_at", p.EndAt != nil}, {"max_fires", p.MaxFires != nil}, {"jitter_seconds", p.JitterSeconds != nil},
+		{"exclude_calendars", p.ExcludeCalendars != nil},
 	} {
 		if f.set {
 			return f.name
