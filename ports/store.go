@@ -24,6 +24,7 @@ type Store interface {
 	SessionStore
 	EndpointStore
 	QuotaStore
+	CalendarStore
 
 	// Capabilities declares what this store can and cannot do. It never changes for the
 	// life of the Store.

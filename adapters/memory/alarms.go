@@ -25,7 +25,10 @@ func keep(a domain.Alarm) domain.Alarm {
 	return out(a)
 }
 
-func out(a domain.Alarm) domain.Alarm { a.Payload = slices.Clone(a.Payload); return a }
+func out(a domain.Alarm) domain.Alarm {
+	a.Payload, a.Series.ExcludeCalendars = slices.Clone(a.Payload), slices.Clone(a.Series.ExcludeCalendars)
+	return a
+}
 func byID(x, y domain.Alarm) int      { return strings.Compare(x.ID, y.ID) }
 
 // CreateBatch: key check and insert are one transaction, so N concurrent creates with
@@ -54,6 +57,7 @@ func (s *Store) create(a domain.Alarm) ports.CreateResult {
 	if err := s.alarms.insert(a.ID, keep(a)); err != nil {
 		return ports.CreateResult{Err: err}
 	}
+	s.linkCalendars(a.Owner, a.ID, nil, a.Series.ExcludeCalendars)
 	return ports.CreateResult{Alarm: keep(a)}
 }
 
@@ -122,6 +126,9 @@ func (s *Store) Mutate(ctx context.Context, scope ports.Scope, id string, fn por
 		}
 		t.AlarmID, t.Fence = a.ID, domain.Fence{} // unfenced: the transaction is the guard
 		s.apply(t)                                // never with a Notice: only Decide makes one
+		if t.Define != nil {
+			s.linkCalendars(a.Owner, a.ID, a.Series.ExcludeCalendars, t.Define.Series.ExcludeCalendars)
+		}
 		return out(s.alarms[a.ID]), nil
 	})
 }

@@ -43,6 +43,10 @@ var engineSQL = func() sqlstore.Statements {
 		VALUES (?, ?, ?, ?, ?, COALESCE(?, UTC_TIMESTAMP(6)), COALESCE(?, UTC_TIMESTAMP(6)))`
 	st.Heartbeat = `UPDATE workers SET heartbeat_at = COALESCE(?, UTC_TIMESTAMP(6)), stats = ? WHERE id = ?`
 
+	st.LinkCalendars = `INSERT INTO series_calendars (owner, calendar, series_id)
+		SELECT j.o, j.c, j.s FROM JSON_TABLE(?, '$[*]' COLUMNS (
+			o VARCHAR(255) PATH '$[0]', c VARCHAR(64) PATH '$[1]', s VARCHAR(255) PATH '$[2]')) AS j`
+
 	st.InsertAlarm = insertAlarmSQL
 	st.ExtendLease = extendLeaseSQL
 	return st

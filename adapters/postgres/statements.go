@@ -42,6 +42,9 @@ var engineSQL = func() sqlstore.Statements {
 			started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at`
 	st.Heartbeat = `UPDATE workers SET heartbeat_at = coalesce($1::timestamptz, now()), stats = $2 WHERE id = $3`
 
+	st.LinkCalendars = `INSERT INTO series_calendars (owner, calendar, series_id)
+		SELECT x->>0, x->>1, x->>2 FROM jsonb_array_elements($1::jsonb) x`
+
 	st.InsertAlarm = createSQL
 	return st
 }()

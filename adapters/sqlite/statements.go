@@ -214,6 +214,10 @@ var engineSQL = func() sqlstore.Statements {
 	// A write transaction holds the database's lock: no FOR UPDATE, which SQLite has not.
 	st.LockEndpoint = `SELECT ` + sqlrow.EndpointColumns + ` FROM endpoints WHERE owner = ? AND name = ?`
 
+	st.LockCalendar = `SELECT ` + sqlrow.CalendarColumns + ` FROM calendars WHERE owner = ? AND name = ?`
+	st.LinkCalendars = `INSERT INTO series_calendars (owner, calendar, series_id)
+		SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?)`
+
 	// The export walks the primary key (alarms) and alarm_events_alarm (alarm_id, id).
 	st.ExportAlarms = `SELECT ` + alarmColumns + ` FROM alarms WHERE id > ? ORDER BY id LIMIT ? + 0`
 	st.ExportEvents = `SELECT id, ` + sqlrow.EventColumns + ` FROM alarm_events

@@ -108,6 +108,7 @@ func (e *env) alarmDiff(got, want domain.Alarm) string {
 	num("Series.MaxFires", gs.MaxFires, ws.MaxFires)
 	num("Series.JitterSeconds", gs.JitterSeconds, ws.JitterSeconds)
 	str("Series.Notice", gs.Notice, ws.Notice)
+	str("Series.ExcludeCalendars", strings.Join(gs.ExcludeCalendars, ","), strings.Join(ws.ExcludeCalendars, ","))
 	str("Series.BackfillOf", gs.BackfillOf, ws.BackfillOf)
 	return b.String()
 }

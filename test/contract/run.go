@@ -105,6 +105,7 @@ func areas() []area {
 		{"Sessions", sessionCases},
 		{"Series", seriesCases},
 		{"Endpoints", endpointCases},
+		{"Calendars", calendarCases},
 		{"Quota", quotaCases},
 		{"Export", exportCases},
 	}

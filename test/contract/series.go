@@ -33,6 +33,7 @@ func (e *env) everyOption() domain.Series {
 		EndAt:               e.now().Add(90*24*time.Hour + 987654321),
 		MaxFires:            1000,
 		JitterSeconds:       30,
+		ExcludeCalendars:    []string{"holidays", "team-offsites"},
 	}
 }
 

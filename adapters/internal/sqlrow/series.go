@@ -21,14 +21,15 @@ type seriesJSON struct {
 	CatchUpLimit int    `json:"catch_up_limit,omitempty"`
 	// The window in nanoseconds: a time.Duration as it is, so any value the domain
 	// accepts comes back exactly (the API takes whole seconds).
-	CatchUpWindowNS     int64  `json:"catch_up_window_ns,omitempty"`
-	MaxConsecutiveSkips int    `json:"max_consecutive_skips,omitempty"`
-	StartAt             string `json:"start_at,omitempty"` // RFC 3339, UTC, to the nanosecond
-	EndAt               string `json:"end_at,omitempty"`
-	MaxFires            int    `json:"max_fires,omitempty"`
-	JitterSeconds       int    `json:"jitter_seconds,omitempty"`
-	BackfillOf          string `json:"backfill_of,omitempty"`
-	Notice              string `json:"notice,omitempty"`
+	CatchUpWindowNS     int64    `json:"catch_up_window_ns,omitempty"`
+	MaxConsecutiveSkips int      `json:"max_consecutive_skips,omitempty"`
+	StartAt             string   `json:"start_at,omitempty"` // RFC 3339, UTC, to the nanosecond
+	EndAt               string   `json:"end_at,omitempty"`
+	MaxFires            int      `json:"max_fires,omitempty"`
+	JitterSeconds       int      `json:"jitter_seconds,omitempty"`
+	BackfillOf          string   `json:"backfill_of,omitempty"`
+	Notice              string   `json:"notice,omitempty"`
+	ExcludeCalendars    []string `json:"exclude_calendars,omitempty"`
 }
 
 // EncodeSeries is the series column of s: "" for the zero Series, which the store
@@ -49,6 +50,7 @@ func EncodeSeries(s domain.Series) string {
 		JitterSeconds:       s.JitterSeconds,
 		BackfillOf:          s.BackfillOf,
 		Notice:              s.Notice,
+		ExcludeCalendars:    s.ExcludeCalendars,
 	})
 	if err != nil {
 		panic(err) // strings and integers only: cannot fail
@@ -84,6 +86,7 @@ func DecodeSeries(text string) (domain.Series, error) {
 		JitterSeconds:       j.JitterSeconds,
 		BackfillOf:          j.BackfillOf,
 		Notice:              j.Notice,
+		ExcludeCalendars:    j.ExcludeCalendars,
 	}, nil
 }
 

@@ -31,10 +31,17 @@ func (e *Engine[T]) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports
 		if err != nil {
 			return err
 		}
+		var links [][3]string
 		for _, a := range stored {
 			if inserted[a.ID] && a.IdempotencyKey != "" {
 				found = append(found, a)
 			}
+			if inserted[a.ID] {
+				links = sqlrow.CalendarLinks(a.Owner, a.ID, a.Series.ExcludeCalendars, links)
+			}
+		}
+		if err := e.linkCalendars(ctx, tx, links); err != nil {
+			return err
 		}
 		twins := make(map[OwnerKey]domain.Alarm, len(found))
 		for _, a := range found {

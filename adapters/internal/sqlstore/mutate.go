@@ -52,6 +52,9 @@ func (e *Engine[T]) Mutate(ctx context.Context, scope ports.Scope, id string, fn
 				e.PayloadArg(d.Payload), d.MaxFailures, NullText(sqlrow.EncodeSeries(d.Series)), a.ID); err != nil {
 				return err
 			}
+			if err := e.relinkCalendars(ctx, tx, a, d.Series.ExcludeCalendars); err != nil {
+				return err
+			}
 		}
 		out = e.StoredAlarm(t.ApplyTo(a))
 		return nil

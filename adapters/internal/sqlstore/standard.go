@@ -36,6 +36,18 @@ var Standard = Statements{
 		rate_per_second = ?, failure_url = ?, updated_at = ? WHERE owner = ? AND name = ?`,
 	DeleteEndpoint: `DELETE FROM endpoints WHERE owner = ? AND name = ?`,
 
+	InsertCalendar:      `INSERT INTO calendars (` + sqlrow.CalendarColumns + `) VALUES (?, ?, ?, ?, ?, ?)`,
+	UpdateCalendar:      `UPDATE calendars SET timezone = ?, exclusions = ?, updated_at = ? WHERE owner = ? AND name = ?`,
+	UnlinkCalendar:      `DELETE FROM series_calendars WHERE owner = ? AND calendar = ? AND series_id = ?`,
+	GetCalendar:         `SELECT ` + sqlrow.CalendarColumns + ` FROM calendars WHERE owner = ? AND name = ?`,
+	LockCalendar:        `SELECT ` + sqlrow.CalendarColumns + ` FROM calendars WHERE owner = ? AND name = ? FOR UPDATE`,
+	ListCalendars:       `SELECT ` + sqlrow.CalendarColumns + ` FROM calendars WHERE owner = ? ORDER BY name`,
+	DeleteCalendar:      `DELETE FROM calendars WHERE owner = ? AND name = ?`,
+	DeleteCalendarLinks: `DELETE FROM series_calendars WHERE owner = ? AND calendar = ?`,
+	CalendarUser: `SELECT sc.series_id FROM series_calendars sc JOIN alarms a ON a.id = sc.series_id
+		WHERE sc.owner = ? AND sc.calendar = ? AND a.status IN ('active', 'paused')
+		ORDER BY sc.series_id LIMIT 1`,
+
 	// The export walks the primary key (alarms) and (alarm_id, id) of alarm_events.
 	ExportAlarms: `SELECT ` + sqlrow.AlarmColumns + ` FROM alarms WHERE id > ? ORDER BY id LIMIT ?`,
 	ExportEvents: `SELECT id, ` + sqlrow.EventColumns + ` FROM alarm_events

@@ -50,6 +50,22 @@ type Statements struct {
 	// DeleteEndpoint: owner, name.
 	DeleteEndpoint string
 
+	// InsertCalendar: owner, name, timezone, exclusions, created_at, updated_at.
+	// UpdateCalendar: timezone, exclusions, updated_at, owner, name (counting the row
+	// matched even when nothing changed).
+	InsertCalendar, UpdateCalendar string
+	// GetCalendar and LockCalendar (locked until the transaction ends): owner, name.
+	// ListCalendars: owner, by name. All select sqlrow.CalendarColumns.
+	GetCalendar, LockCalendar, ListCalendars string
+	// DeleteCalendar and DeleteCalendarLinks (its series_calendars rows): owner, name.
+	DeleteCalendar, DeleteCalendarLinks string
+	// CalendarUser: owner, name; selects the id of an active or paused series in the
+	// calendar's series_calendars rows, walking that key joined to alarms by id.
+	CalendarUser string
+	// LinkCalendars: sqlrow.EncodeLinks text; inserts those series_calendars rows, one
+	// statement for a whole batch. UnlinkCalendar: owner, calendar, series_id.
+	LinkCalendars, UnlinkCalendar string
+
 	// ExportAlarms: after, limit; selects sqlrow.AlarmColumns by id.
 	ExportAlarms string
 	// ExportEvents: after's alarm id, through, after's alarm id, after's event id,

@@ -1,0 +1,107 @@
+package memory
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// seriesCalendar is one row of the index from a calendar to the series naming it.
+type seriesCalendar struct{ owner, calendar, seriesID string }
+
+// keepCalendar is c as stored and as returned: lists of the caller's own, times
+// truncated.
+func keepCalendar(c domain.Calendar) domain.Calendar {
+	c.ExcludeDates = slices.Clone(c.ExcludeDates)
+	c.ExcludeWeekdays = slices.Clone(c.ExcludeWeekdays)
+	c.ExcludeRanges = slices.Clone(c.ExcludeRanges)
+	c.CreatedAt, c.UpdatedAt = trunc(c.CreatedAt), trunc(c.UpdatedAt)
+	return c
+}
+
+func (s *Store) PutCalendar(ctx context.Context, c domain.Calendar) (domain.Calendar, error) {
+	return txv(s, ctx, func() (domain.Calendar, error) {
+		c.CreatedAt, c.UpdatedAt = s.now(), s.now()
+		if old, ok := s.calendars[ownerKey{c.Owner, c.Name}]; ok {
+			c.CreatedAt = old.CreatedAt
+		}
+		s.calendars[ownerKey{c.Owner, c.Name}] = keepCalendar(c)
+		return keepCalendar(c), nil
+	})
+}
+
+func (s *Store) GetCalendar(ctx context.Context, owner, name string) (domain.Calendar, error) {
+	return txv(s, ctx, func() (domain.Calendar, error) {
+		c, err := s.calendars.get(ownerKey{owner, name})
+		return keepCalendar(c), err
+	})
+}
+
+func (s *Store) ListCalendars(ctx context.Context, owner string) ([]domain.Calendar, error) {
+	return txv(s, ctx, func() ([]domain.Calendar, error) {
+		return each(s.calendars.rows(func(c domain.Calendar) bool { return c.Owner == owner }, func(x, y domain.Calendar) int {
+			return strings.Compare(x.Name, y.Name)
+		}), keepCalendar), nil
+	})
+}
+
+// DeleteCalendar: the check and the delete in one transaction; the calendar's index
+// rows go with it (those left name finished or deleted series).
+func (s *Store) DeleteCalendar(ctx context.Context, owner, name string) error {
+	return s.tx(ctx, func() error {
+		if _, err := s.calendars.get(ownerKey{owner, name}); err != nil {
+			return err
+		}
+		if id, used := s.calendarUser(owner, name); used {
+			return &ports.CalendarInUseError{Owner: owner, Name: name, SeriesID: id}
+		}
+		delete(s.calendars, ownerKey{owner, name})
+		for k := range s.seriesCalendars {
+			if k.owner == owner && k.calendar == name {
+				delete(s.seriesCalendars, k)
+			}
+		}
+		return nil
+	})
+}
+
+func (s *Store) CalendarUser(ctx context.Context, owner, name string) (string, bool, error) {
+	var (
+		id   string
+		used bool
+	)
+	err := s.do(ctx, func() { id, used = s.calendarUser(owner, name) })
+	return id, used, err
+}
+
+// calendarUser walks the calendar's index rows (in id order, as a database walks its
+// key) to the first whose series is active or paused.
+func (s *Store) calendarUser(owner, name string) (string, bool) {
+	var ids []string
+	for k := range s.seriesCalendars {
+		if k.owner == owner && k.calendar == name {
+			ids = append(ids, k.seriesID)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if a, ok := s.alarms[id]; ok && (a.Status == domain.StatusActive || a.Status == domain.StatusPaused) {
+			return id, true
+		}
+	}
+	return "", false
+}
+
+// linkCalendars rewrites the series' index rows from the calendars it named (was) to
+// those it names now.
+func (s *Store) linkCalendars(owner, id string, was, now []string) {
+	for _, name := range was {
+		delete(s.seriesCalendars, seriesCalendar{owner, name, id})
+	}
+	for _, name := range now {
+		s.seriesCalendars[seriesCalendar{owner, name, id}] = struct{}{}
+	}
+}
