@@ -43,6 +43,12 @@ var engineSQL = func() sqlstore.Statements {
 		VALUES (?, ?, ?, ?, ?, COALESCE(?, UTC_TIMESTAMP(6)), COALESCE(?, UTC_TIMESTAMP(6)))`
 	st.Heartbeat = `UPDATE workers SET heartbeat_at = COALESCE(?, UTC_TIMESTAMP(6)), stats = ? WHERE id = ?`
 
+	// Pinned: on a small table MariaDB joins alarms through a buffer over alarms_lane_due
+	// and sorts, where each link row's series is one primary key lookup.
+	st.CalendarUser = `SELECT sc.series_id FROM series_calendars sc
+		STRAIGHT_JOIN alarms a FORCE INDEX (PRIMARY) ON a.id = sc.series_id
+		WHERE sc.owner = ? AND sc.calendar = ? AND a.status IN ('active', 'paused')
+		ORDER BY sc.series_id LIMIT 1`
 	st.LinkCalendars = `INSERT INTO series_calendars (owner, calendar, series_id)
 		SELECT j.o, j.c, j.s FROM JSON_TABLE(?, '$[*]' COLUMNS (
 			o VARCHAR(255) PATH '$[0]', c VARCHAR(64) PATH '$[1]', s VARCHAR(255) PATH '$[2]')) AS j`
