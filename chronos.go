@@ -195,6 +195,7 @@ type Node struct {
 	tokens    *admin.Tokens
 	admin     *admin.Admin
 	endpoints *admin.Endpoints
+	calendars *owners.Calendars
 	gate      *chores.DispatchGate
 	retention *chores.Retention
 	dispatch  *dispatch.Dispatcher
@@ -260,6 +261,7 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	n.limiter = owners.NewRateLimiter(cfg.RateLimit, cfg.LimitsClock, metrics)
 	n.tokens = admin.NewTokens(store, n.clock).WithLogger(log.Named("tokens"))
 	n.endpoints = admin.NewEndpoints(store, n.clock, log.Named("endpoints"))
+	n.calendars = owners.NewCalendars(store, n.clock, log.Named("calendars"))
 	n.gate = chores.NewDispatchGate(store, dc.Tick, metrics, log.Named("dispatch-gate"))
 	n.retention, err = chores.NewRetention(store, chores.RetentionConfig{
 		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm, Holder: worker, Metrics: metrics,
@@ -267,7 +269,7 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chronos: retention: %w", err)
 	}
-	dc.Metrics = metrics
+	dc.Metrics, dc.Calendars = metrics, store
 	if !cfg.Without.PauseGate {
 		dc.Gate = n.gate
 	}
@@ -394,6 +396,9 @@ func (n *Node) Admin() *admin.Admin { return n.admin }
 // Endpoints is the admin's use cases on the owners' endpoints (their delivery targets).
 func (n *Node) Endpoints() *admin.Endpoints { return n.endpoints }
 
+// Calendars is the owners' use cases on their exclusion calendars.
+func (n *Node) Calendars() *owners.Calendars { return n.calendars }
+
 // Stats is what the dispatcher did so far.
 func (n *Node) Stats() dispatch.StatsSnapshot { return n.dispatch.Stats() }
 
@@ -411,7 +416,7 @@ func (n *Node) Dashboard() *webui.UI { return n.ui }
 // Mount it on your own server; it serves once Start has returned.
 func (n *Node) Handler() http.Handler {
 	opts := httpapi.Options{
-		Logger: n.log.Named("http"), Admin: n.admin, Endpoints: n.endpoints, Tokens: n.tokens, ShowPayloads: n.cfg.ShowPayloads,
+		Logger: n.log.Named("http"), Admin: n.admin, Endpoints: n.endpoints, Calendars: n.calendars, Tokens: n.tokens, ShowPayloads: n.cfg.ShowPayloads,
 		Metrics: n.cfg.Metrics, MetricsHandler: n.cfg.MetricsHandler,
 	}
 	if n.limiter != nil { // none: not even a call per request

@@ -442,3 +442,20 @@ func UpdateExcluding(a Alarm, p Patch, cals []Calendar, now time.Time) (Transiti
 	}
 	return t, true, nil
 }
+
+// ValidateCalendarNames checks exclude_calendars as a request gives them (a preview's).
+func ValidateCalendarNames(names []string) error { return validateCalendarNames(names) }
+
+// CalendarsNamed is the calendars of cals that names names, in names' order; a name
+// none has is a refusal naming "exclude_calendars[i]".
+func CalendarsNamed(names []string, cals []Calendar) ([]Calendar, error) {
+	if err := knownCalendars(names, cals); err != nil {
+		return nil, err
+	}
+	out := make([]Calendar, 0, len(names))
+	for _, n := range names {
+		i := slices.IndexFunc(cals, func(c Calendar) bool { return c.Name == n })
+		out = append(out, cals[i])
+	}
+	return out, nil
+}

@@ -54,6 +54,8 @@ type seriesRequest struct {
 	EndAt               *string `json:"end_at"`
 	MaxFires            int     `json:"max_fires"`
 	JitterSeconds       int     `json:"jitter_seconds"`
+	// ExcludeCalendars names the owner's calendars whose days the series skips.
+	ExcludeCalendars []string `json:"exclude_calendars"`
 }
 
 // series turns the options into the domain's; the domain checks their rules.
@@ -63,6 +65,7 @@ func (req seriesRequest) series() (domain.Series, error) {
 		MaxConsecutiveSkips: req.MaxConsecutiveSkips,
 		MaxFires:            req.MaxFires,
 		JitterSeconds:       req.JitterSeconds,
+		ExcludeCalendars:    req.ExcludeCalendars,
 	}
 	if strings.ContainsRune(req.Misfire, 0) {
 		return s, invalidArgument("misfire", "must not contain NUL characters")

@@ -66,6 +66,9 @@ func (f failingAlarms) SkipNext(context.Context, string, string) (domain.Alarm, 
 func (f failingAlarms) Upcoming(context.Context, string, string, int) (domain.Alarm, []domain.Occurrence, error) {
 	return domain.Alarm{}, nil, f.fail()
 }
+func (f failingAlarms) PreviewExcluding(context.Context, string, string, string, []string, time.Time, int) ([]time.Time, error) {
+	return nil, f.fail()
+}
 func (f failingAlarms) Preview(string, string, time.Time, int) ([]time.Time, error) {
 	return nil, f.fail()
 }

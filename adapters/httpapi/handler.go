@@ -72,6 +72,8 @@ type Options struct {
 	Endpoints Endpoints
 	// Tokens serves /admin/v1/tokens (issue, list, revoke); nil leaves them out.
 	Tokens Tokens
+	// Calendars serves the owner's /v1/calendars routes; nil leaves them out.
+	Calendars Calendars
 	// ShowPayloads shows payloads and wake messages in admin views; by default they are
 	// redacted to their size and SHA-256.
 	ShowPayloads bool
@@ -106,6 +108,7 @@ type api struct {
 	endpoints       EndpointReader
 	endpointChanges EndpointWriter
 	tokens          Tokens
+	calendars       Calendars
 
 	auth         Authenticator
 	ready        Pinger
@@ -144,7 +147,7 @@ func New(alarms Alarms, auth Authenticator, ready Pinger, opts Options) http.Han
 func newAPI(alarms Alarms, opts Options) *api {
 	a := &api{
 		creator: alarms, reader: alarms, actions: alarms, editor: alarms, schedules: alarms,
-		endpoints: opts.Endpoints, endpointChanges: opts.Endpoints, tokens: opts.Tokens,
+		endpoints: opts.Endpoints, endpointChanges: opts.Endpoints, tokens: opts.Tokens, calendars: opts.Calendars,
 		metricsPage: opts.MetricsHandler,
 	}
 	if admin := opts.Admin; admin != nil {
@@ -187,6 +190,7 @@ func (a *api) routes() *mux.Router {
 	r.Handle("/v1/schedules/preview", a.owned(a.preview)).Methods(http.MethodPost)
 	a.adminRoutes(r)
 	a.endpointRoutes(r)
+	a.calendarRoutes(r)
 	a.tokenRoutes(r)
 	return r
 }

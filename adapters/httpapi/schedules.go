@@ -20,6 +20,9 @@ type SchedulePlanner interface {
 	Upcoming(ctx context.Context, owner, id string, n int) (domain.Alarm, []domain.Occurrence, error)
 	// Preview lists a schedule's next n occurrences after from (now when zero).
 	Preview(expr, tz string, from time.Time, n int) ([]time.Time, error)
+	// PreviewExcluding is Preview leaving out the days the owner's calendars named by
+	// names exclude.
+	PreviewExcluding(ctx context.Context, owner, expr, tz string, names []string, from time.Time, n int) ([]time.Time, error)
 	// Backfill creates the alarm delivering the series' occurrences in [from, to]
 	// (domain.Backfill), or returns the one a repeated request made (deduped).
 	Backfill(ctx context.Context, owner, id string, from, to time.Time) (b domain.Alarm, count int, deduped bool, err error)
@@ -72,11 +75,13 @@ type previewRequest struct {
 	Timezone string  `json:"timezone"`
 	From     *string `json:"from"`
 	Count    *int    `json:"count"`
+	// ExcludeCalendars names the owner's calendars to leave out, as a series would.
+	ExcludeCalendars []string `json:"exclude_calendars"`
 }
 
 // preview serves POST /v1/schedules/preview: a schedule's next occurrences, validated
 // as a create would validate it, without creating anything.
-func (a *api) preview(w http.ResponseWriter, r *http.Request, _ string) {
+func (a *api) preview(w http.ResponseWriter, r *http.Request, owner string) {
 	var req previewRequest
 	if !a.readObject(w, r, &req) {
 		return
@@ -90,7 +95,12 @@ func (a *api) preview(w http.ResponseWriter, r *http.Request, _ string) {
 	if req.Count != nil {
 		n = *req.Count
 	}
-	list, err := a.schedules.Preview(req.CronExpr, req.Timezone, from, n)
+	var list []time.Time
+	if len(req.ExcludeCalendars) > 0 {
+		list, err = a.schedules.PreviewExcluding(r.Context(), owner, req.CronExpr, req.Timezone, req.ExcludeCalendars, from, n)
+	} else {
+		list, err = a.schedules.Preview(req.CronExpr, req.Timezone, from, n)
+	}
 	type at struct {
 		ScheduledFor jsonio.Time `json:"scheduled_for"`
 	}

@@ -33,6 +33,7 @@ type patchRequest struct {
 	EndAt               json.RawMessage `json:"end_at"`
 	MaxFires            json.RawMessage `json:"max_fires"`
 	JitterSeconds       json.RawMessage `json:"jitter_seconds"`
+	ExcludeCalendars    json.RawMessage `json:"exclude_calendars"` // null or [] clears them
 
 	// What an alarm keeps for life: named so the refusal can say so.
 	Kind           json.RawMessage `json:"kind"`
@@ -107,6 +108,11 @@ func (req patchRequest) patch() (domain.Patch, error) {
 	p.MaxConsecutiveSkips, p.MaxFires = num("max_consecutive_skips", req.MaxConsecutiveSkips), num("max_fires", req.MaxFires)
 	p.JitterSeconds = num("jitter_seconds", req.JitterSeconds)
 	p.StartAt, p.EndAt = instant("start_at", req.StartAt), instant("end_at", req.EndAt)
+	if req.ExcludeCalendars != nil && string(bytes.TrimSpace(req.ExcludeCalendars)) == "null" {
+		p.ExcludeCalendars = &[]string{}
+	} else {
+		p.ExcludeCalendars = patchMember[[]string](&err, "exclude_calendars", req.ExcludeCalendars, "an array of calendar names")
+	}
 	return p, err
 }
 

@@ -88,6 +88,11 @@ func seriesMembers(o *jsonio.Object, a domain.Alarm) {
 	o.Str("paused_reason", a.PausedReason)
 	o.Time("paused_until", a.PausedUntil)
 	o.Str("backfill_of", s.BackfillOf)
+	calendars := s.ExcludeCalendars
+	if calendars == nil {
+		calendars = []string{}
+	}
+	o.Value("exclude_calendars", calendars)
 }
 
 // alarmBody is {"alarm": ...}, with "deduped" when the reply is to a create.

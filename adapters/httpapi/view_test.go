@@ -45,7 +45,7 @@ func TestAlarmViewFieldsInOrder(t *testing.T) {
 		"updated_at", "last_fired_at", "endpoint",
 		// A cron alarm's options and series state (a once alarm has none).
 		"misfire", "catch_up_limit", "catch_up_window", "max_consecutive_skips", "start_at", "end_at",
-		"max_fires", "remaining_fires", "jitter_seconds", "fire_count", "skip_streak", "paused_reason", "paused_until", "backfill_of"}
+		"max_fires", "remaining_fires", "jitter_seconds", "fire_count", "skip_streak", "paused_reason", "paused_until", "backfill_of", "exclude_calendars"}
 	dec := json.NewDecoder(&buf)
 	_, _ = dec.Token()
 	var got []string

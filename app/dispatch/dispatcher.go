@@ -43,6 +43,7 @@ type Dispatcher struct {
 	stats     Stats
 	lag       wakelag.Histogram // wake lags, for the heartbeat's percentiles
 	pauses    pauseEnds         // resumes series whose pause has ended, once a tick
+	calendars *calendarCache    // the owners' calendars, for series naming some; nil: none
 }
 
 // New builds a dispatcher; cfg must pass Validate. hints may be shared with
@@ -68,6 +69,7 @@ func New(store Store, waker ports.Waker, clock *app.StoreClock, hints *app.Hints
 		slots:     make(chan struct{}, cfg.Concurrency),
 		pool:      newDeliveryPool(cfg.Concurrency),
 		owners:    newOwnerGate(cfg.ownerCap()),
+		calendars: newCalendarCache(cfg.Calendars),
 	}, nil
 }
 

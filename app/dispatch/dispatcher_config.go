@@ -37,6 +37,9 @@ type Config struct {
 	// Gate is the cluster-wide pause gate, checked before every claim; nil: never paused.
 	// The dispatcher only asks it: whoever builds it runs it.
 	Gate PauseGate
+	// Calendars is where series' exclusion calendars are read; nil: no series is
+	// excluded from anything.
+	Calendars CalendarSource
 }
 
 // PauseGate says whether dispatching may go on: Wait returns true once it may (at once

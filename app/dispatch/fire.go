@@ -32,10 +32,11 @@ func (d *Dispatcher) fire(work context.Context, alarms []domain.Alarm) {
 	var advances []domain.Transition
 	out := newOutcomeWindow(d)
 	for i, a := range alarms {
-		batch[i] = delivery{firing: domain.Begin(a, now, d.cfg.Policy), send: true}
+		batch[i] = delivery{firing: d.beginFiring(work, a, now), send: true}
 		if skip := batch[i].firing.Skip; skip != nil {
-			// The misfire policy dropped this occurrence: no wake, no attempt; its
-			// transition moves the series on with the first outcomes.
+			// The misfire policy or the series' calendars dropped this occurrence (or
+			// it waits for its calendars): no wake, no attempt; its transition moves
+			// the series on with the first outcomes.
 			batch[i].send = false
 			out.add(*skip)
 		}

@@ -54,6 +54,9 @@ func (s *Alarms) Create(ctx context.Context, spec domain.Spec) (domain.Alarm, bo
 	if err != nil {
 		return domain.Alarm{}, false, err
 	}
+	if a, err = s.excluding(ctx, a, now, nil); err != nil {
+		return domain.Alarm{}, false, err
+	}
 	if a.Endpoint != "" {
 		if _, err := s.store.GetEndpoint(ctx, a.Owner, a.Endpoint); err != nil {
 			return domain.Alarm{}, false, noSuchEndpoint(err, a.Owner, a.Endpoint)
@@ -90,8 +93,15 @@ func (s *Alarms) CreateBatch(ctx context.Context, specs []domain.Spec) ([]Create
 	out := make([]CreateResult, len(specs))
 	valid := make([]domain.Alarm, 0, len(specs))
 	at := make([]int, 0, len(specs)) // valid[j] is specs[at[j]]
+	cals := ownerCalendars{}
 	for i, spec := range specs {
 		a, err := domain.NewAlarm(app.NewAlarmID(), spec, now, s.cfg.Defaults)
+		if err == nil {
+			a, err = s.excluding(ctx, a, now, cals)
+		}
+		if isStoreError(err) {
+			return nil, err
+		}
 		if err != nil {
 			out[i] = CreateResult{Err: err}
 			continue
@@ -310,8 +320,12 @@ func (s *Alarms) Backfill(ctx context.Context, owner, id string, from, to time.T
 	if err != nil {
 		return domain.Alarm{}, 0, false, err
 	}
+	cals, err := s.calendarsOf(ctx, owner, series.Series.ExcludeCalendars)
+	if err != nil {
+		return domain.Alarm{}, 0, false, err
+	}
 	now := s.clock.Now()
-	b, count, err = domain.Backfill(series, app.NewAlarmID(), from, to, now)
+	b, count, err = domain.BackfillExcluding(series, cals, app.NewAlarmID(), from, to, now)
 	if err != nil {
 		return domain.Alarm{}, 0, false, err
 	}
@@ -327,8 +341,14 @@ func (s *Alarms) Backfill(ctx context.Context, owner, id string, from, to time.T
 
 // Update changes the owner's alarm's definition in place.
 func (s *Alarms) Update(ctx context.Context, owner, id string, p domain.Patch) (domain.Alarm, error) {
+	// The owner's calendars, for a patch of a series that names some: read before the
+	// row's lock, as the alarm's own names are only known under it.
+	cals, err := s.store.ListCalendars(ctx, owner)
+	if err != nil {
+		return domain.Alarm{}, err
+	}
 	a, err := s.store.Mutate(ctx, ports.OwnedBy(owner), id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
-		return domain.Update(a, p, now)
+		return domain.UpdateExcluding(a, p, cals, now)
 	})
 	if err == nil {
 		s.hintIfDueSoon(ctx, a.NextFireAt, s.clock.Now())
@@ -354,7 +374,11 @@ func (s *Alarms) Upcoming(ctx context.Context, owner, id string, n int) (domain.
 	if err != nil {
 		return domain.Alarm{}, nil, err
 	}
-	return a, domain.Upcoming(a, s.clock.Now(), n), nil
+	cals, err := s.calendarsOf(ctx, owner, a.Series.ExcludeCalendars)
+	if err != nil {
+		return domain.Alarm{}, nil, err
+	}
+	return a, domain.UpcomingExcluding(a, cals, s.clock.Now(), n), nil
 }
 
 // Preview lists a schedule's next n occurrences after from (now when zero).

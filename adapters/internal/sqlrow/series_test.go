@@ -1,6 +1,7 @@
 package sqlrow
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -53,7 +54,7 @@ func TestSeriesRoundTrip(t *testing.T) {
 		}
 		want := c.s
 		want.StartAt, want.EndAt = got.StartAt, got.EndAt // compared above, as instants
-		if got != want {
+		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: DecodeSeries(EncodeSeries) = %+v, want %+v", c.name, got, want)
 		}
 	}
@@ -63,7 +64,7 @@ func TestSeriesRoundTrip(t *testing.T) {
 // not a series is an error.
 func TestDecodeSeries(t *testing.T) {
 	got, err := DecodeSeries(`{"misfire":"skip","max_fires":3,"some_later_option":{"x":1}}`)
-	if err != nil || got != (domain.Series{Misfire: domain.MisfireSkip, MaxFires: 3}) {
+	if err != nil || !reflect.DeepEqual(got, domain.Series{Misfire: domain.MisfireSkip, MaxFires: 3}) {
 		t.Errorf("with an unknown key: %+v, %v; want misfire skip, max_fires 3", got, err)
 	}
 	for _, bad := range []string{`not json`, `{"max_fires":"three"}`, `{"end_at":"2031-01-01"}`, `[]`} {

@@ -73,12 +73,12 @@ func TestAlarmsScanConvertsNulls(t *testing.T) {
 		t.Errorf("scanned %+v", got)
 	}
 	// The scanner's targets are reused: the second row keeps none of the first's series.
-	if a.Series != (domain.Series{}) || a.FireCount != 0 || a.SkipStreak != 0 || a.PausedReason != "" || !a.PausedUntil.IsZero() ||
+	if !a.Series.IsZero() || a.FireCount != 0 || a.SkipStreak != 0 || a.PausedReason != "" || !a.PausedUntil.IsZero() ||
 		a.Endpoint != "" {
 		t.Errorf("a row without series options or state scanned as %+v", a)
 	}
 	s := got[0]
-	if s.Series != (domain.Series{Misfire: domain.MisfireSkip, MaxFires: 9}) || s.FireCount != 4 || s.SkipStreak != 2 ||
+	if !reflect.DeepEqual(s.Series, domain.Series{Misfire: domain.MisfireSkip, MaxFires: 9}) || s.FireCount != 4 || s.SkipStreak != 2 ||
 		s.PausedReason != "the breaker" || !s.PausedUntil.Equal(at) || s.Endpoint != "billing" {
 		t.Errorf("series row scanned as %+v", s)
 	}

@@ -1,0 +1,79 @@
+package owners
+
+import (
+	"context"
+
+	"go.uber.org/zap"
+
+	"github.com/chronoshq/chronos/app"
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// CalendarStore is what the calendar use cases call: the calendars, and the cluster
+// state value every change bumps (app.CalendarsStateName). A ports.Store is one.
+type CalendarStore interface {
+	ports.CalendarStore
+	PutState(ctx context.Context, name, value string) error
+}
+
+// Calendars is an owner's exclusion calendars: put (create or replace), read, list,
+// delete. Every change bumps the "calendars" state, so the dispatchers drop what they
+// cached within a second and the next occurrence of every series using it follows it.
+type Calendars struct {
+	store CalendarStore
+	clock ports.Clock
+	log   *zap.Logger
+}
+
+// NewCalendars builds the use cases; log may be nil.
+func NewCalendars(store CalendarStore, clock ports.Clock, log *zap.Logger) *Calendars {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &Calendars{store: store, clock: clock, log: log}
+}
+
+// Put validates c (a *domain.ValidationError naming the field) and stores it, replacing
+// the owner's calendar of that name if there is one.
+func (s *Calendars) Put(ctx context.Context, c domain.Calendar) (domain.Calendar, error) {
+	if err := domain.ValidateCalendar(c); err != nil {
+		return domain.Calendar{}, err
+	}
+	stored, err := s.store.PutCalendar(ctx, domain.NormalizeCalendar(c))
+	if err != nil {
+		return domain.Calendar{}, err
+	}
+	s.changed(ctx, c.Owner, c.Name, "put")
+	return stored, nil
+}
+
+// Get returns the owner's calendar (ports.ErrNotFound when there is none).
+func (s *Calendars) Get(ctx context.Context, owner, name string) (domain.Calendar, error) {
+	return s.store.GetCalendar(ctx, owner, name)
+}
+
+// List returns the owner's calendars by name.
+func (s *Calendars) List(ctx context.Context, owner string) ([]domain.Calendar, error) {
+	return s.store.ListCalendars(ctx, owner)
+}
+
+// Delete removes the owner's calendar, refused (a *ports.CalendarInUseError) while an
+// active or paused series names it.
+func (s *Calendars) Delete(ctx context.Context, owner, name string) error {
+	if err := s.store.DeleteCalendar(ctx, owner, name); err != nil {
+		return err
+	}
+	s.changed(ctx, owner, name, "deleted")
+	return nil
+}
+
+// changed bumps the calendars' state. A bump that fails is logged: the calendar is
+// stored, and the dispatchers' caches still expire (app.CalendarCacheMaxAge).
+func (s *Calendars) changed(ctx context.Context, owner, name, action string) {
+	v := app.NewCalendarsChange(owner, name, action, s.clock.Now())
+	if err := s.store.PutState(ctx, app.CalendarsStateName, v); err != nil {
+		s.log.Warn("recording a calendar change failed; dispatchers see it when their cache expires",
+			zap.String("owner", owner), zap.String("calendar", name), zap.Error(err))
+	}
+}
