@@ -71,6 +71,9 @@ type Alarm struct {
 	// BackfillOf is, on a backfill (Backfill), the id of the series it delivers past
 	// occurrences of; "" on every other alarm.
 	BackfillOf string `json:"backfill_of"`
+	// ExcludeCalendars names the owner's calendars (PutCalendar) whose days the series
+	// delivers no occurrence on.
+	ExcludeCalendars []string `json:"exclude_calendars"`
 }
 
 // Occurrence is one upcoming wake of an alarm.

@@ -68,6 +68,10 @@ type CreateAlarm struct {
 	// JitterSeconds (0..3600) delays each occurrence by up to that many seconds, by the
 	// same amount on every node and retry.
 	JitterSeconds int
+	// ExcludeCalendars names at most 8 of the owner's calendars (PutCalendar): an
+	// occurrence on a day one excludes is not delivered. A name the owner has no
+	// calendar of is invalid (field "exclude_calendars[i]").
+	ExcludeCalendars []string
 }
 
 // createWire is the JSON body of POST /v1/alarms, less the payload (see body).
@@ -93,6 +97,7 @@ type createWire struct {
 	EndAt               *string        `json:"end_at,omitempty"`
 	MaxFires            int            `json:"max_fires,omitempty"`
 	JitterSeconds       int            `json:"jitter_seconds,omitempty"`
+	ExcludeCalendars    []string       `json:"exclude_calendars,omitempty"`
 }
 
 var errBadPayload = errors.New("client: Payload is not valid JSON")
@@ -119,6 +124,7 @@ func (r CreateAlarm) body() ([]byte, error) {
 		EndAt:               optionalTime(r.EndAt),
 		MaxFires:            r.MaxFires,
 		JitterSeconds:       r.JitterSeconds,
+		ExcludeCalendars:    r.ExcludeCalendars,
 	}
 	if w.Kind == "" {
 		w.Kind = domain.KindOnce

@@ -78,6 +78,8 @@ type PreviewSchedule struct {
 	Timezone string    // the IANA zone CronExpr is read in; "" is UTC
 	From     time.Time // list occurrences after this instant; zero is the server's now
 	Count    int       // 1..100; 0 means the server's default, 10
+	// ExcludeCalendars leaves out the days these calendars of the owner exclude.
+	ExcludeCalendars []string
 }
 
 // previewWire is the body of POST /v1/schedules/preview.
@@ -86,6 +88,8 @@ type previewWire struct {
 	Timezone string  `json:"timezone,omitempty"`
 	From     *string `json:"from,omitempty"`
 	Count    int     `json:"count,omitempty"`
+	// ExcludeCalendars names the owner's calendars to leave out.
+	ExcludeCalendars []string `json:"exclude_calendars,omitempty"`
 }
 
 // PreviewSchedule lists a schedule's next occurrences, soonest first (POST
@@ -93,7 +97,7 @@ type previewWire struct {
 // the same invalid_argument, its Field "cron_expr" or "timezone". Nothing is created.
 func (c *Client) PreviewSchedule(ctx context.Context, req PreviewSchedule) ([]time.Time, error) {
 	body, err := marshal(previewWire{CronExpr: req.CronExpr, Timezone: req.Timezone,
-		From: optionalTime(req.From), Count: req.Count})
+		From: optionalTime(req.From), Count: req.Count, ExcludeCalendars: req.ExcludeCalendars})
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,9 @@ type UpdateAlarm struct {
 	EndAt         *time.Time
 	MaxFires      *int
 	JitterSeconds *int
+	// ExcludeCalendars replaces the series' calendars; a pointer to an empty slice
+	// clears them.
+	ExcludeCalendars *[]string
 }
 
 // updateWire is the JSON body of PATCH /v1/alarms/{id}, less the payload (see body).
@@ -56,6 +59,7 @@ type updateWire struct {
 	EndAt               json.RawMessage `json:"end_at,omitempty"`
 	MaxFires            *int            `json:"max_fires,omitempty"`
 	JitterSeconds       *int            `json:"jitter_seconds,omitempty"`
+	ExcludeCalendars    *[]string       `json:"exclude_calendars,omitempty"`
 }
 
 // body is the request's JSON, the payload spliced in as it is (withPayload).
@@ -65,6 +69,7 @@ func (u UpdateAlarm) body() ([]byte, error) {
 		MaxFailures: u.MaxFailures, Misfire: u.Misfire, CatchUpLimit: u.CatchUpLimit,
 		CatchUpWindow: u.CatchUpWindow, MaxConsecutiveSkips: u.MaxConsecutiveSkips,
 		StartAt: bound(u.StartAt), EndAt: bound(u.EndAt), MaxFires: u.MaxFires, JitterSeconds: u.JitterSeconds,
+		ExcludeCalendars: u.ExcludeCalendars,
 	})
 	if err != nil {
 		return nil, err

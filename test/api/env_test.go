@@ -174,20 +174,21 @@ type alarmView struct {
 	Endpoint       string          `json:"endpoint"`
 
 	// A cron alarm's options and series state; absent on a once alarm.
-	Misfire             *string `json:"misfire"`
-	CatchUpLimit        *int    `json:"catch_up_limit"`
-	CatchUpWindow       *string `json:"catch_up_window"`
-	MaxConsecutiveSkips *int    `json:"max_consecutive_skips"`
-	StartAt             *string `json:"start_at"`
-	EndAt               *string `json:"end_at"`
-	MaxFires            *int    `json:"max_fires"`
-	RemainingFires      *int    `json:"remaining_fires"`
-	JitterSeconds       *int    `json:"jitter_seconds"`
-	FireCount           *int    `json:"fire_count"`
-	SkipStreak          *int    `json:"skip_streak"`
-	PausedReason        *string `json:"paused_reason"`
-	PausedUntil         *string `json:"paused_until"`
-	BackfillOf          *string `json:"backfill_of"`
+	Misfire             *string  `json:"misfire"`
+	CatchUpLimit        *int     `json:"catch_up_limit"`
+	CatchUpWindow       *string  `json:"catch_up_window"`
+	MaxConsecutiveSkips *int     `json:"max_consecutive_skips"`
+	StartAt             *string  `json:"start_at"`
+	EndAt               *string  `json:"end_at"`
+	MaxFires            *int     `json:"max_fires"`
+	RemainingFires      *int     `json:"remaining_fires"`
+	JitterSeconds       *int     `json:"jitter_seconds"`
+	FireCount           *int     `json:"fire_count"`
+	SkipStreak          *int     `json:"skip_streak"`
+	PausedReason        *string  `json:"paused_reason"`
+	PausedUntil         *string  `json:"paused_until"`
+	BackfillOf          *string  `json:"backfill_of"`
+	ExcludeCalendars    []string `json:"exclude_calendars"`
 }
 
 type eventView struct {
