@@ -41,11 +41,13 @@ Usage:
                   the operator's view and actions (retry|cancel|delete take --dry-run)
   chronos endpoint create|list|get|update|delete
                   the owners' delivery targets (admin); list --mine: the token owner's own
+  chronos calendar put|get|list|delete
+                  the token owner's exclusion calendars (alarm create --exclude-calendar)
   chronos healthcheck [--url URL]   exit 0 if a server answers /healthz (container HEALTHCHECK)
   chronos version [--json]          the module version, VCS revision and Go version
 
 Every flag has an environment fallback: --wake-url is CHRONOS_WAKE_URL, and so on; the
-alarm, admin and endpoint commands read only CHRONOS_SERVER and CHRONOS_TOKEN.
+alarm, admin, endpoint and calendar commands read only CHRONOS_SERVER and CHRONOS_TOKEN.
 Run "chronos <command> -h" for a command's flags; help goes to stdout.
 
 Exit status: 0 success; 1 the command failed at run time (store, server, request);
@@ -111,6 +113,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cli.Admin(ctx, rest, cliWiring(), stdout, stderr)
 	case "endpoint":
 		return cli.Endpoint(ctx, rest, cliWiring(), stdout, stderr)
+	case "calendar":
+		return cli.Calendar(ctx, rest, cliWiring(), stdout, stderr)
 	case "healthcheck":
 		return healthcheckCommand(ctx, rest, stdout, stderr)
 	case bench.WorkerCommand: // hidden: one node of `chronos bench --nodes K`

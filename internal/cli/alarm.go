@@ -22,6 +22,7 @@ const alarmUsage = `Usage: chronos alarm <subcommand> [flags]
            [--idempotency-key K] [--max-failures N] [--at-most-once] [--endpoint NAME]
            cron only: [--misfire fire_once|skip|catch_up] [--catch-up-limit N] [--catch-up-window 36h]
            [--max-consecutive-skips N] [--start-at T] [--end-at T] [--max-fires N] [--jitter-seconds N]
+           [--exclude-calendar NAME ...]
   get      ID
   list     [--status S] [--limit N] [--cursor C]
   update   ID [--label L] [--cron EXPR] [--tz TZ] [--wake-message M] [--payload JSON | --payload-file F]

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chronoshq/chronos/client"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/flagenv"
 )
 
 // seriesFlags are a cron series' options (docs/schedules.md), as create and update
@@ -18,6 +19,7 @@ import (
 type seriesFlags struct {
 	misfire, catchUpWindow, startAt, endAt      string
 	catchUpLimit, maxSkips, maxFires, jitterSec int
+	calendars                                   flagenv.List
 }
 
 func (s *seriesFlags) register(fs *flag.FlagSet) {
@@ -29,6 +31,7 @@ func (s *seriesFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.endAt, "end-at", "", "no occurrence after this RFC 3339 time; the series then ends")
 	fs.IntVar(&s.maxFires, "max-fires", 0, "end the series after N delivered occurrences (0: unbounded)")
 	fs.IntVar(&s.jitterSec, "jitter-seconds", 0, "delay each occurrence by up to N seconds, 0..3600")
+	fs.Var(&s.calendars, "exclude-calendar", "no occurrence on a day this calendar of yours excludes; repeat it (update: \"none\" clears them)")
 }
 
 // create puts the options given into req.
@@ -40,6 +43,7 @@ func (s seriesFlags) create(set map[string]bool, req *client.CreateAlarm) error 
 	}
 	req.Misfire, req.CatchUpLimit, req.CatchUpWindow = domain.Misfire(s.misfire), s.catchUpLimit, s.catchUpWindow
 	req.MaxConsecutiveSkips, req.MaxFires, req.JitterSeconds = s.maxSkips, s.maxFires, s.jitterSec
+	req.ExcludeCalendars = s.calendars.Values
 	var err error
 	if req.StartAt, err = instant(cmd, "start-at", s.startAt, false); err != nil {
 		return err
@@ -54,6 +58,13 @@ func (s seriesFlags) update(set map[string]bool, req *client.UpdateAlarm) error 
 	const cmd = "alarm update"
 	if set["misfire"] {
 		req.Misfire = new(domain.Misfire(s.misfire))
+	}
+	if set["exclude-calendar"] {
+		names := []string{}
+		if v := s.calendars.Values; len(v) != 1 || v[0] != "none" {
+			names = v
+		}
+		req.ExcludeCalendars = &names
 	}
 	if set["catch-up-window"] {
 		w := s.catchUpWindow

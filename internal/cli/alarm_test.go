@@ -43,7 +43,7 @@ func runCLI(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	cmd := map[string]func(context.Context, []string, Wiring, io.Writer, io.Writer) error{
-		"alarm": Alarm, "admin": Admin, "endpoint": Endpoint,
+		"alarm": Alarm, "admin": Admin, "endpoint": Endpoint, "calendar": Calendar,
 	}[args[0]]
 	if cmd == nil {
 		t.Fatalf("runCLI: no command %q", args[0])

@@ -124,6 +124,7 @@ func addSeries(l listing, a client.Alarm) {
 	l.add("skip_streak", a.SkipStreak)
 	l.add("paused_reason", oneLine(a.PausedReason))
 	l.add("paused_until", when(a.PausedUntil))
+	l.add("exclude_calendars", orDash(strings.Join(a.ExcludeCalendars, ",")))
 }
 
 func orDash(s string) string {
