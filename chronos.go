@@ -288,7 +288,7 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	n.upkeep = chores.NewMaintenance(store, 0, log.Named("maintenance"))
 	if cfg.Dashboard {
 		n.ui, err = webui.New(n.admin, n.tokens, store, webui.Options{ShowPayloads: cfg.ShowPayloads, Logger: log.Named("ui"),
-			Tokens: n.tokens, Endpoints: n.endpoints, SessionTTL: cfg.SessionTTL, SecureCookies: https})
+			Tokens: n.tokens, Endpoints: n.endpoints, Calendars: n.calendars, SessionTTL: cfg.SessionTTL, SecureCookies: https})
 		if err != nil {
 			return nil, err
 		}

@@ -26,10 +26,12 @@ type page struct {
 	Data     any
 	// Tokens and Endpoints say whether those pages are served, for the navigation.
 	Tokens, Endpoints bool
+	// Calendars says whether the calendars page is served.
+	Calendars bool
 }
 
 // pageNames are the full pages; each is parsed with the layout and the partials.
-var pageNames = []string{"login", "overview", "alarms", "alarm", "failed", "nodes", "settings", "tokens", "endpoints", "confirm", "ask", "error"}
+var pageNames = []string{"login", "overview", "alarms", "alarm", "failed", "nodes", "settings", "tokens", "endpoints", "calendars", "confirm", "ask", "error"}
 
 // pages holds one template set per page, so their blocks do not collide.
 type pages struct {
@@ -37,7 +39,10 @@ type pages struct {
 }
 
 var funcs = template.FuncMap{
-	"when":     when,
+	"when": when,
+	"weekdayNames": func() []string {
+		return []string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+	},
 	"seconds":  func(d time.Duration) string { return formatSeconds(d.Seconds()) },
 	"secs":     formatSeconds,
 	"ms":       func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + " ms" },
@@ -69,7 +74,7 @@ func (u *UI) render(w http.ResponseWriter, r *http.Request, status int, name str
 	if p.Flash == "" {
 		p.Flash = takeFlash(w, r)
 	}
-	p.Tokens, p.Endpoints = u.tokens != nil, u.endpoints != nil
+	p.Tokens, p.Endpoints, p.Calendars = u.tokens != nil, u.endpoints != nil, u.calendars != nil
 	var buf bytes.Buffer
 	if err := u.pages.sets[name].ExecuteTemplate(&buf, "layout", p); err != nil {
 		u.log.Error("rendering a dashboard page", zap.String("page", name), zap.Error(err))

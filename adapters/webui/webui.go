@@ -58,6 +58,8 @@ type Options struct {
 	Tokens operator.Tokens
 	// Endpoints serves the endpoints page; nil leaves it out.
 	Endpoints EndpointLister
+	// Calendars serves the calendars page; nil leaves it out.
+	Calendars CalendarLister
 }
 
 // EndpointLister lists the owners' endpoints (*admin.Endpoints): one owner's by name, or
@@ -93,6 +95,7 @@ type UI struct {
 	auth      Authenticator
 	tokens    operator.Tokens
 	endpoints EndpointLister
+	calendars CalendarLister
 	sessions  *sessions
 	pages     *pages
 	sampler   *Sampler
@@ -119,7 +122,7 @@ func New(admin Admin, auth Authenticator, store ports.SessionStore, opts Options
 		return nil, err
 	}
 	u := &UI{
-		auth: auth, tokens: opts.Tokens, endpoints: opts.Endpoints, pages: pages, opts: opts, log: log,
+		auth: auth, tokens: opts.Tokens, endpoints: opts.Endpoints, calendars: opts.Calendars, pages: pages, opts: opts, log: log,
 		sessions: newSessions(store, opts.SessionTTL, opts.Now, opts.SecureCookies),
 		sampler:  NewSampler(admin, SampleInterval, SamplePoints),
 	}
@@ -163,6 +166,9 @@ func (u *UI) routes() http.Handler {
 		r.Handle(Prefix+"tokens", u.reading(u.tokensPage)).Methods(http.MethodGet)
 		r.Handle(Prefix+"tokens", u.changing(u.issueToken)).Methods(http.MethodPost)
 		r.Handle(Prefix+"tokens/{id}/revoke", u.changing(u.revokeToken)).Methods(http.MethodPost)
+	}
+	if u.calendars != nil {
+		r.Handle(Prefix+"calendars", u.reading(u.calendarsPage)).Methods(http.MethodGet)
 	}
 	if u.endpoints != nil {
 		r.Handle(Prefix+"endpoints", u.reading(u.endpointsPage)).Methods(http.MethodGet)
