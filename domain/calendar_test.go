@@ -148,8 +148,8 @@ func TestSeriesSkipsExcludedDays(t *testing.T) {
 		{
 			name: "a holiday on the fall-back day, New York",
 			expr: "30 1 * * *", tz: "America/New_York", cals: []Calendar{cal("ny", "America/New_York", []string{"2026-11-01"}, nil)}, names: []string{"ny"},
-			from: "2026-10-31T05:30:00Z",
-			want: []string{"2026-10-31T05:30:00Z", "2026-11-02T06:30:00Z"},
+			from:     "2026-10-31T05:30:00Z",
+			want:     []string{"2026-10-31T05:30:00Z", "2026-11-02T06:30:00Z"},
 			excluded: 1,
 		},
 		{
@@ -165,8 +165,8 @@ func TestSeriesSkipsExcludedDays(t *testing.T) {
 			expr: "0 12 * * *", tz: "Asia/Tokyo", cals: []Calendar{nyHoliday}, names: []string{"ny"},
 			// 12:00 Tokyo is 03:00Z: 2026-11-02T03:00Z is still 2026-11-01 (22:00 EST) in New York,
 			// and 2026-11-03T03:00Z is 2026-11-02 22:00 there: the excluded one.
-			from: "2026-11-01T03:00:00Z",
-			want: []string{"2026-11-01T03:00:00Z", "2026-11-02T03:00:00Z", "2026-11-04T03:00:00Z"},
+			from:     "2026-11-01T03:00:00Z",
+			want:     []string{"2026-11-01T03:00:00Z", "2026-11-02T03:00:00Z", "2026-11-04T03:00:00Z"},
 			excluded: 1,
 		},
 		{

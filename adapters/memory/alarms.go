@@ -29,7 +29,7 @@ func out(a domain.Alarm) domain.Alarm {
 	a.Payload, a.Series.ExcludeCalendars = slices.Clone(a.Payload), slices.Clone(a.Series.ExcludeCalendars)
 	return a
 }
-func byID(x, y domain.Alarm) int      { return strings.Compare(x.ID, y.ID) }
+func byID(x, y domain.Alarm) int { return strings.Compare(x.ID, y.ID) }
 
 // CreateBatch: key check and insert are one transaction, so N concurrent creates with
 // one key make one alarm. A database needs a unique index on (owner, idempotency_key),
