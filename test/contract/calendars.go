@@ -19,6 +19,7 @@ var calendarCases = []testCase{
 	{"DeleteRefusedWhileASeriesUsesIt", testCalendarInUse},
 	{"UpdateMovesTheSeriesToOtherCalendars", testCalendarRelink},
 	{"DeletedAndFinishedSeriesDoNotHoldIt", testCalendarFinishedSeries},
+	{"BulkCreatedSeriesHoldIt", testCalendarBulkCreated},
 }
 
 // newCalendar is a valid calendar of owner with a date, a weekday and a range.
@@ -232,6 +233,18 @@ func testCalendarRelink(t *testing.T, e *env) {
 	if got := e.get(alice, s.ID).Series.ExcludeCalendars; len(got) != 0 {
 		t.Errorf("exclude_calendars after clearing = %q", got)
 	}
+}
+
+// A series CreateMany writes (a bulk create, an import) holds its calendars as one
+// CreateBatch writes does.
+func testCalendarBulkCreated(t *testing.T, e *env) {
+	e.putCalendar(e.newCalendar(alice, "holidays"))
+	s := cronSpec(alice, "0 9 * * *", "UTC")
+	s.Series.ExcludeCalendars = []string{"holidays"}
+	a := e.build(s)
+	e.createMany([]domain.Alarm{e.build(e.onceIn(alice, time.Hour)), a})
+	e.wantUser(alice, "holidays", a.ID)
+	wantErr(t, "DeleteCalendar of a calendar a bulk-created series names", e.store.DeleteCalendar(e.ctx, alice, "holidays"), ports.ErrConflict)
 }
 
 // A deleted series, or one that finished, holds no calendar; a batch whose items are

@@ -3,18 +3,29 @@ package sqlstore
 import (
 	"context"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
 )
 
 // CreateMany inserts as in one transaction with the dialect's bulk statements
 // (InsertMany); their created events are not stored (domain.CreatedEvent). A taken id
 // or idempotency key (stored, or twice in as) fails the whole transaction: ErrConflict,
-// nothing written.
+// nothing written. The series that name calendars are indexed under them in the same
+// transaction (one more statement when any does).
 func (e *Engine[T]) CreateMany(ctx context.Context, as []domain.Alarm) error {
 	if len(as) == 0 {
 		return nil
 	}
-	return e.mapError(e.Tx(ctx, func(tx DB) error { return e.InsertMany(ctx, tx, as) }))
+	var links [][3]string
+	for _, a := range as {
+		links = sqlrow.CalendarLinks(a.Owner, a.ID, a.Series.ExcludeCalendars, links)
+	}
+	return e.mapError(e.Tx(ctx, func(tx DB) error {
+		if err := e.InsertMany(ctx, tx, as); err != nil {
+			return err
+		}
+		return e.linkCalendars(ctx, tx, links)
+	}))
 }
 
 // ImportAlarms is CreateMany, which writes every column of each alarm as given.
