@@ -116,9 +116,13 @@ func Replace(a, r Alarm) Replacement {
 		AlarmID: a.ID, FireAt: at, Payload: r.Payload, Label: r.Label, WakeMessage: r.WakeMessage,
 		UpdatedAt: r.CreatedAt,
 		Event: Event{AlarmID: a.ID, Type: EventReplaced, At: r.CreatedAt, ScheduledFor: at,
-			Message: fmt.Sprintf("fire time %s -> %s", a.NextFireAt.UTC().Format(time.RFC3339Nano), at.UTC().Format(time.RFC3339Nano))},
+			Message: fmt.Sprintf("fire time %s -> %s", a.NextFireAt.UTC().Format(eventTime), at.UTC().Format(eventTime))},
 	}
 }
+
+// eventTime writes the times of a replaced event's message to the millisecond, the
+// finest precision every store keeps, so the text does not depend on the store.
+const eventTime = "2006-01-02T15:04:05.000Z07:00"
 
 // ApplyTo is a as the replacement leaves it.
 func (p Replacement) ApplyTo(a Alarm) Alarm {

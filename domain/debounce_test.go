@@ -126,8 +126,8 @@ func TestReplaceMaxWait(t *testing.T) {
 			want.FailureCount, want.LastError, want.UpdatedAt = 0, "", r.CreatedAt
 			assertRow(t, got, want)
 			if e := p.Event; e.Type != EventReplaced || e.AlarmID != "first" || !e.At.Equal(r.CreatedAt) ||
-				!e.ScheduledFor.Equal(tc.want) || !strings.Contains(e.Message, tc.want.Format(time.RFC3339Nano)) ||
-				!strings.Contains(e.Message, first.NextFireAt.Format(time.RFC3339Nano)) {
+				!e.ScheduledFor.Equal(tc.want) || !strings.Contains(e.Message, tc.want.Format(eventTime)) ||
+				!strings.Contains(e.Message, first.NextFireAt.Format(eventTime)) {
 				t.Errorf("event = %+v", e)
 			}
 		})
