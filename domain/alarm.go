@@ -92,6 +92,11 @@ type Alarm struct {
 	// series resumes by itself. Both are empty unless the status is paused.
 	PausedReason string
 	PausedUntil  time.Time
+
+	// Debounce, on an alarm NewAlarm built from a create with OnDuplicateReplace, asks
+	// CreateBatch to replace the alarm of its key (debounce.go); nil otherwise, and
+	// always nil on an alarm a store returns.
+	Debounce *Debounce
 }
 
 // Claimed reports whether some worker holds (or held, if expired) a lease on the alarm.

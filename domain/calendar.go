@@ -459,3 +459,11 @@ func CalendarsNamed(names []string, cals []Calendar) ([]Calendar, error) {
 	}
 	return out, nil
 }
+
+// NeedsCalendars reports whether UpdateExcluding reads the calendars for p: it names
+// calendars, or moves the schedule (an active series' occurrence is then recomputed
+// past the days they exclude). Any other patch leaves the occurrence where it is.
+func (p Patch) NeedsCalendars() bool {
+	return p.ExcludeCalendars != nil || p.CronExpr != nil || p.Timezone != nil || p.StartAt != nil || p.EndAt != nil ||
+		p.JitterSeconds != nil
+}

@@ -107,6 +107,9 @@ const calendarsUnavailable = 5 * time.Second
 // they cannot be read the wake is held back (Firing.Skip is the deferral): a wake sent
 // on a day its calendar excludes could not be taken back.
 func (d *Dispatcher) beginFiring(ctx context.Context, a domain.Alarm, now time.Time) domain.Firing {
+	if d.calendars == nil || len(a.Series.ExcludeCalendars) == 0 {
+		return domain.Begin(a, now, d.cfg.Policy) // the hot path: no lookup, no timer
+	}
 	cctx, cancel := context.WithTimeout(ctx, d.cfg.storeTimeout())
 	defer cancel()
 	cals, err := d.calendars.forAlarm(cctx, a)
