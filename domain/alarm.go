@@ -92,6 +92,10 @@ type Alarm struct {
 	// series resumes by itself. Both are empty unless the status is paused.
 	PausedReason string
 	PausedUntil  time.Time
+
+	// Tags are the owner's key/value pairs to find the alarm by (domain/tags.go); nil
+	// when it has none. The owner changes them with an update; nothing else does.
+	Tags map[string]string
 }
 
 // Claimed reports whether some worker holds (or held, if expired) a lease on the alarm.

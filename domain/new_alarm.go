@@ -42,6 +42,8 @@ type Spec struct {
 	// Endpoint names one of the owner's endpoints; "" for the server's --wake-url. That
 	// it exists is the caller's to check (owners.Alarms asks the store).
 	Endpoint string
+	// Tags are the alarm's key/value pairs (ValidateTags); nil or empty for none.
+	Tags map[string]string
 }
 
 // Defaults fill in what a Spec leaves out.
@@ -71,6 +73,7 @@ func NewAlarm(id string, spec Spec, now time.Time, d Defaults) (Alarm, error) {
 		MaxFailures:    spec.MaxFailures,
 		CreatedAt:      now,
 		UpdatedAt:      now,
+		Tags:           cloneTags(spec.Tags),
 	}
 	if a.Delivery == "" {
 		a.Delivery = AtLeastOnce
@@ -165,6 +168,9 @@ func validateCommon(s Spec) error {
 		if err := checkText(f.field, f.value, f.limit); err != nil {
 			return err
 		}
+	}
+	if err := ValidateTags(s.Tags); err != nil {
+		return err
 	}
 	if s.Series.Notice != "" {
 		return invalid("notice", "is the server's: only the failure notices it makes carry it")

@@ -48,7 +48,7 @@ func (e *Engine[T]) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports
 		for i, a := range stored {
 			out[i] = e.createResult(a, inserted[a.ID], twins)
 		}
-		return nil
+		return e.tagsOfBatch(ctx, tx, stored, inserted, out)
 	})
 	if err != nil {
 		return nil, e.mapError(err)

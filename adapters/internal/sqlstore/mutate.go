@@ -33,6 +33,11 @@ func (e *Engine[T]) Mutate(ctx context.Context, scope ports.Scope, id string, fn
 		if err != nil {
 			return err
 		}
+		as := []domain.Alarm{a}
+		if err := e.withTags(ctx, tx, as); err != nil {
+			return err
+		}
+		a = as[0]
 		t, changed, err := fn(a, now)
 		if err != nil {
 			fnErr = err
@@ -50,6 +55,9 @@ func (e *Engine[T]) Mutate(ctx context.Context, scope ports.Scope, id string, fn
 		if d := t.Define; d != nil {
 			if _, err := tx.Exec(ctx, e.SQL.Define, d.Label, d.CronExpr, d.Timezone, d.WakeMessage,
 				e.PayloadArg(d.Payload), d.MaxFailures, NullText(sqlrow.EncodeSeries(d.Series)), a.ID); err != nil {
+				return err
+			}
+			if err := e.replaceTags(ctx, tx, a, d.Tags); err != nil {
 				return err
 			}
 		}
