@@ -107,6 +107,7 @@ func areas() []area {
 		{"Endpoints", endpointCases},
 		{"Quota", quotaCases},
 		{"Export", exportCases},
+		{"Tags", tagCases},
 	}
 }
 
