@@ -10,6 +10,8 @@ import (
 // and the label prefix as adminFiltersSQL compares it (starts_with in "C").
 var tagSQL = sqlstore.TagSQL{
 	Param: func(i int) string { return "$" + strconv.Itoa(i) },
+	Join:  sqlstore.PlainTagJoin,
+	Cast:  func(p, typ string) string { return p + "::" + typ },
 	LabelPrefix: func(column, prefix string, arg func(any) string) string {
 		return `starts_with(` + column + ` COLLATE "C", ` + arg(prefix) + `::text)`
 	},

@@ -6,6 +6,8 @@ import "github.com/chronoshq/chronos/adapters/internal/sqlstore"
 // the label prefix compared as bytes, as adminConds compares it.
 var tagSQL = sqlstore.TagSQL{
 	Param: func(int) string { return "?" },
+	Join:  sqlstore.PlainTagJoin,
+	Cast:  func(p, _ string) string { return p },
 	LabelPrefix: func(column, prefix string, arg func(any) string) string {
 		return `substr(CAST(` + column + ` AS BLOB), 1, length(CAST(` + arg(prefix) + ` AS BLOB))) = CAST(` + arg(prefix) + ` AS BLOB)`
 	},

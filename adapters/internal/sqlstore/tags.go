@@ -21,7 +21,16 @@ type TagSQL struct {
 	// LabelPrefix is the condition that column starts with prefix byte for byte, its
 	// arguments bound through arg (which returns each one's placeholder).
 	LabelPrefix func(column, prefix string, arg func(any) string) string
+	// Cast is placeholder p as a value of the SQL type typ ("text", "timestamptz"),
+	// where the database cannot infer a parameter's type from "p IS NULL".
+	Cast func(p, typ string) string
+	// Join is the page's FROM clause: alarm_tags as t, then alarms as a on a.id =
+	// t.alarm_id, with whatever the dialect's planner needs to keep to that order.
+	Join string
 }
+
+// PlainTagJoin is TagSQL.Join where the planner needs no hint.
+const PlainTagJoin = `alarm_tags t JOIN alarms a ON a.id = t.alarm_id`
 
 // tagChunk bounds the ids (or rows of four values) one tag statement binds: far under
 // every database's parameter limit, and statements of a few sizes only.
@@ -155,24 +164,32 @@ func (e *Engine[T]) tagPage(f ports.ListFilter, after string, limit int) (string
 	if after != "" {
 		conds = append(conds, `t.alarm_id < `+s.arg(after))
 	}
+	// Every other pair is one primary-key lookup of the row's alarm: a scalar subquery,
+	// which no planner turns into a join that walks the pair's alarms for each row.
 	for i, tf := range f.Tags[1:] {
 		x := "x" + strconv.Itoa(i+1)
-		conds = append(conds, `EXISTS (SELECT 1 FROM alarm_tags `+x+` WHERE `+x+`.alarm_id = t.alarm_id AND `+
-			x+`.tag_key = `+s.arg(tf.Key)+` AND `+x+`.tag_value = `+s.arg(tf.Value)+`)`)
+		conds = append(conds, `(SELECT `+x+`.tag_value FROM alarm_tags `+x+` WHERE `+x+`.alarm_id = t.alarm_id AND `+
+			x+`.tag_key = `+s.arg(tf.Key)+`) = `+s.arg(tf.Value))
+	}
+	// The alarm's own filters are written "(v IS NULL OR column = v)", never an index
+	// condition: a generic plan on tables without statistics otherwise takes alarms by
+	// an index on status and joins the page to it, not the page's alarms by id.
+	opt := func(column, op string, v any, typ string) string {
+		return `(` + e.Tags.Cast(s.arg(v), typ) + ` IS NULL OR ` + column + ` ` + op + ` ` + s.arg(v) + `)`
 	}
 	if f.Status != "" {
-		conds = append(conds, `a.status = `+s.arg(string(f.Status)))
+		conds = append(conds, opt(`a.status`, `=`, string(f.Status), "text"))
 	}
 	if f.Kind != "" {
-		conds = append(conds, `a.kind = `+s.arg(string(f.Kind)))
+		conds = append(conds, opt(`a.kind`, `=`, string(f.Kind), "text"))
 	}
 	if f.LabelPrefix != "" {
 		conds = append(conds, e.Tags.LabelPrefix("a.label", f.LabelPrefix, s.arg))
 	}
 	if !f.FailedSince.IsZero() {
-		conds = append(conds, `a.updated_at >= `+s.arg(e.TimeArg(f.FailedSince)))
+		conds = append(conds, opt(`a.updated_at`, `>=`, e.TimeArg(f.FailedSince), "timestamptz"))
 	}
-	q := `SELECT ` + sqlrow.Qualified("a", sqlrow.AlarmColumns) + ` FROM alarm_tags t JOIN alarms a ON a.id = t.alarm_id WHERE ` +
+	q := `SELECT ` + sqlrow.Qualified("a", sqlrow.AlarmColumns) + ` FROM ` + e.Tags.Join + ` WHERE ` +
 		strings.Join(conds, ` AND `) + ` ORDER BY t.alarm_id DESC LIMIT ` + s.arg(limit+1)
 	return q, s.args
 }
