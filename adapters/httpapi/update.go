@@ -33,6 +33,7 @@ type patchRequest struct {
 	EndAt               json.RawMessage `json:"end_at"`
 	MaxFires            json.RawMessage `json:"max_fires"`
 	JitterSeconds       json.RawMessage `json:"jitter_seconds"`
+	Tags                json.RawMessage `json:"tags"` // replaces the whole set; null or {} clears it
 
 	// What an alarm keeps for life: named so the refusal can say so.
 	Kind           json.RawMessage `json:"kind"`
@@ -107,6 +108,10 @@ func (req patchRequest) patch() (domain.Patch, error) {
 	p.MaxConsecutiveSkips, p.MaxFires = num("max_consecutive_skips", req.MaxConsecutiveSkips), num("max_fires", req.MaxFires)
 	p.JitterSeconds = num("jitter_seconds", req.JitterSeconds)
 	p.StartAt, p.EndAt = instant("start_at", req.StartAt), instant("end_at", req.EndAt)
+	if err != nil {
+		return p, err
+	}
+	p.Tags, err = patchTags(req.Tags)
 	return p, err
 }
 

@@ -1,0 +1,100 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// AlarmBulk applies an owner's action to every one of its alarms a filter selects
+// (*owners.Alarms).
+type AlarmBulk interface {
+	// Bulk reads f's tags, status and label prefix within the owner's alarms.
+	Bulk(ctx context.Context, owner string, f ports.ListFilter, action domain.OwnerBulkAction, dryRun bool) (domain.BulkResult, error)
+}
+
+// tagsValue is an alarm's tags as every view shows them: an object, {} when none.
+func tagsValue(a domain.Alarm) map[string]string {
+	if a.Tags == nil {
+		return map[string]string{}
+	}
+	return a.Tags
+}
+
+// tagParams reads the list's tag conditions, ?tag=key:value (repeated: all of them).
+func tagParams(q url.Values) ([]domain.TagFilter, error) {
+	return domain.ParseTagFilters("tag", q["tag"])
+}
+
+// patchTags reads a patch's tags: an object replaces the alarm's whole set; null or {}
+// clears it; absent leaves it.
+func patchTags(raw json.RawMessage) (*map[string]string, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	tags := map[string]string{}
+	if string(bytes.TrimSpace(raw)) == "null" {
+		return &tags, nil
+	}
+	if err := json.Unmarshal(raw, &tags); err != nil {
+		return nil, badRequest("tags", "tags must be an object of string values, or null to clear them")
+	}
+	return &tags, nil
+}
+
+// bulkFilter is the filter of POST /v1/alarms/bulk.
+type bulkFilter struct {
+	Tag         []string `json:"tag"`
+	Status      string   `json:"status"`
+	LabelPrefix string   `json:"label_prefix"`
+}
+
+// ownerBulkRequest is the body of POST /v1/alarms/bulk.
+type ownerBulkRequest struct {
+	Filter *bulkFilter `json:"filter"`
+	Action string      `json:"action"`
+	DryRun bool        `json:"dry_run"`
+}
+
+// ownerBulk serves POST /v1/alarms/bulk: pause, resume or cancel every one of the
+// owner's alarms the filter selects, answering {"matched", "changed", "dry_run"}.
+func (a *api) ownerBulk(w http.ResponseWriter, r *http.Request, owner string) {
+	var req ownerBulkRequest
+	if !a.readObject(w, r, &req) {
+		return
+	}
+	if req.Filter == nil {
+		a.writeError(w, r, invalidArgument("filter", "is required: give at least one of tag, status, label_prefix"))
+		return
+	}
+	action, err := domain.ParseOwnerBulkAction(req.Action)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	tags, err := domain.ParseTagFilters("filter.tag", req.Filter.Tag)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	if err := checkNoNUL(ports.ListFilter{LabelPrefix: req.Filter.LabelPrefix}); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	f := ports.ListFilter{Tags: tags, Status: domain.Status(req.Filter.Status), LabelPrefix: req.Filter.LabelPrefix}
+	res, err := a.bulkOwner.Bulk(r.Context(), owner, f, action, req.DryRun)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Matched int  `json:"matched"`
+		Changed int  `json:"changed"`
+		DryRun  bool `json:"dry_run"`
+	}{res.Matched, res.Changed, req.DryRun})
+}
