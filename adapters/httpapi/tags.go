@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -56,9 +58,10 @@ type bulkFilter struct {
 
 // ownerBulkRequest is the body of POST /v1/alarms/bulk.
 type ownerBulkRequest struct {
-	Filter *bulkFilter `json:"filter"`
-	Action string      `json:"action"`
-	DryRun bool        `json:"dry_run"`
+	Filter json.RawMessage `json:"filter"` // checked as strictly as the body (decodeFilter)
+
+	Action string `json:"action"`
+	DryRun bool   `json:"dry_run"`
 }
 
 // ownerBulk serves POST /v1/alarms/bulk: pause, resume or cancel every one of the
@@ -68,8 +71,9 @@ func (a *api) ownerBulk(w http.ResponseWriter, r *http.Request, owner string) {
 	if !a.readObject(w, r, &req) {
 		return
 	}
-	if req.Filter == nil {
-		a.writeError(w, r, invalidArgument("filter", "is required: give at least one of tag, status, label_prefix"))
+	filter, err := decodeFilter(req.Filter)
+	if err != nil {
+		a.writeError(w, r, err)
 		return
 	}
 	action, err := domain.ParseOwnerBulkAction(req.Action)
@@ -77,16 +81,16 @@ func (a *api) ownerBulk(w http.ResponseWriter, r *http.Request, owner string) {
 		a.writeError(w, r, err)
 		return
 	}
-	tags, err := domain.ParseTagFilters("filter.tag", req.Filter.Tag)
+	tags, err := domain.ParseTagFilters("filter.tag", filter.Tag)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	if err := checkNoNUL(ports.ListFilter{LabelPrefix: req.Filter.LabelPrefix}); err != nil {
+	if err := checkNoNUL(ports.ListFilter{LabelPrefix: filter.LabelPrefix}); err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	f := ports.ListFilter{Tags: tags, Status: domain.Status(req.Filter.Status), LabelPrefix: req.Filter.LabelPrefix}
+	f := ports.ListFilter{Tags: tags, Status: domain.Status(filter.Status), LabelPrefix: filter.LabelPrefix}
 	res, err := a.bulkOwner.Bulk(r.Context(), owner, f, action, req.DryRun)
 	if err != nil {
 		a.writeError(w, r, err)
@@ -97,4 +101,21 @@ func (a *api) ownerBulk(w http.ResponseWriter, r *http.Request, owner string) {
 		Changed int  `json:"changed"`
 		DryRun  bool `json:"dry_run"`
 	}{res.Matched, res.Changed, req.DryRun})
+}
+
+// decodeFilter reads the bulk call's filter, refusing unknown members and wrong types
+// as the body's own, named "filter.<member>".
+func decodeFilter(raw json.RawMessage) (bulkFilter, error) {
+	var f bulkFilter
+	if raw == nil || string(bytes.TrimSpace(raw)) == "null" {
+		return f, invalidArgument("filter", "is required: give at least one of tag, status, label_prefix")
+	}
+	if err := jsonio.DecodeObject(raw, &f); err != nil {
+		var je *jsonio.Error
+		if errors.As(err, &je) && je.Field != "" {
+			return f, badRequest("filter."+je.Field, je.Message)
+		}
+		return f, badRequest("filter", "filter must be an object of tag, status and label_prefix")
+	}
+	return f, nil
 }
