@@ -59,6 +59,12 @@ type Capabilities struct {
 // implements each method once, finding the alarm by id and checking its owner against
 // the scope (an alarm the scope does not see is ErrNotFound, exactly as an unknown id,
 // so other owners' ids leak nothing).
+//
+// An alarm's Tags are part of it for every method here and in AlarmReader: written with
+// it by CreateBatch (and BulkCreator, Importer), read back by Get, List, Mutate and
+// ExportAlarms (nil when none), replaced by a Mutate whose transition carries Define,
+// and deleted with it (DeleteAlarms, RetentionStore) in the same transaction. Only
+// ClaimDue may return alarms without their tags: wakes do not carry them.
 type AlarmStore interface {
 	AlarmReader
 
