@@ -160,11 +160,17 @@ func (a *api) adminBulk(action domain.BulkAction) adminHandler {
 			a.writeError(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, struct {
-			Matched int  `json:"matched"`
-			Changed int  `json:"changed"`
-			More    bool `json:"more"`
-			DryRun  bool `json:"dry_run"`
-		}{res.Matched, res.Changed, res.More, req.DryRun})
+		writeBulkResult(w, res, req.DryRun)
 	}
+}
+
+// writeBulkResult answers a bulk call, the admin's or an owner's:
+// {"matched", "changed", "more", "dry_run"}.
+func writeBulkResult(w http.ResponseWriter, res domain.BulkResult, dryRun bool) {
+	writeJSON(w, http.StatusOK, struct {
+		Matched int  `json:"matched"`
+		Changed int  `json:"changed"`
+		More    bool `json:"more"`
+		DryRun  bool `json:"dry_run"`
+	}{res.Matched, res.Changed, res.More, dryRun})
 }

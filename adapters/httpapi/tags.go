@@ -65,7 +65,8 @@ type ownerBulkRequest struct {
 }
 
 // ownerBulk serves POST /v1/alarms/bulk: pause, resume or cancel every one of the
-// owner's alarms the filter selects, answering {"matched", "changed", "dry_run"}.
+// owner's alarms the filter selects, answering {"matched", "changed", "more", "dry_run"}
+// ("more" is always false: one call covers every alarm the filter selects).
 func (a *api) ownerBulk(w http.ResponseWriter, r *http.Request, owner string) {
 	var req ownerBulkRequest
 	if !a.readObject(w, r, &req) {
@@ -96,11 +97,7 @@ func (a *api) ownerBulk(w http.ResponseWriter, r *http.Request, owner string) {
 		a.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
-		Matched int  `json:"matched"`
-		Changed int  `json:"changed"`
-		DryRun  bool `json:"dry_run"`
-	}{res.Matched, res.Changed, req.DryRun})
+	writeBulkResult(w, res, req.DryRun)
 }
 
 // decodeFilter reads the bulk call's filter, refusing unknown members and wrong types

@@ -130,6 +130,7 @@ func adminIDs(as []adminAlarmView) []string {
 type ownerBulkView struct {
 	Matched int  `json:"matched"`
 	Changed int  `json:"changed"`
+	More    bool `json:"more"`
 	DryRun  bool `json:"dry_run"`
 }
 
