@@ -14,26 +14,45 @@ import (
 // The /v1 routes act as the token's owner: every alarm they see or make is the owner's,
 // and another owner's alarm is not_found.
 
-// alarmBody is {"alarm": ..., "deduped": ...}.
+// alarmBody is {"alarm": ..., "deduped": ...}, with "replaced" after a replace.
 type alarmBody struct {
-	Alarm   Alarm `json:"alarm"`
-	Deduped bool  `json:"deduped"`
+	Alarm    Alarm `json:"alarm"`
+	Deduped  bool  `json:"deduped"`
+	Replaced bool  `json:"replaced"`
 }
 
 // CreateAlarm creates an alarm (POST /v1/alarms). deduped is true when the request
 // repeated an earlier one's IdempotencyKey: the alarm is the one that request made.
+// CreateAlarmResult also tells a replace (OnDuplicate) apart.
 func (c *Client) CreateAlarm(ctx context.Context, req CreateAlarm) (alarm Alarm, deduped bool, err error) {
+	r, err := c.CreateAlarmResult(ctx, req)
+	return r.Alarm, r.Deduped, err
+}
+
+// CreateAlarmResult is CreateAlarm with the whole answer: the alarm, and whether it was
+// deduped or, with OnDuplicate replace, replaced.
+func (c *Client) CreateAlarmResult(ctx context.Context, req CreateAlarm) (Created, error) {
 	body, err := req.body()
 	if err != nil {
-		return Alarm{}, false, err
+		return Created{}, err
 	}
 	var out alarmBody
-	// With an idempotency key a repeat answers the first create: safe to retry.
+	// With an idempotency key a repeat answers the first create, or replaces the key's
+	// alarm with the same request again: safe to retry.
 	cl := call{method: http.MethodPost, path: "/v1/alarms", body: body, repeatable: req.IdempotencyKey != ""}
 	if err := c.do(ctx, cl, &out); err != nil {
-		return Alarm{}, false, err
+		return Created{}, err
 	}
-	return out.Alarm, out.Deduped, nil
+	return Created(out), nil
+}
+
+// Created is a create's answer: the alarm, and whether it was Deduped (an earlier
+// request of the same IdempotencyKey made it) or Replaced (this request replaced it:
+// CreateAlarm.OnDuplicate).
+type Created struct {
+	Alarm    Alarm
+	Deduped  bool
+	Replaced bool
 }
 
 // MaxBatch is the most alarms one CreateAlarms call takes (the server's limit).
@@ -43,6 +62,8 @@ const MaxBatch = 1000
 type BatchResult struct {
 	Alarm   Alarm
 	Deduped bool
+	// Replaced: the item replaced its key's alarm (CreateAlarm.OnDuplicate).
+	Replaced bool
 	// Err is the item's refusal, an *Error with StatusCode 0 (the call succeeded);
 	// nil when the alarm was created or deduped.
 	Err error
@@ -64,9 +85,10 @@ func (c *Client) CreateAlarms(ctx context.Context, reqs []CreateAlarm) ([]BatchR
 	body := batchBody(items)
 	var out struct {
 		Results []struct {
-			Alarm   *Alarm `json:"alarm"`
-			Deduped bool   `json:"deduped"`
-			Error   *Error `json:"error"`
+			Alarm    *Alarm `json:"alarm"`
+			Deduped  bool   `json:"deduped"`
+			Replaced bool   `json:"replaced"`
+			Error    *Error `json:"error"`
 		} `json:"results"`
 	}
 	if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/alarms/batch", body: body}, &out); err != nil {
@@ -78,7 +100,7 @@ func (c *Client) CreateAlarms(ctx context.Context, reqs []CreateAlarm) ([]BatchR
 		case r.Error != nil:
 			results[i].Err = r.Error
 		case r.Alarm != nil:
-			results[i] = BatchResult{Alarm: *r.Alarm, Deduped: r.Deduped}
+			results[i] = BatchResult{Alarm: *r.Alarm, Deduped: r.Deduped, Replaced: r.Replaced}
 		}
 	}
 	return results, nil

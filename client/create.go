@@ -37,6 +37,13 @@ type CreateAlarm struct {
 	// IdempotencyKey makes a repeat of the same request answer the alarm the first one
 	// made (deduped), instead of making a second.
 	IdempotencyKey string
+	// OnDuplicate domain.OnDuplicateReplace debounces a once alarm: a repeat of
+	// IdempotencyKey moves the key's active alarm to its own fire time and replaces its
+	// payload, label and wake message (CreateAlarmResult's Replaced); MaxWait, with it,
+	// caps every fire time at the key's first create plus MaxWait (0: no cap).
+	// docs/schedules.md, "Debounce".
+	OnDuplicate domain.OnDuplicate
+	MaxWait     time.Duration
 	// MaxFailures bounds failed deliveries of one occurrence; 0 means the server's
 	// default.
 	MaxFailures int
@@ -88,6 +95,8 @@ type createWire struct {
 	IdempotencyKey string            `json:"idempotency_key,omitempty"`
 	MaxFailures    int               `json:"max_failures,omitempty"`
 	Endpoint       string            `json:"endpoint,omitempty"`
+	OnDuplicate    string            `json:"on_duplicate,omitempty"`
+	MaxWaitSeconds *float64          `json:"max_wait_seconds,omitempty"`
 	Tags           map[string]string `json:"tags,omitempty"`
 
 	Misfire             domain.Misfire `json:"misfire,omitempty"`
@@ -131,6 +140,11 @@ func (r CreateAlarm) body() ([]byte, error) {
 		if r.CronExpr != "" {
 			w.Kind = domain.KindCron
 		}
+	}
+	w.OnDuplicate = string(r.OnDuplicate)
+	if r.MaxWait != 0 {
+		sec := r.MaxWait.Seconds()
+		w.MaxWaitSeconds = &sec
 	}
 	w.FireAt = optionalTime(r.FireAt)
 	if r.Delay != 0 || (w.Kind == domain.KindOnce && r.FireAt.IsZero()) {

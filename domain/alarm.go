@@ -96,6 +96,10 @@ type Alarm struct {
 	// Tags are the owner's key/value pairs to find the alarm by (domain/tags.go); nil
 	// when it has none. The owner changes them with an update; nothing else does.
 	Tags map[string]string
+	// Debounce, on an alarm NewAlarm built from a create with OnDuplicateReplace, asks
+	// CreateBatch to replace the alarm of its key (debounce.go); nil otherwise, and
+	// always nil on an alarm a store returns.
+	Debounce *Debounce
 }
 
 // Claimed reports whether some worker holds (or held, if expired) a lease on the alarm.

@@ -44,6 +44,11 @@ type Spec struct {
 	Endpoint string
 	// Tags are the alarm's key/value pairs (ValidateTags); nil or empty for none.
 	Tags map[string]string
+	// OnDuplicate is what a repeat of IdempotencyKey does ("": OnDuplicateReturn);
+	// MaxWait, with OnDuplicateReplace only, caps the fire time at the key's alarm's
+	// creation plus it (debounce.go).
+	OnDuplicate OnDuplicate
+	MaxWait     *time.Duration
 }
 
 // Defaults fill in what a Spec leaves out.
@@ -55,6 +60,10 @@ type Defaults struct {
 // now. Every refusal is a *ValidationError naming the field.
 func NewAlarm(id string, spec Spec, now time.Time, d Defaults) (Alarm, error) {
 	if err := validateCommon(spec); err != nil {
+		return Alarm{}, err
+	}
+	debounce, err := spec.debounce()
+	if err != nil {
 		return Alarm{}, err
 	}
 	now = now.UTC()
@@ -94,7 +103,11 @@ func NewAlarm(id string, spec Spec, now time.Time, d Defaults) (Alarm, error) {
 		if err != nil {
 			return Alarm{}, err
 		}
+		if debounce != nil {
+			at = debounce.capped(at, now)
+		}
 		a.FireAt, a.NextFireAt, a.ScheduledFor = at, at, at
+		a.Debounce = debounce
 	case KindCron:
 		if spec.FireAt != nil {
 			return Alarm{}, invalid("fire_at", "is for once alarms; a cron alarm takes cron_expr")

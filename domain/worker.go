@@ -46,6 +46,9 @@ type WorkerStats struct {
 const MaxWorkerEndpoints = 10
 
 // EndpointLoad is how busy one endpoint is on a node, or summed over the live nodes.
+//
+// An EndpointLoad with an empty Owner and Name is the node's wake URL (serve --wake-url),
+// which every owner's wakes share: its queue is the one --wake-url-max-in-flight makes.
 type EndpointLoad struct {
 	Owner    string `json:"owner"`
 	Name     string `json:"name"`

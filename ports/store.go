@@ -81,6 +81,17 @@ type AlarmStore interface {
 	// stored is that item's ErrConflict (Err), and the other items are created all the
 	// same. Ids within one batch are distinct (the caller made them, as the API does,
 	// with domain.NewAlarm); stores need not handle an id repeated in as.
+	// An alarm with a Debounce (domain.OnDuplicateReplace) acts on its key's once alarm
+	// instead of returning it (a series' key is deduped as above): while that alarm is
+	// domain.Replaceable it is replaced (domain.Replace) in one conditional write, WHERE
+	// it is still active and unleased, with the replacement's event, and the result is
+	// it as replaced, with Replaced; otherwise the alarm gives its key up (it keeps no
+	// key: '' or NULL, with a domain.KeyReleased event) and the item is inserted as the
+	// key's next alarm. So one owner's key has at most one alarm at a time, and racing
+	// replaces of one key end with one active alarm of the key, holding what the last
+	// of them to commit wrote; each of them is Replaced but the one that inserted it.
+	// Items are settled in order, so a key repeated within as is replaced by each later
+	// item with a Debounce in turn. Replace items cost a few statements more each.
 	// An error returned by the call itself means nothing was written. Not a round trip
 	// per alarm: the API's group commit and its batch endpoint call it to put many
 	// creates in one transaction. Stores may split the work into several statements
@@ -141,11 +152,14 @@ type AlarmReader interface {
 }
 
 // CreateResult is one item's outcome of AlarmStore.CreateBatch: the stored alarm and
-// whether it was deduped, or Err.
+// whether it was deduped or replaced, or Err.
 type CreateResult struct {
 	Alarm   domain.Alarm
 	Deduped bool
-	Err     error
+	// Replaced: the item replaced its key's alarm (domain.Debounce); Alarm is that alarm
+	// as replaced.
+	Replaced bool
+	Err      error
 }
 
 // MutateFunc decides an owner action; see AlarmStore.Mutate.

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,11 +15,12 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// AlarmCreator creates alarms (*owners.Alarms). Create returns the alarm and whether a
-// previous create with the same idempotency key made it (deduped); CreateBatch
-// validates and creates many in one transaction, one result per spec, in order.
+// AlarmCreator creates alarms (*owners.Alarms). CreateOne returns the alarm and whether
+// a previous create with the same idempotency key made it (deduped) or this one replaced
+// it (debounce), its refusal as the error; CreateBatch validates and creates many in one
+// transaction, one result per spec, in order.
 type AlarmCreator interface {
-	Create(ctx context.Context, spec domain.Spec) (domain.Alarm, bool, error)
+	CreateOne(ctx context.Context, spec domain.Spec) (ports.CreateResult, error)
 	CreateBatch(ctx context.Context, specs []domain.Spec) ([]ports.CreateResult, error)
 }
 
@@ -43,6 +45,7 @@ type createRequest struct {
 	// Tags are the alarm's key/value pairs (domain.ValidateTags).
 	Tags map[string]string `json:"tags"`
 	seriesRequest
+	debounceRequest
 }
 
 // seriesRequest is a cron alarm's options beyond its expression (domain.Series), as
@@ -156,6 +159,9 @@ func (req createRequest) spec(owner string) (domain.Spec, error) {
 		return domain.Spec{}, err
 	}
 	s.Series = series
+	if err := req.debounceRequest.apply(&s); err != nil {
+		return domain.Spec{}, err
+	}
 	return s, nil
 }
 
@@ -184,20 +190,21 @@ func (a *api) createAlarm(w http.ResponseWriter, r *http.Request, owner string) 
 		a.writeError(w, r, err)
 		return
 	}
-	alarm, deduped, err := a.creator.Create(r.Context(), spec)
+	res, err := a.creator.CreateOne(r.Context(), spec)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	out, err := alarmBody(alarm, &deduped)
-	if err != nil {
+	var out bytes.Buffer
+	if err := appendCreated(&out, res); err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	status := http.StatusOK // the existing alarm, as the first create made it
-	if !deduped {
+	out.WriteByte('\n')
+	status := http.StatusOK // the existing alarm: as the first create made it, or replaced
+	if !res.Deduped && !res.Replaced {
 		status = http.StatusCreated
-		w.Header().Set("Location", "/v1/alarms/"+url.PathEscape(alarm.ID))
+		w.Header().Set("Location", "/v1/alarms/"+url.PathEscape(res.Alarm.ID))
 	}
-	writeBody(w, status, out)
+	writeBody(w, status, out.Bytes())
 }

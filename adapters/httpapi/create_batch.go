@@ -56,8 +56,8 @@ func decodeBatch(body []byte) (batchRequest, error) {
 // createAlarmBatch serves POST /v1/alarms/batch: up to MaxBatchItems alarms, each
 // validated and idempotent on its own, the valid ones written in one transaction. The
 // answer is 200 whenever the call was understood, with one result per item in request
-// order: {"alarm": ..., "deduped": ...} or {"error": {...}} with the codes and fields of
-// POST /v1/alarms.
+// order: {"alarm": ..., "deduped": ...} (with "replaced": true when the item replaced its
+// key's alarm) or {"error": {...}} with the codes and fields of POST /v1/alarms.
 func (a *api) createAlarmBatch(w http.ResponseWriter, r *http.Request, owner string) {
 	body, err := a.readBodyLimit(w, r, a.maxBatchBody)
 	if err != nil {
@@ -116,15 +116,7 @@ func (a *api) createAlarmBatch(w http.ResponseWriter, r *http.Request, owner str
 				results[at[j]] = a.itemError(r, res.Err)
 				continue
 			}
-			alarm, deduped := res.Alarm, res.Deduped
-			results[at[j]] = func(b *bytes.Buffer) error {
-				b.WriteString(`{"alarm":`)
-				if err := appendAlarm(b, alarm); err != nil {
-					return err
-				}
-				fmt.Fprintf(b, `,"deduped":%t}`, deduped)
-				return nil
-			}
+			results[at[j]] = func(b *bytes.Buffer) error { return appendCreated(b, res) }
 		}
 	}
 	for i, write := range results {

@@ -36,8 +36,8 @@ func (f failingAlarms) fail() error {
 	return f.err
 }
 
-func (f failingAlarms) Create(context.Context, domain.Spec) (domain.Alarm, bool, error) {
-	return domain.Alarm{}, false, f.fail()
+func (f failingAlarms) CreateOne(context.Context, domain.Spec) (ports.CreateResult, error) {
+	return ports.CreateResult{}, f.fail()
 }
 func (f failingAlarms) CreateBatch(context.Context, []domain.Spec) ([]ports.CreateResult, error) {
 	return nil, f.fail()

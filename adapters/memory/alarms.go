@@ -55,12 +55,37 @@ func (s *Store) create(a domain.Alarm) ports.CreateResult {
 		return a.IdempotencyKey != "" && b.IdempotencyKey == a.IdempotencyKey && b.Owner == a.Owner
 	}, nil)
 	if len(twins) > 0 {
-		return ports.CreateResult{Alarm: out(twins[0]), Deduped: true}
+		if a.Debounce == nil || !domain.Debounceable(twins[0]) {
+			return ports.CreateResult{Alarm: out(twins[0]), Deduped: true}
+		}
+		if r, done := s.debounce(twins[0], a); done {
+			return r
+		}
 	}
+	a.Debounce = nil
 	if err := s.alarms.insert(a.ID, keep(a)); err != nil {
 		return ports.CreateResult{Err: err}
 	}
 	return ports.CreateResult{Alarm: keep(a)}
+}
+
+// debounce is a create with a Debounce that found twin on its key: twin replaced while
+// it is replaceable (done), else twin gives its key up for a to be inserted, unless
+// a's id is taken (done, ErrConflict: the key stays where it is).
+func (s *Store) debounce(twin, a domain.Alarm) (r ports.CreateResult, done bool) {
+	if domain.Replaceable(twin) {
+		p := domain.Replace(twin, a)
+		s.alarms[twin.ID] = keep(p.ApplyTo(twin))
+		s.appendEvents([]domain.Event{p.Event})
+		return ports.CreateResult{Alarm: out(s.alarms[twin.ID]), Replaced: true}, true
+	}
+	if _, taken := s.alarms[a.ID]; taken {
+		return ports.CreateResult{Err: fmt.Errorf("memory: alarm id %q exists: %w", a.ID, ports.ErrConflict)}, true
+	}
+	s.appendEvents([]domain.Event{domain.KeyReleased(twin, a)})
+	twin.IdempotencyKey = ""
+	s.alarms[twin.ID] = twin
+	return ports.CreateResult{}, false
 }
 
 // CreateMany rolls back at the first alarm CreateBatch would dedupe or refuse: all or
@@ -68,6 +93,7 @@ func (s *Store) create(a domain.Alarm) ports.CreateResult {
 func (s *Store) CreateMany(ctx context.Context, as []domain.Alarm) error {
 	return s.tx(ctx, func() error {
 		for i, a := range as {
+			a.Debounce = nil // all or nothing: never a replace
 			if r := s.create(a); r.Err != nil || r.Deduped {
 				s.remove(idsOf(as[:i])...)
 				return fmt.Errorf("memory: bulk create: alarm %q (key %q): %w", a.ID, a.IdempotencyKey, ports.ErrConflict)

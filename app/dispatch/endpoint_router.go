@@ -386,7 +386,8 @@ func (r *EndpointRouter) release(st *endpointState) {
 
 // Loads reports the endpoints queuing on this node, at most limit of them, busiest
 // first (domain.BusiestEndpoints): those with wakes waiting for room or for their turn,
-// or with as many wakes in flight as their max_in_flight. InFlight leaves out the wakes
+// or with as many wakes in flight as their max_in_flight; and the shared wake URL when
+// it is queuing (owner and name empty). InFlight leaves out the wakes
 // that hold room but wait for their turn (Queued counts them).
 func (r *EndpointRouter) Loads(limit int) []domain.EndpointLoad {
 	r.mu.Lock()
@@ -401,6 +402,11 @@ func (r *EndpointRouter) Loads(limit int) []domain.EndpointLoad {
 			Queued: queued, InFlight: st.inFlight - st.pacing, HeldBack: st.heldBack})
 	}
 	r.mu.Unlock()
+	if r.shared != nil {
+		if l, ok := r.shared.load(); ok {
+			loads = append(loads, l)
+		}
+	}
 	return domain.BusiestEndpoints(loads, limit)
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/chronoshq/chronos/domain"
 )
 
 // sharedReceiver keeps the wakes that every owner sends to one receiver (the node's
@@ -29,6 +31,7 @@ type sharedReceiver struct {
 	turns     []*receiverOwner          // owners with wakes waiting, in turn
 	at        int                       // turns' next owner
 	waiting   int                       // wakes waiting, in all
+	heldBack  int64                     // wakes that found no place in time, since the node started
 	lastPrune time.Time
 }
 
@@ -94,6 +97,7 @@ func (s *sharedReceiver) acquire(ctx context.Context, owner string) (time.Durati
 			break
 		}
 	}
+	s.heldBack++
 	return 0, false
 }
 
@@ -175,9 +179,22 @@ func (s *sharedReceiver) prune(now time.Time) {
 	}
 }
 
-// queuedWakes is how many wakes wait for a place (metrics, tests).
+// queuedWakes is how many wakes wait for a place (tests).
 func (s *sharedReceiver) queuedWakes() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.waiting
+}
+
+// load is the receiver as the overview shows it, when it is queuing: wakes waiting, or
+// as many in flight as the limit while owners share it. Its owner and name are empty:
+// it is the node's wake URL, not an endpoint.
+func (s *sharedReceiver) load() (domain.EndpointLoad, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	full := len(s.owners) > 1 && s.inFlight >= s.limit
+	if s.waiting == 0 && !full {
+		return domain.EndpointLoad{}, false
+	}
+	return domain.EndpointLoad{Queued: s.waiting, InFlight: s.inFlight, HeldBack: s.heldBack}, true
 }

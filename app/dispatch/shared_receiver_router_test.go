@@ -55,7 +55,17 @@ func TestRouterSharedReceiverHoldsBackTheBusyOwner(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the quiet owner's wake waited behind the busy owner's")
 	}
-	err := <-wake("busy")
+	// While the busy owner's third wake waits, the overview's loads show the wake URL
+	// queuing (no owner, no name).
+	third := wake("busy")
+	deadline := time.Now().Add(5 * time.Second)
+	for !hasWakeURLLoad(r.Loads(10), 1, 3) {
+		if time.Now().After(deadline) {
+			t.Fatalf("loads %+v: no wake URL entry with 1 queued and 3 in flight", r.Loads(10))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	err := <-third
 	var d ports.Deferral
 	if !errors.As(err, &d) || d.DeferReason() != ports.DeferredReceiverShared || d.DeferFor() != 300*time.Millisecond {
 		t.Fatalf("busy owner's third wake: %v; want held back (%s) for BusyWait", err, ports.DeferredReceiverShared)
@@ -66,4 +76,13 @@ func TestRouterSharedReceiverHoldsBackTheBusyOwner(t *testing.T) {
 			t.Fatalf("a wake in flight: %v", err)
 		}
 	}
+}
+
+func hasWakeURLLoad(loads []domain.EndpointLoad, queued, inFlight int) bool {
+	for _, l := range loads {
+		if l.Owner == "" && l.Name == "" && l.Queued == queued && l.InFlight == inFlight {
+			return true
+		}
+	}
+	return false
 }

@@ -47,26 +47,35 @@ func NewAlarms(store Store, clock ports.Clock, hints *app.Hints, cfg AlarmsConfi
 }
 
 // Create validates spec and stores a new alarm, or returns the owner's existing alarm
-// with the same idempotency key (deduped = true).
+// with the same idempotency key (deduped = true). A spec that replaces its key's alarm
+// (domain.OnDuplicateReplace) returns it as replaced, with deduped false: CreateOne
+// tells the two apart.
 func (s *Alarms) Create(ctx context.Context, spec domain.Spec) (domain.Alarm, bool, error) {
+	r, err := s.CreateOne(ctx, spec)
+	return r.Alarm, r.Deduped, err
+}
+
+// CreateOne is Create with the whole answer: the alarm, and whether it was deduped or
+// replaced (debounce). Its Err is always nil: a refusal is the error returned.
+func (s *Alarms) CreateOne(ctx context.Context, spec domain.Spec) (CreateResult, error) {
 	now := s.clock.Now()
 	a, err := domain.NewAlarm(app.NewAlarmID(), spec, now, s.cfg.Defaults)
 	if err != nil {
-		return domain.Alarm{}, false, err
+		return CreateResult{}, err
 	}
 	if a.Endpoint != "" {
 		if _, err := s.store.GetEndpoint(ctx, a.Owner, a.Endpoint); err != nil {
-			return domain.Alarm{}, false, noSuchEndpoint(err, a.Owner, a.Endpoint)
+			return CreateResult{}, noSuchEndpoint(err, a.Owner, a.Endpoint)
 		}
 	}
-	stored, deduped, err := s.createOne(ctx, a)
+	r, err := s.createOne(ctx, a)
 	if err != nil {
-		return domain.Alarm{}, false, err
+		return CreateResult{}, err
 	}
-	if !deduped {
-		s.hintIfDueSoon(ctx, stored.NextFireAt, now)
+	if !r.Deduped {
+		s.hintIfDueSoon(ctx, r.Alarm.NextFireAt, now)
 	}
-	return stored, deduped, nil
+	return r, nil
 }
 
 // MaxBatchCreate is the most alarms one CreateBatch call takes.
@@ -128,19 +137,19 @@ func (s *Alarms) CreateBatch(ctx context.Context, specs []domain.Spec) ([]Create
 }
 
 // createOne stores a, validated, within its owner's quota. Concurrent creates share a
-// transaction (createBatcher).
-func (s *Alarms) createOne(ctx context.Context, a domain.Alarm) (domain.Alarm, bool, error) {
+// transaction (createBatcher). A replace adds no alarm, so it counts for none.
+func (s *Alarms) createOne(ctx context.Context, a domain.Alarm) (CreateResult, error) {
 	r, err := s.cfg.Quota.Admit(ctx, a.Owner, 1)
 	if err != nil {
-		return domain.Alarm{}, false, err
+		return CreateResult{}, err
 	}
-	stored, deduped, err := s.creates.create(ctx, a)
+	res, err := s.creates.create(ctx, a)
 	created := 0
-	if (err == nil && !deduped) || mayHaveCommitted(err) {
+	if (err == nil && !res.Deduped && !res.Replaced) || mayHaveCommitted(err) {
 		created = 1
 	}
 	r.Done(created)
-	return stored, deduped, err
+	return res, err
 }
 
 // mayHaveCommitted reports whether a create that failed with err may still have
@@ -195,7 +204,7 @@ func (b batchReservations) done(rs []CreateResult, err error) {
 	created := map[string]int{}
 	if err == nil {
 		for _, r := range rs {
-			if r.Err == nil && !r.Deduped {
+			if r.Err == nil && !r.Deduped && !r.Replaced {
 				created[r.Alarm.Owner]++
 			}
 		}
@@ -315,14 +324,14 @@ func (s *Alarms) Backfill(ctx context.Context, owner, id string, from, to time.T
 	if err != nil {
 		return domain.Alarm{}, 0, false, err
 	}
-	stored, deduped, err := s.createOne(ctx, b)
+	r, err := s.createOne(ctx, b)
 	if err != nil {
 		return domain.Alarm{}, 0, false, err
 	}
-	if !deduped {
-		s.hintIfDueSoon(ctx, stored.NextFireAt, now)
+	if !r.Deduped {
+		s.hintIfDueSoon(ctx, r.Alarm.NextFireAt, now)
 	}
-	return stored, count, deduped, nil
+	return r.Alarm, count, r.Deduped, nil
 }
 
 // Update changes the owner's alarm's definition in place.

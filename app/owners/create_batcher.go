@@ -21,8 +21,8 @@ import (
 // as many creates as arrived during one round trip, and the commits (an fsync each on
 // PostgreSQL, the write lock on SQLite) no longer bound the rate.
 //
-// Each create keeps its own answer: its alarm and whether it was deduped, or its own
-// error. A store error for the whole flush is every member's error. Idempotency holds
+// Each create keeps its own answer: its alarm and whether it was deduped or replaced,
+// or its own error. A store error for the whole flush is every member's error. Idempotency holds
 // inside a flush too (CreateBatch dedupes a key repeated in one batch).
 type createBatcher struct {
 	store      ports.AlarmStore
@@ -56,7 +56,7 @@ func newCreateBatcher(store ports.AlarmStore) *createBatcher {
 
 // create stores a with the next group and returns its own result. A ctx that ends while
 // the create waits returns ctx's error at once; the create may still be committed.
-func (b *createBatcher) create(ctx context.Context, a domain.Alarm) (domain.Alarm, bool, error) {
+func (b *createBatcher) create(ctx context.Context, a domain.Alarm) (ports.CreateResult, error) {
 	p := &pendingCreate{alarm: a, done: make(chan ports.CreateResult, 1)}
 	b.mu.Lock()
 	b.waiting = append(b.waiting, p)
@@ -70,9 +70,11 @@ func (b *createBatcher) create(ctx context.Context, a domain.Alarm) (domain.Alar
 	}
 	select {
 	case r := <-p.done:
-		return r.Alarm, r.Deduped, r.Err
+		err := r.Err
+		r.Err = nil
+		return r, err
 	case <-ctx.Done():
-		return domain.Alarm{}, false, ctx.Err()
+		return ports.CreateResult{}, ctx.Err()
 	}
 }
 

@@ -364,7 +364,11 @@ func printOverview(w io.Writer, o client.Overview) error {
 		l.add("queuing_endpoints", "none")
 	}
 	for _, q := range o.QueuingEndpoints {
-		l.add("queuing "+oneLine(q.Owner)+"/"+oneLine(q.Name),
+		name := "queuing " + oneLine(q.Owner) + "/" + oneLine(q.Name)
+		if q.Owner == "" && q.Name == "" {
+			name = "queuing (wake URL)"
+		}
+		l.add(name,
 			fmt.Sprintf("%d queued, %d in flight, %d held back", q.Queued, q.InFlight, q.HeldBack))
 	}
 	addDispatch(l, "dispatch_", o.Dispatch)

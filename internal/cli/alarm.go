@@ -21,6 +21,7 @@ const alarmUsage = `Usage: chronos alarm <subcommand> [flags]
            [--label L] [--payload JSON | --payload-file F] [--wake-message M] [--conversation C]
            [--idempotency-key K] [--max-failures N] [--at-most-once] [--endpoint NAME]
            [--tag KEY:VALUE ...]
+           once only: [--on-duplicate return|replace] [--max-wait 1h]   (debounce a key)
            cron only: [--misfire fire_once|skip|catch_up] [--catch-up-limit N] [--catch-up-window 36h]
            [--max-consecutive-skips N] [--start-at T] [--end-at T] [--max-fires N] [--jitter-seconds N]
   get      ID
@@ -172,6 +173,8 @@ func alarmCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []stri
 	payload.register(fs)
 	var series seriesFlags
 	series.register(fs)
+	var debounce debounceFlags
+	debounce.register(fs)
 	wake := fs.String("wake-message", "", "the message of the wake")
 	conv := fs.String("conversation", "", "conversation id the wake is for")
 	fs.StringVar(conv, "conversation-id", "", "the same as --conversation (the API's conversation_id)")
@@ -222,18 +225,24 @@ func alarmCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []stri
 	if err := series.create(set, &req); err != nil {
 		return err
 	}
+	if err := debounce.create(set, &req); err != nil {
+		return err
+	}
 	s, err := f.session(stdout)
 	if err != nil {
 		return err
 	}
-	a, deduped, err := s.c.CreateAlarm(ctx, req)
+	r, err := s.c.CreateAlarmResult(ctx, req)
 	if err != nil {
 		return apiError(err)
 	}
 	return s.show(func(w io.Writer) error {
 		l := newListing(w)
-		addAlarm(l, a)
-		l.add("deduped", deduped)
+		addAlarm(l, r.Alarm)
+		l.add("deduped", r.Deduped)
+		if r.Replaced {
+			l.add("replaced", true)
+		}
 		return l.flush()
 	})
 }

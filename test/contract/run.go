@@ -64,6 +64,9 @@ package contract
 //   Export        export.go        the optional ports.Exporter and ports.Importer: every
 //                                  field of every state and history kept, paging, order,
 //                                  conflicts, and a round trip into a second store
+//   Debounce      debounce.go      creates that replace their key's alarm: fire time,
+//                                  payload, max wait; a fired, cancelled or leased alarm
+//                                  gives its key to the next; batches; racing creates
 
 import "testing"
 
@@ -108,6 +111,7 @@ func areas() []area {
 		{"Quota", quotaCases},
 		{"Export", exportCases},
 		{"Tags", tagCases},
+		{"Debounce", debounceCases},
 	}
 }
 

@@ -19,6 +19,7 @@ var tagCases = []testCase{
 	{"DeleteTakesTheTags", testTagsGoWithDelete},
 	{"RetentionTakesTheTags", testTagsGoWithRetention},
 	{"BulkCreateWritesTags", testTagsBulkCreate},
+	{"ReplaceKeepsTheTags", testTagsReplace},
 }
 
 // tagged is a once alarm of owner with these tags and label.
@@ -259,4 +260,36 @@ func testTagsBulkCreate(t *testing.T, e *env) {
 	got := e.adminListAll(ports.ListFilter{Scope: ports.OwnedBy(alice), Tags: tagFilter("batch", "yes", "customer", "42")})
 	wantIDs(t, "bulk-created", got, []domain.Alarm{as[4], as[2], as[0]})
 	e.wantTags("bulk-created: Get", e.get(alice, as[0].ID).Tags, as[0].Tags)
+}
+
+// A debounced repeat that replaces the key's alarm keeps that alarm's tags (a replace
+// moves the fire time and replaces payload, label and wake message only); one that
+// creates the key's next alarm (the first is being delivered) gives it its own.
+func testTagsReplace(t *testing.T, e *env) {
+	s := e.replaceSpec("k", time.Hour, `1`)
+	s.Tags = map[string]string{"customer": "42"}
+	first := e.createOne(e.build(s)).Alarm
+	e.wantTags("created", first.Tags, s.Tags)
+	s = e.replaceSpec("k", 2*time.Hour, `2`)
+	s.Tags = map[string]string{"customer": "99"}
+	r := e.createOne(e.build(s))
+	if !r.Replaced {
+		t.Fatalf("repeat: %+v, want replaced", r)
+	}
+	e.wantTags("replaced", r.Alarm.Tags, first.Tags)
+	e.wantTags("replaced: Get", e.get(alice, first.ID).Tags, first.Tags)
+
+	s = e.replaceSpec("j", 0, `1`)
+	s.Tags = map[string]string{"customer": "1"}
+	due := e.createOne(e.build(s)).Alarm
+	e.claimOnly("w1", time.Minute, due.ID)
+	s = e.replaceSpec("j", time.Hour, `2`)
+	s.Tags = map[string]string{"customer": "2"}
+	next := e.build(s)
+	if r := e.createOne(next); r.Replaced || r.Deduped || r.Alarm.ID != next.ID {
+		t.Fatalf("repeat during the delivery: %+v, want the key's next alarm", r)
+	}
+	e.wantTags("the next alarm", e.get(alice, next.ID).Tags, s.Tags)
+	got, _ := e.list(alice, ports.ListFilter{Tags: tagFilter("customer", "2")})
+	wantIDs(t, "the next alarm by its tag", got, []domain.Alarm{next})
 }

@@ -62,7 +62,7 @@ func DecodeValidObject(obj []byte, dst any) error {
 	if err := json.Unmarshal(obj, dst); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
-			return refuse(typeErr.Field, typeMessage(typeErr.Type, typeErr.Value))
+			return refuse(jsonPath(reflectType(dst), typeErr.Field), typeMessage(typeErr.Type, typeErr.Value))
 		}
 		return syntaxError(err)
 	}

@@ -61,3 +61,20 @@ func TestDecodeObjectRefusals(t *testing.T) {
 		})
 	}
 }
+
+// A type error in a member of an embedded struct names the member as the client wrote
+// it, without the embedded struct's Go name.
+func TestTypeErrorInEmbeddedStructNamesTheMember(t *testing.T) {
+	type inner struct {
+		A *int `json:"a"`
+	}
+	type outer struct {
+		B string `json:"b"`
+		inner
+	}
+	var o outer
+	var e *Error
+	if err := DecodeObject([]byte(`{"a":"x"}`), &o); !errors.As(err, &e) || e.Field != "a" {
+		t.Errorf("err = %v, want one naming a", err)
+	}
+}

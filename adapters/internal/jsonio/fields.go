@@ -37,6 +37,21 @@ func addFieldNames(t reflect.Type, names map[string]bool) {
 
 var fieldNamesOf sync.Map // reflect.Type -> map[string]bool, read-only once stored
 
+// jsonPath is encoding/json's path of a field in t (UnmarshalTypeError.Field) as the
+// client wrote it: without the Go names of the embedded structs it leads through, which
+// encoding/json puts in ("seriesRequest.catch_up_limit" is catch_up_limit).
+func jsonPath(t reflect.Type, path string) string {
+	segs := strings.Split(path, ".")
+	for len(segs) > 1 && t.Kind() == reflect.Struct {
+		f, ok := t.FieldByName(segs[0])
+		if !ok || !f.Anonymous || f.Tag.Get("json") != "" {
+			break
+		}
+		segs, t = segs[1:], f.Type
+	}
+	return strings.Join(segs, ".")
+}
+
 // typeMessage says what a field of Go type t accepts, in JSON terms, and what came.
 // value is UnmarshalTypeError.Value: a JSON kind ("string", "array"), or for a number
 // that does not fit, "number <literal>".

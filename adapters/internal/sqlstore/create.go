@@ -25,6 +25,7 @@ func (e *Engine[T]) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports
 	stored := make([]domain.Alarm, len(as))
 	for i, a := range as {
 		stored[i] = e.StoredAlarm(a)
+		stored[i].Debounce = nil // asks, never stored: as[i] keeps it
 	}
 	err := e.Tx(ctx, func(tx DB) error {
 		inserted, found, err := e.InsertBatch(ctx, tx, stored)
@@ -46,9 +47,15 @@ func (e *Engine[T]) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports
 			}
 		}
 		for i, a := range stored {
+			if d := as[i].Debounce; d != nil && !inserted[a.ID] {
+				if out[i], err = e.debounce(ctx, tx, a, d, twins); err != nil {
+					return err
+				}
+				continue
+			}
 			out[i] = e.createResult(a, inserted[a.ID], twins)
 		}
-		return e.tagsOfBatch(ctx, tx, stored, inserted, out)
+		return e.tagsOfBatch(ctx, tx, out)
 	})
 	if err != nil {
 		return nil, e.mapError(err)
@@ -98,15 +105,19 @@ func (e *Engine[T]) createResult(a domain.Alarm, inserted bool, twins map[OwnerK
 
 // AlarmArgs are a's values in sqlrow.AlarmColumns order, as the dialect binds them.
 func (e *Engine[T]) AlarmArgs(a domain.Alarm) []any {
-	var key any = a.IdempotencyKey
-	if e.NullKeys {
-		key = NullText(a.IdempotencyKey)
-	}
 	return []any{a.ID, a.Owner, a.Label, string(a.Kind), e.TimeArg(a.FireAt), a.CronExpr, a.Timezone,
 		e.TimeArg(a.NextFireAt), e.TimeArg(a.ScheduledFor), a.ConversationID, a.WakeMessage,
-		e.PayloadArg(a.Payload), string(a.Status), string(a.Delivery), key,
+		e.PayloadArg(a.Payload), string(a.Status), string(a.Delivery), e.keyArg(a.IdempotencyKey),
 		a.MaxFailures, a.FailureCount, a.LastError, NullText(a.ClaimedBy), e.TimeArg(a.ClaimedAt),
 		e.TimeArg(a.CreatedAt), e.TimeArg(a.UpdatedAt), e.TimeArg(a.LastFiredAt),
 		NullText(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, e.TimeArg(a.PausedUntil),
 		a.Endpoint}
+}
+
+// keyArg is an idempotency key as the column keeps it: NULL for none where NullKeys.
+func (e *Engine[T]) keyArg(key string) any {
+	if e.NullKeys {
+		return NullText(key)
+	}
+	return key
 }

@@ -1,9 +1,12 @@
-// Package sqlstore is the part of the SQL stores that is the same on every database:
-// the algorithms behind the store port's simple families (tokens, sessions, cluster
-// state, workers), written once over a dialect. A dialect supplies its statements
-// (one statements.go per store), how it reaches the database (DB), how it maps driver
-// errors, how it passes and reads times, and its clock. Statements tuned for one
-// database (claims, batched writes) stay in that store.
+// Package sqlstore is the part of the SQL stores that is the same on every database,
+// written once over a dialect: reads and owner checks (Get, Events, List's dispatch and
+// cursor), Mutate's read-modify-write, the write paths' control flow (Apply's result
+// and notices, CreateBatch's idempotency answers, bulk loads and imports), retention
+// and leases, tokens, sessions, cluster state, workers, endpoints, and the retry of
+// transactions the database rolled back. A dialect supplies its statements (one
+// statements.go per store), how it reaches the database (DB), how it maps driver
+// errors, how it passes and reads times, its clock, and hooks for what it tunes itself
+// (the claims, the batched writes' statements, the list pages).
 package sqlstore
 
 import (

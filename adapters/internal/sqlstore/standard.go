@@ -48,6 +48,12 @@ var Standard = Statements{
 
 	DeregisterWorker: `DELETE FROM workers WHERE id = ?`,
 	ListWorkers:      sqlrow.ListWorkersSQL,
+
+	ReplaceAlarm: `UPDATE alarms SET fire_at = ?, next_fire_at = ?, scheduled_for = ?, payload = ?, label = ?,
+		wake_message = ?, failure_count = 0, last_error = '', updated_at = ?
+		WHERE id = ? AND status = 'active' AND claimed_by IS NULL`,
+	ReleaseKey: `UPDATE alarms SET idempotency_key = ?
+		WHERE id = ? AND idempotency_key = ? AND NOT (status = 'active' AND claimed_by IS NULL)`,
 }
 
 // Numbered is s with the "?" of each statement numbered $1, $2, ... in order, for a

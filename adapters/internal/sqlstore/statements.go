@@ -81,4 +81,15 @@ type Statements struct {
 	// ExtendLease: the new claimed_at, id, the fence's worker and claimed_at; moves a
 	// lease fenced on it, counting the row even when the value did not change.
 	ExtendLease string
+
+	// The replace of a debounced create (Engine.CreateBatch, debounce.go), each by
+	// primary key.
+	//
+	// ReplaceAlarm: fire_at, next_fire_at, scheduled_for, payload, label, wake_message,
+	// updated_at, id; writes them, with failure_count 0 and last_error '', only while
+	// the alarm is active and unleased.
+	ReplaceAlarm string
+	// ReleaseKey: the empty key (NullKeys: NULL), id, the key; takes the key from the
+	// alarm unless it is active and unleased.
+	ReleaseKey string
 }

@@ -200,24 +200,24 @@ func (e *Engine[T]) TagPage(f ports.ListFilter, after string, limit int) (string
 	return e.tagPage(f, after, limit)
 }
 
-// tagsOfBatch writes, in CreateBatch's tx, the tags of the alarms it inserted, and
-// reads those of the stored alarms it deduped to (read by key, without them).
-func (e *Engine[T]) tagsOfBatch(ctx context.Context, tx DB, stored []domain.Alarm, inserted map[string]bool, out []ports.CreateResult) error {
-	var fresh []domain.Alarm
-	for _, a := range stored {
-		if inserted[a.ID] && len(a.Tags) > 0 {
-			fresh = append(fresh, a)
+// tagsOfBatch writes, in CreateBatch's tx, the tags of the alarms it created (by the
+// batch's insert or a debounced item's own), then reads those of the alarms its other
+// items answer (deduped to, or replaced: a replace keeps the alarm's tags), which may
+// have been read by key, without them.
+func (e *Engine[T]) tagsOfBatch(ctx context.Context, tx DB, out []ports.CreateResult) error {
+	var fresh, twins []domain.Alarm
+	var at []int
+	for i, r := range out {
+		switch {
+		case r.Err != nil:
+		case r.Deduped || r.Replaced:
+			twins, at = append(twins, r.Alarm), append(at, i)
+		case len(r.Alarm.Tags) > 0:
+			fresh = append(fresh, r.Alarm)
 		}
 	}
 	if err := e.insertTags(ctx, tx, fresh); err != nil {
 		return err
-	}
-	var twins []domain.Alarm
-	var at []int
-	for i, r := range out {
-		if r.Deduped && !inserted[r.Alarm.ID] {
-			twins, at = append(twins, r.Alarm), append(at, i)
-		}
 	}
 	if len(twins) == 0 {
 		return nil
