@@ -33,7 +33,7 @@ type TagSQL struct {
 const PlainTagJoin = `alarm_tags t JOIN alarms a ON a.id = t.alarm_id`
 
 // tagChunk bounds the ids (or rows of four values) one tag statement binds: far under
-// every database's parameter limit, and statements of a few sizes only.
+// every database's parameter limit.
 const tagChunk = 250
 
 // stmt builds a statement's text and arguments together, numbering placeholders.
@@ -52,8 +52,8 @@ func (s *stmt) list(ids []string) string {
 	return strings.Join(marks, ", ")
 }
 
-// withTags reads the tags of as (at most MaxListLimit+1 alarms, or a chunk's) through db
-// by their primary key and sets each alarm's; an alarm without tags keeps nil.
+// withTags reads the tags of as through db by the primary key of alarm_tags, one
+// statement per tagChunk alarms, and sets each alarm's; an alarm without tags gets nil.
 func (e *Engine[T]) withTags(ctx context.Context, db DB, as []domain.Alarm) error {
 	at := make(map[string]int, len(as))
 	ids := make([]string, 0, len(as))
@@ -89,7 +89,7 @@ func (e *Engine[T]) withTags(ctx context.Context, db DB, as []domain.Alarm) erro
 			return err
 		}
 	}
-	// A page may hold one alarm twice only if a caller passed it so; keep them alike.
+	// One alarm may stand in as more than once (items of a batch deduped to it).
 	for i, a := range as {
 		if j := at[a.ID]; j != i {
 			as[i].Tags = maps.Clone(as[j].Tags)
