@@ -37,6 +37,8 @@ type AdminListAlarms struct {
 	Status      domain.Status
 	Kind        domain.Kind
 	LabelPrefix string
+	// Tags keeps the alarms that carry every one of these pairs.
+	Tags map[string]string
 	// FailedSince keeps alarms that failed at or after it; it implies Status failed.
 	FailedSince time.Time
 	Limit       int    // 0 means the server's default
@@ -54,6 +56,7 @@ func (l AdminListAlarms) query() url.Values {
 	set("status", string(l.Status))
 	set("kind", string(l.Kind))
 	set("label_prefix", l.LabelPrefix)
+	setTags(q, l.Tags)
 	if !l.FailedSince.IsZero() {
 		q.Set("failed_since", l.FailedSince.UTC().Format(time.RFC3339Nano))
 	}
@@ -131,7 +134,8 @@ type BulkFilter struct {
 	Status      domain.Status
 	Kind        domain.Kind
 	LabelPrefix string
-	FailedSince time.Time // implies Status failed
+	Tags        map[string]string // alarms that carry every pair
+	FailedSince time.Time         // implies Status failed
 	// Limit bounds the alarms one call acts on; 0 means the server's default and
 	// maximum, 10000. BulkResult.More says whether to call again.
 	Limit int
@@ -145,6 +149,7 @@ type bulkWire struct {
 	Status      domain.Status `json:"status,omitempty"`
 	Kind        domain.Kind   `json:"kind,omitempty"`
 	LabelPrefix string        `json:"label_prefix,omitempty"`
+	Tag         []string      `json:"tag,omitempty"`
 	FailedSince string        `json:"failed_since,omitempty"`
 	Limit       int           `json:"limit,omitempty"`
 	DryRun      bool          `json:"dry_run,omitempty"`
@@ -169,6 +174,9 @@ func (a *Admin) BulkDelete(ctx context.Context, f BulkFilter) (BulkResult, error
 
 func (a *Admin) bulk(ctx context.Context, action string, f BulkFilter) (BulkResult, error) {
 	w := bulkWire{Owner: f.Owner, Status: f.Status, Kind: f.Kind, LabelPrefix: f.LabelPrefix, Limit: f.Limit, DryRun: f.DryRun}
+	if len(f.Tags) > 0 {
+		w.Tag = tagList(f.Tags)
+	}
 	if !f.FailedSince.IsZero() {
 		w.FailedSince = f.FailedSince.UTC().Format(time.RFC3339Nano)
 	}

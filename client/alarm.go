@@ -37,6 +37,8 @@ type Alarm struct {
 	LastFiredAt time.Time `json:"last_fired_at"`
 	// Endpoint is the owner's endpoint its wakes go to; "" for the server's --wake-url.
 	Endpoint string `json:"endpoint"`
+	// Tags are the owner's key/value pairs on the alarm; empty when none.
+	Tags map[string]string `json:"tags"`
 
 	// The rest is a cron alarm's: a once alarm's view has none of it, and leaves it zero.
 	// docs/schedules.md explains each option.

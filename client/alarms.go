@@ -179,8 +179,10 @@ func (c *Client) alarmActionWith(ctx context.Context, method, id, action string,
 // ListAlarms selects a page of the owner's alarms. Zero values are left out.
 type ListAlarms struct {
 	Status domain.Status // one status, or "" for all
-	Limit  int           // 1..500; 0 means the server's default (100)
-	Cursor string        // AlarmPage.NextCursor of the previous page; "" for the first
+	// Tags keeps the alarms that carry every one of these pairs.
+	Tags   map[string]string
+	Limit  int    // 1..500; 0 means the server's default (100)
+	Cursor string // AlarmPage.NextCursor of the previous page; "" for the first
 }
 
 func (l ListAlarms) query() url.Values {
@@ -188,6 +190,7 @@ func (l ListAlarms) query() url.Values {
 	if l.Status != "" {
 		q.Set("status", string(l.Status))
 	}
+	setTags(q, l.Tags)
 	if l.Limit != 0 {
 		q.Set("limit", strconv.Itoa(l.Limit))
 	}

@@ -51,6 +51,10 @@ type CreateAlarm struct {
 	// to; "" for the server's --wake-url. A name the owner has no endpoint of is
 	// invalid (IsInvalid, field "endpoint"). It cannot be changed later.
 	Endpoint string
+	// Tags are key/value pairs to find the alarm by (ListAlarms.Tags) and to act on a
+	// group (BulkAlarms): at most 16, keys of a-z, 0-9, '_', '.' and '-' (1..64), values
+	// up to 200 characters; a bad one is invalid, field "tags" or "tags.<key>".
+	Tags map[string]string
 
 	// The rest are a cron alarm's options beyond its expression (docs/schedules.md
 	// explains each); the server refuses them on a once alarm. Left zero, the series is
@@ -83,20 +87,21 @@ type CreateAlarm struct {
 
 // createWire is the JSON body of POST /v1/alarms, less the payload (see body).
 type createWire struct {
-	Kind           domain.Kind     `json:"kind"`
-	FireAt         *string         `json:"fire_at,omitempty"`
-	DelaySeconds   *float64        `json:"delay_seconds,omitempty"`
-	CronExpr       string          `json:"cron_expr,omitempty"`
-	Timezone       string          `json:"timezone,omitempty"`
-	Label          string          `json:"label,omitempty"`
-	ConversationID string          `json:"conversation_id,omitempty"`
-	WakeMessage    string          `json:"wake_message,omitempty"`
-	Delivery       domain.Delivery `json:"delivery,omitempty"`
-	IdempotencyKey string          `json:"idempotency_key,omitempty"`
-	MaxFailures    int             `json:"max_failures,omitempty"`
-	Endpoint       string          `json:"endpoint,omitempty"`
-	OnDuplicate    string          `json:"on_duplicate,omitempty"`
-	MaxWaitSeconds *float64        `json:"max_wait_seconds,omitempty"`
+	Kind           domain.Kind       `json:"kind"`
+	FireAt         *string           `json:"fire_at,omitempty"`
+	DelaySeconds   *float64          `json:"delay_seconds,omitempty"`
+	CronExpr       string            `json:"cron_expr,omitempty"`
+	Timezone       string            `json:"timezone,omitempty"`
+	Label          string            `json:"label,omitempty"`
+	ConversationID string            `json:"conversation_id,omitempty"`
+	WakeMessage    string            `json:"wake_message,omitempty"`
+	Delivery       domain.Delivery   `json:"delivery,omitempty"`
+	IdempotencyKey string            `json:"idempotency_key,omitempty"`
+	MaxFailures    int               `json:"max_failures,omitempty"`
+	Endpoint       string            `json:"endpoint,omitempty"`
+	OnDuplicate    string            `json:"on_duplicate,omitempty"`
+	MaxWaitSeconds *float64          `json:"max_wait_seconds,omitempty"`
+	Tags           map[string]string `json:"tags,omitempty"`
 
 	Misfire             domain.Misfire `json:"misfire,omitempty"`
 	CatchUpLimit        int            `json:"catch_up_limit,omitempty"`
@@ -124,6 +129,7 @@ func (r CreateAlarm) body() ([]byte, error) {
 		IdempotencyKey: r.IdempotencyKey,
 		MaxFailures:    r.MaxFailures,
 		Endpoint:       r.Endpoint,
+		Tags:           r.Tags,
 
 		Misfire:             r.Misfire,
 		CatchUpLimit:        r.CatchUpLimit,

@@ -41,25 +41,28 @@ type UpdateAlarm struct {
 	// ExcludeCalendars replaces the series' calendars; a pointer to an empty slice
 	// clears them.
 	ExcludeCalendars *[]string
+	// Tags replace the alarm's tags whole; a pointer to an empty map clears them.
+	Tags *map[string]string
 }
 
 // updateWire is the JSON body of PATCH /v1/alarms/{id}, less the payload (see body).
 // start_at and end_at are json.RawMessage because null means something: clear it.
 type updateWire struct {
-	Label               *string         `json:"label,omitempty"`
-	CronExpr            *string         `json:"cron_expr,omitempty"`
-	Timezone            *string         `json:"timezone,omitempty"`
-	WakeMessage         *string         `json:"wake_message,omitempty"`
-	MaxFailures         *int            `json:"max_failures,omitempty"`
-	Misfire             *domain.Misfire `json:"misfire,omitempty"`
-	CatchUpLimit        *int            `json:"catch_up_limit,omitempty"`
-	CatchUpWindow       *string         `json:"catch_up_window,omitempty"`
-	MaxConsecutiveSkips *int            `json:"max_consecutive_skips,omitempty"`
-	StartAt             json.RawMessage `json:"start_at,omitempty"`
-	EndAt               json.RawMessage `json:"end_at,omitempty"`
-	MaxFires            *int            `json:"max_fires,omitempty"`
-	JitterSeconds       *int            `json:"jitter_seconds,omitempty"`
-	ExcludeCalendars    *[]string       `json:"exclude_calendars,omitempty"`
+	Label               *string            `json:"label,omitempty"`
+	CronExpr            *string            `json:"cron_expr,omitempty"`
+	Timezone            *string            `json:"timezone,omitempty"`
+	WakeMessage         *string            `json:"wake_message,omitempty"`
+	MaxFailures         *int               `json:"max_failures,omitempty"`
+	Misfire             *domain.Misfire    `json:"misfire,omitempty"`
+	CatchUpLimit        *int               `json:"catch_up_limit,omitempty"`
+	CatchUpWindow       *string            `json:"catch_up_window,omitempty"`
+	MaxConsecutiveSkips *int               `json:"max_consecutive_skips,omitempty"`
+	StartAt             json.RawMessage    `json:"start_at,omitempty"`
+	EndAt               json.RawMessage    `json:"end_at,omitempty"`
+	MaxFires            *int               `json:"max_fires,omitempty"`
+	JitterSeconds       *int               `json:"jitter_seconds,omitempty"`
+	Tags                *map[string]string `json:"tags,omitempty"`
+	ExcludeCalendars    *[]string          `json:"exclude_calendars,omitempty"`
 }
 
 // body is the request's JSON, the payload spliced in as it is (withPayload).
@@ -70,6 +73,7 @@ func (u UpdateAlarm) body() ([]byte, error) {
 		CatchUpWindow: u.CatchUpWindow, MaxConsecutiveSkips: u.MaxConsecutiveSkips,
 		StartAt: bound(u.StartAt), EndAt: bound(u.EndAt), MaxFires: u.MaxFires, JitterSeconds: u.JitterSeconds,
 		ExcludeCalendars: u.ExcludeCalendars,
+		Tags:             u.Tags,
 	})
 	if err != nil {
 		return nil, err

@@ -93,6 +93,9 @@ type Alarm struct {
 	PausedReason string
 	PausedUntil  time.Time
 
+	// Tags are the owner's key/value pairs to find the alarm by (domain/tags.go); nil
+	// when it has none. The owner changes them with an update; nothing else does.
+	Tags map[string]string
 	// Debounce, on an alarm NewAlarm built from a create with OnDuplicateReplace, asks
 	// CreateBatch to replace the alarm of its key (debounce.go); nil otherwise, and
 	// always nil on an alarm a store returns.

@@ -42,6 +42,8 @@ type Spec struct {
 	// Endpoint names one of the owner's endpoints; "" for the server's --wake-url. That
 	// it exists is the caller's to check (owners.Alarms asks the store).
 	Endpoint string
+	// Tags are the alarm's key/value pairs (ValidateTags); nil or empty for none.
+	Tags map[string]string
 	// OnDuplicate is what a repeat of IdempotencyKey does ("": OnDuplicateReturn);
 	// MaxWait, with OnDuplicateReplace only, caps the fire time at the key's alarm's
 	// creation plus it (debounce.go).
@@ -80,6 +82,7 @@ func NewAlarm(id string, spec Spec, now time.Time, d Defaults) (Alarm, error) {
 		MaxFailures:    spec.MaxFailures,
 		CreatedAt:      now,
 		UpdatedAt:      now,
+		Tags:           cloneTags(spec.Tags),
 	}
 	if a.Delivery == "" {
 		a.Delivery = AtLeastOnce
@@ -178,6 +181,9 @@ func validateCommon(s Spec) error {
 		if err := checkText(f.field, f.value, f.limit); err != nil {
 			return err
 		}
+	}
+	if err := ValidateTags(s.Tags); err != nil {
+		return err
 	}
 	if s.Series.Notice != "" {
 		return invalid("notice", "is the server's: only the failure notices it makes carry it")

@@ -90,7 +90,7 @@ func (t Transition) ApplyTo(a Alarm) Alarm {
 	if t.Define != nil {
 		a.Label, a.CronExpr, a.Timezone = t.Define.Label, t.Define.CronExpr, t.Define.Timezone
 		a.WakeMessage, a.Payload, a.MaxFailures = t.Define.WakeMessage, t.Define.Payload, t.Define.MaxFailures
-		a.Series = t.Define.Series
+		a.Series, a.Tags = t.Define.Series, t.Define.Tags
 	}
 	a.UpdatedAt = t.UpdatedAt
 	if !t.KeepLease {

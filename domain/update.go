@@ -17,6 +17,7 @@ type Definition struct {
 	Payload     json.RawMessage
 	MaxFailures int
 	Series      Series
+	Tags        map[string]string // the whole set; nil for none
 }
 
 // Patch is an update: nil fields are left as they are. Series options are given one by
@@ -28,6 +29,8 @@ type Patch struct {
 	WakeMessage *string
 	Payload     *json.RawMessage
 	MaxFailures *int
+	// Tags, when set, replace the alarm's tags whole; an empty map clears them.
+	Tags *map[string]string
 
 	Misfire             *Misfire
 	CatchUpLimit        *int
@@ -44,7 +47,7 @@ type Patch struct {
 // definition is a's current definition.
 func (a Alarm) definition() Definition {
 	return Definition{Label: a.Label, CronExpr: a.CronExpr, Timezone: a.Timezone, WakeMessage: a.WakeMessage,
-		Payload: a.Payload, MaxFailures: a.MaxFailures, Series: a.Series}
+		Payload: a.Payload, MaxFailures: a.MaxFailures, Series: a.Series, Tags: a.Tags}
 }
 
 // Update changes an alarm's definition in place, validating the result as a create
@@ -105,6 +108,9 @@ func Update(a Alarm, p Patch, now time.Time) (Transition, bool, error) {
 	}
 	if p.MaxFailures != nil && change("max_failures", *p.MaxFailures != d.MaxFailures, false) {
 		d.MaxFailures = *p.MaxFailures
+	}
+	if p.Tags != nil && change("tags", !TagsEqual(*p.Tags, d.Tags), false) {
+		d.Tags = cloneTags(*p.Tags)
 	}
 	if p.Misfire != nil && change("misfire", *p.Misfire != s.Misfire, false) {
 		s.Misfire = *p.Misfire
@@ -206,6 +212,9 @@ func (d Definition) validate(kind Kind) error {
 	}
 	if d.MaxFailures < MinMaxFailures || d.MaxFailures > MaxMaxFailures {
 		return invalid("max_failures", "must be between %d and %d, got %d", MinMaxFailures, MaxMaxFailures, d.MaxFailures)
+	}
+	if err := ValidateTags(d.Tags); err != nil {
+		return err
 	}
 	if kind != KindCron {
 		return nil

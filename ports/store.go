@@ -60,6 +60,12 @@ type Capabilities struct {
 // implements each method once, finding the alarm by id and checking its owner against
 // the scope (an alarm the scope does not see is ErrNotFound, exactly as an unknown id,
 // so other owners' ids leak nothing).
+//
+// An alarm's Tags are part of it for every method here and in AlarmReader: written with
+// it by CreateBatch (and BulkCreator, Importer), read back by Get, List, Mutate and
+// ExportAlarms (nil when none), replaced by a Mutate whose transition carries Define,
+// and deleted with it (DeleteAlarms, RetentionStore) in the same transaction. Only
+// ClaimDue may return alarms without their tags: wakes do not carry them.
 type AlarmStore interface {
 	AlarmReader
 
@@ -179,14 +185,20 @@ type ListFilter struct {
 	// store's TimePrecision (truncated first), so an alarm that failed at exactly this
 	// instant is included.
 	FailedSince time.Time
-	Limit       int
-	Cursor      string
+	// Tags: alarms that carry every one of these pairs (AND). With one owner in scope a
+	// store walks an index on (owner, key, value, id) of the first pair from the cursor
+	// and checks the others per row by the alarm's own tags (its primary key), so the
+	// page costs the alarms of the first pair it passes over, never the owner's others.
+	// Across owners (AnyOwner) the cost may grow with every tagged alarm.
+	Tags   []domain.TagFilter
+	Limit  int
+	Cursor string
 }
 
 // OwnerPage reports whether f is a page of one owner's alarms filtered at most by
 // status: the owner API's list, which a store serves from its owner index.
 func (f ListFilter) OwnerPage() bool {
-	return !f.Scope.IsAnyOwner() && f.Kind == "" && f.LabelPrefix == "" && f.FailedSince.IsZero()
+	return !f.Scope.IsAnyOwner() && f.Kind == "" && f.LabelPrefix == "" && f.FailedSince.IsZero() && len(f.Tags) == 0
 }
 
 // ClaimStore is the dispatcher's side: claim due alarms under a lease and apply the

@@ -12,7 +12,7 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// adminListAlarms serves GET /admin/v1/alarms?owner=&status=&kind=&label_prefix=&failed_since=&limit=&cursor=.
+// adminListAlarms serves GET /admin/v1/alarms?owner=&status=&kind=&label_prefix=&failed_since=&tag=&limit=&cursor=.
 func (a *api) adminListAlarms(w http.ResponseWriter, r *http.Request, _ domain.Token) {
 	q := r.URL.Query()
 	f, err := adminFilterParams(q)
@@ -44,6 +44,9 @@ func adminFilterParams(q url.Values) (ports.ListFilter, error) {
 	f := ports.ListFilter{Scope: ports.AnyOwner, Status: status, Kind: domain.Kind(q.Get("kind")), LabelPrefix: q.Get("label_prefix")}
 	if owner := q.Get("owner"); owner != "" {
 		f.Scope = ports.OwnedBy(owner)
+	}
+	if f.Tags, err = tagParams(q); err != nil {
+		return f, err
 	}
 	if raw := q.Get("failed_since"); raw != "" {
 		if f.FailedSince, err = time.Parse(time.RFC3339Nano, raw); err != nil {
@@ -120,12 +123,13 @@ func deletedBody(d ports.Deleted) any {
 // bulkRequest is the body of POST /admin/v1/alarms/retry|cancel|delete: the list's
 // filter and how many alarms at most.
 type bulkRequest struct {
-	Owner       string  `json:"owner"`
-	Status      string  `json:"status"`
-	Kind        string  `json:"kind"`
-	LabelPrefix string  `json:"label_prefix"`
-	FailedSince *string `json:"failed_since"`
-	Limit       int     `json:"limit"`
+	Owner       string   `json:"owner"`
+	Status      string   `json:"status"`
+	Kind        string   `json:"kind"`
+	LabelPrefix string   `json:"label_prefix"`
+	FailedSince *string  `json:"failed_since"`
+	Tag         []string `json:"tag"`
+	Limit       int      `json:"limit"`
 	// DryRun changes nothing and answers how many alarms the action would change.
 	DryRun bool `json:"dry_run"`
 }
@@ -137,7 +141,7 @@ func (a *api) adminBulk(action domain.BulkAction) adminHandler {
 		if !a.readObject(w, r, &req) {
 			return
 		}
-		q := url.Values{"owner": {req.Owner}, "status": {req.Status}, "kind": {req.Kind}, "label_prefix": {req.LabelPrefix}}
+		q := url.Values{"owner": {req.Owner}, "status": {req.Status}, "kind": {req.Kind}, "label_prefix": {req.LabelPrefix}, "tag": req.Tag}
 		if req.FailedSince != nil {
 			q.Set("failed_since", *req.FailedSince)
 		}
@@ -156,11 +160,17 @@ func (a *api) adminBulk(action domain.BulkAction) adminHandler {
 			a.writeError(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, struct {
-			Matched int  `json:"matched"`
-			Changed int  `json:"changed"`
-			More    bool `json:"more"`
-			DryRun  bool `json:"dry_run"`
-		}{res.Matched, res.Changed, res.More, req.DryRun})
+		writeBulkResult(w, res, req.DryRun)
 	}
+}
+
+// writeBulkResult answers a bulk call, the admin's or an owner's:
+// {"matched", "changed", "more", "dry_run"}.
+func writeBulkResult(w http.ResponseWriter, res domain.BulkResult, dryRun bool) {
+	writeJSON(w, http.StatusOK, struct {
+		Matched int  `json:"matched"`
+		Changed int  `json:"changed"`
+		More    bool `json:"more"`
+		DryRun  bool `json:"dry_run"`
+	}{res.Matched, res.Changed, res.More, dryRun})
 }

@@ -105,7 +105,7 @@ func (a *api) pauseAlarm(w http.ResponseWriter, r *http.Request, owner string) {
 	})(w, r, owner)
 }
 
-// listAlarms serves GET /v1/alarms?status=&limit=&cursor=.
+// listAlarms serves GET /v1/alarms?status=&tag=&limit=&cursor=.
 func (a *api) listAlarms(w http.ResponseWriter, r *http.Request, owner string) {
 	q := r.URL.Query()
 	status, err := statusParam(q)
@@ -118,7 +118,12 @@ func (a *api) listAlarms(w http.ResponseWriter, r *http.Request, owner string) {
 		a.writeError(w, r, err)
 		return
 	}
-	f := ports.ListFilter{Status: status, Limit: limit, Cursor: q.Get("cursor")}
+	tags, err := tagParams(q)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	f := ports.ListFilter{Status: status, Tags: tags, Limit: limit, Cursor: q.Get("cursor")}
 	alarms, next, err := a.reader.List(r.Context(), owner, f)
 	if err != nil {
 		a.writeError(w, r, err) // a bad cursor is the store's ValidationError on "cursor"

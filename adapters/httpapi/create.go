@@ -42,6 +42,8 @@ type createRequest struct {
 	// Endpoint names one of the owner's endpoints (an admin registers them); "" for the
 	// server's --wake-url.
 	Endpoint string `json:"endpoint"`
+	// Tags are the alarm's key/value pairs (domain.ValidateTags).
+	Tags map[string]string `json:"tags"`
 	seriesRequest
 	debounceRequest
 }
@@ -123,6 +125,7 @@ func (req createRequest) spec(owner string) (domain.Spec, error) {
 		IdempotencyKey: req.IdempotencyKey,
 		Delivery:       domain.Delivery(req.Delivery),
 		Endpoint:       req.Endpoint,
+		Tags:           req.Tags,
 	}
 	for _, f := range []struct{ name, value string }{
 		{"label", req.Label}, {"kind", req.Kind}, {"cron_expr", req.CronExpr}, {"timezone", req.Timezone},

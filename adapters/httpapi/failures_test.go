@@ -57,6 +57,9 @@ func (f failingAlarms) Cancel(context.Context, string, string) (domain.Alarm, er
 func (f failingAlarms) Backfill(context.Context, string, string, time.Time, time.Time) (domain.Alarm, int, bool, error) {
 	return domain.Alarm{}, 0, false, f.fail()
 }
+func (f failingAlarms) Bulk(context.Context, string, ports.ListFilter, domain.OwnerBulkAction, bool) (domain.BulkResult, error) {
+	return domain.BulkResult{}, f.fail()
+}
 func (f failingAlarms) Update(context.Context, string, string, domain.Patch) (domain.Alarm, error) {
 	return domain.Alarm{}, f.fail()
 }

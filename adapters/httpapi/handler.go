@@ -22,6 +22,7 @@ type Alarms interface {
 	AlarmActions
 	AlarmEditor
 	SchedulePlanner
+	AlarmBulk
 }
 
 // Endpoints is every endpoint use case the API drives (*admin.Endpoints): an admin's, on
@@ -96,6 +97,7 @@ type api struct {
 	actions   AlarmActions
 	editor    AlarmEditor
 	schedules SchedulePlanner
+	bulkOwner AlarmBulk
 
 	adminAlarms  operator.AlarmReader
 	adminActions operator.AlarmActions
@@ -146,7 +148,7 @@ func New(alarms Alarms, auth Authenticator, ready Pinger, opts Options) http.Han
 // it, so the routes Routes lists are those New serves.
 func newAPI(alarms Alarms, opts Options) *api {
 	a := &api{
-		creator: alarms, reader: alarms, actions: alarms, editor: alarms, schedules: alarms,
+		creator: alarms, reader: alarms, actions: alarms, editor: alarms, schedules: alarms, bulkOwner: alarms,
 		endpoints: opts.Endpoints, endpointChanges: opts.Endpoints, tokens: opts.Tokens, calendars: opts.Calendars,
 		metricsPage: opts.MetricsHandler,
 	}
@@ -177,6 +179,7 @@ func (a *api) routes() *mux.Router {
 	r.Handle("/v1/alarms", a.owned(a.createAlarm)).Methods(http.MethodPost)
 	r.Handle("/v1/alarms", a.owned(a.listAlarms)).Methods(http.MethodGet)
 	r.Handle("/v1/alarms/batch", a.owned(a.createAlarmBatch)).Methods(http.MethodPost)
+	r.Handle("/v1/alarms/bulk", a.owned(a.ownerBulk)).Methods(http.MethodPost)
 	r.Handle("/v1/alarms/{id}", a.owned(ownerAction(a, a.reader, AlarmReader.Get))).Methods(http.MethodGet)
 	r.Handle("/v1/alarms/{id}", a.owned(ownerAction(a, a.actions, AlarmActions.Cancel))).Methods(http.MethodDelete)
 	r.Handle("/v1/alarms/{id}", a.owned(a.updateAlarm)).Methods(http.MethodPatch)

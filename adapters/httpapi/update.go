@@ -34,6 +34,7 @@ type patchRequest struct {
 	MaxFires            json.RawMessage `json:"max_fires"`
 	JitterSeconds       json.RawMessage `json:"jitter_seconds"`
 	ExcludeCalendars    json.RawMessage `json:"exclude_calendars"` // null or [] clears them
+	Tags                json.RawMessage `json:"tags"`              // replaces the whole set; null or {} clears it
 
 	// What an alarm keeps for life: named so the refusal can say so.
 	Kind           json.RawMessage `json:"kind"`
@@ -113,6 +114,10 @@ func (req patchRequest) patch() (domain.Patch, error) {
 	} else {
 		p.ExcludeCalendars = patchMember[[]string](&err, "exclude_calendars", req.ExcludeCalendars, "an array of calendar names")
 	}
+	if err != nil {
+		return p, err
+	}
+	p.Tags, err = patchTags(req.Tags)
 	return p, err
 }
 

@@ -65,6 +65,7 @@ func alarmMembers(o *jsonio.Object, a domain.Alarm, payload []byte, wakeMessage 
 	o.Time("updated_at", a.UpdatedAt)
 	o.Time("last_fired_at", a.LastFiredAt)
 	o.Str("endpoint", a.Endpoint)
+	o.Value("tags", tagsValue(a))
 	if a.Kind == domain.KindCron {
 		seriesMembers(o, a)
 	}

@@ -42,7 +42,7 @@ func TestAlarmViewFieldsInOrder(t *testing.T) {
 	want := []string{"id", "label", "kind", "fire_at", "cron_expr", "timezone", "next_fire_at",
 		"scheduled_for", "conversation_id", "wake_message", "payload", "status", "delivery",
 		"idempotency_key", "max_failures", "failure_count", "last_error", "created_at",
-		"updated_at", "last_fired_at", "endpoint",
+		"updated_at", "last_fired_at", "endpoint", "tags",
 		// A cron alarm's options and series state (a once alarm has none).
 		"misfire", "catch_up_limit", "catch_up_window", "max_consecutive_skips", "start_at", "end_at",
 		"max_fires", "remaining_fires", "jitter_seconds", "fire_count", "skip_streak", "paused_reason", "paused_until", "backfill_of", "exclude_calendars"}

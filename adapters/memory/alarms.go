@@ -26,7 +26,11 @@ func keep(a domain.Alarm) domain.Alarm {
 }
 
 func out(a domain.Alarm) domain.Alarm {
-	a.Payload, a.Series.ExcludeCalendars = slices.Clone(a.Payload), slices.Clone(a.Series.ExcludeCalendars)
+	a.Payload, a.Tags = slices.Clone(a.Payload), maps.Clone(a.Tags)
+	a.Series.ExcludeCalendars = slices.Clone(a.Series.ExcludeCalendars)
+	if len(a.Tags) == 0 {
+		a.Tags = nil // none is nil, as every store reads it
+	}
 	return a
 }
 func byID(x, y domain.Alarm) int { return strings.Compare(x.ID, y.ID) }
@@ -121,6 +125,7 @@ func (s *Store) Get(ctx context.Context, scope ports.Scope, id string) (domain.A
 // List walks every alarm from the newest; a database walks an index on (owner, status,
 // id) for an owner's page (ListFilter.OwnerPage) and stops after the page. The label
 // prefix is literal and byte-wise ("%" and "_" are characters; "" matches every label).
+// A database walks its tag index for f.Tags (ports.ListFilter.Tags).
 func (s *Store) List(ctx context.Context, f ports.ListFilter) (as []domain.Alarm, next string, err error) {
 	after, err := ports.DecodeListCursor(f.Cursor) // a *domain.ValidationError on "cursor"
 	if f.Cursor != "" && err != nil {
@@ -131,7 +136,8 @@ func (s *Store) List(ctx context.Context, f ports.ListFilter) (as []domain.Alarm
 		as, next = page.Cut(s.alarms.rows(func(a domain.Alarm) bool {
 			return (f.Cursor == "" || a.ID < after) && f.Scope.Sees(a.Owner) && (f.Status == "" || a.Status == f.Status) &&
 				(f.Kind == "" || a.Kind == f.Kind) && strings.HasPrefix(a.Label, f.LabelPrefix) &&
-				(since.IsZero() || (a.Status == domain.StatusFailed && !a.UpdatedAt.Before(since)))
+				(since.IsZero() || (a.Status == domain.StatusFailed && !a.UpdatedAt.Before(since))) &&
+				domain.MatchesTags(a.Tags, f.Tags)
 		}, func(x, y domain.Alarm) int { return byID(y, x) }), page.Size(f.Limit))
 		each(as, out)
 	})

@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"database/sql"
-	"strings"
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
@@ -18,13 +17,7 @@ const precision = time.Microsecond
 const alarmColumns = sqlrow.AlarmColumns
 
 // qualified is a column list with each column prefixed by table.
-func qualified(table, columns string) string {
-	cols := strings.Split(columns, ",")
-	for i, c := range cols {
-		cols[i] = table + "." + strings.TrimSpace(c)
-	}
-	return strings.Join(cols, ", ")
-}
+var qualified = sqlrow.Qualified
 
 // scanAlarm reads one row of alarmColumns and checks it with domain.Rehydrate.
 func scanAlarm(r sqlrow.Scanner) (domain.Alarm, error) {

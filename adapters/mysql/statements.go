@@ -80,7 +80,7 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullTime] {
 
 		ChooseByIDs: chooseByIDs, DeleteChosen: deleteWithEvents,
 		TrimStep: s.trimStep, TakeLease: s.takeLease,
-		OwnerPage: ownerPage, FilteredPage: filteredPage,
+		OwnerPage: ownerPage, FilteredPage: filteredPage, Tags: tagSQL,
 
 		Tx:          s.engineTx,
 		ScanAlarm:   scanAlarm,

@@ -68,7 +68,7 @@ func (s *Store) newEngine() sqlstore.Engine[pgtype.Timestamptz] {
 
 		ChooseByIDs: chooseByIDs, DeleteChosen: deleteEventsOf,
 		TrimStep: s.trimStep, TakeLease: s.takeLease,
-		OwnerPage: ownerPage, FilteredPage: filteredPage,
+		OwnerPage: ownerPage, FilteredPage: filteredPage, Tags: tagSQL,
 
 		Tx:         s.inTx,
 		ScanAlarm:  scanAlarm,

@@ -260,7 +260,7 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullInt64] {
 		},
 
 		DeleteChosen: s.deleteWithEvents, TrimStep: s.trimStep, TakeLease: s.takeLease,
-		OwnerPage: ownerPage, FilteredPage: filteredPage,
+		OwnerPage: ownerPage, FilteredPage: filteredPage, Tags: tagSQL,
 
 		Tx:          s.inTx,
 		ScanAlarm:   scanAlarm,

@@ -15,11 +15,13 @@ import (
 // filter is the alarms page's filter as the form has it.
 type filter struct {
 	Owner, Status, Kind, Label, FailedSince string
+	Tags                                    []string // each key:value (tagFilter)
 }
 
 func readFilter(v url.Values) filter {
 	get := func(k string) string { return strings.TrimSpace(v.Get(k)) }
-	return filter{Owner: get("owner"), Status: get("status"), Kind: get("kind"), Label: get("label"), FailedSince: get("failed_since")}
+	return filter{Owner: get("owner"), Status: get("status"), Kind: get("kind"), Label: get("label"), FailedSince: get("failed_since"),
+		Tags: formTags(v)}
 }
 
 // admin turns the form's filter into the store's, or says which field is wrong. Without
@@ -42,6 +44,11 @@ func (f filter) admin() (ports.ListFilter, error) {
 		}
 		af.FailedSince = t
 	}
+	tags, err := domain.ParseTagFilters("tag", f.Tags)
+	if err != nil {
+		return af, fmt.Errorf("tag: %s", strings.TrimPrefix(err.Error(), "tag: "))
+	}
+	af.Tags = tags
 	if strings.ContainsRune(f.Owner+f.Label, 0) {
 		return af, fmt.Errorf("the filter contains a NUL character")
 	}
@@ -49,7 +56,9 @@ func (f filter) admin() (ports.ListFilter, error) {
 }
 
 // empty reports whether no field narrows anything.
-func (f filter) empty() bool { return f == filter{} }
+func (f filter) empty() bool {
+	return f.Owner == "" && f.Status == "" && f.Kind == "" && f.Label == "" && f.FailedSince == "" && len(f.Tags) == 0
+}
 
 // query is the filter as URL parameters, for links that keep it.
 func (f filter) query() url.Values {
@@ -58,6 +67,9 @@ func (f filter) query() url.Values {
 		if v != "" {
 			q.Set(k, v)
 		}
+	}
+	for _, t := range f.Tags {
+		q.Add("tag", t)
 	}
 	return q
 }
@@ -119,4 +131,15 @@ func (u *UI) alarmsPage(w http.ResponseWriter, r *http.Request, v viewer) {
 		d.First = Prefix + "alarms?" + f.query().Encode()
 	}
 	u.render(w, r, http.StatusOK, "alarms", page{Title: "Alarms", Nav: "alarms", Viewer: &v, Data: d})
+}
+
+// formTags is the filter's tags: every non-empty tag field of the form, as given.
+func formTags(v url.Values) []string {
+	var tags []string
+	for _, t := range v["tag"] {
+		if t = strings.TrimSpace(t); t != "" {
+			tags = append(tags, t)
+		}
+	}
+	return tags
 }

@@ -2,13 +2,12 @@ package admin
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/chronoshq/chronos/app/internal/bulk"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -52,10 +51,6 @@ func cancelBy(by string) ports.MutateFunc {
 	}
 }
 
-// bulkWorkers bounds the store calls a bulk retry or cancel makes at once: enough to
-// hide round trips, few enough to leave the pool to the dispatcher.
-const bulkWorkers = 8
-
 // Bulk applies action to up to limit (1..MaxBulk; 0 means MaxBulk) alarms matching f,
 // newest first. f must narrow something: a bulk call over every alarm of the cluster is
 // refused (field "filter"), since it is almost always a mistake.
@@ -72,8 +67,8 @@ func (s *Admin) BulkDryRun(ctx context.Context, action domain.BulkAction, f port
 
 func (s *Admin) bulk(ctx context.Context, action domain.BulkAction, f ports.ListFilter, limit int, by string, dryRun bool) (domain.BulkResult, error) {
 	var res domain.BulkResult
-	if f.Scope.IsAnyOwner() && f.Status == "" && f.Kind == "" && f.LabelPrefix == "" && f.FailedSince.IsZero() {
-		return res, &domain.ValidationError{Field: "filter", Message: "give at least one of owner, status, kind, label_prefix, failed_since"}
+	if f.Scope.IsAnyOwner() && f.Status == "" && f.Kind == "" && f.LabelPrefix == "" && f.FailedSince.IsZero() && len(f.Tags) == 0 {
+		return res, &domain.ValidationError{Field: "filter", Message: "give at least one of owner, status, kind, label_prefix, failed_since, tag"}
 	}
 	if err := ValidateAdminFilter(f); err != nil {
 		return res, err
@@ -89,34 +84,18 @@ func (s *Admin) bulk(ctx context.Context, action domain.BulkAction, f ports.List
 	default:
 		return res, &domain.ValidationError{Field: "action", Message: fmt.Sprintf("must be retry, cancel or delete, got %q", action)}
 	}
-	f.Cursor = ""
-	for res.Matched < limit {
-		f.Limit = min(limit-res.Matched, ports.MaxListLimit)
-		page, next, err := s.store.List(ctx, f)
-		if err != nil {
-			return res, err
-		}
-		res.Matched += len(page)
+	var err error
+	res.Matched, res.More, err = bulk.Walk(ctx, s.store, f, limit, func(page []domain.Alarm) error {
 		changed := len(bulkTargets(action, page))
+		var err error
 		if !dryRun {
 			changed, err = s.applyBulk(ctx, action, page, by)
 		}
 		res.Changed += changed
-		if err != nil {
-			return res, err
-		}
-		if next == "" {
-			break
-		}
-		f.Cursor = next
-		if res.Matched == limit {
-			f.Limit = 1
-			more, _, err := s.store.List(ctx, f)
-			if err != nil {
-				return res, err
-			}
-			res.More = len(more) > 0
-		}
+		return err
+	})
+	if err != nil {
+		return res, err
 	}
 	if dryRun {
 		return res, nil
@@ -138,47 +117,12 @@ func (s *Admin) applyBulk(ctx context.Context, action domain.BulkAction, page []
 		d, err := s.store.DeleteAlarms(ctx, ids)
 		return d.Alarms, err
 	}
-	todo := bulkTargets(action, page)
 	fn := cancelBy(by)
 	if action == domain.BulkRetry {
 		fn = retryBy(by)
 	}
-	var (
-		mu      sync.Mutex
-		changed int
-		errs    []error
-		wg      sync.WaitGroup
-		next    = make(chan domain.Alarm)
-	)
-	for range min(bulkWorkers, len(todo)) {
-		wg.Go(func() {
-			for a := range next {
-				after, err := s.store.Mutate(ctx, ports.AnyOwner, a.ID, fn)
-				mu.Lock()
-				switch {
-				case errors.Is(err, ports.ErrNotFound), errors.Is(err, domain.ErrInvalidState):
-					// Changed (or deleted) by someone else since the page was read.
-				case err != nil:
-					errs = append(errs, err)
-				case after.Status != a.Status:
-					changed++
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	for _, a := range todo {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- a
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		errs = append(errs, err)
-	}
-	return changed, errors.Join(errs...)
+	changed, err := bulk.Mutate(ctx, s.store, ports.AnyOwner, bulkTargets(action, page), fn)
+	return len(changed), err
 }
 
 // bulkTargets is the part of page action changes.

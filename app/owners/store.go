@@ -9,10 +9,12 @@ import (
 )
 
 // Store is what the owner use cases call: the alarms (always within ports.OwnedBy the
-// caller), the owner's endpoints a create names and calendars a series names, and the hint a create publishes to
-// other nodes' dispatchers when the store carries hints. A ports.Store is one.
+// caller), the owner's endpoints a create names and calendars a series names, the hint a
+// create publishes to other nodes' dispatchers when the store carries hints, and the
+// cluster lease that keeps an owner's bulk calls one at a time. A ports.Store is one.
 type Store interface {
 	ports.AlarmStore
+	ports.LeaseStore
 	GetEndpoint(ctx context.Context, owner, name string) (domain.Endpoint, error)
 	ListEndpoints(ctx context.Context, owner string) ([]domain.Endpoint, error)
 	ListCalendars(ctx context.Context, owner string) ([]domain.Calendar, error)

@@ -22,8 +22,8 @@ type listResult struct {
 // listBench runs, once the dispatchers are done, pages of the bench owner's alarms
 // through the store itself (no HTTP): the first page, a page 100,000 alarms deep, a
 // status that matches the cron series (10% by default), and one that matches nothing;
-// --list-clients at once, --list-duration each. The tables are as the run left them:
-// never analyzed.
+// --list-clients at once, --list-duration each; with --tags, the tagVariants too. The
+// tables are as the run left them: never analyzed.
 func (r *runner) listBench(ctx context.Context) ([]listResult, error) {
 	s, err := r.w.Open(ctx, r.db.url, false)
 	if err != nil {
@@ -49,6 +49,9 @@ func (r *runner) listBench(ctx context.Context) ([]listResult, error) {
 		{"deep page", ports.ListFilter{Scope: ports.OwnedBy(Owner), Limit: 10, Cursor: cursor}},
 		{"status=active", ports.ListFilter{Scope: ports.OwnedBy(Owner), Limit: 10, Status: domain.StatusActive}},
 		{"status=failed", ports.ListFilter{Scope: ports.OwnedBy(Owner), Limit: 10, Status: domain.StatusFailed}},
+	}
+	if r.cfg.Mix.Tags {
+		variants = append(variants, tagVariants...)
 	}
 	var out []listResult
 	for _, v := range variants {
@@ -82,4 +85,19 @@ func (r *runner) listBench(ctx context.Context) ([]listResult, error) {
 			PerSec: float64(h.Count()) / r.cfg.ListDuration.Seconds(), P50Ms: ms(h.Quantile(0.5)), P99Ms: ms(h.Quantile(0.99))})
 	}
 	return out, nil
+}
+
+// tagVariants are the list benchmark's tag filters over the alarms Mix.Tags tagged: one
+// pair of 1% of the owner's alarms, two pairs of 0.5%, a pair with the status of the
+// cron series (0.1%), and a pair no alarm carries.
+var tagVariants = []struct {
+	name string
+	f    ports.ListFilter
+}{
+	{"tag customer:7 (1%)", ports.ListFilter{Scope: ports.OwnedBy(Owner), Limit: 10, Tags: []domain.TagFilter{{Key: "customer", Value: "7"}}}},
+	{"tags customer:7, plan:pro (0.5%)", ports.ListFilter{Scope: ports.OwnedBy(Owner), Limit: 10,
+		Tags: []domain.TagFilter{{Key: "customer", Value: "7"}, {Key: "plan", Value: "pro"}}}},
+	{"tag customer:7, status=active", ports.ListFilter{Scope: ports.OwnedBy(Owner), Limit: 10, Status: domain.StatusActive,
+		Tags: []domain.TagFilter{{Key: "customer", Value: "7"}}}},
+	{"tag customer:none (none)", ports.ListFilter{Scope: ports.OwnedBy(Owner), Limit: 10, Tags: []domain.TagFilter{{Key: "customer", Value: "none"}}}},
 }

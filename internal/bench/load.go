@@ -3,6 +3,7 @@ package bench
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,6 +20,19 @@ type Mix struct {
 	AtMostOnceFraction float64
 	// PayloadBytes is the size of each alarm's JSON payload (at least 2 bytes).
 	PayloadBytes int
+	// Tags gives every alarm two tags (benchTags), for the tag variants of the list
+	// benchmark.
+	Tags bool
+}
+
+// benchTags are the tags of the i-th alarm with Mix.Tags: customer:<i mod 100> (1% of
+// the alarms each) and plan pro or free (half of each customer's each).
+func benchTags(i int) map[string]string {
+	plan := "free"
+	if (i/100)%2 == 0 {
+		plan = "pro"
+	}
+	return map[string]string{"customer": strconv.Itoa(i % 100), "plan": plan}
 }
 
 // Validate refuses a mix that cannot be built.
@@ -72,6 +86,9 @@ func buildFor(owner string, n int, m Mix, now, from, to time.Time) ([]domain.Ala
 	for i := range as {
 		due := from.Add(time.Duration(i) * step)
 		spec := domain.Spec{Owner: owner, Label: "bench", Payload: payload, MaxFailures: 5}
+		if m.Tags {
+			spec.Tags = benchTags(i)
+		}
 		isCron := picked(i, m.CronFraction)
 		if isCron {
 			c := cronSchedules[i%len(cronSchedules)]

@@ -20,14 +20,16 @@ const alarmUsage = `Usage: chronos alarm <subcommand> [flags]
   create   --in 10m | --at 2030-01-02T15:04:05Z | --cron "0 9 * * 1-5" [--tz Europe/Paris]
            [--label L] [--payload JSON | --payload-file F] [--wake-message M] [--conversation C]
            [--idempotency-key K] [--max-failures N] [--at-most-once] [--endpoint NAME]
+           [--tag KEY:VALUE ...]
            once only: [--on-duplicate return|replace] [--max-wait 1h]   (debounce a key)
            cron only: [--misfire fire_once|skip|catch_up] [--catch-up-limit N] [--catch-up-window 36h]
            [--max-consecutive-skips N] [--start-at T] [--end-at T] [--max-fires N] [--jitter-seconds N]
            [--exclude-calendar NAME ...]
   get      ID
-  list     [--status S] [--limit N] [--cursor C]
+  list     [--status S] [--tag KEY:VALUE ...] [--limit N] [--cursor C]
   update   ID [--label L] [--cron EXPR] [--tz TZ] [--wake-message M] [--payload JSON | --payload-file F]
-           [--max-failures N] and create's cron options; only the flags given change
+           [--max-failures N] [--tag KEY:VALUE ... | --clear-tags] and create's cron options;
+           only the flags given change (--tag replaces every tag)
            (--start-at none, --end-at none, --catch-up-window none clear them)
   cancel   ID
   pause    ID [--until T] [--note TEXT]
@@ -38,6 +40,8 @@ const alarmUsage = `Usage: chronos alarm <subcommand> [flags]
   events   ID [--limit N]
   preview  --cron EXPR [--tz TZ] [--from T] [--count N]
   backfill ID --from T --to T   deliver a cron series' past occurrences in [from, to]
+  bulk     pause|resume|cancel [--tag KEY:VALUE ...] [--status S] [--label-prefix P] [--dry-run]
+           act on every one of your alarms the filter selects (at least one filter)
 
 Times (T) are RFC 3339: 2030-01-02T15:04:05Z, or with an offset. --timezone is --tz.
 
@@ -74,6 +78,8 @@ func alarm(ctx context.Context, sub string, rest []string, fs *flag.FlagSet, f *
 		return alarmBackfill(ctx, fs, f, rest, stdout)
 	case "list":
 		return alarmList(ctx, fs, f, rest, stdout, stderr)
+	case "bulk":
+		return alarmBulk(ctx, fs, f, rest, stdout)
 	case "events":
 		limit := fs.Int("limit", 0, "at most this many events, oldest first (the server's default: up to 1000)")
 		return withID(fs, f, rest, stdout, func(s *session, id string) error {
@@ -124,6 +130,8 @@ func alarmList(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []string
 	status := fs.String("status", "", "only alarms in this status: active, paused, fired, cancelled or failed")
 	limit := fs.Int("limit", 0, "at most this many alarms, 1..500 (the server's default: 100)")
 	cursor := fs.String("cursor", "", "the page after the one that printed this cursor")
+	var tags tagFlag
+	tags.register(fs, "only alarms that carry this tag, key:value (repeat for every one of several)")
 	if err := noArgs(fs, args); err != nil {
 		return err
 	}
@@ -131,7 +139,7 @@ func alarmList(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []string
 	if err != nil {
 		return err
 	}
-	page, err := s.c.ListAlarms(ctx, client.ListAlarms{Status: domain.Status(*status), Limit: *limit, Cursor: *cursor})
+	page, err := s.c.ListAlarms(ctx, client.ListAlarms{Status: domain.Status(*status), Tags: tags.tags, Limit: *limit, Cursor: *cursor})
 	if err != nil {
 		return apiError(err)
 	}
@@ -175,6 +183,8 @@ func alarmCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []stri
 	maxFailures := fs.Int("max-failures", 0, "failed deliveries of one occurrence before giving up (the server's default when 0)")
 	atMostOnce := fs.Bool("at-most-once", false, "deliver each occurrence at most once instead of at least once")
 	endpoint := fs.String("endpoint", "", "the owner's endpoint the wakes go to (chronos endpoint list --mine); the server's --wake-url when not given")
+	var tags tagFlag
+	tags.register(fs, "a tag of the alarm, key:value (repeat for several)")
 	if err := noArgs(fs, args); err != nil {
 		return err
 	}
@@ -182,7 +192,7 @@ func alarmCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []stri
 
 	req := client.CreateAlarm{
 		Label: *label, WakeMessage: *wake, ConversationID: *conv, IdempotencyKey: *key,
-		MaxFailures: *maxFailures, CronExpr: *cron, Timezone: *tz, Endpoint: *endpoint,
+		MaxFailures: *maxFailures, CronExpr: *cron, Timezone: *tz, Endpoint: *endpoint, Tags: tags.tags,
 	}
 	switch n := count(set["in"], set["at"], set["cron"]); {
 	case n == 0:

@@ -20,6 +20,9 @@ func alarmUpdate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []stri
 	payload.register(fs)
 	var series seriesFlags
 	series.register(fs)
+	var tags tagFlag
+	tags.register(fs, "a tag of the alarm, key:value (repeat for several): replaces every tag")
+	clearTags := fs.Bool("clear-tags", false, "remove every tag of the alarm")
 	return withID(fs, f, args, stdout, func(s *session, id string) error {
 		// Only what was given is sent: the API leaves an absent member as it is, and a
 		// flag typed as "" or 0 means that value.
@@ -38,6 +41,14 @@ func alarmUpdate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []stri
 		}
 		if set["max-failures"] {
 			req.MaxFailures = maxFailures
+		}
+		switch {
+		case set["tag"] && *clearTags:
+			return errors.New("alarm update: give --tag or --clear-tags, not both")
+		case set["tag"]:
+			req.Tags = &tags.tags
+		case *clearTags:
+			req.Tags = &map[string]string{}
 		}
 		var err error
 		if req.Payload, err = payload.read("alarm update", set); err != nil {

@@ -87,6 +87,7 @@ func addAlarm(l listing, a client.Alarm) {
 	l.add("scheduled_for", when(a.ScheduledFor))
 	l.add("delivery", a.Delivery)
 	l.add("endpoint", orDash(a.Endpoint))
+	l.add("tags", tagsText(a.Tags))
 	l.add("failure_count", strconv.Itoa(a.FailureCount)+" of max_failures "+strconv.Itoa(a.MaxFailures))
 	l.add("last_error", oneLine(a.LastError))
 	l.add("conversation_id", a.ConversationID)

@@ -96,37 +96,38 @@ type tokenRecord struct {
 // string (a raw JSON value would be re-spaced by the encoder), or base64 when they are
 // not UTF-8; absent when the alarm has none.
 type alarmRecord struct {
-	Type           string        `json:"type"`
-	ID             string        `json:"id"`
-	Owner          string        `json:"owner"`
-	Label          string        `json:"label,omitempty"`
-	Kind           string        `json:"kind"`
-	FireAt         *time.Time    `json:"fire_at,omitempty"`
-	CronExpr       string        `json:"cron_expr,omitempty"`
-	Timezone       string        `json:"timezone,omitempty"`
-	NextFireAt     *time.Time    `json:"next_fire_at,omitempty"`
-	ScheduledFor   *time.Time    `json:"scheduled_for,omitempty"`
-	ConversationID string        `json:"conversation_id,omitempty"`
-	WakeMessage    string        `json:"wake_message,omitempty"`
-	Payload        *string       `json:"payload,omitempty"`
-	PayloadBase64  *string       `json:"payload_base64,omitempty"`
-	Endpoint       string        `json:"endpoint,omitempty"`
-	Status         string        `json:"status"`
-	Delivery       string        `json:"delivery"`
-	IdempotencyKey string        `json:"idempotency_key,omitempty"`
-	MaxFailures    int           `json:"max_failures"`
-	FailureCount   int           `json:"failure_count,omitempty"`
-	LastError      string        `json:"last_error,omitempty"`
-	ClaimedBy      string        `json:"claimed_by,omitempty"`
-	ClaimedAt      *time.Time    `json:"claimed_at,omitempty"`
-	CreatedAt      *time.Time    `json:"created_at,omitempty"`
-	UpdatedAt      *time.Time    `json:"updated_at,omitempty"`
-	LastFiredAt    *time.Time    `json:"last_fired_at,omitempty"`
-	Series         *seriesRecord `json:"series,omitempty"`
-	FireCount      int           `json:"fire_count,omitempty"`
-	SkipStreak     int           `json:"skip_streak,omitempty"`
-	PausedReason   string        `json:"paused_reason,omitempty"`
-	PausedUntil    *time.Time    `json:"paused_until,omitempty"`
+	Type           string            `json:"type"`
+	ID             string            `json:"id"`
+	Owner          string            `json:"owner"`
+	Label          string            `json:"label,omitempty"`
+	Kind           string            `json:"kind"`
+	FireAt         *time.Time        `json:"fire_at,omitempty"`
+	CronExpr       string            `json:"cron_expr,omitempty"`
+	Timezone       string            `json:"timezone,omitempty"`
+	NextFireAt     *time.Time        `json:"next_fire_at,omitempty"`
+	ScheduledFor   *time.Time        `json:"scheduled_for,omitempty"`
+	ConversationID string            `json:"conversation_id,omitempty"`
+	WakeMessage    string            `json:"wake_message,omitempty"`
+	Payload        *string           `json:"payload,omitempty"`
+	PayloadBase64  *string           `json:"payload_base64,omitempty"`
+	Endpoint       string            `json:"endpoint,omitempty"`
+	Status         string            `json:"status"`
+	Delivery       string            `json:"delivery"`
+	IdempotencyKey string            `json:"idempotency_key,omitempty"`
+	MaxFailures    int               `json:"max_failures"`
+	FailureCount   int               `json:"failure_count,omitempty"`
+	LastError      string            `json:"last_error,omitempty"`
+	ClaimedBy      string            `json:"claimed_by,omitempty"`
+	ClaimedAt      *time.Time        `json:"claimed_at,omitempty"`
+	CreatedAt      *time.Time        `json:"created_at,omitempty"`
+	UpdatedAt      *time.Time        `json:"updated_at,omitempty"`
+	LastFiredAt    *time.Time        `json:"last_fired_at,omitempty"`
+	Series         *seriesRecord     `json:"series,omitempty"`
+	FireCount      int               `json:"fire_count,omitempty"`
+	SkipStreak     int               `json:"skip_streak,omitempty"`
+	PausedReason   string            `json:"paused_reason,omitempty"`
+	PausedUntil    *time.Time        `json:"paused_until,omitempty"`
+	Tags           map[string]string `json:"tags,omitempty"`
 }
 
 // seriesRecord is domain.Series; the window is a Go duration ("36h0m0s"), exact.
@@ -181,7 +182,7 @@ func alarmToRecord(a domain.Alarm) alarmRecord {
 		MaxFailures: a.MaxFailures, FailureCount: a.FailureCount, LastError: a.LastError,
 		ClaimedBy: a.ClaimedBy, ClaimedAt: stamp(a.ClaimedAt), CreatedAt: stamp(a.CreatedAt), UpdatedAt: stamp(a.UpdatedAt),
 		LastFiredAt: stamp(a.LastFiredAt), FireCount: a.FireCount, SkipStreak: a.SkipStreak,
-		PausedReason: a.PausedReason, PausedUntil: stamp(a.PausedUntil)}
+		PausedReason: a.PausedReason, PausedUntil: stamp(a.PausedUntil), Tags: a.Tags}
 	if a.Payload != nil {
 		if utf8.Valid(a.Payload) {
 			p := string(a.Payload)
@@ -212,7 +213,13 @@ func (r alarmRecord) alarm() (domain.Alarm, error) {
 		IdempotencyKey: r.IdempotencyKey, MaxFailures: r.MaxFailures, FailureCount: r.FailureCount, LastError: r.LastError,
 		ClaimedBy: r.ClaimedBy, ClaimedAt: unstamp(r.ClaimedAt), CreatedAt: unstamp(r.CreatedAt), UpdatedAt: unstamp(r.UpdatedAt),
 		LastFiredAt: unstamp(r.LastFiredAt), FireCount: r.FireCount, SkipStreak: r.SkipStreak,
-		PausedReason: r.PausedReason, PausedUntil: unstamp(r.PausedUntil)}
+		PausedReason: r.PausedReason, PausedUntil: unstamp(r.PausedUntil), Tags: r.Tags}
+	if err := domain.ValidateTags(a.Tags); err != nil {
+		return domain.Alarm{}, fmt.Errorf("alarm %s: %w", r.ID, err)
+	}
+	if len(a.Tags) == 0 {
+		a.Tags = nil
+	}
 	switch {
 	case r.Payload != nil && r.PayloadBase64 != nil:
 		return domain.Alarm{}, fmt.Errorf("alarm %s: payload and payload_base64 are both set", r.ID)

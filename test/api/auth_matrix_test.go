@@ -39,6 +39,7 @@ var routeAccess = map[string]struct { // "METHOD template"
 	"POST /v1/alarms":               {owner, onceIn60s},
 	"GET /v1/alarms":                {owner, ""},
 	"POST /v1/alarms/batch":         {owner, `{"alarms":[` + onceIn60s + `]}`},
+	"POST /v1/alarms/bulk":          {owner, `{"filter":{"tag":["matrix:1"]},"action":"pause","dry_run":true}`},
 	"POST /v1/schedules/preview":    {owner, `{"cron_expr":"@daily","count":2}`},
 	"GET /v1/endpoints":             {owner, ""},
 	"GET /v1/alarms/{id}":           {ownerByID, ""},

@@ -151,27 +151,28 @@ func (e *env) create(token, body string) alarmView {
 // alarmView is the API's alarm. Decoding refuses unknown fields, so a view that grew
 // an undocumented field (the owner, the lease) fails the tests.
 type alarmView struct {
-	ID             string          `json:"id"`
-	Label          string          `json:"label"`
-	Kind           string          `json:"kind"`
-	FireAt         *string         `json:"fire_at"`
-	CronExpr       string          `json:"cron_expr"`
-	Timezone       string          `json:"timezone"`
-	NextFireAt     *string         `json:"next_fire_at"`
-	ScheduledFor   *string         `json:"scheduled_for"`
-	ConversationID string          `json:"conversation_id"`
-	WakeMessage    string          `json:"wake_message"`
-	Payload        json.RawMessage `json:"payload"`
-	Status         string          `json:"status"`
-	Delivery       string          `json:"delivery"`
-	IdempotencyKey string          `json:"idempotency_key"`
-	MaxFailures    int             `json:"max_failures"`
-	FailureCount   int             `json:"failure_count"`
-	LastError      string          `json:"last_error"`
-	CreatedAt      *string         `json:"created_at"`
-	UpdatedAt      *string         `json:"updated_at"`
-	LastFiredAt    *string         `json:"last_fired_at"`
-	Endpoint       string          `json:"endpoint"`
+	ID             string            `json:"id"`
+	Label          string            `json:"label"`
+	Kind           string            `json:"kind"`
+	FireAt         *string           `json:"fire_at"`
+	CronExpr       string            `json:"cron_expr"`
+	Timezone       string            `json:"timezone"`
+	NextFireAt     *string           `json:"next_fire_at"`
+	ScheduledFor   *string           `json:"scheduled_for"`
+	ConversationID string            `json:"conversation_id"`
+	WakeMessage    string            `json:"wake_message"`
+	Payload        json.RawMessage   `json:"payload"`
+	Status         string            `json:"status"`
+	Delivery       string            `json:"delivery"`
+	IdempotencyKey string            `json:"idempotency_key"`
+	MaxFailures    int               `json:"max_failures"`
+	FailureCount   int               `json:"failure_count"`
+	LastError      string            `json:"last_error"`
+	CreatedAt      *string           `json:"created_at"`
+	UpdatedAt      *string           `json:"updated_at"`
+	LastFiredAt    *string           `json:"last_fired_at"`
+	Endpoint       string            `json:"endpoint"`
+	Tags           map[string]string `json:"tags"`
 
 	// A cron alarm's options and series state; absent on a once alarm.
 	Misfire             *string  `json:"misfire"`

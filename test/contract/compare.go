@@ -3,6 +3,7 @@ package contract
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -110,6 +111,9 @@ func (e *env) alarmDiff(got, want domain.Alarm) string {
 	str("Series.Notice", gs.Notice, ws.Notice)
 	str("Series.ExcludeCalendars", strings.Join(gs.ExcludeCalendars, ","), strings.Join(ws.ExcludeCalendars, ","))
 	str("Series.BackfillOf", gs.BackfillOf, ws.BackfillOf)
+	if !maps.Equal(got.Tags, want.Tags) {
+		fmt.Fprintf(&b, "\n  Tags = %v, want %v", got.Tags, want.Tags)
+	}
 	return b.String()
 }
 

@@ -111,6 +111,7 @@ func areas() []area {
 		{"Calendars", calendarCases},
 		{"Quota", quotaCases},
 		{"Export", exportCases},
+		{"Tags", tagCases},
 		{"Debounce", debounceCases},
 	}
 }

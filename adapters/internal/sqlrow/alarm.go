@@ -2,6 +2,7 @@ package sqlrow
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/chronoshq/chronos/domain"
@@ -18,6 +19,16 @@ const AlarmColumns = `id, owner, label, kind, fire_at, cron_expr, timezone, next
 	created_at, updated_at, last_fired_at,
 	series, fire_count, skip_streak, paused_reason, paused_until,
 	endpoint`
+
+// Qualified is a column list (such as AlarmColumns) with each column prefixed by
+// table, for a statement that joins another table with columns of the same names.
+func Qualified(table, columns string) string {
+	cols := strings.Split(columns, ",")
+	for i, c := range cols {
+		cols[i] = table + "." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}
 
 // AlarmParams is how many values one row of AlarmColumns binds.
 const AlarmParams = 29

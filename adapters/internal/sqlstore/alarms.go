@@ -17,6 +17,11 @@ func (e *Engine[T]) Get(ctx context.Context, scope ports.Scope, id string) (doma
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !scope.Sees(a.Owner)) {
 		return domain.Alarm{}, e.notFound("alarm", id)
 	}
+	if err == nil {
+		as := []domain.Alarm{a}
+		err = e.withTags(ctx, e.Read, as)
+		a = as[0]
+	}
 	return a, e.mapError(err)
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // CreateMany inserts as in one transaction with the dialect's bulk statements
-// (InsertMany); their created events are not stored (domain.CreatedEvent). A taken id
+// (InsertMany), and their tags; their created events are not stored (domain.CreatedEvent). A taken id
 // or idempotency key (stored, or twice in as) fails the whole transaction: ErrConflict,
 // nothing written. The series that name calendars are indexed under them in the same
 // transaction (one more statement when any does).
@@ -22,6 +22,9 @@ func (e *Engine[T]) CreateMany(ctx context.Context, as []domain.Alarm) error {
 	}
 	return e.mapError(e.Tx(ctx, func(tx DB) error {
 		if err := e.InsertMany(ctx, tx, as); err != nil {
+			return err
+		}
+		if err := e.insertTags(ctx, tx, as); err != nil {
 			return err
 		}
 		return e.linkCalendars(ctx, tx, links)

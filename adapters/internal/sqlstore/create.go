@@ -62,7 +62,7 @@ func (e *Engine[T]) CreateBatch(ctx context.Context, as []domain.Alarm) ([]ports
 			}
 			out[i] = e.createResult(a, inserted[a.ID], twins)
 		}
-		return nil
+		return e.tagsOfBatch(ctx, tx, out)
 	})
 	if err != nil {
 		return nil, e.mapError(err)

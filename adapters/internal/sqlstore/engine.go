@@ -66,6 +66,8 @@ type Engine[T any] struct {
 	// FilteredPage is the same for every other page: f's scope sees something, and its
 	// status is failed whenever it has FailedSince.
 	FilteredPage func(f ports.ListFilter, after string, limit int) (string, []any)
+	// Tags is how the dialect writes the statements on alarm_tags (tags.go).
+	Tags TagSQL
 
 	// Tx runs fn in one transaction and commits it, again from the start when the
 	// database rolled it back as a victim (deadlock, serialization failure, busy). fn's

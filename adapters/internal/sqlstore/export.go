@@ -16,6 +16,9 @@ func (e *Engine[T]) ExportAlarms(ctx context.Context, after string, limit int) (
 	}
 	defer rows.Close()
 	as, err := e.ScanAlarms(rows, limit)
+	if err == nil {
+		err = e.withTags(ctx, e.Read, as)
+	}
 	return as, e.mapError(err)
 }
 

@@ -39,6 +39,9 @@ func (e *Engine[T]) List(ctx context.Context, f ports.ListFilter) ([]domain.Alar
 		f.Status = domain.StatusFailed
 	}
 	q, args := e.FilteredPage(f, after, limit)
+	if len(f.Tags) > 0 {
+		q, args = e.tagPage(f, after, limit)
+	}
 	return e.readPage(ctx, limit, q, args...)
 }
 
@@ -56,5 +59,8 @@ func (e *Engine[T]) readPage(ctx context.Context, limit int, q string, args ...a
 		return nil, "", e.mapError(err)
 	}
 	alarms, next := page.Cut(alarms, limit)
+	if err := e.withTags(ctx, e.Read, alarms); err != nil {
+		return nil, "", e.mapError(err)
+	}
 	return alarms, next, nil
 }

@@ -33,6 +33,11 @@ func (e *Engine[T]) Mutate(ctx context.Context, scope ports.Scope, id string, fn
 		if err != nil {
 			return err
 		}
+		as := []domain.Alarm{a}
+		if err := e.withTags(ctx, tx, as); err != nil {
+			return err
+		}
+		a = as[0]
 		t, changed, err := fn(a, now)
 		if err != nil {
 			fnErr = err
@@ -53,6 +58,9 @@ func (e *Engine[T]) Mutate(ctx context.Context, scope ports.Scope, id string, fn
 				return err
 			}
 			if err := e.relinkCalendars(ctx, tx, a, d.Series.ExcludeCalendars); err != nil {
+				return err
+			}
+			if err := e.replaceTags(ctx, tx, a, d.Tags); err != nil {
 				return err
 			}
 		}

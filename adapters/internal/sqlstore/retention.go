@@ -20,8 +20,8 @@ func (e *Engine[T]) DeleteExpiredAlarms(ctx context.Context, p ports.ExpiredAlar
 	})
 }
 
-// deleteChosen deletes, in one transaction, the alarms choose takes and their events
-// (DeleteChosen).
+// deleteChosen deletes, in one transaction, the alarms choose takes, their events
+// (DeleteChosen) and their tags.
 func (e *Engine[T]) deleteChosen(ctx context.Context, choose func(tx DB) ([]string, error)) (ports.Deleted, error) {
 	var d ports.Deleted
 	err := e.Tx(ctx, func(tx DB) error {
@@ -30,8 +30,10 @@ func (e *Engine[T]) deleteChosen(ctx context.Context, choose func(tx DB) ([]stri
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		d, err = e.DeleteChosen(ctx, tx, ids)
-		return err
+		if d, err = e.DeleteChosen(ctx, tx, ids); err != nil {
+			return err
+		}
+		return e.deleteTags(ctx, tx, ids)
 	})
 	if err != nil {
 		return ports.Deleted{}, e.mapError(err)

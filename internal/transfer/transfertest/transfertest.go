@@ -78,7 +78,8 @@ func Fill(t testing.TB, s ports.Store) Filled {
 	}
 	cron := func(owner string, s domain.Series) domain.Alarm {
 		a, err := domain.NewAlarm(id(), domain.Spec{Owner: owner, Kind: domain.KindCron, CronExpr: "0 3 1 * *", Timezone: "Europe/Paris",
-			Label: "series " + owner, Series: s, Payload: json.RawMessage(`[1, 2]`)}, now(), domain.Defaults{MaxFailures: 2})
+			Label: "series " + owner, Series: s, Payload: json.RawMessage(`[1, 2]`),
+			Tags: map[string]string{"customer": owner, "note": "ü: tagged"}}, now(), domain.Defaults{MaxFailures: 2})
 		must("NewAlarm", err)
 		return a
 	}

@@ -1,0 +1,232 @@
+package sqlstore
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// TagSQL is what a dialect says about the alarm_tags table (migrations 00012): one row
+// per tag, primary key (alarm_id, tag_key), and alarm_tags_filter on (owner, tag_key,
+// tag_value, alarm_id). The engine writes every statement on it from these.
+type TagSQL struct {
+	// Param is the i-th (1-based) placeholder of a statement: "?" or "$i".
+	Param func(i int) string
+	// LabelPrefix is the condition that column starts with prefix byte for byte, its
+	// arguments bound through arg (which returns each one's placeholder).
+	LabelPrefix func(column, prefix string, arg func(any) string) string
+	// Cast is placeholder p as a value of the SQL type typ ("text", "timestamptz"),
+	// where the database cannot infer a parameter's type from "p IS NULL".
+	Cast func(p, typ string) string
+	// Join is the page's FROM clause: alarm_tags as t, then alarms as a on a.id =
+	// t.alarm_id, with whatever the dialect's planner needs to keep to that order.
+	Join string
+}
+
+// PlainTagJoin is TagSQL.Join where the planner needs no hint.
+const PlainTagJoin = `alarm_tags t JOIN alarms a ON a.id = t.alarm_id`
+
+// tagChunk bounds the ids (or rows of four values) one tag statement binds: far under
+// every database's parameter limit.
+const tagChunk = 250
+
+// stmt builds a statement's text and arguments together, numbering placeholders.
+type stmt struct {
+	param func(int) string
+	args  []any
+}
+
+func (s *stmt) arg(v any) string { s.args = append(s.args, v); return s.param(len(s.args)) }
+
+func (s *stmt) list(ids []string) string {
+	marks := make([]string, len(ids))
+	for i, id := range ids {
+		marks[i] = s.arg(id)
+	}
+	return strings.Join(marks, ", ")
+}
+
+// withTags reads the tags of as through db by the primary key of alarm_tags, one
+// statement per tagChunk alarms, and sets each alarm's; an alarm without tags gets nil.
+func (e *Engine[T]) withTags(ctx context.Context, db DB, as []domain.Alarm) error {
+	at := make(map[string]int, len(as))
+	ids := make([]string, 0, len(as))
+	for i, a := range as {
+		if _, dup := at[a.ID]; !dup {
+			at[a.ID] = i
+			ids = append(ids, a.ID)
+		}
+		as[i].Tags = nil
+	}
+	for chunk := range slices.Chunk(ids, tagChunk) {
+		s := stmt{param: e.Tags.Param}
+		q := `SELECT alarm_id, tag_key, tag_value FROM alarm_tags WHERE alarm_id IN (` + s.list(chunk) + `)`
+		rows, err := db.Query(ctx, q, s.args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id, k, v string
+			if err := rows.Scan(&id, &k, &v); err != nil {
+				rows.Close()
+				return err
+			}
+			a := &as[at[id]]
+			if a.Tags == nil {
+				a.Tags = map[string]string{}
+			}
+			a.Tags[k] = v
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return err
+		}
+	}
+	// One alarm may stand in as more than once (items of a batch deduped to it).
+	for i, a := range as {
+		if j := at[a.ID]; j != i {
+			as[i].Tags = maps.Clone(as[j].Tags)
+		}
+	}
+	return nil
+}
+
+// insertTags writes the tags of as (just inserted, in tx) into alarm_tags.
+func (e *Engine[T]) insertTags(ctx context.Context, tx DB, as []domain.Alarm) error {
+	type row struct{ id, owner, k, v string }
+	var rows []row
+	for _, a := range as {
+		for _, k := range slices.Sorted(maps.Keys(a.Tags)) {
+			rows = append(rows, row{a.ID, a.Owner, k, a.Tags[k]})
+		}
+	}
+	for chunk := range slices.Chunk(rows, tagChunk) {
+		s := stmt{param: e.Tags.Param}
+		values := make([]string, len(chunk))
+		for i, r := range chunk {
+			values[i] = "(" + s.arg(r.id) + ", " + s.arg(r.owner) + ", " + s.arg(r.k) + ", " + s.arg(r.v) + ")"
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO alarm_tags (alarm_id, owner, tag_key, tag_value) VALUES `+
+			strings.Join(values, ", "), s.args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteTags deletes in tx the tags of the alarms with these ids.
+func (e *Engine[T]) deleteTags(ctx context.Context, tx DB, ids []string) error {
+	for chunk := range slices.Chunk(ids, tagChunk) {
+		s := stmt{param: e.Tags.Param}
+		if _, err := tx.Exec(ctx, `DELETE FROM alarm_tags WHERE alarm_id IN (`+s.list(chunk)+`)`, s.args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replaceTags makes a's tags (as read in tx) tags: a delete and an insert, only when
+// they differ, so an update of anything else writes nothing here.
+func (e *Engine[T]) replaceTags(ctx context.Context, tx DB, a domain.Alarm, tags map[string]string) error {
+	if domain.TagsEqual(a.Tags, tags) {
+		return nil
+	}
+	if len(a.Tags) > 0 {
+		if err := e.deleteTags(ctx, tx, []string{a.ID}); err != nil {
+			return err
+		}
+	}
+	a.Tags = tags
+	return e.insertTags(ctx, tx, []domain.Alarm{a})
+}
+
+// tagPage is the page of a filter with tags. With one owner in scope it walks
+// alarm_tags_filter for the owner's first pair backwards from the cursor (the index
+// holds the alarm id last, so the walk is in the list's order), checks every other pair
+// by the alarm's primary key in alarm_tags, joins the alarm by its own and checks the
+// other filters on it: a page costs the first pair's alarms it passes over. Across
+// owners the walk has no owner to start from; the port allows such a page its cost.
+func (e *Engine[T]) tagPage(f ports.ListFilter, after string, limit int) (string, []any) {
+	s := stmt{param: e.Tags.Param}
+	first := f.Tags[0]
+	var conds []string
+	if !f.Scope.IsAnyOwner() {
+		conds = append(conds, `t.owner = `+s.arg(f.Scope.Owner()))
+	}
+	conds = append(conds, `t.tag_key = `+s.arg(first.Key), `t.tag_value = `+s.arg(first.Value))
+	if after != "" {
+		conds = append(conds, `t.alarm_id < `+s.arg(after))
+	}
+	// Every other pair is one primary-key lookup of the row's alarm: a scalar subquery,
+	// which no planner turns into a join that walks the pair's alarms for each row.
+	for i, tf := range f.Tags[1:] {
+		x := "x" + strconv.Itoa(i+1)
+		conds = append(conds, `(SELECT `+x+`.tag_value FROM alarm_tags `+x+` WHERE `+x+`.alarm_id = t.alarm_id AND `+
+			x+`.tag_key = `+s.arg(tf.Key)+`) = `+s.arg(tf.Value))
+	}
+	// The alarm's own filters are written "(v IS NULL OR column = v)", never an index
+	// condition: a generic plan on tables without statistics otherwise takes alarms by
+	// an index on status and joins the page to it, not the page's alarms by id.
+	opt := func(column, op string, v any, typ string) string {
+		return `(` + e.Tags.Cast(s.arg(v), typ) + ` IS NULL OR ` + column + ` ` + op + ` ` + s.arg(v) + `)`
+	}
+	if f.Status != "" {
+		conds = append(conds, opt(`a.status`, `=`, string(f.Status), "text"))
+	}
+	if f.Kind != "" {
+		conds = append(conds, opt(`a.kind`, `=`, string(f.Kind), "text"))
+	}
+	if f.LabelPrefix != "" {
+		conds = append(conds, e.Tags.LabelPrefix("a.label", f.LabelPrefix, s.arg))
+	}
+	if !f.FailedSince.IsZero() {
+		conds = append(conds, opt(`a.updated_at`, `>=`, e.TimeArg(f.FailedSince), "timestamptz"))
+	}
+	q := `SELECT ` + sqlrow.Qualified("a", sqlrow.AlarmColumns) + ` FROM ` + e.Tags.Join + ` WHERE ` +
+		strings.Join(conds, ` AND `) + ` ORDER BY t.alarm_id DESC LIMIT ` + s.arg(limit+1)
+	return q, s.args
+}
+
+// TagPage is the statement and arguments of a page of f (with tags), for the plan
+// tests: what List runs for it.
+func (e *Engine[T]) TagPage(f ports.ListFilter, after string, limit int) (string, []any) {
+	return e.tagPage(f, after, limit)
+}
+
+// tagsOfBatch writes, in CreateBatch's tx, the tags of the alarms it created (by the
+// batch's insert or a debounced item's own), then reads those of the alarms its other
+// items answer (deduped to, or replaced: a replace keeps the alarm's tags), which may
+// have been read by key, without them.
+func (e *Engine[T]) tagsOfBatch(ctx context.Context, tx DB, out []ports.CreateResult) error {
+	var fresh, twins []domain.Alarm
+	var at []int
+	for i, r := range out {
+		switch {
+		case r.Err != nil:
+		case r.Deduped || r.Replaced:
+			twins, at = append(twins, r.Alarm), append(at, i)
+		case len(r.Alarm.Tags) > 0:
+			fresh = append(fresh, r.Alarm)
+		}
+	}
+	if err := e.insertTags(ctx, tx, fresh); err != nil {
+		return err
+	}
+	if len(twins) == 0 {
+		return nil
+	}
+	if err := e.withTags(ctx, tx, twins); err != nil {
+		return err
+	}
+	for j, i := range at {
+		out[i].Alarm = twins[j]
+	}
+	return nil
+}

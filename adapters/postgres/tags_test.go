@@ -1,0 +1,52 @@
+package postgres
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chronoshq/chronos/adapters/internal/storetest"
+)
+
+// sqlLiterals is args as the SQL of EXECUTE's arguments.
+func sqlLiterals(args []any) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			out[i] = `'` + strings.ReplaceAll(v, `'`, `''`) + `'`
+		case *time.Time:
+			out[i] = `'` + v.Format(time.RFC3339Nano) + `'`
+		default:
+			out[i] = fmt.Sprint(v)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// A tag page's generic plan walks alarm_tags_filter backwards for the owner's first
+// pair (in id order, no sort), checks the other pairs and joins the alarm by primary
+// key, from the top or a cursor, on tables never analyzed; an alarm's tags are read by
+// the primary key of alarm_tags.
+func TestTagPageGenericPlans(t *testing.T) {
+	s, _ := newTestStore(t, nil)
+	for _, c := range storetest.TagPageShapes {
+		for _, after := range []string{"", "000000010000"} {
+			q, args := s.Engine.TagPage(c.F, after, 100)
+			plan := explainGenericWith(t, s, q, "COSTS OFF", sqlLiterals(args))
+			if !strings.Contains(plan, "Index Only Scan Backward using alarm_tags_filter on alarm_tags t") ||
+				!strings.Contains(plan, "Index Scan using alarms_pkey on alarms a") ||
+				sortNode.MatchString(plan) || strings.Contains(plan, "Seq Scan") {
+				t.Errorf("%s, cursor %t: the page does not walk alarm_tags_filter in order:\n%s", c.Name, after != "", plan)
+			}
+			if n := len(c.F.Tags) - 1; strings.Count(plan, "using alarm_tags_pkey") != n {
+				t.Errorf("%s, cursor %t: the other %d pairs are not checked by primary key:\n%s", c.Name, after != "", n, plan)
+			}
+		}
+	}
+	plan := explainGenericWith(t, s, `SELECT alarm_id, tag_key, tag_value FROM alarm_tags WHERE alarm_id IN ($1, $2)`, "COSTS OFF", `'a', 'b'`)
+	if !strings.Contains(plan, "alarm_tags_pkey") || strings.Contains(plan, "Seq Scan") {
+		t.Errorf("tags of alarms: plan does not use the primary key:\n%s", plan)
+	}
+}

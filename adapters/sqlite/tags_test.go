@@ -1,0 +1,37 @@
+package sqlite
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chronoshq/chronos/adapters/internal/storetest"
+)
+
+// A tag page walks alarm_tags_filter of the owner's first pair in id order (no sort),
+// checks the other pairs and joins the alarm by primary key, from the top or a cursor;
+// an alarm's tags are read, and deleted, by the primary key of alarm_tags.
+func TestTagPagePlans(t *testing.T) {
+	s := openTemp(t, nil)
+	for _, c := range storetest.TagPageShapes {
+		for _, after := range []string{"", "x"} {
+			q, args := s.Engine.TagPage(c.F, after, 100)
+			p := queryPlan(t, s, q, args...)
+			if !strings.Contains(p, "SEARCH t USING COVERING INDEX alarm_tags_filter (owner=? AND tag_key=? AND tag_value=?") ||
+				!strings.Contains(p, "SEARCH a USING INDEX sqlite_autoindex_alarms_1 (id=?)") ||
+				strings.Contains(p, "TEMP B-TREE") || strings.Contains(p, "SCAN") {
+				t.Errorf("%s, cursor %t: plan %q does not walk alarm_tags_filter in order", c.Name, after != "", p)
+			}
+			if n := len(c.F.Tags) - 1; strings.Count(p, "USING PRIMARY KEY (alarm_id=? AND tag_key=?)") != n {
+				t.Errorf("%s, cursor %t: plan %q does not check the other %d pairs by primary key", c.Name, after != "", p, n)
+			}
+		}
+	}
+	for name, q := range map[string]string{
+		"read":   `SELECT alarm_id, tag_key, tag_value FROM alarm_tags WHERE alarm_id IN (?, ?)`,
+		"delete": `DELETE FROM alarm_tags WHERE alarm_id IN (?, ?)`,
+	} {
+		if p := queryPlan(t, s, q, "a", "b"); !strings.Contains(p, "USING PRIMARY KEY (alarm_id=?)") || strings.Contains(p, "SCAN") {
+			t.Errorf("%s tags: plan %q does not use the primary key", name, p)
+		}
+	}
+}

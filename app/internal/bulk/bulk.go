@@ -1,0 +1,94 @@
+// Package bulk is what the operator's and the owners' bulk actions share: a walk of a
+// list filter's pages, and an action applied to each alarm of a page through the
+// store's Mutate, a few at a time. Every alarm is its own short transaction, exactly
+// the one the single action writes, so no bulk call holds a long one.
+package bulk
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
+)
+
+// Store is the part of the store a bulk action reads and changes.
+type Store interface {
+	List(ctx context.Context, f ports.ListFilter) ([]domain.Alarm, string, error)
+	Mutate(ctx context.Context, scope ports.Scope, id string, fn ports.MutateFunc) (domain.Alarm, error)
+}
+
+// Workers bounds the store calls a bulk action makes at once: enough to hide round
+// trips, few enough to leave the pool to the dispatcher.
+const Workers = 8
+
+// Walk reads the alarms f matches, newest first, in pages of at most
+// ports.MaxListLimit, and calls page with each, until limit alarms (0: no limit) or
+// the last page. It returns how many alarms it read and, when it stopped at limit,
+// whether more match. f's own cursor and limit are ignored.
+func Walk(ctx context.Context, store Store, f ports.ListFilter, limit int, page func([]domain.Alarm) error) (matched int, more bool, err error) {
+	f.Cursor = ""
+	for limit == 0 || matched < limit {
+		f.Limit = ports.MaxListLimit
+		if limit > 0 {
+			f.Limit = min(limit-matched, ports.MaxListLimit)
+		}
+		as, next, err := store.List(ctx, f)
+		if err != nil {
+			return matched, false, err
+		}
+		matched += len(as)
+		if err := page(as); err != nil {
+			return matched, false, err
+		}
+		if next == "" {
+			return matched, false, nil
+		}
+		f.Cursor = next
+	}
+	f.Limit = 1
+	rest, _, err := store.List(ctx, f)
+	return matched, len(rest) > 0, err
+}
+
+// Mutate applies fn to each of as within scope, Workers at a time, and returns the
+// alarms whose status it changed, as they are after. An alarm another call changed or
+// deleted since the page was read (ErrNotFound, ErrInvalidState) is skipped.
+func Mutate(ctx context.Context, store Store, scope ports.Scope, as []domain.Alarm, fn ports.MutateFunc) ([]domain.Alarm, error) {
+	var (
+		mu      sync.Mutex
+		changed []domain.Alarm
+		errs    []error
+		wg      sync.WaitGroup
+		next    = make(chan domain.Alarm)
+	)
+	for range min(Workers, len(as)) {
+		wg.Go(func() {
+			for a := range next {
+				after, err := store.Mutate(ctx, scope, a.ID, fn)
+				mu.Lock()
+				switch {
+				case errors.Is(err, ports.ErrNotFound), errors.Is(err, domain.ErrInvalidState):
+				case err != nil:
+					errs = append(errs, err)
+				case after.Status != a.Status:
+					changed = append(changed, after)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for _, a := range as {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- a
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		errs = append(errs, err)
+	}
+	return changed, errors.Join(errs...)
+}

@@ -1,0 +1,69 @@
+package client_test
+
+import (
+	"maps"
+	"testing"
+	"time"
+
+	"github.com/chronoshq/chronos/client"
+	"github.com/chronoshq/chronos/domain"
+)
+
+// Tags go out on create and update, come back on every alarm, filter both lists, and
+// BulkAlarms acts on the alarms they select.
+func TestTagsAndBulkAlarms(t *testing.T) {
+	t.Parallel()
+	s, ctx := newRealServer(t), t.Context()
+	tags := map[string]string{"customer": "42", "plan": "pro"}
+	a, _, err := s.alice.CreateAlarm(ctx, client.CreateAlarm{CronExpr: "@daily", Tags: tags})
+	if err != nil || !maps.Equal(a.Tags, tags) {
+		t.Fatalf("CreateAlarm: %v, tags %v", err, a.Tags)
+	}
+	b, _, err := s.alice.CreateAlarm(ctx, client.CreateAlarm{Delay: time.Minute, Tags: map[string]string{"customer": "42"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.alice.CreateAlarm(ctx, client.CreateAlarm{Delay: time.Minute, Tags: map[string]string{"BAD": "1"}}); !client.IsInvalid(err) {
+		t.Errorf("a bad key: %v", err)
+	}
+
+	page, err := s.alice.ListAlarms(ctx, client.ListAlarms{Tags: map[string]string{"customer": "42", "plan": "pro"}})
+	if err != nil || len(page.Alarms) != 1 || page.Alarms[0].ID != a.ID {
+		t.Errorf("ListAlarms by two tags: %+v, %v", page, err)
+	}
+	adminPage, err := s.ops.Admin().Alarms(ctx, client.AdminListAlarms{Tags: map[string]string{"customer": "42"}})
+	if err != nil || len(adminPage.Alarms) != 2 || !maps.Equal(adminPage.Alarms[1].Tags, tags) {
+		t.Errorf("admin ListAlarms by tag: %+v, %v", adminPage, err)
+	}
+
+	next := map[string]string{"customer": "43"}
+	u, err := s.alice.UpdateAlarm(ctx, a.ID, client.UpdateAlarm{Tags: &next})
+	if err != nil || !maps.Equal(u.Tags, next) {
+		t.Errorf("UpdateAlarm: %v, tags %v", err, u.Tags)
+	}
+	u, err = s.alice.UpdateAlarm(ctx, a.ID, client.UpdateAlarm{Tags: &map[string]string{}})
+	if err != nil || len(u.Tags) != 0 {
+		t.Errorf("UpdateAlarm clearing: %v, tags %v", err, u.Tags)
+	}
+
+	res, err := s.alice.BulkAlarms(ctx, client.BulkAlarms{Tags: map[string]string{"customer": "42"}, Action: domain.OwnerBulkCancel, DryRun: true})
+	if err != nil || res != (client.BulkResult{Matched: 1, Changed: 1, DryRun: true}) {
+		t.Errorf("dry run: %+v, %v", res, err)
+	}
+	res, err = s.alice.BulkAlarms(ctx, client.BulkAlarms{Tags: map[string]string{"customer": "42"}, Action: domain.OwnerBulkCancel})
+	if err != nil || res != (client.BulkResult{Matched: 1, Changed: 1}) {
+		t.Errorf("cancel: %+v, %v", res, err)
+	}
+	if got, err := s.alice.GetAlarm(ctx, b.ID); err != nil || got.Status != domain.StatusCancelled {
+		t.Errorf("after the bulk cancel: %s, %v", got.Status, err)
+	}
+	if _, err := s.alice.BulkAlarms(ctx, client.BulkAlarms{Action: domain.OwnerBulkPause}); !client.IsInvalid(err) {
+		t.Errorf("an empty filter: %v", err)
+	}
+	if ok, err := s.store.AcquireLease(ctx, "bulk:alice", "elsewhere", time.Minute); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if _, err := s.alice.BulkAlarms(ctx, client.BulkAlarms{Status: domain.StatusActive, Action: domain.OwnerBulkPause}); !client.IsConflict(err) {
+		t.Errorf("while another bulk call runs: %v", err)
+	}
+}
