@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -173,12 +174,20 @@ func TestAtMostOnceIsNeverRetried(t *testing.T) {
 func TestStaleWorkerOutcomeIsFencedOut(t *testing.T) {
 	e := newEnv(t)
 	release := make(chan struct{})
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	// A failed check below must not leave the receiver's handler blocked: closing the
+	// server would wait for it until the test binary's timeout.
+	t.Cleanup(unblock)
 	slow := newReceiver(t, func(int64, wake) int { <-release; return http.StatusInternalServerError })
 	fast := newReceiver(t, nil)
 
 	cfgA := testConfig("stalled")
 	cfgA.DeliveryTimeout = 10 * time.Second
 	cfgA.Lease = 11 * time.Second
+	// One delivery slot, held by the stalled wake: A cannot claim the alarm again once
+	// its lease has expired, so B is the one that does.
+	cfgA.Concurrency = 1
 	a := e.create(t, domain.Spec{Kind: domain.KindOnce, Delay: ptr(time.Duration(0))})
 	dA, _ := e.start(t, e.waker(t, slow), cfgA)
 	eventually(t, 3*time.Second, "worker A delivering", func() bool { return slow.count.Load() == 1 })
@@ -191,7 +200,7 @@ func TestStaleWorkerOutcomeIsFencedOut(t *testing.T) {
 	e.start(t, e.waker(t, fast), cfgB)
 	eventually(t, 3*time.Second, "worker B fired it", func() bool { return e.get(t, a.ID).Status == domain.StatusFired })
 
-	close(release) // A's delivery fails now; its retry transition must be refused
+	unblock() // A's delivery fails now; its retry transition must be refused
 	eventually(t, 3*time.Second, "A's outcome refused", func() bool { return dA.Stats().Stale == 1 })
 	got := e.get(t, a.ID)
 	if got.Status != domain.StatusFired || got.FailureCount != 0 || got.LastError != "" {
