@@ -78,3 +78,24 @@ func TestTypeErrorInEmbeddedStructNamesTheMember(t *testing.T) {
 		t.Errorf("err = %v, want one naming a", err)
 	}
 }
+
+// A type error in a map's value names the map's member, whichever path encoding/json
+// reports (the map's field, or the field and the key): the keys are the client's data.
+func TestTypeErrorInAMapNamesTheMap(t *testing.T) {
+	type inner struct {
+		Tags map[string]string `json:"tags"`
+	}
+	type outer struct {
+		inner
+	}
+	var o outer
+	var e *Error
+	if err := DecodeObject([]byte(`{"tags":{"customer":42}}`), &o); !errors.As(err, &e) || e.Field != "tags" {
+		t.Errorf("err = %v, want one naming tags", err)
+	}
+	for _, path := range []string{"tags", "tags.customer", "inner.tags.customer"} {
+		if got := jsonPath(reflectType(&o), path); got != "tags" {
+			t.Errorf("jsonPath(%q) = %q, want tags", path, got)
+		}
+	}
+}

@@ -40,6 +40,10 @@ var fieldNamesOf sync.Map // reflect.Type -> map[string]bool, read-only once sto
 // jsonPath is encoding/json's path of a field in t (UnmarshalTypeError.Field) as the
 // client wrote it: without the Go names of the embedded structs it leads through, which
 // encoding/json puts in ("seriesRequest.catch_up_limit" is catch_up_limit).
+//
+// A member of a map is named by the map's field ("tags", not "tags.customer"): its keys
+// are the client's data, not fields, and encoding/json does not name them the same way
+// on every path.
 func jsonPath(t reflect.Type, path string) string {
 	segs := strings.Split(path, ".")
 	for len(segs) > 1 && t.Kind() == reflect.Struct {
@@ -49,7 +53,32 @@ func jsonPath(t reflect.Type, path string) string {
 		}
 		segs, t = segs[1:], f.Type
 	}
+	for i, seg := range segs {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			break
+		}
+		f, ok := fieldByJSONName(t, seg)
+		if !ok {
+			break
+		}
+		if t = f.Type; t.Kind() == reflect.Map {
+			return strings.Join(segs[:i+1], ".")
+		}
+	}
 	return strings.Join(segs, ".")
+}
+
+// fieldByJSONName is the field of struct t (embedded structs' included) whose JSON name
+// is name.
+func fieldByJSONName(t reflect.Type, name string) (reflect.StructField, bool) {
+	return t.FieldByNameFunc(func(goName string) bool {
+		f, _ := t.FieldByName(goName)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		return tag == name || tag == "" && goName == name
+	})
 }
 
 // typeMessage says what a field of Go type t accepts, in JSON terms, and what came.
