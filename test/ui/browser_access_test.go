@@ -111,9 +111,9 @@ func TestBrowserAccessibility(t *testing.T) {
 		var order []string
 		// A datetime-local field takes a Tab press for each of its parts, so press until
 		// every control was reached, within a bound.
-		for i := 0; i < n+20 && (i < 9 || len(evalIn[[]string](b, unreachedJS)) > 0); i++ {
+		for i := 0; i < n+20 && (i < 10 || len(evalIn[[]string](b, unreachedJS)) > 0); i++ {
 			b.do(chromedp.KeyEvent(kb.Tab))
-			if i < 9 {
+			if i < 10 {
 				order = append(order, evalIn[string](b, `(document.activeElement.innerText || document.activeElement.getAttribute("aria-label") || document.activeElement.name || "").trim()`))
 			}
 			if i == 0 && evalIn[float64](b, `document.activeElement.getBoundingClientRect().left`) < 0 {
@@ -123,7 +123,7 @@ func TestBrowserAccessibility(t *testing.T) {
 		if order[0] != "Skip to content" {
 			t.Errorf("%s: the first Tab focuses %q, want the skip link", name, order[0])
 		}
-		if want := "chronos Overview Alarms Failed Nodes Endpoints Tokens Settings"; topNav && strings.Join(order[1:], " ") != want {
+		if want := "chronos Overview Alarms Failed Nodes Endpoints Calendars Tokens Settings"; topNav && strings.Join(order[1:], " ") != want {
 			t.Errorf("%s: Tab then goes through %q, want %q", name, strings.Join(order[1:], " "), want)
 		}
 		if missed := evalIn[[]string](b, unreachedJS); len(missed) > 0 {
@@ -148,6 +148,7 @@ func TestBrowserAccessibility(t *testing.T) {
 		{"failed", "/ui/failed"},
 		{"nodes", "/ui/nodes"},
 		{"endpoints", "/ui/endpoints"},
+		{"calendars", "/ui/calendars"},
 		{"tokens", "/ui/tokens"},
 		{"settings", "/ui/settings"},
 	} {
