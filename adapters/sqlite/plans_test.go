@@ -26,8 +26,8 @@ func queryPlan(t *testing.T, s *Store, q string, args ...any) string {
 }
 
 // Every page of a list walks an index in order and stops after the page, with or
-// without a status and a cursor, on a database never analyzed; retention's walks use
-// their indexes too.
+// without a status and a cursor, on a database never analyzed; retention's walks and a
+// debounced create's writes use their indexes too.
 func TestListAndRetentionPlans(t *testing.T) {
 	s := openTemp(t, nil)
 	for _, c := range []struct {
@@ -41,6 +41,9 @@ func TestListAndRetentionPlans(t *testing.T) {
 		{"list of a status", listSQL(true, false), []any{"o", "active", 11}, "alarms_owner_status"},
 		{"list of a status after", listSQL(true, true), []any{"o", "active", "x", 11}, "alarms_owner_status"},
 		{"expired alarms", expiredAlarmsSQL, []any{0, 100}, "alarms_terminal"},
+		// A debounced create's replace and its release of a key find their row by id.
+		{"debounce replace", engineSQL.ReplaceAlarm, []any{1, 1, 1, "null", "l", "m", 1, "a"}, "INDEX sqlite_autoindex_alarms_1 (id=?)"},
+		{"debounce releases a key", engineSQL.ReleaseKey, []any{"", "a", "k"}, "INDEX sqlite_autoindex_alarms_1 (id=?)"},
 	} {
 		p := queryPlan(t, s, c.q, c.args...)
 		if !strings.Contains(p+" ", c.index) || strings.Contains(p, "SCAN alarms") || sortsAWalk(p) {
