@@ -27,12 +27,11 @@ const calendarRefresh = time.Second
 // "calendars" state value moves (every change writes a new one: owners.Calendars),
 // and each at most app.CalendarCacheMaxAge old. Only series that name calendars ask.
 type calendarCache struct {
-	src CalendarSource
+	src   CalendarSource
+	watch *stateWatch
 
-	mu      sync.Mutex
-	owners  map[string]cachedCalendars
-	version string
-	checked time.Time
+	mu     sync.Mutex
+	owners map[string]cachedCalendars
 }
 
 type cachedCalendars struct {
@@ -44,7 +43,11 @@ func newCalendarCache(src CalendarSource) *calendarCache {
 	if src == nil {
 		return nil
 	}
-	return &calendarCache{src: src, owners: map[string]cachedCalendars{}}
+	return &calendarCache{
+		src:    src,
+		watch:  newStateWatch(src, app.CalendarsStateName, calendarRefresh),
+		owners: map[string]cachedCalendars{},
+	}
 }
 
 // forAlarm returns the calendars of a's owner when a is a series naming some, nil
@@ -54,11 +57,15 @@ func (c *calendarCache) forAlarm(ctx context.Context, a domain.Alarm) ([]domain.
 	if c == nil || len(a.Series.ExcludeCalendars) == 0 {
 		return nil, nil
 	}
-	c.refresh(ctx)
+	if c.watch.moved(ctx) {
+		c.mu.Lock()
+		clear(c.owners)
+		c.mu.Unlock()
+	}
 	now := time.Now()
+	version := c.watch.current()
 	c.mu.Lock()
 	got, ok := c.owners[a.Owner]
-	version := c.version
 	c.mu.Unlock()
 	if ok && now.Sub(got.read) < app.CalendarCacheMaxAge {
 		return got.cals, nil
@@ -68,35 +75,11 @@ func (c *calendarCache) forAlarm(ctx context.Context, a domain.Alarm) ([]domain.
 		return nil, err
 	}
 	c.mu.Lock()
-	if c.version == version { // a change seen meanwhile may postdate this read
+	if c.watch.current() == version { // a change seen meanwhile may postdate this read
 		c.owners[a.Owner] = cachedCalendars{cals: cals, read: now}
 	}
 	c.mu.Unlock()
 	return cals, nil
-}
-
-// refresh reads the state value at most once per calendarRefresh and drops every
-// owner's calendars when it moved.
-func (c *calendarCache) refresh(ctx context.Context) {
-	c.mu.Lock()
-	due := time.Since(c.checked) >= calendarRefresh
-	if due {
-		c.checked = time.Now() // one reader at a time; the others go on with what they have
-	}
-	c.mu.Unlock()
-	if !due {
-		return
-	}
-	s, _, err := c.src.GetState(ctx, app.CalendarsStateName)
-	if err != nil {
-		return // keep what we have; the next look tries again
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if s.Value != c.version {
-		c.version = s.Value
-		clear(c.owners)
-	}
 }
 
 // calendarsUnavailable is how long a firing whose calendars could not be read waits

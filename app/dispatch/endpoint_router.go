@@ -103,9 +103,8 @@ type EndpointRouter struct {
 
 	mu          sync.Mutex
 	endpoints   map[endpointKey]*endpointState
-	queuedWakes int       // waiting in every endpoint's queue
-	version     string    // the endpoints state value last read
-	checked     time.Time // when it was read
+	queuedWakes int         // waiting in every endpoint's queue
+	watch       *stateWatch // the endpoints state value: every change moves it
 }
 
 type endpointKey struct{ owner, name string }
@@ -137,7 +136,8 @@ type endpointState struct {
 func NewEndpointRouter(def ports.Waker, source EndpointSource, build WakerBuilder, cfg EndpointRouterConfig) *EndpointRouter {
 	cfg.defaults()
 	return &EndpointRouter{def: def, source: source, build: build, cfg: cfg, endpoints: map[endpointKey]*endpointState{},
-		shared: newSharedReceiver(cfg.SharedMaxInFlight, cfg.QueueWait)}
+		shared: newSharedReceiver(cfg.SharedMaxInFlight, cfg.QueueWait),
+		watch:  newStateWatch(source, app.EndpointsStateName, cfg.Refresh)}
 }
 
 var _ ports.Waker = (*EndpointRouter)(nil)
@@ -540,28 +540,15 @@ func (r *EndpointRouter) load(ctx context.Context, key endpointKey) (*endpointSt
 	return st, nil
 }
 
-// refresh reads the endpoints' state value at most once per Refresh and marks every
-// endpoint stale when it moved.
+// refresh marks every endpoint stale when the endpoints' state value moved (read at
+// most once per Refresh).
 func (r *EndpointRouter) refresh(ctx context.Context) {
-	r.mu.Lock()
-	due := time.Since(r.checked) >= r.cfg.Refresh
-	if due {
-		r.checked = time.Now() // one reader at a time; the others go on with what they have
-	}
-	r.mu.Unlock()
-	if !due {
+	if !r.watch.moved(ctx) {
 		return
-	}
-	s, _, err := r.source.GetState(ctx, app.EndpointsStateName)
-	if err != nil {
-		return // keep what we have; the next look tries again
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if s.Value != r.version {
-		r.version = s.Value
-		for _, st := range r.endpoints {
-			st.stale = true
-		}
+	for _, st := range r.endpoints {
+		st.stale = true
 	}
 }
