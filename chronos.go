@@ -196,6 +196,7 @@ type Node struct {
 	admin     *admin.Admin
 	endpoints *admin.Endpoints
 	calendars *owners.Calendars
+	redeliver *owners.Redeliveries
 	gate      *chores.DispatchGate
 	retention *chores.Retention
 	dispatch  *dispatch.Dispatcher
@@ -278,6 +279,8 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	if n.dispatch, err = dispatch.New(store, waker, n.clock, n.hints, dc, log.Named("dispatcher")); err != nil {
 		return nil, fmt.Errorf("chronos: dispatcher: %w", err)
 	}
+	n.redeliver = owners.NewRedeliveries(store, waker, n.clock, owners.RedeliveryConfig{Worker: worker, DeliveryTimeout: dc.DeliveryTimeout},
+		log.Named("redeliveries"))
 	interval := chores.HeartbeatInterval(dc.Lease)
 	n.admin = admin.New(store, n.clock, n.gate, n.retention, admin.Config{
 		Lease: dc.Lease, WorkerTimeout: 3 * interval, CountsMaxAge: 3 * countSampleInterval, BackupDir: cfg.BackupDir,
@@ -387,6 +390,9 @@ func (n *Node) Stop(ctx context.Context) error {
 // trigger, events.
 func (n *Node) Alarms() *owners.Alarms { return n.alarms }
 
+// Redeliveries sends past occurrences of an owner's alarms again.
+func (n *Node) Redeliveries() *owners.Redeliveries { return n.redeliver }
+
 // Tokens creates, checks and revokes API tokens.
 func (n *Node) Tokens() *admin.Tokens { return n.tokens }
 
@@ -417,7 +423,8 @@ func (n *Node) Dashboard() *webui.UI { return n.ui }
 func (n *Node) Handler() http.Handler {
 	opts := httpapi.Options{
 		Logger: n.log.Named("http"), Admin: n.admin, Endpoints: n.endpoints, Calendars: n.calendars, Tokens: n.tokens, ShowPayloads: n.cfg.ShowPayloads,
-		Metrics: n.cfg.Metrics, MetricsHandler: n.cfg.MetricsHandler,
+		Redeliver: n.redeliver,
+		Metrics:   n.cfg.Metrics, MetricsHandler: n.cfg.MetricsHandler,
 	}
 	if n.limiter != nil { // none: not even a call per request
 		opts.RateLimiter = n.limiter

@@ -17,11 +17,12 @@ const (
 	EventPaused           EventType = "paused"
 	EventResumed          EventType = "resumed"
 	EventTriggered        EventType = "triggered"
-	EventRetried          EventType = "retried"  // an admin made a failed alarm due again
-	EventMissed           EventType = "missed"   // cron: a gap of occurrences dropped (Message: how many, first to last)
-	EventUpdated          EventType = "updated"  // the owner changed the definition (Message: which fields)
-	EventDeferred         EventType = "deferred" // at-most-once: a wake held back after its advance; the advance undone
-	EventExcluded         EventType = "excluded" // cron: a run of occurrences its calendars excluded (Message: first to next)
+	EventRetried          EventType = "retried"     // an admin made a failed alarm due again
+	EventMissed           EventType = "missed"      // cron: a gap of occurrences dropped (Message: how many, first to last)
+	EventUpdated          EventType = "updated"     // the owner changed the definition (Message: which fields)
+	EventDeferred         EventType = "deferred"    // at-most-once: a wake held back after its advance; the advance undone
+	EventExcluded         EventType = "excluded"    // cron: a run of occurrences its calendars excluded (Message: first to next)
+	EventRedelivered      EventType = "redelivered" // the owner sent a past occurrence again (Message: why it failed; "" when delivered)
 )
 
 // Event is one row of an alarm's history. ID is assigned by the store, increasing in

@@ -33,6 +33,7 @@ const (
 	TransitionUpdated     TransitionKind = "updated"      // the owner changed the series' definition
 	TransitionDeferred    TransitionKind = "deferred"     // not sent (endpoint busy or breaker open); due again later
 	TransitionExcluded    TransitionKind = "excluded"     // claimed occurrence on a day its calendars exclude, no wake
+	TransitionRedelivered TransitionKind = "redelivered"  // the owner sent a past occurrence again; only an event
 )
 
 // Transition is the complete new value of an alarm's mutable columns plus the events

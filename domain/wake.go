@@ -21,6 +21,9 @@ type Wake struct {
 	Delivery       Delivery
 	// Endpoint is the owner's endpoint the wake goes to; "" for the server's default.
 	Endpoint string
+	// Redelivery: the owner asked for this past occurrence again (POST
+	// /v1/alarms/{id}/redeliver); it carries the occurrence's own key.
+	Redelivery bool
 	// Notice is set on a failure notice (NoticeFailed, NoticePaused): it goes to the
 	// endpoint's failure_url, its body exactly Payload.
 	Notice string

@@ -75,6 +75,9 @@ type Options struct {
 	Tokens Tokens
 	// Calendars serves the owner's /v1/calendars routes; nil leaves them out.
 	Calendars Calendars
+	// Redeliver serves POST /v1/alarms/{id}/redeliver and /v1/alarms/redeliver; nil
+	// leaves them out.
+	Redeliver Redeliverer
 	// ShowPayloads shows payloads and wake messages in admin views; by default they are
 	// redacted to their size and SHA-256.
 	ShowPayloads bool
@@ -111,6 +114,7 @@ type api struct {
 	endpointChanges EndpointWriter
 	tokens          Tokens
 	calendars       Calendars
+	redeliver       Redeliverer
 
 	auth         Authenticator
 	ready        Pinger
@@ -150,6 +154,7 @@ func newAPI(alarms Alarms, opts Options) *api {
 	a := &api{
 		creator: alarms, reader: alarms, actions: alarms, editor: alarms, schedules: alarms, bulkOwner: alarms,
 		endpoints: opts.Endpoints, endpointChanges: opts.Endpoints, tokens: opts.Tokens, calendars: opts.Calendars,
+		redeliver:   opts.Redeliver,
 		metricsPage: opts.MetricsHandler,
 	}
 	if admin := opts.Admin; admin != nil {
@@ -180,6 +185,7 @@ func (a *api) routes() *mux.Router {
 	r.Handle("/v1/alarms", a.owned(a.listAlarms)).Methods(http.MethodGet)
 	r.Handle("/v1/alarms/batch", a.owned(a.createAlarmBatch)).Methods(http.MethodPost)
 	r.Handle("/v1/alarms/bulk", a.owned(a.ownerBulk)).Methods(http.MethodPost)
+	a.redeliverRoutes(r) // before /v1/alarms/{id}: "redeliver" is not an id
 	r.Handle("/v1/alarms/{id}", a.owned(ownerAction(a, a.reader, AlarmReader.Get))).Methods(http.MethodGet)
 	r.Handle("/v1/alarms/{id}", a.owned(ownerAction(a, a.actions, AlarmActions.Cancel))).Methods(http.MethodDelete)
 	r.Handle("/v1/alarms/{id}", a.owned(a.updateAlarm)).Methods(http.MethodPatch)

@@ -89,7 +89,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	served := map[string]bool{}
 	// Every optional route on: the admin routes (any Admin), the endpoint routes (any
 	// Endpoints), the token routes (any Tokens) and /metrics (any handler).
-	everything := newAPI(nil, Options{Admin: struct{ Admin }{}, Endpoints: struct{ Endpoints }{}, Tokens: struct{ Tokens }{}, Calendars: struct{ Calendars }{}, MetricsHandler: http.NotFoundHandler()})
+	everything := newAPI(nil, Options{Admin: struct{ Admin }{}, Endpoints: struct{ Endpoints }{}, Tokens: struct{ Tokens }{}, Calendars: struct{ Calendars }{}, Redeliver: struct{ Redeliverer }{}, MetricsHandler: http.NotFoundHandler()})
 	err := everything.routes().Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
 		path, err := route.GetPathTemplate()
 		if err != nil {

@@ -180,6 +180,12 @@ func New(o Options) (*Waker, error) {
 	return w, nil
 }
 
+// RedeliveryHeader marks a wake the owner asked to be sent again (POST
+// /v1/alarms/{id}/redeliver): "1". It carries its occurrence's own key, so a receiver
+// that dedupes by webhook-id sees it as the occurrence it already had; one that wants
+// it handled again looks at this header.
+const RedeliveryHeader = "Chronos-Redelivery"
+
 // Wake POSTs w and returns nil when the receiver answered 2xx within the timeout.
 // When ctx is done first, ctx's error is returned as is.
 func (wk *Waker) Wake(ctx context.Context, w domain.Wake) error {
@@ -206,6 +212,9 @@ func (wk *Waker) Wake(ctx context.Context, w domain.Wake) error {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", wk.userAgent)
 	req.Header.Set("Idempotency-Key", w.OccurrenceKey)
+	if w.Redelivery {
+		req.Header.Set(RedeliveryHeader, "1")
+	}
 	if len(wk.secrets) > 0 {
 		now := time.Now()
 		req.Header.Set(SignatureHeader, SignAll(wk.secrets, now, body))

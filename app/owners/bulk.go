@@ -2,34 +2,17 @@ package owners
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"go.uber.org/zap"
 
-	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/app/internal/bulk"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
-
-// bulkLease is how long the owner's bulk lease runs before it is renewed, after every
-// page: a node that dies mid-call frees the owner for another bulk call this soon.
-const bulkLease = time.Minute
-
-// ErrBulkRunning: the owner has a bulk call running already (on any node).
-var ErrBulkRunning error = &bulkRefusal{ports.ErrBusy, "a bulk action on this owner's alarms is running; try again when it has ended"}
-
-// bulkRefusal is a refusal that is its sentinel for errors.Is (and so for the API's
-// status) but reads as its own message.
-type bulkRefusal struct {
-	sentinel error
-	msg      string
-}
-
-func (e *bulkRefusal) Error() string { return e.msg }
-func (e *bulkRefusal) Unwrap() error { return e.sentinel }
 
 // Bulk applies action to every one of the owner's alarms f matches (its tags, status
 // and label prefix; at least one is required), newest first, in
@@ -69,36 +52,27 @@ func (s *Alarms) Bulk(ctx context.Context, owner string, f ports.ListFilter, act
 		return res, err
 	}
 
-	name, holder := "bulk:"+owner, "bulk:"+app.NewAlarmID()
-	if got, err := s.store.AcquireLease(ctx, name, holder, bulkLease); err != nil {
-		return res, err
-	} else if !got {
-		return res, ErrBulkRunning
-	}
-	defer func() {
-		// Released even when the caller went away, so the owner need not wait it out.
-		if err := s.store.ReleaseLease(context.WithoutCancel(ctx), name, holder); err != nil {
-			s.log.Warn("releasing the owner's bulk lease failed; it expires by itself", zap.String("owner", owner), zap.Error(err))
-		}
-	}()
 	var earliest time.Time
-	var err error
-	res.Matched, _, err = bulk.Walk(ctx, s.store, lf, 0, func(page []domain.Alarm) error {
-		changed, err := bulk.Mutate(ctx, s.store, ports.OwnedBy(owner), page, action.Decide)
-		res.Changed += len(changed)
-		for _, a := range changed {
-			if a.Status == domain.StatusActive && (earliest.IsZero() || a.NextFireAt.Before(earliest)) {
-				earliest = a.NextFireAt
+	err := underBulkLease(ctx, s.store, s.log, owner, func(renew func() error) error {
+		var err error
+		res.Matched, _, err = bulk.Walk(ctx, s.store, lf, 0, func(page []domain.Alarm) error {
+			changed, err := bulk.Mutate(ctx, s.store, ports.OwnedBy(owner), page, action.Decide)
+			res.Changed += len(changed)
+			for _, a := range changed {
+				if a.Status == domain.StatusActive && (earliest.IsZero() || a.NextFireAt.Before(earliest)) {
+					earliest = a.NextFireAt
+				}
 			}
-		}
-		if err != nil {
-			return err
-		}
-		if got, err := s.store.AcquireLease(ctx, name, holder, bulkLease); err != nil || !got {
-			return fmt.Errorf("owners: bulk %s of %s stopped after %d alarms: its lease was lost (%v)", action, owner, res.Matched, err)
-		}
-		return nil
+			if err != nil {
+				return err
+			}
+			return renew()
+		})
+		return err
 	})
+	if errors.Is(err, ErrBulkRunning) {
+		return res, err
+	}
 	if !earliest.IsZero() {
 		s.hintIfDueSoon(ctx, earliest, s.clock.Now())
 	}

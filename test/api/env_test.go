@@ -34,6 +34,7 @@ type env struct {
 	reader string // an admin:read token
 	// backupDir is the server's --backup-dir; "" with envOptions.noBackupDir.
 	backupDir string
+	server    *testserver.Server // for what only a dispatcher does (Fail)
 }
 
 // envOptions varies the server a test gets.
@@ -68,7 +69,7 @@ func newEnvWith(t *testing.T, opts envOptions) *env {
 	t.Cleanup(srv.Close)
 	client := *srv.Client()
 	client.Transport = validatingTransport{t: t, next: client.Transport}
-	e := &env{t: t, ctx: ctx, srv: srv, client: &client, store: store, tokens: tokens, backupDir: so.BackupDir}
+	e := &env{t: t, ctx: ctx, srv: srv, client: &client, store: store, tokens: tokens, backupDir: so.BackupDir, server: s}
 	e.alice = e.newToken("alice")
 	e.bob = e.newToken("bob")
 	e.ops, e.opsID = e.newScopedToken("ops", domain.ScopeAdmin)

@@ -43,10 +43,15 @@ func TestOpenAPIWebhooksMatchWhatTheWakerSends(t *testing.T) {
 	if tr.Notice == nil {
 		t.Fatal("a failed alarm naming an endpoint made no notice")
 	}
-	for name, wake := range map[string]domain.Wake{
-		"wake":        domain.NewWake(alarm, now),
-		"alarmNotice": domain.NewWake(*tr.Notice, now),
+	for _, c := range []struct {
+		name string // the webhook of openapi.yaml
+		wake domain.Wake
+	}{
+		{"wake", domain.NewWake(alarm, now)},
+		{"wake", domain.RedeliveryWake(alarm, alarm.ScheduledFor, 2, now)},
+		{"alarmNotice", domain.NewWake(*tr.Notice, now)},
 	} {
+		name, wake := c.name, c.wake
 		t.Run(name, func(t *testing.T) {
 			req, body := sendWake(t, wake)
 			item := checker.doc.Webhooks[name]

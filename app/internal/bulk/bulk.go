@@ -52,6 +52,28 @@ func Walk(ctx context.Context, store Store, f ports.ListFilter, limit int, page 
 	return matched, len(rest) > 0, err
 }
 
+// WalkFrom is Walk for a call that goes on where an earlier one stopped: it starts at
+// f.Cursor ("" the first page), reads at most limit alarms (> 0), and returns the
+// cursor of the page after the last one it read, "" when there is none.
+func WalkFrom(ctx context.Context, store Store, f ports.ListFilter, limit int, page func([]domain.Alarm) error) (matched int, next string, err error) {
+	for matched < limit {
+		f.Limit = min(limit-matched, ports.MaxListLimit)
+		as, next, err := store.List(ctx, f)
+		if err != nil {
+			return matched, "", err
+		}
+		matched += len(as)
+		if err := page(as); err != nil {
+			return matched, "", err
+		}
+		if next == "" {
+			return matched, "", nil
+		}
+		f.Cursor = next
+	}
+	return matched, f.Cursor, nil
+}
+
 // Mutate applies fn to each of as within scope, Workers at a time, and returns the
 // alarms whose status it changed, as they are after. An alarm another call changed or
 // deleted since the page was read (ErrNotFound, ErrInvalidState) is skipped.
