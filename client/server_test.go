@@ -19,7 +19,11 @@ type realServer struct {
 	bob    *client.Client
 	ops    *client.Client // scope admin
 	reader *client.Client // scope admin:read
+	server *testserver.Server
 }
+
+// fail makes the due alarm id fail one delivery, as a dispatcher would.
+func (s realServer) fail(t *testing.T, id string) { s.server.Fail(t, id) }
 
 func newRealServer(t *testing.T) realServer {
 	t.Helper()
@@ -39,5 +43,5 @@ func newRealServer(t *testing.T) realServer {
 		return c
 	}
 	return realServer{srv: srv, store: store, alice: as("alice"), bob: as("bob"),
-		ops: as("ops", domain.ScopeAdmin), reader: as("ops", domain.ScopeAdminRead)}
+		ops: as("ops", domain.ScopeAdmin), reader: as("ops", domain.ScopeAdminRead), server: s}
 }

@@ -35,7 +35,7 @@ Usage:
   chronos export  --store URL --to FILE|-     the whole cluster as JSON lines, to move
                   it to another store (THE FILE HOLDS ENDPOINT SECRETS: mode 0600)
   chronos import  --store URL --from FILE|-   an export, into an empty store of any kind
-  chronos alarm   create|get|list|update|cancel|pause|resume|skip|trigger|upcoming|events|preview|backfill
+  chronos alarm   create|get|list|update|cancel|pause|resume|skip|trigger|upcoming|events|preview|backfill|bulk|redeliver
                   the owner's alarms and schedules, over the API
   chronos admin   overview|alarms|alarm|events|retry|cancel|delete|workers|dispatch|pause|resume|retention|backup
                   the operator's view and actions (retry|cancel|delete take --dry-run)

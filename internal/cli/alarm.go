@@ -42,6 +42,9 @@ const alarmUsage = `Usage: chronos alarm <subcommand> [flags]
   backfill ID --from T --to T   deliver a cron series' past occurrences in [from, to]
   bulk     pause|resume|cancel [--tag KEY:VALUE ...] [--status S] [--label-prefix P] [--dry-run]
            act on every one of your alarms the filter selects (at least one filter)
+  redeliver ID [--occurrence-key K]   send a past occurrence again (default: the latest delivered)
+  redeliver --failed [--since T] [--status S] [--tag KEY:VALUE ...] [--label-prefix P] [--limit N] [--cursor C]
+           send the latest occurrence of each of your failed alarms again, at most --limit per call
 
 Times (T) are RFC 3339: 2030-01-02T15:04:05Z, or with an offset. --timezone is --tz.
 
@@ -80,6 +83,8 @@ func alarm(ctx context.Context, sub string, rest []string, fs *flag.FlagSet, f *
 		return alarmList(ctx, fs, f, rest, stdout, stderr)
 	case "bulk":
 		return alarmBulk(ctx, fs, f, rest, stdout)
+	case "redeliver":
+		return alarmRedeliver(ctx, fs, f, rest, stdout, stderr)
 	case "events":
 		limit := fs.Int("limit", 0, "at most this many events, oldest first (the server's default: up to 1000)")
 		return withID(fs, f, rest, stdout, func(s *session, id string) error {

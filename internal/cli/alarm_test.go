@@ -20,8 +20,9 @@ import (
 // cliServer is the real /v1 API over SQLite in a temporary directory (as test/api
 // builds it) and a token for it.
 type cliServer struct {
-	url   string
-	token string
+	url    string
+	token  string
+	server *testserver.Server // for what only a dispatcher does (Fail)
 }
 
 func newCLIServer(t *testing.T) cliServer {
@@ -29,7 +30,7 @@ func newCLIServer(t *testing.T) cliServer {
 	s := testserver.New(t, testserver.Options{})
 	srv := httptest.NewServer(s.Handler)
 	t.Cleanup(srv.Close)
-	return cliServer{url: srv.URL, token: s.Token(t, "alice", domain.ScopeOwner)}
+	return cliServer{url: srv.URL, token: s.Token(t, "alice", domain.ScopeOwner), server: s}
 }
 
 // cli runs `chronos args...` in process against the server, as the test's token.
