@@ -152,44 +152,23 @@ func (r *Redeliveries) RedeliverFailed(ctx context.Context, owner string, f port
 // the rest were not.
 func (r *Redeliveries) redeliverPage(ctx context.Context, scope ports.Scope, page []domain.Alarm, res *domain.BulkRedelivery) error {
 	var mu sync.Mutex
-	var errs []error
-	var wg sync.WaitGroup
-	next := make(chan domain.Alarm)
-	for range min(bulk.Workers, len(page)) {
-		wg.Go(func() {
-			for a := range next {
-				got, err := r.redeliver(ctx, scope, a, "")
-				var limited *domain.LimitError
-				mu.Lock()
-				switch {
-				case err == nil && got.Delivered:
-					res.Delivered++
-				case err == nil:
-					res.Failed++
-				case errors.As(err, &limited):
-					res.HeldBack++
-				case errors.Is(err, domain.ErrInvalidState), errors.Is(err, ports.ErrNotFound):
-					// never delivered, or deleted since the page was read
-				default:
-					errs = append(errs, err)
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	for _, a := range page {
+	return bulk.Each(ctx, page, func(a domain.Alarm) error {
+		got, err := r.redeliver(ctx, scope, a, "")
+		var limited *domain.LimitError
 		mu.Lock()
-		stop := len(errs) > 0
-		mu.Unlock()
-		if stop || ctx.Err() != nil {
-			break
+		defer mu.Unlock()
+		switch {
+		case err == nil && got.Delivered:
+			res.Delivered++
+		case err == nil:
+			res.Failed++
+		case errors.As(err, &limited):
+			res.HeldBack++
+		case errors.Is(err, domain.ErrInvalidState), errors.Is(err, ports.ErrNotFound):
+			// never delivered, or deleted since the page was read
+		default:
+			return err
 		}
-		next <- a
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+		return nil
+	})
 }

@@ -81,28 +81,49 @@ func Mutate(ctx context.Context, store Store, scope ports.Scope, as []domain.Ala
 	var (
 		mu      sync.Mutex
 		changed []domain.Alarm
-		errs    []error
-		wg      sync.WaitGroup
-		next    = make(chan domain.Alarm)
+	)
+	err := Each(ctx, as, func(a domain.Alarm) error {
+		after, err := store.Mutate(ctx, scope, a.ID, fn)
+		switch {
+		case errors.Is(err, ports.ErrNotFound), errors.Is(err, domain.ErrInvalidState):
+		case err != nil:
+			return err
+		case after.Status != a.Status:
+			mu.Lock()
+			changed = append(changed, after)
+			mu.Unlock()
+		}
+		return nil
+	})
+	return changed, err
+}
+
+// Each calls do with each of as, Workers at a time (so do must be safe for concurrent
+// use), and stops handing out alarms once a call failed or ctx ended; it returns every
+// error do returned, and ctx's.
+func Each(ctx context.Context, as []domain.Alarm, do func(domain.Alarm) error) error {
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+		next = make(chan domain.Alarm)
 	)
 	for range min(Workers, len(as)) {
 		wg.Go(func() {
 			for a := range next {
-				after, err := store.Mutate(ctx, scope, a.ID, fn)
-				mu.Lock()
-				switch {
-				case errors.Is(err, ports.ErrNotFound), errors.Is(err, domain.ErrInvalidState):
-				case err != nil:
+				if err := do(a); err != nil {
+					mu.Lock()
 					errs = append(errs, err)
-				case after.Status != a.Status:
-					changed = append(changed, after)
+					mu.Unlock()
 				}
-				mu.Unlock()
 			}
 		})
 	}
 	for _, a := range as {
-		if ctx.Err() != nil {
+		mu.Lock()
+		failed := len(errs) > 0
+		mu.Unlock()
+		if failed || ctx.Err() != nil {
 			break
 		}
 		next <- a
@@ -112,5 +133,5 @@ func Mutate(ctx context.Context, store Store, scope ports.Scope, as []domain.Ala
 	if err := ctx.Err(); err != nil {
 		errs = append(errs, err)
 	}
-	return changed, errors.Join(errs...)
+	return errors.Join(errs...)
 }
