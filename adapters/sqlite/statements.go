@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/bits"
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
@@ -68,14 +69,9 @@ const (
 	maxBatchRows = 1 << (batchBuckets - 1) // 512: 16 variables a transition, 29 an alarm, far below SQLite's 32766
 )
 
-// bucketIndex is the index of the smallest bucket that holds n rows (1 <= n <= maxBatchRows).
-func bucketIndex(n int) int {
-	i := 0
-	for 1<<i < n {
-		i++
-	}
-	return i
-}
+// bucketIndex is the index of the smallest bucket that holds n rows (1 <= n <= maxBatchRows):
+// the statement of sqltext.PaddedSize(n) rows.
+func bucketIndex(n int) int { return bits.TrailingZeros(uint(sqltext.PaddedSize(n))) }
 
 func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 	defer func() {

@@ -5,9 +5,10 @@ import "github.com/chronoshq/chronos/adapters/internal/sqlstore"
 // tagSQL is how the engine writes the statements on alarm_tags: "?" placeholders, and
 // the label prefix compared as bytes, as adminConds compares it.
 var tagSQL = sqlstore.TagSQL{
-	Param: func(int) string { return "?" },
-	Join:  sqlstore.PlainTagJoin,
-	Cast:  func(p, _ string) string { return p },
+	Param:  func(int) string { return "?" },
+	Join:   sqlstore.PlainTagJoin,
+	Object: `json_group_object(tag_key, tag_value)`,
+	Cast:   func(p, _ string) string { return p },
 	LabelPrefix: func(column, prefix string, arg func(any) string) string {
 		return `substr(CAST(` + column + ` AS BLOB), 1, length(CAST(` + arg(prefix) + ` AS BLOB))) = CAST(` + arg(prefix) + ` AS BLOB)`
 	},
