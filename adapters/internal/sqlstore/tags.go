@@ -30,6 +30,10 @@ type TagSQL struct {
 	// Object is the aggregate of alarm_tags rows into one JSON object of tag_key to
 	// tag_value, as text (NULL or {} over no rows).
 	Object string
+	// StatusWalk is the FROM clause of a tag page that walks the owner's alarms of one
+	// status instead (statusTagPage): alarms as a, walked by its (owner, status, id)
+	// index, pinned where the planner needs it.
+	StatusWalk string
 	// Join is the page's FROM clause: alarm_tags as t, then alarms as a on a.id =
 	// t.alarm_id, with whatever the dialect's planner needs to keep to that order.
 	Join string
@@ -237,13 +241,40 @@ func (e *Engine[T]) replaceTags(ctx context.Context, tx DB, a domain.Alarm, tags
 	return e.insertTags(ctx, tx, []domain.Alarm{a})
 }
 
-// tagPage is the page of a filter with tags. With one owner in scope it walks
+// tagPage is the page of a filter with tags: statusTagPage when f names one owner and a
+// rare status (walkStatusFirst), else the walk of the first pair's tag index.
+func (e *Engine[T]) tagPage(f ports.ListFilter, after string, limit int) (string, []any) {
+	if walkStatusFirst(f) {
+		return e.statusTagPage(f, after, limit)
+	}
+	return e.pairTagPage(f, after, limit)
+}
+
+// walkStatusFirst says whether a tag page of f walks the owner's alarms of f's status
+// rather than the alarms of its first pair: when the scope is one owner and the status
+// is one a healthy owner has few alarms of (failed, paused, cancelled: the statuses
+// the stores' rare-status indexes hold). A page then costs the owner's alarms of that
+// status it passes over, where the pair's walk would pass over every alarm of a common
+// tag to find the few of that status. For active and fired (most alarms), the pair is
+// the rarer of the two, and its walk is kept.
+func walkStatusFirst(f ports.ListFilter) bool {
+	if f.Scope.IsAnyOwner() {
+		return false
+	}
+	switch f.Status {
+	case domain.StatusFailed, domain.StatusPaused, domain.StatusCancelled:
+		return true
+	}
+	return false
+}
+
+// pairTagPage is the page of a filter with tags that walks its first pair. With one owner in scope it walks
 // alarm_tags_filter for the owner's first pair backwards from the cursor (the index
 // holds the alarm id last, so the walk is in the list's order), checks every other pair
 // by the alarm's primary key in alarm_tags, joins the alarm by its own and checks the
 // other filters on it: a page costs the first pair's alarms it passes over. Across
 // owners the walk has no owner to start from; the port allows such a page its cost.
-func (e *Engine[T]) tagPage(f ports.ListFilter, after string, limit int) (string, []any) {
+func (e *Engine[T]) pairTagPage(f ports.ListFilter, after string, limit int) (string, []any) {
 	s := stmt{param: e.Tags.Param}
 	first := f.Tags[0]
 	var conds []string
@@ -284,10 +315,51 @@ func (e *Engine[T]) tagPage(f ports.ListFilter, after string, limit int) (string
 	return q, s.args
 }
 
-// TagPage is the statement and arguments of a page of f (with tags), for the plan
-// tests: what List runs for it.
+// statusTagPage is the page of a filter with tags, one owner and a status, that walks
+// the owner's alarms of that status backwards from the cursor through the (owner,
+// status, id) index, in the list's order, and checks every pair on each by one
+// primary-key lookup in alarm_tags. The status is an argument, as in the owner's status
+// page: a generic plan cannot then take the rare-status index (status, id), whose
+// predicate names statuses, and walk every owner's alarms of the status.
+func (e *Engine[T]) statusTagPage(f ports.ListFilter, after string, limit int) (string, []any) {
+	s := stmt{param: e.Tags.Param}
+	conds := []string{`a.owner = ` + s.arg(f.Scope.Owner()), `a.status = ` + s.arg(string(f.Status))}
+	if after != "" {
+		conds = append(conds, `a.id < `+s.arg(after))
+	}
+	for i, tf := range f.Tags {
+		x := "x" + strconv.Itoa(i+1)
+		conds = append(conds, `(SELECT `+x+`.tag_value FROM alarm_tags `+x+` WHERE `+x+`.alarm_id = a.id AND `+
+			x+`.tag_key = `+s.arg(tf.Key)+`) = `+s.arg(tf.Value))
+	}
+	// As in pairTagPage: the other filters are never an index condition.
+	opt := func(column, op string, v any, typ string) string {
+		return `(` + e.Tags.Cast(s.arg(v), typ) + ` IS NULL OR ` + column + ` ` + op + ` ` + s.arg(v) + `)`
+	}
+	if f.Kind != "" {
+		conds = append(conds, opt(`a.kind`, `=`, string(f.Kind), "text"))
+	}
+	if f.LabelPrefix != "" {
+		conds = append(conds, e.Tags.LabelPrefix("a.label", f.LabelPrefix, s.arg))
+	}
+	if !f.FailedSince.IsZero() {
+		conds = append(conds, opt(`a.updated_at`, `>=`, e.TimeArg(f.FailedSince), "timestamptz"))
+	}
+	q := `SELECT ` + sqlrow.Qualified("a", sqlrow.AlarmColumns) + ` FROM ` + e.Tags.StatusWalk + ` WHERE ` +
+		strings.Join(conds, ` AND `) + ` ORDER BY a.id DESC LIMIT ` + s.arg(limit+1)
+	return q, s.args
+}
+
+// TagPage is the statement and arguments of the page of f (with tags) that walks its
+// first pair, for the plan tests; StatusTagPage is the one that walks f's status.
+// List runs one of them (tagPage).
 func (e *Engine[T]) TagPage(f ports.ListFilter, after string, limit int) (string, []any) {
-	return e.tagPage(f, after, limit)
+	return e.pairTagPage(f, after, limit)
+}
+
+// StatusTagPage: see TagPage.
+func (e *Engine[T]) StatusTagPage(f ports.ListFilter, after string, limit int) (string, []any) {
+	return e.statusTagPage(f, after, limit)
 }
 
 // tagsOfBatch writes, in CreateBatch's tx, the tags of the alarms it created (by the
