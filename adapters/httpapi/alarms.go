@@ -105,7 +105,8 @@ func (a *api) pauseAlarm(w http.ResponseWriter, r *http.Request, owner string) {
 	})(w, r, owner)
 }
 
-// listAlarms serves GET /v1/alarms?status=&tag=&limit=&cursor=.
+// listAlarms serves GET /v1/alarms?status=&tag=&label_prefix=&limit=&cursor=; every
+// filter given applies (AND).
 func (a *api) listAlarms(w http.ResponseWriter, r *http.Request, owner string) {
 	q := r.URL.Query()
 	status, err := statusParam(q)
@@ -123,7 +124,11 @@ func (a *api) listAlarms(w http.ResponseWriter, r *http.Request, owner string) {
 		a.writeError(w, r, err)
 		return
 	}
-	f := ports.ListFilter{Status: status, Tags: tags, Limit: limit, Cursor: q.Get("cursor")}
+	f := ports.ListFilter{Status: status, Tags: tags, LabelPrefix: q.Get("label_prefix"), Limit: limit, Cursor: q.Get("cursor")}
+	if err := checkNoNUL(f); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
 	alarms, next, err := a.reader.List(r.Context(), owner, f)
 	if err != nil {
 		a.writeError(w, r, err) // a bad cursor is the store's ValidationError on "cursor"

@@ -40,7 +40,7 @@ func (s *Store) applyBatch(ctx context.Context, ts []domain.Transition, notices 
 		all[t.AlarmID] = true
 	}
 	err := s.engineTx(ctx, func(db sqlstore.DB) error {
-		tx := s.batch(db.(stdTx).tx)
+		tx := s.batch(db.(sqlstore.SQLTx).Tx)
 		matched, err := updateAlarms(ctx, tx, ts)
 		if err != nil {
 			return err
@@ -75,7 +75,7 @@ var errSomeStale = errors.New("mysql: apply: a transition is stale")
 //  3. One multi-row INSERT appends their events.
 func (s *Store) applyLocked(ctx context.Context, ts []domain.Transition, notices func(sqlstore.DB, map[string]bool) error) (applied map[string]bool, err error) {
 	err = s.engineTx(ctx, func(db sqlstore.DB) error {
-		tx := s.batch(db.(stdTx).tx)
+		tx := s.batch(db.(sqlstore.SQLTx).Tx)
 		leases, err := lockLeases(ctx, tx, ts)
 		if err != nil {
 			return err

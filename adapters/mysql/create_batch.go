@@ -21,7 +21,7 @@ import (
 // UUIDv7 made by the API, so a second transaction inserting one of the batch's ids
 // between the first read and the INSERT is not a case that arises.
 func (s *Store) insertBatch(ctx context.Context, db sqlstore.DB, as []domain.Alarm) (map[string]bool, []domain.Alarm, error) {
-	tx := s.batch(db.(stdTx).tx)
+	tx := s.batch(db.(sqlstore.SQLTx).Tx)
 	taken, err := storedIDs(ctx, tx, as)
 	if err != nil {
 		return nil, nil, err

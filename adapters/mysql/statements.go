@@ -89,7 +89,7 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullTime] {
 		// READ COMMITTED: the locking read, then the store's now once the lock is held
 		// (so it is never earlier than the write that came before).
 		LockAlarm: func(ctx context.Context, db sqlstore.DB, id string) (domain.Alarm, time.Time, error) {
-			tx := db.(stdTx).tx
+			tx := db.(sqlstore.SQLTx).Tx
 			a, err := scanAlarm(tx.QueryRowContext(ctx, `SELECT `+alarmColumns+` FROM alarms WHERE id = ? FOR UPDATE`, id))
 			if err != nil {
 				return domain.Alarm{}, time.Time{}, err
@@ -98,7 +98,7 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullTime] {
 			return a, now, err
 		},
 		WriteTransition: func(ctx context.Context, db sqlstore.DB, t domain.Transition) error {
-			return writeTransitions(ctx, s.batch(db.(stdTx).tx), []domain.Transition{t}, t.Events)
+			return writeTransitions(ctx, s.batch(db.(sqlstore.SQLTx).Tx), []domain.Transition{t}, t.Events)
 		},
 
 		Keep:        micro,
@@ -107,26 +107,20 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullTime] {
 		ApplyBatch:  s.applyBatch,
 		InsertBatch: s.insertBatch,
 		InsertMany: func(ctx context.Context, tx sqlstore.DB, as []domain.Alarm) error {
-			return s.insertAll(ctx, s.batch(tx.(stdTx).tx), as, false)
+			return s.insertAll(ctx, s.batch(tx.(sqlstore.SQLTx).Tx), as, false)
 		},
 		InsertEvents: func(ctx context.Context, tx sqlstore.DB, es []domain.Event) error {
-			return insertEvents(ctx, s.batch(tx.(stdTx).tx), es)
+			return insertEvents(ctx, s.batch(tx.(sqlstore.SQLTx).Tx), es)
 		},
 	}
 }
 
-// stdTx is a transaction as the engine's DB, keeping the *sql.Tx for the prepared batch
-// statements.
-type stdTx struct {
-	sqlstore.DB
-	tx *sql.Tx
-}
-
-// engineTx is inTx for the engine. The batch statements a transaction queued are
-// prepared once it is over (prepared.go).
+// engineTx is inTx for the engine: fn's transaction is an sqlstore.SQLTx, whose *sql.Tx
+// runs the prepared batch statements. Those a transaction queued are prepared once it is
+// over (prepared.go).
 func (s *Store) engineTx(ctx context.Context, fn func(tx sqlstore.DB) error) error {
 	defer s.stmts.prepareQueued(ctx)
-	return s.inTx(ctx, func(tx *sql.Tx) error { return fn(stdTx{sqlstore.Std(tx), tx}) })
+	return sqlstore.EngineTx(s.inTx, nil)(ctx, fn)
 }
 
 // duePausesSQL walks alarms_paused_until from its first entry and stops at now or once

@@ -7,9 +7,11 @@ import "github.com/chronoshq/chronos/adapters/internal/sqlstore"
 // The join is pinned, as the admin pages' walks are: given a status, MariaDB would take
 // the alarms of it across owners through alarms_lane_due and sort them.
 var tagSQL = sqlstore.TagSQL{
-	Param: func(int) string { return "?" },
-	Join:  `alarm_tags t FORCE INDEX (alarm_tags_filter) STRAIGHT_JOIN alarms a FORCE INDEX (PRIMARY) ON a.id = t.alarm_id`,
-	Cast:  func(p, _ string) string { return p },
+	Param:      func(int) string { return "?" },
+	Object:     `JSON_OBJECTAGG(tag_key, tag_value)`,
+	StatusWalk: `alarms a FORCE INDEX (alarms_owner_status_list)`,
+	Join:       `alarm_tags t FORCE INDEX (alarm_tags_filter) STRAIGHT_JOIN alarms a FORCE INDEX (PRIMARY) ON a.id = t.alarm_id`,
+	Cast:       func(p, _ string) string { return p },
 	LabelPrefix: func(column, prefix string, arg func(any) string) string {
 		return `CAST(` + column + ` AS BINARY) LIKE ` + arg(likePrefix(prefix)) + ` ESCAPE '` + likeEscape + `'`
 	},

@@ -45,5 +45,28 @@ func TestTagPagePlans(t *testing.T) {
 				}
 			}
 		}
+		// With a rare status the page walks the owner's alarms of it instead, and checks
+		// every pair by the primary key of alarm_tags.
+		for _, c := range storetest.StatusTagPageShapes {
+			for _, after := range []string{"", as[500].ID} {
+				q, args := s.Engine.StatusTagPage(c.F, after, 100)
+				plan := explainRows(t, s.db, q, args...)
+				keys := map[string]string{}
+				for _, r := range plan {
+					keys[r["table"]] = r["key"]
+					if strings.Contains(r["Extra"], "filesort") || strings.Contains(r["Extra"], "temporary") || r["type"] == "ALL" {
+						t.Errorf("%s, %s, cursor %t: %v sorts or scans", stats, c.Name, after != "", r)
+					}
+				}
+				if keys["a"] != "alarms_owner_status_list" {
+					t.Errorf("%s, %s, cursor %t: plan %v; want a walk of alarms_owner_status_list", stats, c.Name, after != "", plan)
+				}
+				for i := 1; i <= len(c.F.Tags); i++ {
+					if x := "x" + string(rune('0'+i)); keys[x] != "PRIMARY" {
+						t.Errorf("%s, %s, cursor %t: plan %v; want pair %d by PRIMARY", stats, c.Name, after != "", plan, i)
+					}
+				}
+			}
+		}
 	}
 }

@@ -45,6 +45,21 @@ func TestTagPageGenericPlans(t *testing.T) {
 			}
 		}
 	}
+	// With a rare status the page walks the owner's alarms of it backwards instead, and
+	// checks every pair by the primary key of alarm_tags.
+	for _, c := range storetest.StatusTagPageShapes {
+		for _, after := range []string{"", "000000010000"} {
+			q, args := s.Engine.StatusTagPage(c.F, after, 100)
+			plan := explainGenericWith(t, s, q, "COSTS OFF", sqlLiterals(args))
+			if !strings.Contains(plan, "Index Scan Backward using alarms_owner_status_id_idx on alarms a") ||
+				sortNode.MatchString(plan) || strings.Contains(plan, "Seq Scan") {
+				t.Errorf("%s, cursor %t: the page does not walk alarms_owner_status_id_idx in order:\n%s", c.Name, after != "", plan)
+			}
+			if n := len(c.F.Tags); strings.Count(plan, "using alarm_tags_pkey") != n {
+				t.Errorf("%s, cursor %t: the %d pairs are not checked by primary key:\n%s", c.Name, after != "", n, plan)
+			}
+		}
+	}
 	plan := explainGenericWith(t, s, `SELECT alarm_id, tag_key, tag_value FROM alarm_tags WHERE alarm_id IN ($1, $2)`, "COSTS OFF", `'a', 'b'`)
 	if !strings.Contains(plan, "alarm_tags_pkey") || strings.Contains(plan, "Seq Scan") {
 		t.Errorf("tags of alarms: plan does not use the primary key:\n%s", plan)

@@ -35,7 +35,7 @@ const byKeySQL = `SELECT ` + alarmColumns + ` FROM alarms WHERE owner = ? AND id
 // insertBatch is the engine's InsertBatch: one prepared multi-row INSERT per chunk of
 // the batch (createBatchSQL).
 func (s *Store) insertBatch(ctx context.Context, db sqlstore.DB, as []domain.Alarm) (map[string]bool, []domain.Alarm, error) {
-	tx := db.(writeTx).tx
+	tx := db.(sqlstore.SQLTx).Tx
 	inserted := make(map[string]bool, len(as))
 	for chunk := range slices.Chunk(as, maxBatchRows) {
 		b := bucketIndex(len(chunk))
@@ -58,7 +58,7 @@ func (s *Store) insertBatch(ctx context.Context, db sqlstore.DB, as []domain.Ala
 
 // alarmsByKey is the engine's AlarmsByKey: one prepared read by key each.
 func (s *Store) alarmsByKey(ctx context.Context, db sqlstore.DB, keys []sqlstore.OwnerKey) ([]domain.Alarm, error) {
-	byKey := db.(writeTx).tx.StmtContext(ctx, s.stmts.byKey)
+	byKey := db.(sqlstore.SQLTx).Tx.StmtContext(ctx, s.stmts.byKey)
 	var out []domain.Alarm
 	for _, k := range keys {
 		a, err := scanAlarm(byKey.QueryRowContext(ctx, k.Owner, k.Key))

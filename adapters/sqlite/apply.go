@@ -19,7 +19,7 @@ import (
 // most of an Apply's time (docs/benchmarks.md).
 func (s *Store) applyBatch(ctx context.Context, ts []domain.Transition, notices func(sqlstore.DB, map[string]bool) error) (applied map[string]bool, err error) {
 	err = s.inTx(ctx, func(db sqlstore.DB) error {
-		tx := db.(writeTx).tx
+		tx := db.(sqlstore.SQLTx).Tx
 		applied = make(map[string]bool, len(ts))
 		for chunk := range slices.Chunk(ts, maxBatchRows) {
 			if err := s.applyChunk(ctx, tx, chunk, applied); err != nil {

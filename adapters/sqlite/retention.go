@@ -42,7 +42,7 @@ const (
 // between, and the events deleted are exactly those of the alarms deleted (the key
 // admits no event without its alarm), in either order.
 func (s *Store) deleteWithEvents(ctx context.Context, db sqlstore.DB, ids []string) (ports.Deleted, error) {
-	tx := db.(writeTx).tx
+	tx := db.(sqlstore.SQLTx).Tx
 	list, err := json.Marshal(ids)
 	if err != nil {
 		return ports.Deleted{}, fmt.Errorf("delete alarms: %w", err)

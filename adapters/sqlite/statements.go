@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/bits"
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
@@ -58,7 +59,7 @@ type statements struct {
 	deleteEventsOf, deleteAlarms *sql.Stmt
 
 	// byText are the statements the engine runs by their text in a write transaction
-	// (writeTx.Exec): Apply's notice insert and ExtendLease's update.
+	// (sqlstore.SQLTx.Exec): Apply's notice insert and ExtendLease's update.
 	byText map[string]*sql.Stmt
 }
 
@@ -68,14 +69,9 @@ const (
 	maxBatchRows = 1 << (batchBuckets - 1) // 512: 16 variables a transition, 29 an alarm, far below SQLite's 32766
 )
 
-// bucketIndex is the index of the smallest bucket that holds n rows (1 <= n <= maxBatchRows).
-func bucketIndex(n int) int {
-	i := 0
-	for 1<<i < n {
-		i++
-	}
-	return i
-}
+// bucketIndex is the index of the smallest bucket that holds n rows (1 <= n <= maxBatchRows):
+// the statement of sqltext.PaddedSize(n) rows.
+func bucketIndex(n int) int { return bits.TrailingZeros(uint(sqltext.PaddedSize(n))) }
 
 func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 	defer func() {
@@ -273,7 +269,7 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullInt64] {
 			return a, s.now(), err
 		},
 		WriteTransition: func(ctx context.Context, db sqlstore.DB, t domain.Transition) error {
-			tx := db.(writeTx).tx
+			tx := db.(sqlstore.SQLTx).Tx
 			ok, err := applyTransition(ctx, tx.StmtContext(ctx, s.stmts.applyUnfenced), t)
 			if err != nil {
 				return err
@@ -290,30 +286,15 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullInt64] {
 		AlarmsByKey: s.alarmsByKey,
 		InsertMany:  s.insertMany,
 		InsertEvents: func(ctx context.Context, tx sqlstore.DB, es []domain.Event) error {
-			return s.insertEvents(ctx, tx.(writeTx).tx, es)
+			return s.insertEvents(ctx, tx.(sqlstore.SQLTx).Tx, es)
 		},
 	}
 }
 
-// writeTx is a write transaction as the engine's DB, keeping the *sql.Tx for the
-// statements prepared on the writer; Exec runs the ones the engine names by text
-// (statements.byText) prepared too.
-type writeTx struct {
-	sqlstore.DB
-	tx     *sql.Tx
-	byText map[string]*sql.Stmt
-}
-
-func (w writeTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	if st := w.byText[query]; st != nil {
-		return sqlrow.Affected(w.tx.StmtContext(ctx, st).ExecContext(ctx, args...))
-	}
-	return w.DB.Exec(ctx, query, args...)
-}
-
-// inTx is write for the engine.
+// inTx is write for the engine: fn's transaction is an sqlstore.SQLTx, whose Exec runs
+// the statements the engine names by text (statements.byText) prepared on the writer.
 func (s *Store) inTx(ctx context.Context, fn func(tx sqlstore.DB) error) error {
-	return s.write(ctx, func(tx *sql.Tx) error { return fn(writeTx{sqlstore.Std(tx), tx, s.stmts.byText}) })
+	return sqlstore.EngineTx(s.write, s.stmts.byText)(ctx, fn)
 }
 
 // duePausesSQL walks alarms_paused_until (paused_until WHERE paused_until IS NOT NULL)

@@ -26,6 +26,21 @@ func TestTagPagePlans(t *testing.T) {
 			}
 		}
 	}
+	// With a rare status the page walks the owner's alarms of it instead, and checks
+	// every pair by the primary key of alarm_tags.
+	for _, c := range storetest.StatusTagPageShapes {
+		for _, after := range []string{"", "x"} {
+			q, args := s.Engine.StatusTagPage(c.F, after, 100)
+			p := queryPlan(t, s, q, args...)
+			if !strings.Contains(p, "SEARCH a USING INDEX alarms_owner_status (owner=? AND status=?") ||
+				strings.Contains(p, "TEMP B-TREE") || strings.Contains(p, "SCAN") {
+				t.Errorf("%s, cursor %t: plan %q does not walk alarms_owner_status in order", c.Name, after != "", p)
+			}
+			if n := len(c.F.Tags); strings.Count(p, "USING PRIMARY KEY (alarm_id=? AND tag_key=?)") != n {
+				t.Errorf("%s, cursor %t: plan %q does not check the %d pairs by primary key", c.Name, after != "", p, n)
+			}
+		}
+	}
 	for name, q := range map[string]string{
 		"read":   `SELECT alarm_id, tag_key, tag_value FROM alarm_tags WHERE alarm_id IN (?, ?)`,
 		"delete": `DELETE FROM alarm_tags WHERE alarm_id IN (?, ?)`,

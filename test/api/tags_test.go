@@ -119,6 +119,44 @@ func TestTagFilterOnLists(t *testing.T) {
 	}
 }
 
+// label_prefix combines with tag (and status) on both lists: every filter applies.
+func TestLabelPrefixWithTags(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.create(e.alice, `{"kind":"once","delay_seconds":60,"label":"invoice 1","tags":{"customer":"42"}}`)
+	e.create(e.alice, `{"kind":"once","delay_seconds":60,"label":"reminder","tags":{"customer":"42"}}`)
+	c := e.create(e.alice, `{"kind":"once","delay_seconds":60,"label":"invoice 2","tags":{"customer":"42"}}`)
+	e.create(e.alice, `{"kind":"once","delay_seconds":60,"label":"invoice 3","tags":{"customer":"7"}}`)
+	d := e.create(e.alice, `{"kind":"once","delay_seconds":60,"label":"invoice 4"}`)
+	bob := e.create(e.bob, `{"kind":"once","delay_seconds":60,"label":"invoice 1","tags":{"customer":"42"}}`)
+	expectAlarm(t, e.act(e.alice, "cancel", c.ID))
+
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"?label_prefix=invoice&tag=customer:42", []string{c.ID, a.ID}},
+		{"?label_prefix=invoice&tag=customer:42&status=active", []string{a.ID}},
+		{"?label_prefix=invoice%204", []string{d.ID}},
+		{"?label_prefix=invoice%25&tag=customer:42", []string{}}, // literal, no wildcards
+		{"?label_prefix=rem&tag=customer:7", []string{}},
+	} {
+		if got := ids(e.list(e.alice, tc.query).Alarms); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.query, got, tc.want)
+		}
+	}
+	first := e.list(e.alice, "?label_prefix=invoice&tag=customer:42&limit=1")
+	second := e.list(e.alice, "?label_prefix=invoice&tag=customer:42&limit=1&cursor="+url.QueryEscape(first.NextCursor))
+	if got := append(ids(first.Alarms), ids(second.Alarms)...); !slices.Equal(got, []string{c.ID, a.ID}) {
+		t.Errorf("pages: %v", got)
+	}
+	all, _ := decodeAdminList(t, e.as(e.ops, "GET", "/admin/v1/alarms?label_prefix=invoice&tag=customer:42", ""))
+	if got := adminIDs(all); !slices.Equal(got, []string{bob.ID, c.ID, a.ID}) {
+		t.Errorf("admin list: %v", got)
+	}
+	expectError(t, e.as(e.alice, "GET", "/v1/alarms?label_prefix=a%00", ""), http.StatusBadRequest, "invalid_argument", "label_prefix")
+}
+
 func adminIDs(as []adminAlarmView) []string {
 	out := []string{}
 	for _, a := range as {

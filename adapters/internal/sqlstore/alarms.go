@@ -13,14 +13,9 @@ import (
 // Get returns the alarm if scope sees it. The alarm is found by id alone and its owner
 // checked on the row, so an owner's read and the operator's are one statement and plan.
 func (e *Engine[T]) Get(ctx context.Context, scope ports.Scope, id string) (domain.Alarm, error) {
-	a, err := e.ScanAlarm(e.Read.QueryRow(ctx, e.SQL.GetAlarm, id))
+	a, err := e.scanTaggedRow(e.Read.QueryRow(ctx, e.tagged(e.SQL.GetAlarm, ""), id))
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !scope.Sees(a.Owner)) {
 		return domain.Alarm{}, e.notFound("alarm", id)
-	}
-	if err == nil {
-		as := []domain.Alarm{a}
-		err = e.withTags(ctx, e.Read, as)
-		a = as[0]
 	}
 	return a, e.mapError(err)
 }

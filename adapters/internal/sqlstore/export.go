@@ -10,15 +10,12 @@ import (
 
 // ExportAlarms returns the next page of every owner's alarms in id order.
 func (e *Engine[T]) ExportAlarms(ctx context.Context, after string, limit int) ([]domain.Alarm, error) {
-	rows, err := e.Read.Query(ctx, e.SQL.ExportAlarms, after, limit)
+	rows, err := e.Read.Query(ctx, e.tagged(e.SQL.ExportAlarms, ` ORDER BY r.id`), after, limit)
 	if err != nil {
 		return nil, e.mapError(err)
 	}
 	defer rows.Close()
-	as, err := e.ScanAlarms(rows, limit)
-	if err == nil {
-		err = e.withTags(ctx, e.Read, as)
-	}
+	as, err := e.scanTagged(rows, limit)
 	return as, e.mapError(err)
 }
 

@@ -45,22 +45,19 @@ func (e *Engine[T]) List(ctx context.Context, f ports.ListFilter) ([]domain.Alar
 	return e.readPage(ctx, limit, q, args...)
 }
 
-// readPage runs q, a page that reads at most limit+1 alarms newest first: the one row
-// more says whether another page follows. It returns the first limit alarms and the
+// readPage runs q, a page that reads at most limit+1 alarms newest first, and their
+// tags in the same statement: the one row more says whether another page follows. It returns the first limit alarms and the
 // cursor of the next page, "" on the last.
 func (e *Engine[T]) readPage(ctx context.Context, limit int, q string, args ...any) ([]domain.Alarm, string, error) {
-	rows, err := e.Read.Query(ctx, q, args...)
+	rows, err := e.Read.Query(ctx, e.tagged(q, ` ORDER BY r.id DESC`), args...)
 	if err != nil {
 		return nil, "", e.mapError(err)
 	}
 	defer rows.Close()
-	alarms, err := e.ScanAlarms(rows, limit+1)
+	alarms, err := e.scanTagged(rows, limit+1)
 	if err != nil {
 		return nil, "", e.mapError(err)
 	}
 	alarms, next := page.Cut(alarms, limit)
-	if err := e.withTags(ctx, e.Read, alarms); err != nil {
-		return nil, "", e.mapError(err)
-	}
 	return alarms, next, nil
 }

@@ -24,3 +24,14 @@ var TagPageShapes = []TagPageShape{
 	{"every filter", ports.ListFilter{Scope: ports.OwnedBy("o"), Status: domain.StatusFailed, Kind: domain.KindOnce,
 		LabelPrefix: "b", FailedSince: time.Unix(1, 0), Tags: []domain.TagFilter{{Key: "customer", Value: "42"}, {Key: "plan", Value: "pro"}}}},
 }
+
+// StatusTagPageShapes are the tag pages of one owner and a rare status, which walk the
+// owner's alarms of that status and check the pairs on each (sqlstore's statusTagPage).
+var StatusTagPageShapes = []TagPageShape{
+	{"failed, one pair", ports.ListFilter{Scope: ports.OwnedBy("o"), Status: domain.StatusFailed,
+		Tags: []domain.TagFilter{{Key: "customer", Value: "42"}}}},
+	{"paused, three pairs", ports.ListFilter{Scope: ports.OwnedBy("o"), Status: domain.StatusPaused, Tags: []domain.TagFilter{
+		{Key: "customer", Value: "42"}, {Key: "plan", Value: "pro"}, {Key: "region", Value: "eu"}}}},
+	{"every filter", ports.ListFilter{Scope: ports.OwnedBy("o"), Status: domain.StatusFailed, Kind: domain.KindOnce,
+		LabelPrefix: "b", FailedSince: time.Unix(1, 0), Tags: []domain.TagFilter{{Key: "customer", Value: "42"}, {Key: "plan", Value: "pro"}}}},
+}

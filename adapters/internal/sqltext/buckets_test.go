@@ -1,4 +1,4 @@
-package mysql
+package sqltext
 
 import (
 	"slices"
@@ -7,8 +7,8 @@ import (
 
 func TestBucket(t *testing.T) {
 	for _, c := range []struct{ n, want int }{{1, 1}, {2, 2}, {3, 4}, {8, 8}, {9, 16}, {500, 512}, {1000, 1024}} {
-		if got := paddedSize(c.n); got != c.want {
-			t.Errorf("paddedSize(%d) = %d, want %d", c.n, got, c.want)
+		if got := PaddedSize(c.n); got != c.want {
+			t.Errorf("PaddedSize(%d) = %d, want %d", c.n, got, c.want)
 		}
 	}
 }
@@ -27,21 +27,21 @@ func TestInsertPieces(t *testing.T) {
 		{512, []int{512}},
 		{1023, []int{512, 256, 128, 64, 32, 16, 8, 7}},
 	} {
-		got := insertPieces(c.n)
+		got := InsertPieces(c.n)
 		if !slices.Equal(got, c.want) {
-			t.Errorf("insertPieces(%d) = %v, want %v", c.n, got, c.want)
+			t.Errorf("InsertPieces(%d) = %v, want %v", c.n, got, c.want)
 		}
 	}
 	// Every size from 1 to 1,024 is covered exactly, by few distinct texts.
 	sizes := map[int]bool{}
 	for n := 1; n <= 1024; n++ {
 		sum := 0
-		for _, p := range insertPieces(n) {
+		for _, p := range InsertPieces(n) {
 			sum += p
 			sizes[p] = true
 		}
 		if sum != n {
-			t.Fatalf("insertPieces(%d) sums to %d", n, sum)
+			t.Fatalf("InsertPieces(%d) sums to %d", n, sum)
 		}
 	}
 	if len(sizes) > 18 {
