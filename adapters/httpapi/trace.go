@@ -20,13 +20,15 @@ import (
 // that span is what the alarms keep: their wakes then hang under it.
 
 // requestTrace is the trace context of r's headers, version 00; "" when it has none or
-// its traceparent does not parse.
+// its traceparent does not parse. The keys are written canonical: Get of any other
+// spelling allocates its canonical form on every request. A tracestate split over
+// several header lines keeps its first.
 func requestTrace(r *http.Request) (traceParent, traceState string) {
-	tp, ok := domain.ParseTraceParent(r.Header.Get("traceparent"))
+	tp, ok := domain.ParseTraceParent(r.Header.Get("Traceparent"))
 	if !ok {
 		return "", ""
 	}
-	if ts := r.Header.Get("tracestate"); domain.ValidTraceState(ts) {
+	if ts := r.Header.Get("Tracestate"); domain.ValidTraceState(ts) {
 		traceState = ts
 	}
 	return tp, traceState

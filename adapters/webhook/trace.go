@@ -17,9 +17,9 @@ func setTraceHeaders(h http.Header, w domain.Wake) {
 	if w.TraceParent == "" {
 		return
 	}
-	h.Set("traceparent", w.TraceParent)
+	h.Set("Traceparent", w.TraceParent)
 	if w.TraceState != "" {
-		h.Set("tracestate", w.TraceState)
+		h.Set("Tracestate", w.TraceState)
 	}
 }
 
