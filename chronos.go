@@ -28,9 +28,11 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
 	"github.com/chronoshq/chronos/adapters/httpapi"
+	"github.com/chronoshq/chronos/adapters/otlp"
 	"github.com/chronoshq/chronos/adapters/webui"
 	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/app/admin"
@@ -130,6 +132,15 @@ type Config struct {
 	// Endpoints tune the delivery of wakes whose alarm names an endpoint.
 	Endpoints EndpointOptions
 
+	// OTelEndpoint, when set, exports spans of every create, claim, wake and apply to
+	// this OTLP/HTTP endpoint, e.g. "http://collector:4318" (docs/tracing.md); Stop
+	// flushes them. TracerProvider, when set instead, records them with a provider of
+	// your own (your OpenTelemetry SDK), which the node does not shut down. Neither:
+	// no spans, and no cost. Wakes carry a child of their alarm's stored trace context
+	// either way.
+	OTelEndpoint   string
+	TracerProvider trace.TracerProvider
+
 	// Logger receives the node's logs; nil: none.
 	Logger *zap.Logger
 	// ClockOptions tune the node's clock; tests only (app.WithProcessClockSkew).
@@ -205,6 +216,8 @@ type Node struct {
 	upkeep    *chores.Maintenance
 	ui        *webui.UI
 	limiter   *owners.RateLimiter
+	tracer    trace.Tracer   // nil: no spans
+	otlp      *otlp.Exporter // the exporter of Config.OTelEndpoint, flushed by Stop
 
 	mu             sync.Mutex
 	started        bool
@@ -271,6 +284,10 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("chronos: retention: %w", err)
 	}
 	dc.Metrics, dc.Calendars = metrics, store
+	if err := n.startTracing(); err != nil {
+		return nil, err
+	}
+	dc.Tracer = n.tracer
 	if !cfg.Without.PauseGate {
 		dc.Gate = n.gate
 	}
@@ -297,6 +314,21 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 		}
 	}
 	return n, nil
+}
+
+// startTracing sets the node's tracer from TracerProvider or OTelEndpoint, if either.
+func (n *Node) startTracing() error {
+	switch {
+	case n.cfg.TracerProvider != nil:
+		n.tracer = n.cfg.TracerProvider.Tracer("github.com/chronoshq/chronos")
+	case n.cfg.OTelEndpoint != "":
+		exp, err := otlp.New(n.cfg.OTelEndpoint, n.cfg.Version, n.worker)
+		if err != nil {
+			return fmt.Errorf("chronos: OTelEndpoint: %w", err)
+		}
+		n.otlp, n.tracer = exp, exp.Tracer()
+	}
+	return nil
 }
 
 // countSampleInterval is how often one node of the cluster counts the alarms for the
@@ -383,6 +415,11 @@ func (n *Node) Stop(ctx context.Context) error {
 		case <-ctx.Done():
 		}
 	}
+	if n.otlp != nil {
+		if ferr := n.otlp.Shutdown(ctx); ferr != nil {
+			n.log.Warn("exporting the last spans failed", zap.Error(ferr))
+		}
+	}
 	return err
 }
 
@@ -424,7 +461,7 @@ func (n *Node) Handler() http.Handler {
 	opts := httpapi.Options{
 		Logger: n.log.Named("http"), Admin: n.admin, Endpoints: n.endpoints, Calendars: n.calendars, Tokens: n.tokens, ShowPayloads: n.cfg.ShowPayloads,
 		Redeliver: n.redeliver,
-		Metrics:   n.cfg.Metrics, MetricsHandler: n.cfg.MetricsHandler,
+		Metrics:   n.cfg.Metrics, MetricsHandler: n.cfg.MetricsHandler, Tracer: n.tracer,
 	}
 	if n.limiter != nil { // none: not even a call per request
 		opts.RateLimiter = n.limiter

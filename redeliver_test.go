@@ -56,8 +56,8 @@ func (r *recordingReceiver) answer(status int) {
 
 const redeliverySecret = "whsec_c2VjcmV0LWZvci1yZWRlbGl2ZXJ5LXRlc3Q="
 
-// webhookNode runs a node whose wakes go to a recording receiver, signed.
-func webhookNode(t *testing.T) (*chronos.Node, *recordingReceiver) {
+// redeliveryNode runs a node whose wakes go to a recording receiver, signed.
+func redeliveryNode(t *testing.T) (*chronos.Node, *recordingReceiver) {
 	t.Helper()
 	recv := &recordingReceiver{}
 	srv := httptest.NewServer(recv)
@@ -91,7 +91,7 @@ func eventsOf(t *testing.T, n *chronos.Node, owner, id string, typ domain.EventT
 // webhook-id, a valid Standard Webhooks signature and the redelivery header; the alarm
 // stays fired, and its history records the redelivery as the occurrence's next attempt.
 func TestRedeliverSendsAPastOccurrenceAgain(t *testing.T) {
-	n, recv := webhookNode(t)
+	n, recv := redeliveryNode(t)
 	a := createDue(t, n, 3)
 	waitFor(t, "the first delivery", func() bool { return get(t, n, a.ID).Status == domain.StatusFired })
 	before := get(t, n, a.ID)
@@ -147,7 +147,7 @@ func TestRedeliverSendsAPastOccurrenceAgain(t *testing.T) {
 
 // A series' occurrence is sent again without moving the series.
 func TestRedeliverDoesNotMoveASeries(t *testing.T) {
-	n, recv := webhookNode(t)
+	n, recv := redeliveryNode(t)
 	s, _, err := n.Alarms().Create(t.Context(), domain.Spec{Owner: "o", Kind: domain.KindCron, CronExpr: "0 0 1 1 *", Timezone: "UTC"})
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +174,7 @@ func TestRedeliverDoesNotMoveASeries(t *testing.T) {
 
 // What cannot be redelivered is refused, naming why, and sends nothing.
 func TestRedeliverRefuses(t *testing.T) {
-	n, recv := webhookNode(t)
+	n, recv := redeliveryNode(t)
 	fired := createDue(t, n, 3)
 	waitFor(t, "the first delivery", func() bool { return get(t, n, fired.ID).Status == domain.StatusFired })
 	hour := time.Hour
@@ -207,7 +207,7 @@ func TestRedeliverRefuses(t *testing.T) {
 // The owner's failed alarms are redelivered in bounded calls with a cursor; their
 // status stays failed.
 func TestRedeliverFailedWalksTheDeadLetters(t *testing.T) {
-	n, recv := webhookNode(t)
+	n, recv := redeliveryNode(t)
 	recv.answer(http.StatusInternalServerError)
 	var failed []domain.Alarm
 	for range 3 {

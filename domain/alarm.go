@@ -96,6 +96,11 @@ type Alarm struct {
 	// Tags are the owner's key/value pairs to find the alarm by (domain/tags.go); nil
 	// when it has none. The owner changes them with an update; nothing else does.
 	Tags map[string]string
+	// TraceParent and TraceState are the W3C trace context the alarm was created in
+	// (trace.go): a version-00 traceparent and its tracestate, "" when none. Every wake
+	// carries a child of it. Set at creation only.
+	TraceParent string
+	TraceState  string
 	// Debounce, on an alarm NewAlarm built from a create with OnDuplicateReplace, asks
 	// CreateBatch to replace the alarm of its key (debounce.go); nil otherwise, and
 	// always nil on an alarm a store returns.

@@ -49,6 +49,10 @@ type Spec struct {
 	// creation plus it (debounce.go).
 	OnDuplicate OnDuplicate
 	MaxWait     *time.Duration
+	// TraceParent and TraceState are the W3C trace context the alarm is created in
+	// (trace.go); "" for none. A traceparent of a later version is kept as version 00.
+	TraceParent string
+	TraceState  string
 }
 
 // Defaults fill in what a Spec leaves out.
@@ -63,6 +67,10 @@ func NewAlarm(id string, spec Spec, now time.Time, d Defaults) (Alarm, error) {
 		return Alarm{}, err
 	}
 	debounce, err := spec.debounce()
+	if err != nil {
+		return Alarm{}, err
+	}
+	traceParent, err := traceContext(spec.TraceParent, spec.TraceState)
 	if err != nil {
 		return Alarm{}, err
 	}
@@ -83,6 +91,8 @@ func NewAlarm(id string, spec Spec, now time.Time, d Defaults) (Alarm, error) {
 		CreatedAt:      now,
 		UpdatedAt:      now,
 		Tags:           cloneTags(spec.Tags),
+		TraceParent:    traceParent,
+		TraceState:     spec.TraceState,
 	}
 	if a.Delivery == "" {
 		a.Delivery = AtLeastOnce

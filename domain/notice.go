@@ -97,6 +97,8 @@ func (t *Transition) attachNotice(a Alarm, now time.Time) {
 		Status: StatusActive, Delivery: AtLeastOnce, MaxFailures: NoticeMaxFailures,
 		Endpoint: a.Endpoint, Series: Series{Notice: typ},
 		CreatedAt: now, UpdatedAt: now,
+		// The notice continues the trace of the alarm it is about.
+		TraceParent: a.TraceParent, TraceState: a.TraceState,
 	}
 }
 

@@ -27,6 +27,12 @@ type Wake struct {
 	// Notice is set on a failure notice (NoticeFailed, NoticePaused): it goes to the
 	// endpoint's failure_url, its body exactly Payload.
 	Notice string
+	// TraceParent and TraceState are the W3C trace context the wake carries; "" for
+	// none. NewWake copies the alarm's (its creator's span); the dispatcher replaces
+	// TraceParent with a child of it, this wake's own span, before it calls the Waker, so
+	// a Waker sends both as they are.
+	TraceParent string
+	TraceState  string
 }
 
 // NewWake builds the wake for the alarm's current occurrence, sent at now.
@@ -46,5 +52,7 @@ func NewWake(a Alarm, now time.Time) Wake {
 		Delivery:       a.Delivery,
 		Endpoint:       a.Endpoint,
 		Notice:         a.Series.Notice,
+		TraceParent:    a.TraceParent,
+		TraceState:     a.TraceState,
 	}
 }

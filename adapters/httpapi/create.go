@@ -44,6 +44,10 @@ type createRequest struct {
 	Endpoint string `json:"endpoint"`
 	// Tags are the alarm's key/value pairs (domain.ValidateTags).
 	Tags map[string]string `json:"tags"`
+	// TraceParent and TraceState are the W3C trace context the alarm is created in,
+	// when not the request's headers' (a batch's items may each have their own).
+	TraceParent string `json:"traceparent"`
+	TraceState  string `json:"tracestate"`
 	seriesRequest
 	debounceRequest
 }
@@ -126,6 +130,8 @@ func (req createRequest) spec(owner string) (domain.Spec, error) {
 		Delivery:       domain.Delivery(req.Delivery),
 		Endpoint:       req.Endpoint,
 		Tags:           req.Tags,
+		TraceParent:    req.TraceParent,
+		TraceState:     req.TraceState,
 	}
 	for _, f := range []struct{ name, value string }{
 		{"label", req.Label}, {"kind", req.Kind}, {"cron_expr", req.CronExpr}, {"timezone", req.Timezone},
@@ -193,7 +199,10 @@ func (a *api) createAlarm(w http.ResponseWriter, r *http.Request, owner string) 
 		a.writeError(w, r, err)
 		return
 	}
-	res, err := a.creator.CreateOne(r.Context(), spec)
+	ctx, span := a.startCreate(r)
+	span.adopt(&spec)
+	res, err := a.creator.CreateOne(ctx, spec)
+	span.end(res.Alarm.ID, 0, err)
 	if err != nil {
 		a.writeError(w, r, err)
 		return

@@ -73,6 +73,7 @@ func (a *api) createAlarmBatch(w http.ResponseWriter, r *http.Request, owner str
 		a.writeError(w, r, invalidArgument("alarms", fmt.Sprintf("must hold between 1 and %d alarms, got %d", MaxBatchItems, len(req.Alarms))))
 		return
 	}
+	ctx, span := a.startCreate(r)
 	itemErrs := make([]error, len(req.Alarms))
 	specs := make([]domain.Spec, 0, len(req.Alarms))
 	at := make([]int, 0, len(req.Alarms)) // specs[j] is item at[j]
@@ -92,6 +93,7 @@ func (a *api) createAlarmBatch(w http.ResponseWriter, r *http.Request, owner str
 			itemErrs[i] = err
 			continue
 		}
+		span.adopt(&spec)
 		specs, at = append(specs, spec), append(at, i)
 	}
 	var buf bytes.Buffer
@@ -106,8 +108,9 @@ func (a *api) createAlarmBatch(w http.ResponseWriter, r *http.Request, owner str
 		}
 	}
 	if len(specs) > 0 {
-		rs, err := a.creator.CreateBatch(r.Context(), specs)
+		rs, err := a.creator.CreateBatch(ctx, specs)
 		if err != nil {
+			span.end("", len(req.Alarms), err)
 			a.writeError(w, r, err)
 			return
 		}
@@ -119,6 +122,7 @@ func (a *api) createAlarmBatch(w http.ResponseWriter, r *http.Request, owner str
 			results[at[j]] = func(b *bytes.Buffer) error { return appendCreated(b, res) }
 		}
 	}
+	span.end("", len(req.Alarms), nil)
 	for i, write := range results {
 		if i > 0 {
 			buf.WriteByte(',')

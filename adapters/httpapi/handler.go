@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gorilla/mux"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
 	"github.com/chronoshq/chronos/adapters/internal/operator"
@@ -89,6 +90,9 @@ type Options struct {
 	// keyed by the token's id; nil: none. Requests without one (health, metrics, the
 	// document, a 401) are not paced.
 	RateLimiter RateLimiter
+	// Tracer, when set, records a span for every create (docs/tracing.md); nil: none,
+	// and no cost.
+	Tracer trace.Tracer
 }
 
 // api holds what the handlers share. Each use case field is the part of Alarms,
@@ -125,6 +129,7 @@ type api struct {
 	metrics      ports.Metrics
 	metricsPage  http.Handler
 	limiter      RateLimiter
+	tracer       trace.Tracer
 }
 
 // New returns the API's handler, middlewares included. ready may be nil, in which case
@@ -133,6 +138,7 @@ func New(alarms Alarms, auth Authenticator, ready Pinger, opts Options) http.Han
 	a := newAPI(alarms, opts)
 	a.auth, a.ready, a.maxBody, a.log = auth, ready, opts.MaxBodyBytes, opts.Logger
 	a.showPayloads, a.metrics, a.limiter = opts.ShowPayloads, opts.Metrics, opts.RateLimiter
+	a.tracer = opts.Tracer
 	if a.metrics == nil {
 		a.metrics = ports.NopMetrics{}
 	}

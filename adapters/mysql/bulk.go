@@ -16,7 +16,7 @@ var _ interface {
 	ports.Importer
 } = (*Store)(nil)
 
-// Bounds of one multi-row INSERT in CreateMany: 29 placeholders a row keeps 512 rows
+// Bounds of one multi-row INSERT in CreateMany: 31 placeholders a row keeps 512 rows
 // far below the 65,535 a statement may carry, and the byte budget keeps a statement of
 // large payloads well below the server's max_allowed_packet (16 MiB by default).
 const (

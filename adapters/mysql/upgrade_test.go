@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/adapters/internal/upgradetest"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -54,7 +53,7 @@ func TestMigrationUpgrades(t *testing.T) {
 // alarm is in its owner's lane at once, indexed. Rolled back to 7 (the column and index
 // gone) and applied again, the same.
 func TestMigrationLanesKeepsRows(t *testing.T) {
-	upgradetest.KeepsRows(t, upgradeDB(t), 7, sqlrow.AlarmColumns, sqlrow.AlarmParams, upgradetest.AlarmsV6(t), nil,
+	upgradetest.KeepsRows(t, upgradeDB(t), 7, upgradetest.AlarmColumnsV7, upgradetest.V7Params, upgradetest.AlarmsV6(t), nil,
 		func(s *Store, when string) {
 			var n, wrong int
 			err := s.db.QueryRowContext(t.Context(), `SELECT COUNT(*), COALESCE(SUM(lane IS NULL OR lane <> CRC32(owner) % 64), 0)

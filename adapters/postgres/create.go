@@ -7,7 +7,7 @@ package postgres
 const createSQL = `
 INSERT INTO alarms (` + alarmColumns + `)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
-        $24, $25, $26, $27, $28, $29)
+        $24, $25, $26, $27, $28, $29, $30, $31)
 ON CONFLICT (owner, idempotency_key) WHERE idempotency_key <> '' DO NOTHING
 RETURNING ` + alarmColumns
 

@@ -24,18 +24,19 @@ WITH t AS (
 		$8::timestamptz[], $9::timestamptz[], $10::text[], $11::text[], $12::text[], $13::text[],
 		$14::text[], $15::text[], $16::int[], $17::int[], $18::text[], $19::timestamptz[],
 		$20::timestamptz[], $21::timestamptz[], $22::text[], $23::int[], $24::int[],
-		$25::text[], $26::timestamptz[], $27::text[]
+		$25::text[], $26::timestamptz[], $27::text[], $28::text[], $29::text[]
 	) WITH ORDINALITY AS t(id, owner, label, kind, fire_at, cron_expr, timezone,
 		next_fire_at, scheduled_for, conversation_id, wake_message, payload, status,
 		delivery, idempotency_key, max_failures, failure_count, last_error, created_at,
 		updated_at, last_fired_at, series, fire_count, skip_streak, paused_reason,
-		paused_until, endpoint, ord)
+		paused_until, endpoint, trace_parent, trace_state, ord)
 ), inserted AS (
 	INSERT INTO alarms (` + alarmColumns + `)
 	SELECT id, owner, label, kind, fire_at, cron_expr, timezone, next_fire_at, scheduled_for,
 	       conversation_id, wake_message, payload::json, status, delivery, idempotency_key,
 	       max_failures, failure_count, last_error, NULL, NULL, created_at, updated_at, last_fired_at,
-	       series, fire_count, skip_streak, paused_reason, paused_until, endpoint
+	       series, fire_count, skip_streak, paused_reason, paused_until, endpoint,
+	       trace_parent, trace_state
 	FROM t ORDER BY ord
 	ON CONFLICT DO NOTHING
 	RETURNING id, owner, idempotency_key
@@ -50,7 +51,7 @@ const byIdempotencyKeysSQL = `SELECT ` + alarmColumns + ` FROM alarms
 // insertBatch is the engine's InsertBatch: createBatchSQL, one statement. It returns
 // what identifies each row it inserted, not every column: an inserted row is its item
 // as given, at the store's precision, so reading the row back would only return what is
-// already here, for the server's time to send 29 columns an alarm and the node's to
+// already here, for the server's time to send 31 columns an alarm and the node's to
 // decode them.
 func (s *Store) insertBatch(ctx context.Context, db sqlstore.DB, as []domain.Alarm) (map[string]bool, []domain.Alarm, error) {
 	rows, err := db.Query(ctx, createBatchSQL, createBatchArgs(as)...)
@@ -114,6 +115,8 @@ func createBatchArgs(as []domain.Alarm) []any {
 		column(as, func(a a) pgtype.Text { return text(a.PausedReason) }),
 		column(as, func(a a) pgtype.Timestamptz { return timestamptz(a.PausedUntil) }),
 		column(as, func(a a) pgtype.Text { return text(a.Endpoint) }),
+		column(as, func(a a) pgtype.Text { return nullText(a.TraceParent) }),
+		column(as, func(a a) pgtype.Text { return nullText(a.TraceState) }),
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/adapters/internal/storetest"
 	"github.com/chronoshq/chronos/adapters/internal/upgradetest"
 	"github.com/chronoshq/chronos/domain"
@@ -64,7 +63,7 @@ func TestMigrationUpgrades(t *testing.T) {
 // and alarms_lane_due_idx is there, valid, on the lane the fair claim names. Rolled back
 // to 00008 and applied again, the same.
 func TestMigrationLanesKeepsRows(t *testing.T) {
-	upgradetest.KeepsRows(t, upgradeDB(t), 8, sqlrow.AlarmColumns, sqlrow.AlarmParams, upgradetest.AlarmsV6(t), nil,
+	upgradetest.KeepsRows(t, upgradeDB(t), 8, upgradetest.AlarmColumnsV7, upgradetest.V7Params, upgradetest.AlarmsV6(t), nil,
 		func(s *Store, when string) {
 			var valid bool
 			var def string

@@ -17,7 +17,7 @@ var _ interface {
 	ports.Importer
 } = (*Store)(nil)
 
-// alarmsPerInsert keeps one multi-row INSERT of sqlrow.AlarmParams (29) variables a row
+// alarmsPerInsert keeps one multi-row INSERT of sqlrow.AlarmParams (31) variables a row
 // far below SQLite's limit of 32766 bound variables.
 const alarmsPerInsert = 500
 

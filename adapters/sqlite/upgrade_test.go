@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/adapters/internal/upgradetest"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -50,7 +49,7 @@ func TestMigrateUpgrades(t *testing.T) {
 // was, and every active alarm is in alarms_lane_due under a lane. Rolled back to 00007
 // and applied again, the same.
 func TestMigrateLanesKeepsRows(t *testing.T) {
-	upgradetest.KeepsRows(t, upgradeDB(t), 7, sqlrow.AlarmColumns, sqlrow.AlarmParams, upgradetest.AlarmsV6(t), nil,
+	upgradetest.KeepsRows(t, upgradeDB(t), 7, upgradetest.AlarmColumnsV7, upgradetest.V7Params, upgradetest.AlarmsV6(t), nil,
 		func(s *Store, when string) {
 			var active, laned int
 			err := s.reader.QueryRowContext(t.Context(), `SELECT count(*) FROM alarms WHERE status = 'active'`).Scan(&active)

@@ -215,6 +215,7 @@ func (wk *Waker) Wake(ctx context.Context, w domain.Wake) error {
 	if w.Redelivery {
 		req.Header.Set(RedeliveryHeader, "1")
 	}
+	setTraceHeaders(req.Header, w)
 	if len(wk.secrets) > 0 {
 		now := time.Now()
 		req.Header.Set(SignatureHeader, SignAll(wk.secrets, now, body))
@@ -227,6 +228,7 @@ func (wk *Waker) Wake(ctx context.Context, w domain.Wake) error {
 	if err != nil {
 		return wk.deliveryError(ctx, reqCtx, err)
 	}
+	recordStatus(ctx, resp.StatusCode)
 	// The status is the answer: a 2xx acknowledges the wake whatever its body does next
 	// (drips, never ends, is cut by a reset), since the receiver has said it took it.
 	// The body gets maxBodyWait; no timer when there is none (the common empty 2xx).

@@ -141,6 +141,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		}
 		claimed, err := d.store.ClaimDue(claimCtx, params)
 		cancel()
+		traced := d.traceClaim(work, start, len(claimed.Alarms), err)
 		if err != nil {
 			d.release(n)
 			if ctx.Err() != nil {
@@ -167,7 +168,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		fair.served(owners, time.Now())
 		if got > 0 {
 			d.inflight.Add(1)
-			go d.fire(work, claimed.Alarms)
+			go d.fire(traced, claimed.Alarms)
 		}
 		if more := fair.observe(params, claimed); more || got == n {
 			continue // more may be due right now

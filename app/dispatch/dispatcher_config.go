@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -40,6 +42,9 @@ type Config struct {
 	// Calendars is where series' exclusion calendars are read; nil: no series is
 	// excluded from anything.
 	Calendars CalendarSource
+	// Tracer records the claim, wake and apply spans (docs/tracing.md); nil: none, and
+	// no cost beyond sending on an alarm's stored trace context.
+	Tracer trace.Tracer
 }
 
 // PauseGate says whether dispatching may go on: Wait returns true once it may (at once

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
 	"github.com/chronoshq/chronos/domain"
@@ -30,7 +31,7 @@ func (d *Dispatcher) fire(work context.Context, alarms []domain.Alarm) {
 	now := d.clock.Now()
 	batch := make([]delivery, len(alarms))
 	var advances []domain.Transition
-	out := newOutcomeWindow(d)
+	out := newOutcomeWindow(d, trace.SpanContextFromContext(work))
 	for i, a := range alarms {
 		batch[i] = delivery{firing: d.beginFiring(work, a, now), send: true}
 		if skip := batch[i].firing.Skip; skip != nil {
@@ -159,7 +160,10 @@ func (d *Dispatcher) deliverOne(ctx context.Context, a domain.Alarm) (out domain
 		}
 	}()
 	start := d.clock.Now()
-	err := d.waker.Wake(ctx, domain.NewWake(a, start))
+	w := domain.NewWake(a, start)
+	ctx, span := d.traceWake(ctx, &w)
+	err := d.waker.Wake(ctx, w)
+	endWake(span, err)
 	end := d.clock.Now()
 	var held ports.Deferral
 	switch {
@@ -208,13 +212,13 @@ func failedOutcome(err error) domain.Outcome {
 // safe for at-least-once alarms (the lease expires and they fire again); an
 // at-most-once outcome that is never recorded leaves the advanced alarm leased, which
 // is logged here with its ids.
-func (d *Dispatcher) apply(ts []domain.Transition) {
+func (d *Dispatcher) apply(claim trace.SpanContext, ts []domain.Transition) {
 	deadline := time.Now().Add(d.cfg.Lease / 2)
 	wait := newRetryDelay(50*time.Millisecond, 2*time.Second)
 	for {
 		// Each attempt is bounded on its own, so one on a dead connection leaves time
 		// for another on a fresh one.
-		ctx, cancel := context.WithTimeout(context.Background(), min(d.cfg.storeTimeout(), max(time.Until(deadline), time.Second)))
+		ctx, cancel := context.WithTimeout(withClaimSpan(claim), min(d.cfg.storeTimeout(), max(time.Until(deadline), time.Second)))
 		_, err := d.applyOnce(ctx, ts)
 		cancel()
 		if err == nil {
@@ -239,7 +243,9 @@ func (d *Dispatcher) apply(ts []domain.Transition) {
 // applyOnce is one Apply call with its bookkeeping; it returns the stale ids.
 func (d *Dispatcher) applyOnce(ctx context.Context, ts []domain.Transition) (map[string]bool, error) {
 	d.stats.applyCalls.Add(1)
+	ctx, span := d.traceApply(ctx, len(ts))
 	res, err := d.store.Apply(ctx, ts)
+	endApply(span, len(res.Stale), err)
 	if err != nil {
 		return nil, err
 	}

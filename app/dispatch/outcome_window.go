@@ -3,6 +3,8 @@ package dispatch
 import (
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -21,13 +23,16 @@ const applyWindow = 20 * time.Millisecond
 // slows claims instead of piling outcomes up in memory). Used by fire's goroutine only.
 type outcomeWindow struct {
 	d       *Dispatcher
+	claim   trace.SpanContext // the batch's claim span, the parent of its applies
 	pending []domain.Transition
 	slots   int // wakes ended since the last flush, whose slots it releases
 	timer   *time.Timer
 	armed   bool
 }
 
-func newOutcomeWindow(d *Dispatcher) *outcomeWindow { return &outcomeWindow{d: d} }
+func newOutcomeWindow(d *Dispatcher, claim trace.SpanContext) *outcomeWindow {
+	return &outcomeWindow{d: d, claim: claim}
+}
 
 // add queues a transition for the next flush.
 func (o *outcomeWindow) add(t domain.Transition) {
@@ -69,7 +74,7 @@ func (o *outcomeWindow) flush() {
 	}
 	o.armed = false
 	if len(o.pending) > 0 {
-		o.d.apply(o.pending)
+		o.d.apply(o.claim, o.pending)
 		o.pending = o.pending[:0] // Apply keeps no reference to its argument
 	}
 	o.d.release(o.slots)

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/chronoshq/chronos/app/internal/bulk"
+	"github.com/chronoshq/chronos/app/internal/random"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -70,6 +71,11 @@ func (r *Redeliveries) redeliver(ctx context.Context, scope ports.Scope, a domai
 	}
 	now := r.clock.Now()
 	w := domain.RedeliveryWake(a, at, attempt, now)
+	if parent, ok := domain.ParseTraceParent(w.TraceParent); ok {
+		w.TraceParent = domain.ChildTraceParent(parent, random.SpanID()) // this wake's own span
+	} else {
+		w.TraceParent, w.TraceState = "", ""
+	}
 	out, err := r.wake(ctx, w)
 	if err != nil {
 		return domain.Redelivery{}, err

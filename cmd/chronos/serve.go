@@ -229,6 +229,7 @@ func (cfg *serveConfig) node() chronos.Config {
 		Retention:          cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
 		MaxActiveAlarmsPerOwner: cfg.MaxActive, QuotaRefresh: cfg.QuotaRefresh, RateLimit: cfg.RateLimit,
 		Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL, BackupDir: cfg.BackupDir,
+		OTelEndpoint: cfg.OTelEndpoint,
 		Endpoints: chronos.EndpointOptions{UserAgent: "chronos/" + Version(), ReceiverErrors: webhook.ReceiverErrors(cfg.ReceiverErrors),
 			BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown},
 	}

@@ -30,6 +30,7 @@ type serveConfig struct {
 	WakeSecretFile     string
 	TLSCert, TLSKey    string
 	PublicURL          string
+	OTelEndpoint       string
 	Dev                bool
 	Tick               time.Duration
 	Lease              time.Duration
@@ -77,6 +78,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.TLSCert, "tls-cert", "", "serve HTTPS on --listen with this PEM certificate (chain); needs --tls-key; both are read again on SIGHUP")
 	fs.StringVar(&c.TLSKey, "tls-key", "", "the PEM private key of --tls-cert")
 	fs.StringVar(&c.PublicURL, "public-url", "", "the address clients reach this server at; https://... makes dashboard cookies Secure and adds Strict-Transport-Security, also behind a TLS-terminating proxy")
+	fs.StringVar(&c.OTelEndpoint, "otel-endpoint", "", "export OpenTelemetry spans of every create, claim, wake and apply over OTLP/HTTP to this collector URL, e.g. http://collector:4318 (docs/tracing.md); \"\": none")
 	fs.BoolVar(&c.Dev, "dev", false, "print wakes as JSON lines to stdout instead of POSTing them")
 	fs.DurationVar(&c.Tick, "tick", d.Tick, "longest idle sleep between claims")
 	fs.DurationVar(&c.Lease, "lease", d.Lease, "claim lease; must exceed --delivery-timeout")
@@ -165,6 +167,11 @@ func (c *serveConfig) validate() error {
 	if c.PublicURL != "" {
 		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("--public-url %q must be an absolute http:// or https:// URL", c.PublicURL))
+		}
+	}
+	if c.OTelEndpoint != "" {
+		if u, err := url.Parse(c.OTelEndpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("--otel-endpoint %q must be an absolute http:// or https:// URL, e.g. http://collector:4318", c.OTelEndpoint))
 		}
 	}
 	if c.BreakerFailures < 1 {

@@ -37,6 +37,7 @@ func TestServeRefusesUnsafeConfiguration(t *testing.T) {
 		{"replica without PostgreSQL", []string{"--dev", "--store-replica", "postgres://standby/chronos"}, nil, []string{"--store-replica (CHRONOS_STORE_REPLICA) is for a PostgreSQL --store"}},
 		{"replica not PostgreSQL", []string{"--dev", "--store", "postgres://db/chronos", "--store-replica", "mysql://standby/chronos"}, nil, []string{"--store-replica (CHRONOS_STORE_REPLICA) is for a PostgreSQL --store"}},
 		{"relative public url", []string{"--dev", "--public-url", "chronos.example"}, nil, []string{"--public-url \"chronos.example\" must be an absolute http:// or https:// URL"}},
+		{"otel endpoint without scheme", []string{"--dev", "--otel-endpoint", "collector:4318"}, nil, []string{"--otel-endpoint \"collector:4318\" must be an absolute http:// or https:// URL"}},
 		{"missing backup dir", []string{"--dev", "--backup-dir", "/nonexistent/backups"}, nil, []string{`--backup-dir "/nonexistent/backups"`, "no such file or directory"}},
 		{"backup dir is a file", []string{"--dev", "--backup-dir", "backup.go"}, nil, []string{`--backup-dir "backup.go" is not a directory`}},
 		{"backoff cap below base", []string{"--dev", "--backoff-base", "1m", "--backoff-cap", "30s"}, nil, []string{"backoff base (1m0s) must be positive and not above the cap (30s)"}},

@@ -128,6 +128,8 @@ type alarmRecord struct {
 	PausedReason   string            `json:"paused_reason,omitempty"`
 	PausedUntil    *time.Time        `json:"paused_until,omitempty"`
 	Tags           map[string]string `json:"tags,omitempty"`
+	TraceParent    string            `json:"traceparent,omitempty"`
+	TraceState     string            `json:"tracestate,omitempty"`
 }
 
 // seriesRecord is domain.Series; the window is a Go duration ("36h0m0s"), exact.
@@ -183,6 +185,7 @@ func alarmToRecord(a domain.Alarm) alarmRecord {
 		ClaimedBy: a.ClaimedBy, ClaimedAt: stamp(a.ClaimedAt), CreatedAt: stamp(a.CreatedAt), UpdatedAt: stamp(a.UpdatedAt),
 		LastFiredAt: stamp(a.LastFiredAt), FireCount: a.FireCount, SkipStreak: a.SkipStreak,
 		PausedReason: a.PausedReason, PausedUntil: stamp(a.PausedUntil), Tags: a.Tags}
+	r.TraceParent, r.TraceState = a.TraceParent, a.TraceState
 	if a.Payload != nil {
 		if utf8.Valid(a.Payload) {
 			p := string(a.Payload)
@@ -220,6 +223,17 @@ func (r alarmRecord) alarm() (domain.Alarm, error) {
 	if len(a.Tags) == 0 {
 		a.Tags = nil
 	}
+	if r.TraceParent != "" {
+		tp, ok := domain.ParseTraceParent(r.TraceParent)
+		if !ok {
+			return domain.Alarm{}, fmt.Errorf("alarm %s: traceparent %q is not a W3C traceparent", r.ID, r.TraceParent)
+		}
+		a.TraceParent = tp
+	}
+	if r.TraceState != "" && (a.TraceParent == "" || !domain.ValidTraceState(r.TraceState)) {
+		return domain.Alarm{}, fmt.Errorf("alarm %s: tracestate must be at most %d printable ASCII characters, with a traceparent", r.ID, domain.MaxTraceStateLen)
+	}
+	a.TraceState = r.TraceState
 	switch {
 	case r.Payload != nil && r.PayloadBase64 != nil:
 		return domain.Alarm{}, fmt.Errorf("alarm %s: payload and payload_base64 are both set", r.ID)

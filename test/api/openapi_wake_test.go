@@ -32,7 +32,8 @@ func TestOpenAPIWebhooksMatchWhatTheWakerSends(t *testing.T) {
 	now := time.Date(2026, 11, 26, 4, 16, 15, 963_000_000, time.UTC)
 	fireAt := now
 	spec := domain.Spec{Owner: "alice", Label: "tea", Kind: domain.KindOnce, FireAt: &fireAt, ConversationID: "conv-42",
-		WakeMessage: "Time for tea.", Payload: []byte(`{ "cup": "green" }`), Endpoint: "billing"}
+		WakeMessage: "Time for tea.", Payload: []byte(`{ "cup": "green" }`), Endpoint: "billing",
+		TraceParent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", TraceState: "congo=t61rcWkgMzE"}
 	alarm, err := domain.NewAlarm("01a21611-7e74-727a-89bd-da9b9218c972", spec, now.Add(-time.Second), domain.Defaults{MaxFailures: 1})
 	if err != nil {
 		t.Fatal(err)

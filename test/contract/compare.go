@@ -95,6 +95,8 @@ func (e *env) alarmDiff(got, want domain.Alarm) string {
 	str("PausedReason", got.PausedReason, want.PausedReason)
 	tm("PausedUntil", got.PausedUntil, want.PausedUntil)
 	str("Endpoint", got.Endpoint, want.Endpoint)
+	str("TraceParent", got.TraceParent, want.TraceParent)
+	str("TraceState", got.TraceState, want.TraceState)
 	// The series' options: its times within the store's precision like the others; the
 	// window exactly (the API's are whole seconds).
 	gs, ws := got.Series, want.Series

@@ -56,6 +56,8 @@ package contract
 //                                  and rate exactly), list order, duplicates, update keeps
 //                                  CreatedAt, delete; an alarm's endpoint through every
 //                                  create and read, and the claim
+//   Trace         trace.go         an alarm's W3C trace context through create, batch
+//                                  and bulk create, Get, List, the claim and a notice
 //   Quota         quota.go         CountActive: the owner's active and paused alarms only,
 //                                  through every change of status; at most atMost
 //   BulkCreate    bulk.go          the optional ports.BulkCreator: round trip, created
@@ -108,6 +110,7 @@ func areas() []area {
 		{"Sessions", sessionCases},
 		{"Series", seriesCases},
 		{"Endpoints", endpointCases},
+		{"Trace", traceCases},
 		{"Calendars", calendarCases},
 		{"Quota", quotaCases},
 		{"Export", exportCases},

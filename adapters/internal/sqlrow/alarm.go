@@ -11,14 +11,15 @@ import (
 // AlarmColumns is the column list every alarm read selects, in Alarms.Scan's order (and
 // every alarm insert writes). Then come a cron series' options (series, JSON: see
 // EncodeSeries) and state (migration 00006), and last the endpoint its wakes go to
-// (00007). The endpoint is written by inserts only: a transition never changes it, so
-// Apply's statements leave it out.
+// (00007), and the W3C trace context it was created in (00015, NULL for none). These
+// are written by inserts only: a transition never changes them, so Apply's statements
+// leave them out.
 const AlarmColumns = `id, owner, label, kind, fire_at, cron_expr, timezone, next_fire_at,
 	scheduled_for, conversation_id, wake_message, payload, status, delivery,
 	idempotency_key, max_failures, failure_count, last_error, claimed_by, claimed_at,
 	created_at, updated_at, last_fired_at,
 	series, fire_count, skip_streak, paused_reason, paused_until,
-	endpoint`
+	endpoint, trace_parent, trace_state`
 
 // Qualified is a column list (such as AlarmColumns) with each column prefixed by
 // table, for a statement that joins another table with columns of the same names.
@@ -31,7 +32,7 @@ func Qualified(table, columns string) string {
 }
 
 // AlarmParams is how many values one row of AlarmColumns binds.
-const AlarmParams = 29
+const AlarmParams = 31
 
 // AlarmTimes are a's time columns, for a store to bring each to its precision before
 // it writes them. The series' own times are not among them: they are JSON text, kept
@@ -48,12 +49,13 @@ func AlarmTimes(a *domain.Alarm) []*time.Time {
 // them), never shared with the next row. An Alarms is for one goroutine.
 //
 // T is what the store's driver scans a time column into, S a text column that may be
-// NULL (claimed_by, series, and idempotency_key where "none" is NULL).
+// NULL (claimed_by, series, the trace context, and idempotency_key where "none" is NULL).
 type Alarms[T, S any] struct {
 	a                                           domain.Alarm
 	kind, status, delivery                      string
 	payload                                     []byte
 	idempotencyKey, claimedBy, series           S
+	traceParent, traceState                     S
 	fireAt, nextFireAt, scheduledFor, claimedAt T
 	createdAt, updatedAt, lastFiredAt           T
 	pausedUntil                                 T
@@ -72,7 +74,7 @@ func NewAlarms[T, S any](toTime func(T) time.Time, toText func(S) string) *Alarm
 		&s.idempotencyKey, &a.MaxFailures, &a.FailureCount, &a.LastError, &s.claimedBy, &s.claimedAt,
 		&s.createdAt, &s.updatedAt, &s.lastFiredAt,
 		&s.series, &a.FireCount, &a.SkipStreak, &a.PausedReason, &s.pausedUntil,
-		&a.Endpoint}
+		&a.Endpoint, &s.traceParent, &s.traceState}
 	return s
 }
 
@@ -90,6 +92,7 @@ func (s *Alarms[T, S]) Scan(r Scanner) (domain.Alarm, error) {
 	a.FireAt, a.NextFireAt, a.ScheduledFor = s.toTime(s.fireAt), s.toTime(s.nextFireAt), s.toTime(s.scheduledFor)
 	a.ClaimedAt, a.CreatedAt, a.UpdatedAt = s.toTime(s.claimedAt), s.toTime(s.createdAt), s.toTime(s.updatedAt)
 	a.LastFiredAt, a.PausedUntil = s.toTime(s.lastFiredAt), s.toTime(s.pausedUntil)
+	a.TraceParent, a.TraceState = s.toText(s.traceParent), s.toText(s.traceState)
 	series, err := DecodeSeries(s.toText(s.series))
 	if err != nil {
 		return domain.Alarm{}, fmt.Errorf("sqlrow: stored alarm %s: %w", a.ID, err)

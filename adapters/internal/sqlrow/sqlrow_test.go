@@ -58,10 +58,11 @@ func TestAlarmsScanConvertsNulls(t *testing.T) {
 		sql.NullString{}, 3, 0, "", sql.NullString{String: "w", Valid: true}, set,
 		set, set, null,
 		sql.NullString{}, 0, 0, "", null,
-		""}
+		"", sql.NullString{}, sql.NullString{}}
 	series := slices.Clone(row)
 	series[23], series[24], series[25], series[26], series[27] = sql.NullString{String: `{"misfire":"skip","max_fires":9}`, Valid: true}, 4, 2, "the breaker", set
 	series[28] = "billing"
+	series[29], series[30] = sql.NullString{String: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", Valid: true}, sql.NullString{String: "k=v", Valid: true}
 	rs := &fakeRows{rows: [][]any{series, row}}
 	got, err := NewAlarms(NullTime, NullString).All(rs, 2)
 	if err != nil {
@@ -74,12 +75,13 @@ func TestAlarmsScanConvertsNulls(t *testing.T) {
 	}
 	// The scanner's targets are reused: the second row keeps none of the first's series.
 	if !a.Series.IsZero() || a.FireCount != 0 || a.SkipStreak != 0 || a.PausedReason != "" || !a.PausedUntil.IsZero() ||
-		a.Endpoint != "" {
+		a.Endpoint != "" || a.TraceParent != "" || a.TraceState != "" {
 		t.Errorf("a row without series options or state scanned as %+v", a)
 	}
 	s := got[0]
 	if !reflect.DeepEqual(s.Series, domain.Series{Misfire: domain.MisfireSkip, MaxFires: 9}) || s.FireCount != 4 || s.SkipStreak != 2 ||
-		s.PausedReason != "the breaker" || !s.PausedUntil.Equal(at) || s.Endpoint != "billing" {
+		s.PausedReason != "the breaker" || !s.PausedUntil.Equal(at) || s.Endpoint != "billing" ||
+		s.TraceParent != "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" || s.TraceState != "k=v" {
 		t.Errorf("series row scanned as %+v", s)
 	}
 }
@@ -92,7 +94,7 @@ func TestAlarmsScanRefusesBadSeries(t *testing.T) {
 		sql.NullString{}, 3, 0, "", sql.NullString{}, sql.NullTime{},
 		set, set, sql.NullTime{},
 		sql.NullString{String: `{"start_at":"yesterday"}`, Valid: true}, 0, 0, "", sql.NullTime{},
-		""}
+		"", sql.NullString{}, sql.NullString{}}
 	if _, err := NewAlarms(NullTime, NullString).All(&fakeRows{rows: [][]any{row}}, 1); err == nil {
 		t.Error("a series with a bad start_at scanned without an error")
 	}

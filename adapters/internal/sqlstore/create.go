@@ -118,7 +118,7 @@ func (e *Engine[T]) AlarmArgs(a domain.Alarm) []any {
 		a.MaxFailures, a.FailureCount, a.LastError, NullText(a.ClaimedBy), e.TimeArg(a.ClaimedAt),
 		e.TimeArg(a.CreatedAt), e.TimeArg(a.UpdatedAt), e.TimeArg(a.LastFiredAt),
 		NullText(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, e.TimeArg(a.PausedUntil),
-		a.Endpoint}
+		a.Endpoint, NullText(a.TraceParent), NullText(a.TraceState)}
 }
 
 // keyArg is an idempotency key as the column keeps it: NULL for none where NullKeys.

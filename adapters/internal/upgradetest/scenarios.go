@@ -92,7 +92,7 @@ func laneOnlyDueKeepsRows[S ports.Store](t *testing.T, d Database[S], from int64
 	slices.Sort(active)
 	// A year on, every alarm is due and every lease has run out.
 	later := fixedClock(Now.Add(365 * 24 * time.Hour))
-	KeepsRows(t, d, from, sqlrow.AlarmColumns, sqlrow.AlarmParams, as, later, func(s S, when string) {
+	KeepsRows(t, d, from, AlarmColumnsV7, V7Params, as, later, func(s S, when string) {
 		ctx := t.Context()
 		if d.Indexed(t, "alarms_due") {
 			t.Errorf("%s: the index alarms_due is still there", when)

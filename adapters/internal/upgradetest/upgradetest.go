@@ -32,6 +32,13 @@ var AlarmColumnsV6 = firstColumns(V6Params)
 // V6Params is how many values a row of AlarmColumnsV6 binds.
 const V6Params = 28
 
+// AlarmColumnsV7 are the columns of alarms from migration 00007 up to 00014: the v6
+// ones and the endpoint (00015 adds the trace context).
+var AlarmColumnsV7 = firstColumns(V7Params)
+
+// V7Params is how many values a row of AlarmColumnsV7 binds.
+const V7Params = 29
+
 // firstColumns is the first n columns of sqlrow.AlarmColumns.
 func firstColumns(n int) string {
 	return strings.Join(strings.Split(sqlrow.AlarmColumns, ",")[:n], ",")

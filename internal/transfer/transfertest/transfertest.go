@@ -129,9 +129,10 @@ func Fill(t testing.TB, s ports.Store) Filled {
 	must("PutState", s.PutState(ctx, chores.DispatchStateName, `{"paused":false,"by":"tok_x","since":"2030-01-01T00:00:00Z"}`))
 	must("PutState", s.PutState(ctx, admin.SecretFingerprintKeyName, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"))
 
-	// Pending, with an idempotency key and an endpoint.
+	// Pending, with an idempotency key, an endpoint and a trace context.
 	keyed := once("alice", time.Hour)
 	keyed.IdempotencyKey, keyed.Endpoint = "order-1", "billing"
+	keyed.TraceParent, keyed.TraceState = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "congo=t61rcWkgMzE"
 	f.Keyed = create(keyed)
 
 	// Fired after one retry.
