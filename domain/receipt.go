@@ -1,0 +1,37 @@
+package domain
+
+import "time"
+
+// Receipt is what one delivery attempt came to at the receiver, kept with the event
+// that records the attempt (Event.Receipt): the attempt log. A wake that was never
+// sent (deferred, skipped by a misfire policy) has none.
+type Receipt struct {
+	// Duration is how long the wake took, from sending to the answer or the failure.
+	Duration time.Duration
+	// Status is the receiver's HTTP status; 0 when there was no HTTP answer (a
+	// transport error, a timeout, an in-process handler).
+	Status int
+	// ContentType is the answer's Content-Type; "" when none.
+	ContentType string
+	// Body is the first bytes of the answer's body, at most the node's attempt body
+	// limit; nil when none was kept.
+	Body []byte
+	// Truncated: the body went on past Body.
+	Truncated bool
+}
+
+// WithBodyLimit is r with its body cut to at most limit bytes (none for limit <= 0),
+// marked Truncated when anything was cut.
+func (r Receipt) WithBodyLimit(limit int) Receipt {
+	limit = max(limit, 0)
+	if len(r.Body) > limit {
+		r.Body, r.Truncated = r.Body[:limit:limit], true
+	}
+	if len(r.Body) == 0 {
+		r.Body = nil
+	}
+	return r
+}
+
+// IsAttempt reports whether e records a delivery attempt (it carries its Receipt).
+func (e Event) IsAttempt() bool { return e.Receipt != nil }
