@@ -20,6 +20,14 @@ type Receipt struct {
 	Truncated bool
 }
 
+// DefaultReceiptBody is how many bytes of an answer's body an attempt keeps unless the
+// node is told otherwise, and MaxReceiptBody the most it may be told: a batch of a
+// thousand attempts' events then stays within a database's default packet size.
+const (
+	DefaultReceiptBody = 1024
+	MaxReceiptBody     = 8192
+)
+
 // WithBodyLimit is r with its body cut to at most limit bytes (none for limit <= 0),
 // marked Truncated when anything was cut.
 func (r Receipt) WithBodyLimit(limit int) Receipt {
