@@ -28,9 +28,16 @@ const (
 	MaxReceiptBody     = 8192
 )
 
-// WithBodyLimit is r with its body cut to at most limit bytes (none for limit <= 0),
-// marked Truncated when anything was cut.
-func (r Receipt) WithBodyLimit(limit int) Receipt {
+// maxContentType bounds a kept Content-Type: a real one is a few dozen bytes.
+const maxContentType = 200
+
+// Kept is r as an attempt keeps it: the content type made printable text (a header may
+// carry any bytes; every store keeps it as text) of at most 200 bytes, and the body cut
+// to at most limit bytes (none for limit <= 0), marked Truncated when anything was cut.
+func (r Receipt) Kept(limit int) Receipt {
+	if r.ContentType != "" {
+		r.ContentType = PrintableText(r.ContentType, maxContentType)
+	}
 	limit = max(limit, 0)
 	if len(r.Body) > limit {
 		r.Body, r.Truncated = r.Body[:limit:limit], true

@@ -54,15 +54,18 @@ func TestDecidePutsTheReceiptOnTheAttemptsEvent(t *testing.T) {
 	})
 }
 
-func TestReceiptWithBodyLimit(t *testing.T) {
+func TestReceiptKept(t *testing.T) {
 	r := Receipt{Body: []byte("0123456789")}
-	if got := r.WithBodyLimit(4); string(got.Body) != "0123" || !got.Truncated {
-		t.Errorf("WithBodyLimit(4) = %q truncated %v, want 0123 truncated", got.Body, got.Truncated)
+	if got := r.Kept(4); string(got.Body) != "0123" || !got.Truncated {
+		t.Errorf("Kept(4) = %q truncated %v, want 0123 truncated", got.Body, got.Truncated)
 	}
-	if got := r.WithBodyLimit(10); string(got.Body) != "0123456789" || got.Truncated {
-		t.Errorf("WithBodyLimit(10) = %q truncated %v, want it whole", got.Body, got.Truncated)
+	if got := r.Kept(10); string(got.Body) != "0123456789" || got.Truncated {
+		t.Errorf("Kept(10) = %q truncated %v, want it whole", got.Body, got.Truncated)
 	}
-	if got := r.WithBodyLimit(0); got.Body != nil || !got.Truncated {
-		t.Errorf("WithBodyLimit(0) = %q truncated %v, want no body, truncated", got.Body, got.Truncated)
+	if got := r.Kept(0); got.Body != nil || !got.Truncated {
+		t.Errorf("Kept(0) = %q truncated %v, want no body, truncated", got.Body, got.Truncated)
+	}
+	if got := (Receipt{ContentType: "text/plain\x00\xff"}).Kept(10); got.ContentType != "text/plain\ufffd\ufffd" {
+		t.Errorf("Kept content type = %q, want it printable", got.ContentType)
 	}
 }
