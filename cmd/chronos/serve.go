@@ -226,7 +226,7 @@ func (cfg *serveConfig) node() chronos.Config {
 		Backoff: domain.Backoff{Base: cfg.BackoffBase, Cap: cfg.BackoffCap}, MaxFailures: cfg.MaxFailures,
 		MisfireThreshold: cfg.MisfireThreshold, OwnerMaxInFlight: cfg.OwnerMaxInFlight, UnfairClaims: cfg.UnfairClaims,
 		WakeURLMaxInFlight: cfg.WakeURLMaxInFlight, AttemptBodyBytes: attemptBodyBytes(cfg.AttemptBodyBytes),
-		Retention:          cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
+		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
 		MaxActiveAlarmsPerOwner: cfg.MaxActive, QuotaRefresh: cfg.QuotaRefresh, RateLimit: cfg.RateLimit,
 		Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL, BackupDir: cfg.BackupDir,
 		Endpoints: chronos.EndpointOptions{UserAgent: "chronos/" + Version(), ReceiverErrors: webhook.ReceiverErrors(cfg.ReceiverErrors),
