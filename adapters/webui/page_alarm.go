@@ -29,7 +29,7 @@ type alarmData struct {
 	Events            []domain.Event
 	Attempts          []attemptRow // the newest page of its attempt log
 	MoreAttempts      bool         // older attempts than the page (the API pages through them)
-	Actions           []string // the buttons that apply to it now
+	Actions           []string     // the buttons that apply to it now
 }
 
 // upcomingCount is how many future occurrences the alarm page lists.
