@@ -82,6 +82,11 @@ type Config struct {
 	// flight to it from this node and the rest wait here, owners in turn (0: 128 when
 	// Waker is a *webhook.Waker, else no limit; -1: no limit).
 	WakeURLMaxInFlight int
+	// AttemptBodyBytes is how much of a receiver's answer each delivery attempt keeps in
+	// the attempt log (GET /v1/alarms/{id}/attempts): 0 takes 1024
+	// (domain.DefaultReceiptBody), NoAttemptBody keeps none; at most
+	// domain.MaxReceiptBody. NewWebhookWaker reads it too.
+	AttemptBodyBytes int
 
 	// Retention deletes finished alarms and events older than this; 0 keeps
 	// everything. EventsPerAlarm caps each alarm's history (0: no cap).
@@ -190,7 +195,22 @@ func (c Config) dispatcher(worker string) dispatch.Config {
 	}
 	set(&d.Policy.MisfireThreshold, c.MisfireThreshold)
 	d.OwnerMaxInFlight, d.UnfairClaims = c.OwnerMaxInFlight, c.UnfairClaims
+	d.AttemptBodyBytes = c.attemptBodyBytes()
 	return d
+}
+
+// NoAttemptBody is Config.AttemptBodyBytes keeping no body of any answer.
+const NoAttemptBody = -1
+
+// attemptBodyBytes is how many body bytes an attempt keeps, AttemptBodyBytes read.
+func (c Config) attemptBodyBytes() int {
+	switch {
+	case c.AttemptBodyBytes == 0:
+		return domain.DefaultReceiptBody
+	case c.AttemptBodyBytes == NoAttemptBody:
+		return 0
+	}
+	return c.AttemptBodyBytes // another negative is refused by dispatch.Config.Validate
 }
 
 // Node is one chronos node: its use cases, its dispatcher and its background work.
@@ -296,7 +316,7 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	if n.dispatch, err = dispatch.New(store, waker, n.clock, n.hints, dc, log.Named("dispatcher")); err != nil {
 		return nil, fmt.Errorf("chronos: dispatcher: %w", err)
 	}
-	n.redeliver = owners.NewRedeliveries(store, waker, n.clock, owners.RedeliveryConfig{Worker: worker, DeliveryTimeout: dc.DeliveryTimeout},
+	n.redeliver = owners.NewRedeliveries(store, waker, n.clock, owners.RedeliveryConfig{Worker: worker, DeliveryTimeout: dc.DeliveryTimeout, AttemptBodyBytes: dc.AttemptBodyBytes},
 		log.Named("redeliveries"))
 	interval := chores.HeartbeatInterval(dc.Lease)
 	n.admin = admin.New(store, n.clock, n.gate, n.retention, admin.Config{

@@ -35,15 +35,26 @@ type EndpointOptions struct {
 // with secrets, under cfg's delivery timeout (its default when zero), keeping at most
 // cfg.Concurrency connections, with cfg.Endpoints' UserAgent and ReceiverErrors. Close
 // it once the node has stopped.
+//
+// Its answers' bodies go to the attempt log (cfg.AttemptBodyBytes) only when
+// ReceiverErrors is full: this one receiver serves every owner, and is the operator's,
+// so by default owners read its status and nothing of its own words, in the attempt
+// log as in last_error. An endpoint's receiver is its owner's: its bodies are kept.
 func NewWebhookWaker(cfg Config, url string, secrets []string) (*webhook.Waker, error) {
 	d := dispatch.DefaultConfig()
+	bodyBytes := 0
+	if cfg.Endpoints.ReceiverErrors == webhook.ReceiverErrorsFull && cfg.AttemptBodyBytes >= 0 {
+		bodyBytes = cfg.attemptBodyBytes()
+	}
 	return webhook.New(webhook.Options{URL: url, Secrets: secrets, Timeout: cmp.Or(cfg.DeliveryTimeout, d.DeliveryTimeout),
-		MaxConns: cmp.Or(cfg.Concurrency, d.Concurrency), UserAgent: cfg.Endpoints.UserAgent, ReceiverErrors: cfg.Endpoints.ReceiverErrors})
+		MaxConns: cmp.Or(cfg.Concurrency, d.Concurrency), UserAgent: cfg.Endpoints.UserAgent, ReceiverErrors: cfg.Endpoints.ReceiverErrors,
+		AttemptBodyBytes: bodyBytes})
 }
 
 // newEndpointRouter routes the wakes of alarms that name an endpoint to that endpoint,
 // and the rest to def; d is the node's dispatcher configuration.
 func newEndpointRouter(store ports.Store, def ports.Waker, o EndpointOptions, d dispatch.Config, sharedMax int, metrics ports.Metrics, log *zap.Logger) *dispatch.EndpointRouter {
+	bodyBytes := max(d.AttemptBodyBytes, 0) // dispatch.Config.Validate refuses a bad one
 	build := o.Waker
 	if build == nil {
 		// Each endpoint's waker keeps its own connections, as many as it may use at once.
@@ -57,7 +68,7 @@ func newEndpointRouter(store ports.Store, def ports.Waker, o EndpointOptions, d 
 				conns = min(conns, e.MaxInFlight)
 			}
 			return webhook.New(webhook.Options{URL: e.URL, Secrets: e.Secrets, Timeout: timeout, MaxConns: conns,
-				UserAgent: o.UserAgent, ReceiverErrors: o.ReceiverErrors})
+				UserAgent: o.UserAgent, ReceiverErrors: o.ReceiverErrors, AttemptBodyBytes: min(bodyBytes, domain.MaxReceiptBody)})
 		}
 	}
 	return dispatch.NewEndpointRouter(def, store, build, dispatch.EndpointRouterConfig{

@@ -131,6 +131,14 @@ func TestRedeliverSendsAPastOccurrenceAgain(t *testing.T) {
 		t.Errorf("redelivered events %+v; want one, attempt 2, for the occurrence, by this node, no error", red)
 	}
 
+	atts, _, err := n.Alarms().Attempts(t.Context(), "o", a.ID, 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(atts) != 2 || atts[0].Type != domain.EventRedelivered || atts[0].Receipt == nil || atts[0].Receipt.Status != http.StatusOK {
+		t.Errorf("attempts %+v; want the redelivery first, with the receiver's 200, then the delivery", atts)
+	}
+
 	// A refusal is recorded too, with the receiver's answer.
 	recv.answer(http.StatusServiceUnavailable)
 	got, err = n.Redeliveries().Redeliver(t.Context(), "o", a.ID, got.OccurrenceKey)

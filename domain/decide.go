@@ -20,6 +20,9 @@ type Outcome struct {
 	// and the alarm is due again after this long. Not an attempt: nothing is counted,
 	// no retry is used. Error says why, for the log.
 	Defer time.Duration
+	// Receipt is what the attempt came to at the receiver (the attempt log); Decide
+	// puts it on the attempt's event. nil when unknown; ignored for a Defer.
+	Receipt *Receipt
 }
 
 // Deferred is the outcome of a wake held back for d (see Outcome.Defer).
@@ -128,6 +131,13 @@ func inDoubt(a Alarm, now time.Time) string {
 // lease released; a failure is never retried (once: failed; cron: last_error).
 func Decide(f Firing, o Outcome, now time.Time, p Policy) Transition {
 	t := decide(f, o, now, p)
+	if o.Receipt != nil && o.Defer == 0 && len(t.Events) > 0 {
+		// Every path of an attempt writes its event first (fired, retry_scheduled,
+		// failed, skipped, attempt_delivered, attempt_failed); missed, excluded and
+		// paused events follow it and are not attempts.
+		r := *o.Receipt
+		t.Events[0].Receipt = &r
+	}
 	t.attachNotice(f.Alarm, now)
 	return t
 }

@@ -36,6 +36,10 @@ type Event struct {
 	ScheduledFor time.Time // the occurrence it concerns; zero when none
 	Worker       string    // the worker that caused it; "" for owner actions
 	Message      string    // error text or detail, for people
+	// Receipt is set on the event of a delivery attempt (fired, retry_scheduled,
+	// failed, skipped, attempt_delivered, attempt_failed written by Decide): what the
+	// receiver answered and how long it took. nil on every other event.
+	Receipt *Receipt
 }
 
 // CreatedEvent opens the history of an alarm created at createdAt. Stores do not write

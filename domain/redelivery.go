@@ -12,15 +12,17 @@ import (
 // Redelivery changes nothing of the alarm but its history: a fired alarm stays fired,
 // a series keeps its next occurrence, a failed alarm stays failed.
 
-// attemptEvents are the events a delivery attempt of an occurrence writes: an
-// occurrence with one of them was sent at least once, and so may be sent again.
-var attemptEvents = map[EventType]bool{
+// deliveryEvents are the events a delivery attempt of an occurrence writes: an
+// occurrence with one of them was sent at least once, and so may be sent again. By
+// type, not by Receipt: a history read with Events carries no receipts, and events
+// written before the attempt log had none.
+var deliveryEvents = map[EventType]bool{
 	EventFired: true, EventRetryScheduled: true, EventFailed: true, EventSkipped: true,
 	EventAttemptDelivered: true, EventAttemptFailed: true, EventRedelivered: true,
 }
 
-// IsAttempt reports whether e records a delivery attempt of its occurrence.
-func (e Event) IsAttempt() bool { return attemptEvents[e.Type] }
+// recordsDelivery reports whether e records a delivery attempt of its occurrence.
+func (e Event) recordsDelivery() bool { return deliveryEvents[e.Type] }
 
 // RedeliveryTarget is the occurrence of a to send again, found in its history (oldest
 // first, as AlarmReader.Events returns it): the one key names, or with key "" the
@@ -34,7 +36,7 @@ func RedeliveryTarget(a Alarm, history []Event, key string) (scheduledFor time.T
 		}
 	} else {
 		for i := len(history) - 1; i >= 0 && key == ""; i-- {
-			if history[i].IsAttempt() && !history[i].ScheduledFor.IsZero() {
+			if history[i].recordsDelivery() && !history[i].ScheduledFor.IsZero() {
 				key = OccurrenceKey(a.SeriesID(), history[i].ScheduledFor)
 			}
 		}
@@ -45,7 +47,7 @@ func RedeliveryTarget(a Alarm, history []Event, key string) (scheduledFor time.T
 	// A key carries whole seconds; the occurrence's time is the one its attempts recorded.
 	found := false
 	for _, e := range history {
-		if e.IsAttempt() && !e.ScheduledFor.IsZero() && OccurrenceKey(a.SeriesID(), e.ScheduledFor) == key {
+		if e.recordsDelivery() && !e.ScheduledFor.IsZero() && OccurrenceKey(a.SeriesID(), e.ScheduledFor) == key {
 			found, scheduledFor = true, e.ScheduledFor
 			attempt = max(attempt, e.Attempt)
 		}
@@ -83,14 +85,15 @@ func RedeliveryWake(a Alarm, scheduledFor time.Time, attempt int, now time.Time)
 
 // Redelivered records a redelivery in a's history and changes nothing else: every
 // column as it is, its lease kept (a worker delivering its current occurrence records
-// that outcome as usual). out is the redelivery's outcome; worker the node that sent it.
+// that outcome as usual). out is the redelivery's outcome, its Receipt the attempt log's
+// entry; worker the node that sent it.
 func Redelivered(a Alarm, scheduledFor time.Time, attempt int, worker string, out Outcome, now time.Time) Transition {
 	t := base(TransitionRedelivered, a, now)
 	t.Fence, t.KeepLease = Fence{}, true
 	t.UpdatedAt = a.UpdatedAt // a redelivery is not a change of the alarm
 	t.Events = append(t.Events, Event{
 		AlarmID: a.ID, Type: EventRedelivered, At: now.UTC(), Attempt: attempt,
-		ScheduledFor: scheduledFor.UTC(), Worker: worker, Message: out.Error,
+		ScheduledFor: scheduledFor.UTC(), Worker: worker, Message: out.Error, Receipt: out.Receipt,
 	})
 	return t
 }

@@ -2,6 +2,7 @@ package ports
 
 import (
 	"encoding/base64"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/chronoshq/chronos/domain"
@@ -22,4 +23,21 @@ func DecodeListCursor(c string) (string, error) {
 		return "", &domain.ValidationError{Field: "cursor", Message: "is not a cursor returned by a previous list call"}
 	}
 	return string(b), nil
+}
+
+// EncodeAttemptCursor makes the cursor AlarmReader.Attempts returns after a page whose
+// last (oldest) attempt is the event lastID: the id, base64url-encoded like a list's.
+func EncodeAttemptCursor(lastID int64) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(lastID, 10)))
+}
+
+// DecodeAttemptCursor returns the event id an attempts cursor continues before, or the
+// *domain.ValidationError on "cursor" that Attempts must return for one it did not issue.
+func DecodeAttemptCursor(c string) (int64, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	id, perr := strconv.ParseInt(string(b), 10, 64)
+	if err != nil || perr != nil || id <= 0 {
+		return 0, &domain.ValidationError{Field: "cursor", Message: "is not a cursor returned by a previous attempts call"}
+	}
+	return id, nil
 }

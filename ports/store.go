@@ -145,6 +145,19 @@ type AlarmReader interface {
 	// or not in scope.
 	Events(ctx context.Context, scope Scope, id string, limit int) ([]domain.Event, error)
 
+	// Attempts returns a page of the alarm's attempt log: its stored events that carry
+	// a Receipt (domain.Event.IsAttempt), newest first, at most min(q.Limit,
+	// MaxAttemptsLimit) of them (q.Limit <= 0: DefaultAttemptsLimit), each with its
+	// Receipt as written. The returned cursor is "" on the last page (EncodeAttemptCursor
+	// of the last event's id otherwise); passing it back continues with older attempts.
+	// A cursor it did not issue is a *domain.ValidationError on "cursor". ErrNotFound
+	// when the alarm is unknown or not in q.Scope.
+	//
+	// Events (the history) need not read the receipts; Attempts must. Cost: a walk of
+	// the alarm's own events, newest first from the cursor ((alarm_id, id)), skipping
+	// the events that are not attempts; never a scan of other alarms' events.
+	Attempts(ctx context.Context, q AttemptsQuery) (attempts []domain.Event, nextCursor string, err error)
+
 	// CountAlarms counts alarms by status, and the due backlog: active alarms whose
 	// next_fire_at is at or before the store's now and that no worker holds a live
 	// lease on, with the earliest such next_fire_at. It reads every alarm's status (an
@@ -171,7 +184,19 @@ const (
 	DefaultListLimit = 100
 	MaxListLimit     = 500
 	MaxEventsLimit   = 1000
+
+	DefaultAttemptsLimit = 20
+	MaxAttemptsLimit     = 100
 )
+
+// AttemptsQuery says which page of an alarm's attempt log AlarmReader.Attempts returns.
+type AttemptsQuery struct {
+	Scope   Scope
+	AlarmID string
+	Limit   int
+	// Cursor continues after the page that returned it; "" for the newest attempts.
+	Cursor string
+}
 
 // ListFilter says which alarms AlarmReader.List returns. Zero fields other than Scope do
 // not filter; the zero Scope sees nothing, so a filter always says whose alarms it is

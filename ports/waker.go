@@ -40,3 +40,34 @@ type Deferral interface {
 	// DeferReason is one of the Deferred* reasons of Metrics.Deferred.
 	DeferReason() string
 }
+
+// ResponseWaker is a Waker that also reports what the receiver answered, for the
+// attempt log (AlarmReader.Attempts). It is optional: for a Waker without it the
+// dispatcher records the attempt's duration and error text only (an in-process handler
+// has no answer to report).
+type ResponseWaker interface {
+	Waker
+	// WakeResponse delivers w exactly as Wake would (its error means what Wake's does)
+	// and returns the receiver's answer whenever there was one, a refusal too (a 503
+	// with its error); the zero Response when none came (a transport error, a timeout,
+	// a wake held back). It reads at most its configured number of body bytes, none
+	// from an answer without a body, so the common empty 2xx costs nothing more.
+	WakeResponse(ctx context.Context, w domain.Wake) (Response, error)
+}
+
+// Response is a receiver's answer to one wake, as a ResponseWaker reports it.
+type Response struct {
+	Status      int    // the HTTP status; 0: no answer
+	ContentType string // the Content-Type header; "" when none
+	Body        []byte // the first bytes of the body; nil when none were read
+	Truncated   bool   // the body went on past Body
+}
+
+// WakeFor delivers w with wk, through WakeResponse when wk is a ResponseWaker (the
+// zero Response otherwise): how a waker that wraps another passes the answer through.
+func WakeFor(ctx context.Context, wk Waker, w domain.Wake) (Response, error) {
+	if rw, ok := wk.(ResponseWaker); ok {
+		return rw.WakeResponse(ctx, w)
+	}
+	return Response{}, wk.Wake(ctx, w)
+}

@@ -54,6 +54,7 @@ func (a *api) adminRoutes(r *mux.Router) {
 	r.Handle("/admin/v1/alarms/{id}", a.adminRead(adminAction(a, a.adminAlarms, readAlarm))).Methods(get)
 	r.Handle("/admin/v1/alarms/{id}", a.adminChange(a.adminDelete)).Methods(del)
 	r.Handle("/admin/v1/alarms/{id}/events", a.adminRead(a.adminEvents)).Methods(get)
+	r.Handle("/admin/v1/alarms/{id}/attempts", a.adminRead(a.adminAttempts)).Methods(get)
 	r.Handle("/admin/v1/alarms/{id}/retry", a.adminChange(adminAction(a, a.adminActions, operator.AlarmActions.Retry))).Methods(post)
 	r.Handle("/admin/v1/alarms/{id}/cancel", a.adminChange(adminAction(a, a.adminActions, operator.AlarmActions.Cancel))).Methods(post)
 	r.Handle("/admin/v1/workers", a.adminRead(a.adminWorkers)).Methods(get)

@@ -17,6 +17,7 @@ type AlarmReader interface {
 	Get(ctx context.Context, owner, id string) (domain.Alarm, error)
 	List(ctx context.Context, owner string, f ports.ListFilter) ([]domain.Alarm, string, error)
 	Events(ctx context.Context, owner, id string, limit int) ([]domain.Event, error)
+	Attempts(ctx context.Context, owner, id string, limit int, cursor string) ([]domain.Event, string, error)
 }
 
 // AlarmActions are the owner's changes to the state of one of its alarms (*owners.Alarms).

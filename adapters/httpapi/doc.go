@@ -7,6 +7,7 @@
 //	DELETE /v1/alarms/{id}                     200 {alarm}   cancel; idempotent
 //	POST   /v1/alarms/{id}/pause|resume|trigger 200 {alarm}
 //	GET    /v1/alarms/{id}/events?limit=       200 {events}
+//	GET    /v1/alarms/{id}/attempts?limit=&cursor= 200 {attempts, next_cursor}   newest first
 //	GET    /healthz  /readyz  /openapi.json    no token (openapi.yaml, embedded, is the full contract)
 //
 // Every error is {"error": {"code", "message", "field"}}, field naming the offending
@@ -20,7 +21,7 @@
 //     optional field means the same as leaving it out; max_failures given as 0 is refused,
 //     not read as "the server default".
 //   - limit must be an integer from 1 to 500 for /v1/alarms (default 100) and from 1 to
-//     1000 for events (default 1000); anything else is a 400 naming "limit", never
+//     1000 for events (default 1000), from 1 to 100 for attempts (default 20); anything else is a 400 naming "limit", never
 //     silently clamped. next_cursor is "" on the last page.
 //   - The alarm's payload is written back byte for byte as it was posted, whitespace
 //     included (encoding/json would compact it, so the alarm view is written by hand).

@@ -51,6 +51,9 @@ func (f failingAlarms) List(context.Context, string, ports.ListFilter) ([]domain
 func (f failingAlarms) Events(context.Context, string, string, int) ([]domain.Event, error) {
 	return nil, f.fail()
 }
+func (f failingAlarms) Attempts(context.Context, string, string, int, string) ([]domain.Event, string, error) {
+	return nil, "", f.fail()
+}
 func (f failingAlarms) Cancel(context.Context, string, string) (domain.Alarm, error) {
 	return domain.Alarm{}, f.fail()
 }

@@ -202,6 +202,7 @@ func (a *api) routes() *mux.Router {
 	r.Handle("/v1/alarms/{id}/upcoming", a.owned(a.upcoming)).Methods(http.MethodGet)
 	r.Handle("/v1/alarms/{id}/backfill", a.owned(a.backfill)).Methods(http.MethodPost)
 	r.Handle("/v1/alarms/{id}/events", a.owned(a.listEvents)).Methods(http.MethodGet)
+	r.Handle("/v1/alarms/{id}/attempts", a.owned(a.listAttempts)).Methods(http.MethodGet)
 	r.Handle("/v1/schedules/preview", a.owned(a.preview)).Methods(http.MethodPost)
 	a.adminRoutes(r)
 	a.endpointRoutes(r)

@@ -9,20 +9,26 @@ import (
 	"github.com/chronoshq/chronos/domain"
 )
 
-// eventsPerInsert bounds one multi-row INSERT: 7 placeholders a row stays far below
+// eventsPerInsert bounds one multi-row INSERT: 12 placeholders a row stays far below
 // the 65,535 a statement may carry, and the statement below max_allowed_packet.
 const eventsPerInsert = 1024
+
+// An event row is its columns and the attempt log's (NULLs when it is no attempt).
+const (
+	eventColumns = sqlrow.EventColumns + `, ` + sqlrow.ReceiptColumns
+	eventParams  = sqlrow.EventParams + sqlrow.ReceiptParams
+)
 
 // insertEvents appends evs, in order, with multi-row INSERTs cut into insertPieces, so
 // that each is a prepared statement of a few sizes (buckets.go).
 func insertEvents(ctx context.Context, tx batchTx, evs []domain.Event) error {
 	for chunk := range slices.Chunk(evs, eventsPerInsert) {
 		if err := eachPiece(chunk, func(piece []domain.Event) error {
-			args := make([]any, 0, sqlrow.EventParams*len(piece))
+			args := make([]any, 0, eventParams*len(piece))
 			for _, ev := range piece {
-				args = sqlrow.AppendEvent(args, ev, timeArg)
+				args = sqlrow.AppendReceipt(sqlrow.AppendEvent(args, ev, timeArg), ev.Receipt)
 			}
-			q := `INSERT INTO alarm_events (` + sqlrow.EventColumns + `) VALUES ` + sqltext.ValuesRows(len(piece), sqlrow.EventParams)
+			q := `INSERT INTO alarm_events (` + eventColumns + `) VALUES ` + sqltext.ValuesRows(len(piece), eventParams)
 			_, err := tx.exec(ctx, q, args...)
 			return err
 		}); err != nil {

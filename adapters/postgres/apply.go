@@ -13,7 +13,8 @@ import (
 // one round trip and one implicit transaction whatever the batch size.
 //
 // The transitions arrive as parallel arrays ($1..$16, one element per transition) and
-// the events as another set ($17..$23, one element per event, each naming its alarm).
+// the events as another set ($17..$28, one element per event, each naming its alarm, with
+// the attempt log's columns NULL on an event that is no attempt).
 // The UPDATE changes a row only while it still carries the transition's lease (or
 // unconditionally when the transition is unfenced); the INSERT takes only the events
 // of rows the UPDATE returned, so a stale transition writes nothing at all. Under READ
@@ -57,12 +58,16 @@ WITH t AS (
 	  AND (NOT t.fenced OR (a.claimed_by = t.fence_worker AND a.claimed_at = t.fence_at))
 	RETURNING a.id
 ), events AS (
-	INSERT INTO alarm_events (alarm_id, type, at, attempt, scheduled_for, worker, message)
-	SELECT e.alarm_id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message
+	INSERT INTO alarm_events (alarm_id, type, at, attempt, scheduled_for, worker, message,
+		duration_us, http_status, response_type, response_body, response_truncated)
+	SELECT e.alarm_id, e.type, e.at, e.attempt, e.scheduled_for, e.worker, e.message,
+		e.duration_us, e.http_status, e.response_type, e.response_body, e.response_truncated
 	FROM unnest(
 		$17::text[], $18::text[], $19::timestamptz[], $20::int[],
-		$21::timestamptz[], $22::text[], $23::text[]
-	) WITH ORDINALITY AS e(alarm_id, type, at, attempt, scheduled_for, worker, message, ord)
+		$21::timestamptz[], $22::text[], $23::text[],
+		$24::bigint[], $25::int[], $26::text[], $27::bytea[], $28::bool[]
+	) WITH ORDINALITY AS e(alarm_id, type, at, attempt, scheduled_for, worker, message,
+		duration_us, http_status, response_type, response_body, response_truncated, ord)
 	WHERE e.alarm_id IN (SELECT id FROM applied)
 	ORDER BY e.ord -- event ids follow the order the domain listed them in
 )
@@ -113,6 +118,7 @@ func applyArgs(ts []domain.Transition) []any {
 		evAlarmIDs, evTypes, evWorkers, evMessages = make(elems[pgtype.Text], 0, nev), make(elems[pgtype.Text], 0, nev), make(elems[pgtype.Text], 0, nev), make(elems[pgtype.Text], 0, nev)
 		evAts, evScheduledFors                     = make(elems[pgtype.Timestamptz], 0, nev), make(elems[pgtype.Timestamptz], 0, nev)
 		evAttempts                                 = make(elems[pgtype.Int4], 0, nev)
+		rc                                         = newReceiptArrays(nev)
 	)
 	for i := range ts {
 		t := &ts[i]
@@ -139,6 +145,7 @@ func applyArgs(ts []domain.Transition) []any {
 			evScheduledFors = append(evScheduledFors, timestamptz(e.ScheduledFor))
 			evWorkers = append(evWorkers, text(e.Worker))
 			evMessages = append(evMessages, text(e.Message))
+			rc.add(e.Receipt)
 		}
 	}
 	return []any{
@@ -148,6 +155,7 @@ func applyArgs(ts []domain.Transition) []any {
 		fireCounts, skipStreaks, pausedReasons, pausedUntils,
 		evAlarmIDs, evTypes, evAts, evAttempts,
 		evScheduledFors, evWorkers, evMessages,
+		rc.durations, rc.statuses, rc.types, rc.bodies, rc.truncated,
 	}
 }
 
@@ -156,4 +164,32 @@ func applyArgs(ts []domain.Transition) []any {
 // statement or one transaction that had no effect.
 func retry(ctx context.Context, fn func() error) error {
 	return sqlstore.Retry(ctx, maxAttempts, retryable, nil, fn)
+}
+
+// receiptArrays are applySQL's arrays of the attempt log's columns, an element per
+// event: NULLs for an event that is no attempt.
+type receiptArrays struct {
+	durations elems[pgtype.Int8]
+	statuses  elems[pgtype.Int4]
+	types     elems[pgtype.Text]
+	bodies    [][]byte // a nil element is NULL
+	truncated elems[pgtype.Bool]
+}
+
+func newReceiptArrays(n int) receiptArrays {
+	return receiptArrays{make(elems[pgtype.Int8], 0, n), make(elems[pgtype.Int4], 0, n), make(elems[pgtype.Text], 0, n),
+		make([][]byte, 0, n), make(elems[pgtype.Bool], 0, n)}
+}
+
+func (a *receiptArrays) add(r *domain.Receipt) {
+	if r == nil {
+		a.durations, a.statuses, a.types = append(a.durations, pgtype.Int8{}), append(a.statuses, pgtype.Int4{}), append(a.types, pgtype.Text{})
+		a.bodies, a.truncated = append(a.bodies, nil), append(a.truncated, pgtype.Bool{})
+		return
+	}
+	a.durations = append(a.durations, pgtype.Int8{Int64: r.Duration.Microseconds(), Valid: true})
+	a.statuses = append(a.statuses, pgtype.Int4{Int32: int32(r.Status), Valid: r.Status != 0})
+	a.types = append(a.types, nullText(r.ContentType))
+	a.bodies = append(a.bodies, r.Body)
+	a.truncated = append(a.truncated, boolean(r.Truncated))
 }

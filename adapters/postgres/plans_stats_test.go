@@ -23,6 +23,7 @@ func TestPlansWithoutStatistics(t *testing.T) {
 		`'{"",""}'`, `'{NULL,NULL}'`, `'{f,f}'`, `'{` + at + `,` + at + `}'`,
 		`'{0,0}'`, `'{0,0}'`, `'{"",""}'`, `'{NULL,NULL}'`,
 		`'{000000000001}'`, `'{fired}'`, `'{` + at + `}'`, `'{1}'`, `'{NULL}'`, `'{w}'`, `'{""}'`,
+		`'{1500}'`, `'{204}'`, `'{NULL}'`, `'{NULL}'`, `'{f}'`, // the event's receipt (the attempt log)
 	}, ", ")
 	// An alarm is found by its id (its owner is checked on the row).
 	const byID = "Index Scan using alarms_pkey"

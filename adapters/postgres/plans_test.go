@@ -143,6 +143,7 @@ func TestApplyGenericPlanUsesPrimaryKey(t *testing.T) {
 		`'{"",""}'`, `'{NULL,NULL}'`, `'{f,f}'`, `'{` + at + `,` + at + `}'`,
 		`'{0,0}'`, `'{0,0}'`, `'{"",""}'`, `'{NULL,NULL}'`,
 		`'{000000000001}'`, `'{fired}'`, `'{` + at + `}'`, `'{1}'`, `'{NULL}'`, `'{w}'`, `'{""}'`,
+		`'{1500}'`, `'{204}'`, `'{NULL}'`, `'{NULL}'`, `'{f}'`, // the event's receipt (the attempt log)
 	}, ", ")
 	plan := explainGenericWith(t, s, applySQL, "COSTS OFF", args)
 	if !strings.Contains(plan, "Index Scan using alarms_pkey on alarms") {

@@ -9,16 +9,17 @@ import (
 	"github.com/chronoshq/chronos/domain"
 )
 
+// An event row is its columns and the attempt log's (NULLs when it is no attempt).
 const (
-	eventColumns = sqlrow.EventColumns
-	eventParams  = sqlrow.EventParams
+	eventColumns = sqlrow.EventColumns + `, ` + sqlrow.ReceiptColumns
+	eventParams  = sqlrow.EventParams + sqlrow.ReceiptParams
 )
 
 // insertEventsSQL appends up to rows events in one statement; padding rows (a NULL
 // alarm id) are left out.
 func insertEventsSQL(rows int) string {
 	return `INSERT INTO alarm_events (` + eventColumns + `)
-		SELECT column1, column2, column3, column4, column5, column6, column7
+		SELECT column1, column2, column3, column4, column5, column6, column7, column8, column9, column10, column11, column12
 		FROM (VALUES ` + valuesRows(rows, eventParams) + `) WHERE column1 IS NOT NULL`
 }
 
@@ -29,7 +30,7 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []domain.Ev
 		b := bucketIndex(len(chunk))
 		args := make([]any, 0, eventParams<<b)
 		for _, e := range chunk {
-			args = sqlrow.AppendEvent(args, e, toDB)
+			args = sqlrow.AppendReceipt(sqlrow.AppendEvent(args, e, toDB), e.Receipt)
 		}
 		args = args[:cap(args)] // the padding stays nil: NULL
 		if _, err := tx.StmtContext(ctx, s.stmts.insertEvents[b]).ExecContext(ctx, args...); err != nil {

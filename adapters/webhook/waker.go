@@ -75,6 +75,10 @@ type Options struct {
 	// alarm's last_error, quotes: ReceiverErrorsStatus (when empty) or
 	// ReceiverErrorsFull.
 	ReceiverErrors ReceiverErrors
+	// AttemptBodyBytes is how much of every answer's body WakeResponse reads for the
+	// attempt log (0: none; at most domain.MaxReceiptBody). An answer without a body
+	// (a 204, Content-Length: 0) reads nothing.
+	AttemptBodyBytes int
 }
 
 // ReceiverErrors says how much of what went wrong at the receiver a delivery's error
@@ -104,10 +108,11 @@ type Waker struct {
 	timeout   time.Duration
 	userAgent string
 	full      bool // Options.ReceiverErrors is ReceiverErrorsFull
+	bodyBytes int  // Options.AttemptBodyBytes
 	client    *http.Client
 }
 
-var _ ports.Waker = (*Waker)(nil)
+var _ ports.ResponseWaker = (*Waker)(nil)
 
 // New validates o and returns a Waker. Call Close when done with it.
 func New(o Options) (*Waker, error) {
@@ -128,6 +133,9 @@ func New(o Options) (*Waker, error) {
 	if o.Timeout < 0 {
 		return nil, fmt.Errorf("webhook: delivery timeout must not be negative, got %s", o.Timeout)
 	}
+	if o.AttemptBodyBytes < 0 || o.AttemptBodyBytes > domain.MaxReceiptBody {
+		return nil, fmt.Errorf("webhook: attempt body bytes must be between 0 and %d, got %d", domain.MaxReceiptBody, o.AttemptBodyBytes)
+	}
 	if o.MaxConns < 0 {
 		return nil, fmt.Errorf("webhook: max connections must not be negative, got %d", o.MaxConns)
 	}
@@ -141,6 +149,7 @@ func New(o Options) (*Waker, error) {
 		timeout:   o.Timeout,
 		userAgent: o.UserAgent,
 		full:      o.ReceiverErrors == ReceiverErrorsFull,
+		bodyBytes: o.AttemptBodyBytes,
 	}
 	for i, secret := range secrets {
 		if secret == "" {
@@ -189,8 +198,15 @@ const RedeliveryHeader = "Chronos-Redelivery"
 // Wake POSTs w and returns nil when the receiver answered 2xx within the timeout.
 // When ctx is done first, ctx's error is returned as is.
 func (wk *Waker) Wake(ctx context.Context, w domain.Wake) error {
+	_, err := wk.WakeResponse(ctx, w)
+	return err
+}
+
+// WakeResponse is Wake with the receiver's answer: its status, Content-Type and the
+// first Options.AttemptBodyBytes of its body (ports.ResponseWaker).
+func (wk *Waker) WakeResponse(ctx context.Context, w domain.Wake) (ports.Response, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return ports.Response{}, err
 	}
 	body := Body(w)
 	if w.Notice != "" {
@@ -207,7 +223,7 @@ func (wk *Waker) Wake(ctx context.Context, w domain.Wake) error {
 	// keep-alive connection turns out to have been closed by the receiver.
 	req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, wk.url, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("webhook: build request: %w", err)
+		return ports.Response{}, fmt.Errorf("webhook: build request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", wk.userAgent)
@@ -224,39 +240,53 @@ func (wk *Waker) Wake(ctx context.Context, w domain.Wake) error {
 		req.Header.Set(StandardSignatureHeader, SignStandard(wk.standard, w.OccurrenceKey, now, body))
 	}
 
-	resp, err := wk.client.Do(req)
+	httpResp, err := wk.client.Do(req)
 	if err != nil {
-		return wk.deliveryError(ctx, reqCtx, err)
+		return ports.Response{}, wk.deliveryError(ctx, reqCtx, err)
 	}
-	recordStatus(ctx, resp.StatusCode)
+	recordStatus(ctx, httpResp.StatusCode)
 	// The status is the answer: a 2xx acknowledges the wake whatever its body does next
 	// (drips, never ends, is cut by a reset), since the receiver has said it took it.
 	// The body gets maxBodyWait; no timer when there is none (the common empty 2xx).
-	if resp.Body != http.NoBody && resp.ContentLength != 0 {
+	hasBody := httpResp.Body != http.NoBody && httpResp.ContentLength != 0
+	if hasBody {
 		stop := time.AfterFunc(maxBodyWait, cancel)
 		defer stop.Stop()
 	}
-	defer drainAndClose(resp.Body)
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		return nil
+	defer drainAndClose(httpResp.Body)
+	resp := ports.Response{Status: httpResp.StatusCode, ContentType: httpResp.Header.Get("Content-Type")}
+	ok := httpResp.StatusCode >= 200 && httpResp.StatusCode < 300
+	// One read serves the attempt log and a full error's quote. Best effort: if the body
+	// cannot be read in time, what came is kept, and a full error says why the rest did not.
+	want := wk.bodyBytes
+	if !ok && wk.full {
+		want = max(want, maxErrorBody)
+	}
+	var prefix []byte
+	var readErr error
+	if hasBody && want > 0 {
+		prefix, readErr = io.ReadAll(io.LimitReader(httpResp.Body, int64(want)+1))
+		if n := min(len(prefix), wk.bodyBytes); n > 0 {
+			resp.Body, resp.Truncated = prefix[:n:n], len(prefix) > n || readErr != nil
+		}
+	}
+	if ok {
+		return resp, nil
 	}
 	if !wk.full {
-		return &StatusError{Code: resp.StatusCode, Status: standardStatus(resp.StatusCode), Wait: retryAfter(resp, time.Now())}
+		return resp, &StatusError{Code: httpResp.StatusCode, Status: standardStatus(httpResp.StatusCode), Wait: retryAfter(httpResp, time.Now())}
 	}
-	// Best effort: if the body cannot be read in time, report the status with what came
-	// and why the rest did not.
-	prefix, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	se := &StatusError{
-		Code:     resp.StatusCode,
-		Status:   resp.Status,
-		Location: quote(resp.Header.Get("Location")),
-		Body:     quote(string(prefix)),
-		Wait:     retryAfter(resp, time.Now()),
+		Code:     httpResp.StatusCode,
+		Status:   httpResp.Status,
+		Location: quote(httpResp.Header.Get("Location")),
+		Body:     quote(string(prefix[:min(len(prefix), maxErrorBody)])),
+		Wait:     retryAfter(httpResp, time.Now()),
 	}
-	if err != nil {
-		se.Cut = wk.cutReason(ctx, reqCtx, err)
+	if readErr != nil {
+		se.Cut = wk.cutReason(ctx, reqCtx, readErr)
 	}
-	return se
+	return resp, se
 }
 
 // cutReason says why a body stopped arriving before its end.

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -25,7 +27,9 @@ type alarmData struct {
 	Upcoming          []time.Time // a cron alarm's next occurrences
 	UpcomingNote      string
 	Events            []domain.Event
-	Actions           []string // the buttons that apply to it now
+	Attempts          []attemptRow // the newest page of its attempt log
+	MoreAttempts      bool         // older attempts than the page (the API pages through them)
+	Actions           []string     // the buttons that apply to it now
 }
 
 // upcomingCount is how many future occurrences the alarm page lists.
@@ -43,6 +47,11 @@ func (u *UI) alarmPage(w http.ResponseWriter, r *http.Request, v viewer) {
 		u.storeFailed(w, r, err)
 		return
 	}
+	attempts, next, err := u.alarms.Attempts(r.Context(), id, attemptsShown, "")
+	if err != nil {
+		u.storeFailed(w, r, err)
+		return
+	}
 	payload := []byte(a.Payload)
 	if len(payload) == 0 {
 		payload = []byte("null")
@@ -51,13 +60,43 @@ func (u *UI) alarmPage(w http.ResponseWriter, r *http.Request, v viewer) {
 		A: a, Redacted: !u.opts.ShowPayloads, Events: events,
 		PayloadSize: len(payload), PayloadSHA256: sum(payload),
 		WakeMessageSize: len(a.WakeMessage), WakeMessageSHA256: sum([]byte(a.WakeMessage)),
-		Actions: actionsFor(a),
+		Actions: actionsFor(a), MoreAttempts: next != "",
+	}
+	for _, e := range attempts {
+		d.Attempts = append(d.Attempts, newAttemptRow(e, u.opts.ShowPayloads))
 	}
 	if u.opts.ShowPayloads {
 		d.Payload = string(payload)
 	}
 	d.Upcoming, d.UpcomingNote = upcoming(a, time.Now())
 	u.render(w, r, http.StatusOK, "alarm", page{Title: "Alarm " + a.ID, Nav: "alarms", Viewer: &v, Data: d})
+}
+
+// attemptsShown is how many of its newest attempts the alarm page lists.
+const attemptsShown = 20
+
+// attemptRow is one attempt as the alarm page shows it: the answer's body as text when
+// it is UTF-8, its size and hash when it is redacted (as the payload is) or binary.
+type attemptRow struct {
+	E          domain.Event
+	DurationMS string
+	Status     int // 0: no HTTP answer
+	Type       string
+	Body       string
+	BodyShown  bool
+	BodySize   int
+	BodySHA256 string
+	Truncated  bool
+}
+
+func newAttemptRow(e domain.Event, show bool) attemptRow {
+	r := e.Receipt
+	row := attemptRow{E: e, DurationMS: strconv.FormatFloat(float64(r.Duration.Microseconds())/1000, 'f', 1, 64),
+		Status: r.Status, Type: r.ContentType, BodySize: len(r.Body), BodySHA256: sum(r.Body), Truncated: r.Truncated}
+	if show && utf8.Valid(r.Body) {
+		row.Body, row.BodyShown = string(r.Body), true
+	}
+	return row
 }
 
 func sum(b []byte) string {

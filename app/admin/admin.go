@@ -108,6 +108,22 @@ func (s *Admin) Events(ctx context.Context, id string, limit int) ([]domain.Even
 	return readStale(ctx, s.reads, func(r staleReader) ([]domain.Event, error) { return r.Events(ctx, ports.AnyOwner, id, limit) })
 }
 
+// Attempts returns a page of any owner's alarm's attempt log, newest first (from the
+// read replica when the node has one).
+func (s *Admin) Attempts(ctx context.Context, id string, limit int, cursor string) ([]domain.Event, string, error) {
+	p, err := readStale(ctx, s.reads, func(r staleReader) (attemptPage, error) {
+		evs, next, err := r.Attempts(ctx, ports.AttemptsQuery{Scope: ports.AnyOwner, AlarmID: id, Limit: limit, Cursor: cursor})
+		return attemptPage{evs, next}, err
+	})
+	return p.attempts, p.next, err
+}
+
+// attemptPage is a page of Attempts through readStale.
+type attemptPage struct {
+	attempts []domain.Event
+	next     string
+}
+
 // Workers lists every registered node, oldest first, with its heartbeat age.
 func (s *Admin) Workers(ctx context.Context) ([]domain.WorkerHealth, error) {
 	ws, err := s.store.ListWorkers(ctx)

@@ -35,6 +35,10 @@ func (r *alarmsReader) Events(context.Context, ports.Scope, string, int) ([]doma
 	r.reads++
 	return []domain.Event{{Type: domain.EventType(r.name)}}, r.err
 }
+func (r *alarmsReader) Attempts(context.Context, ports.AttemptsQuery) ([]domain.Event, string, error) {
+	r.reads++
+	return []domain.Event{{Type: domain.EventType(r.name)}}, "", r.err
+}
 func (r *alarmsReader) CountAlarms(context.Context, time.Duration) (ports.AlarmCounts, error) {
 	r.reads++
 	return ports.AlarmCounts{ByStatus: map[domain.Status]int64{domain.StatusActive: r.active}}, r.err

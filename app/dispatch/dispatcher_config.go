@@ -33,6 +33,9 @@ type Config struct {
 	// UnfairClaims turns fair claims off: under a backlog too, claims take the oldest
 	// due first whoever owns them (for comparison; see ports.FairClaim).
 	UnfairClaims bool
+	// AttemptBodyBytes is how much of a receiver's answer each attempt keeps in the
+	// attempt log (ports.ResponseWaker): 0 keeps none, at most domain.MaxReceiptBody.
+	AttemptBodyBytes int
 
 	// Metrics receives claims, wakes and stale outcomes; nil: none.
 	Metrics ports.Metrics
@@ -59,13 +62,14 @@ type PauseGate interface {
 // that cannot take 1,000 concurrent requests is the reason to lower --concurrency.
 func DefaultConfig() Config {
 	return Config{
-		Tick:            time.Second,
-		Lease:           2 * time.Minute,
-		Batch:           1000,
-		Concurrency:     1000,
-		DeliveryTimeout: 10 * time.Second,
-		DrainTimeout:    10 * time.Second,
-		Policy:          domain.Policy{Backoff: domain.DefaultBackoff, MisfireThreshold: domain.DefaultMisfireThreshold},
+		Tick:             time.Second,
+		Lease:            2 * time.Minute,
+		Batch:            1000,
+		Concurrency:      1000,
+		DeliveryTimeout:  10 * time.Second,
+		DrainTimeout:     10 * time.Second,
+		AttemptBodyBytes: domain.DefaultReceiptBody,
+		Policy:           domain.Policy{Backoff: domain.DefaultBackoff, MisfireThreshold: domain.DefaultMisfireThreshold},
 	}
 }
 
@@ -100,6 +104,9 @@ func (c Config) Validate() error {
 	}
 	if c.Policy.Backoff.Base <= 0 || c.Policy.Backoff.Cap < c.Policy.Backoff.Base {
 		errs = append(errs, fmt.Errorf("backoff base (%s) must be positive and not above the cap (%s)", c.Policy.Backoff.Base, c.Policy.Backoff.Cap))
+	}
+	if c.AttemptBodyBytes < 0 || c.AttemptBodyBytes > domain.MaxReceiptBody {
+		errs = append(errs, fmt.Errorf("attempt body bytes must be between 0 and %d, got %d", domain.MaxReceiptBody, c.AttemptBodyBytes))
 	}
 	if c.Policy.MisfireThreshold < 0 {
 		errs = append(errs, fmt.Errorf("misfire threshold must not be negative, got %s", c.Policy.MisfireThreshold))

@@ -140,7 +140,7 @@ func NewEndpointRouter(def ports.Waker, source EndpointSource, build WakerBuilde
 		watch:  newStateWatch(source, app.EndpointsStateName, cfg.Refresh)}
 }
 
-var _ ports.Waker = (*EndpointRouter)(nil)
+var _ ports.ResponseWaker = (*EndpointRouter)(nil)
 
 // queued is a wake waiting in its endpoint's queue.
 type queued struct {
@@ -167,19 +167,26 @@ const (
 
 // Wake delivers w to its endpoint, or holds it back.
 func (r *EndpointRouter) Wake(ctx context.Context, w domain.Wake) error {
+	_, err := r.WakeResponse(ctx, w)
+	return err
+}
+
+// WakeResponse is Wake with the receiver's answer, as the waker that sent it reports it
+// (ports.WakeFor): the attempt log's.
+func (r *EndpointRouter) WakeResponse(ctx context.Context, w domain.Wake) (ports.Response, error) {
 	if w.Endpoint == "" {
 		return r.wakeDefault(ctx, w)
 	}
 	st, err := r.endpoint(ctx, w.Owner, w.Endpoint)
 	if err != nil {
-		return err
+		return ports.Response{}, err
 	}
 	if w.Notice != "" {
-		return r.notify(ctx, st, w)
+		return ports.Response{}, r.notify(ctx, st, w)
 	}
 	waker, probe, queuedFor, held := r.admit(ctx, st)
 	if held != nil {
-		return held
+		return ports.Response{}, held
 	}
 	sendCtx := ctx
 	if queuedFor > 0 && r.cfg.SendTimeout > 0 {
@@ -188,29 +195,29 @@ func (r *EndpointRouter) Wake(ctx context.Context, w domain.Wake) error {
 		defer cancel()
 	}
 	start := time.Now()
-	err = waker.Wake(sendCtx, w)
+	resp, err := ports.WakeFor(sendCtx, waker, w)
 	r.settle(ctx, st, err, probe, time.Since(start))
-	return err
+	return resp, err
 }
 
 // wakeDefault delivers w to the default waker, taking its owner's turn at the shared
 // receiver first when there is a limit.
-func (r *EndpointRouter) wakeDefault(ctx context.Context, w domain.Wake) error {
+func (r *EndpointRouter) wakeDefault(ctx context.Context, w domain.Wake) (ports.Response, error) {
 	if r.shared == nil {
-		return r.def.Wake(ctx, w)
+		return ports.WakeFor(ctx, r.def, w)
 	}
 	waited, ok := r.shared.acquire(ctx, w.Owner)
 	if !ok {
-		return &heldBack{wait: r.cfg.BusyWait, reason: ports.DeferredReceiverShared,
+		return ports.Response{}, &heldBack{wait: r.cfg.BusyWait, reason: ports.DeferredReceiverShared,
 			why: fmt.Sprintf("the wake URL's receiver is shared and full: %d wakes in flight from this node", r.cfg.SharedMaxInFlight)}
 	}
 	defer r.shared.release(w.Owner)
 	if waited > 0 && r.cfg.SendTimeout > 0 {
 		sendCtx, cancel := freshDeadline(ctx, r.cfg.SendTimeout)
 		defer cancel()
-		return r.def.Wake(sendCtx, w)
+		return ports.WakeFor(sendCtx, r.def, w)
 	}
-	return r.def.Wake(ctx, w)
+	return ports.WakeFor(ctx, r.def, w)
 }
 
 // notify delivers a failure notice to its endpoint's failure_url. Notices are few (one

@@ -151,27 +151,36 @@ var (
 
 // deliverOne sends one wake under ctx and reports its outcome; decided is false when
 // shutdown abandoned it (nobody knows whether it arrived: the lease decides).
+//
+// Every wake that is an attempt is timed, and its outcome carries the receipt for the
+// attempt log: the duration, and what the receiver answered when the waker says
+// (ports.ResponseWaker), its body cut to AttemptBodyBytes.
 func (d *Dispatcher) deliverOne(ctx context.Context, a domain.Alarm) (out domain.Outcome, decided bool) {
+	began := time.Now() // the monotonic clock times the wake; the store clock dates it
 	defer func() {
 		if r := recover(); r != nil {
 			d.stats.failed.Add(1)
 			d.metrics.Woke(ports.WakeFailed, d.clock.Now().Sub(a.NextFireAt), 0)
 			out, decided = domain.DeliveryFailed(fmt.Sprintf("waker panicked: %v", r)), true
+			out.Receipt = &domain.Receipt{Duration: time.Since(began)}
 		}
 	}()
 	start := d.clock.Now()
 	w := domain.NewWake(a, start)
 	ctx, span := d.traceWake(ctx, &w)
-	err := d.waker.Wake(ctx, w)
+	resp, err := ports.WakeFor(ctx, d.waker, w)
 	endWake(span, err)
 	end := d.clock.Now()
+	receipt := d.receipt(resp, time.Since(began))
 	var held ports.Deferral
 	switch {
 	case err == nil:
 		d.stats.delivered.Add(1)
 		d.metrics.Woke(ports.WakeDelivered, end.Sub(a.NextFireAt), end.Sub(start))
 		d.lag.Observe(end.Sub(a.NextFireAt))
-		return domain.Delivered(), true
+		out = domain.Delivered()
+		out.Receipt = receipt
+		return out, true
 	case errors.As(err, &held):
 		// Held back before it was sent (its endpoint busy, its breaker open): not an
 		// attempt, so no failure, no lag sample; due again after the wait.
@@ -193,8 +202,18 @@ func (d *Dispatcher) deliverOne(ctx context.Context, a domain.Alarm) (out domain
 		d.stats.failed.Add(1)
 		d.metrics.Woke(ports.WakeFailed, end.Sub(a.NextFireAt), end.Sub(start))
 		d.lag.Observe(end.Sub(a.NextFireAt))
-		return failedOutcome(err), true
+		out = failedOutcome(err)
+		out.Receipt = receipt
+		return out, true
 	}
+}
+
+// receipt is the attempt log's record of a wake that took took, with what the
+// receiver answered (the zero Response: nothing known), its body within the limit.
+func (d *Dispatcher) receipt(r ports.Response, took time.Duration) *domain.Receipt {
+	rc := domain.Receipt{Duration: took, Status: r.Status, ContentType: r.ContentType, Body: r.Body, Truncated: r.Truncated}
+	rc = rc.Kept(d.cfg.AttemptBodyBytes)
+	return &rc
 }
 
 // failedOutcome is the outcome of a failed wake, with what the receiver said about a

@@ -299,6 +299,11 @@ func (s *Alarms) Events(ctx context.Context, owner, id string, limit int) ([]dom
 	return s.store.Events(ctx, ports.OwnedBy(owner), id, limit)
 }
 
+// Attempts returns a page of an alarm's attempt log, newest first (ports.AttemptsQuery).
+func (s *Alarms) Attempts(ctx context.Context, owner, id string, limit int, cursor string) ([]domain.Event, string, error) {
+	return s.store.Attempts(ctx, ports.AttemptsQuery{Scope: ports.OwnedBy(owner), AlarmID: id, Limit: limit, Cursor: cursor})
+}
+
 // Cancel stops an alarm for good; cancelling a terminal alarm is a no-op.
 func (s *Alarms) Cancel(ctx context.Context, owner, id string) (domain.Alarm, error) {
 	return s.store.Mutate(ctx, ports.OwnedBy(owner), id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {

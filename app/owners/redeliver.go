@@ -22,6 +22,9 @@ type RedeliveryConfig struct {
 	Worker string
 	// DeliveryTimeout bounds each wake (the dispatcher's, 10s when 0).
 	DeliveryTimeout time.Duration
+	// AttemptBodyBytes is how much of an answer's body the attempt log keeps (the
+	// dispatcher's; 0 keeps none).
+	AttemptBodyBytes int
 }
 
 // Redeliveries sends past occurrences of an owner's alarms again, through the node's
@@ -91,23 +94,31 @@ func (r *Redeliveries) redeliver(ctx context.Context, scope ports.Scope, a domai
 		Delivered: out.Delivered, Error: out.Error}, nil
 }
 
-// wake sends w under the delivery timeout. A receiver's refusal is an outcome; only a
-// wake held back before it was sent is an error.
+// wake sends w under the delivery timeout. A receiver's refusal is an outcome, with
+// the attempt log's receipt as the dispatcher keeps it; only a wake held back before it
+// was sent is an error.
 func (r *Redeliveries) wake(ctx context.Context, w domain.Wake) (domain.Outcome, error) {
 	wctx, cancel := context.WithTimeout(ctx, r.cfg.DeliveryTimeout)
 	defer cancel()
-	err := r.waker.Wake(wctx, w)
+	began := time.Now()
+	resp, err := ports.WakeFor(wctx, r.waker, w)
+	rc := domain.Receipt{Duration: time.Since(began), Status: resp.Status, ContentType: resp.ContentType,
+		Body: resp.Body, Truncated: resp.Truncated}.Kept(r.cfg.AttemptBodyBytes)
 	var held ports.Deferral
 	switch {
 	case err == nil:
-		return domain.Delivered(), nil
+		o := domain.Delivered()
+		o.Receipt = &rc
+		return o, nil
 	case errors.As(err, &held):
 		return domain.Outcome{}, &domain.LimitError{Kind: domain.ErrRateLimited, RetryAfter: held.DeferFor(),
 			Message: "the redelivery was not sent: " + held.Error()}
 	case ctx.Err() != nil:
 		return domain.Outcome{}, ctx.Err() // the caller went away before the answer
 	default:
-		return domain.DeliveryFailed(err.Error()), nil
+		o := domain.DeliveryFailed(err.Error())
+		o.Receipt = &rc
+		return o, nil
 	}
 }
 

@@ -225,8 +225,8 @@ func (cfg *serveConfig) node() chronos.Config {
 		DeliveryTimeout: cfg.DeliveryTimeout, DrainTimeout: cfg.DrainTimeout,
 		Backoff: domain.Backoff{Base: cfg.BackoffBase, Cap: cfg.BackoffCap}, MaxFailures: cfg.MaxFailures,
 		MisfireThreshold: cfg.MisfireThreshold, OwnerMaxInFlight: cfg.OwnerMaxInFlight, UnfairClaims: cfg.UnfairClaims,
-		WakeURLMaxInFlight: cfg.WakeURLMaxInFlight,
-		Retention:          cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
+		WakeURLMaxInFlight: cfg.WakeURLMaxInFlight, AttemptBodyBytes: attemptBodyBytes(cfg.AttemptBodyBytes),
+		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
 		MaxActiveAlarmsPerOwner: cfg.MaxActive, QuotaRefresh: cfg.QuotaRefresh, RateLimit: cfg.RateLimit,
 		Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL, BackupDir: cfg.BackupDir,
 		OTelEndpoint: cfg.OTelEndpoint,
@@ -350,4 +350,13 @@ func devToken(ctx context.Context, n *chronos.Node, log *zap.Logger) {
 		return
 	}
 	log.Info("dev mode: created a token for owner \"dev\" (shown once)", zap.String("token", plain))
+}
+
+// attemptBodyBytes is --attempt-body-bytes as chronos.Config takes it: 0 there is the
+// default, so the flag's 0 (keep none) is chronos.NoAttemptBody.
+func attemptBodyBytes(n int) int {
+	if n == 0 {
+		return chronos.NoAttemptBody
+	}
+	return n
 }

@@ -39,6 +39,7 @@ type serveConfig struct {
 	OwnerMaxInFlight   int
 	UnfairClaims       bool
 	WakeURLMaxInFlight int
+	AttemptBodyBytes   int
 	MaxFailures        int
 	BackoffBase        time.Duration
 	BackoffCap         time.Duration
@@ -85,6 +86,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.Batch, "batch", d.Batch, "most alarms claimed at once")
 	fs.IntVar(&c.Concurrency, "concurrency", d.Concurrency, "most wakes in flight at once")
 	fs.IntVar(&c.OwnerMaxInFlight, "owner-max-in-flight", 0, "most wakes of one owner in flight on this node (0: half of --concurrency); more are held back and come back at the owner's pace")
+	fs.IntVar(&c.AttemptBodyBytes, "attempt-body-bytes", domain.DefaultReceiptBody, fmt.Sprintf("how many bytes of each answer's body a delivery attempt keeps in the attempt log, 0 to keep none (at most %d); --wake-url's answers only with --receiver-errors full, endpoints' always", domain.MaxReceiptBody))
 	fs.IntVar(&c.WakeURLMaxInFlight, "wake-url-max-in-flight", 0, "while several owners' wakes go to --wake-url, at most this many in flight from this node; the rest wait here, owners in turn, so one owner's burst does not queue in the receiver ahead of the others (0: 128; -1: no limit)")
 	fs.BoolVar(&c.UnfairClaims, "unfair-claims", false, "under a backlog, claim the oldest due first whoever owns them (MySQL/MariaDB: an even share per lane with due alarms), instead of serving owners in turn (for comparison only)")
 	fs.IntVar(&c.MaxFailures, "max-failures", 5, "default failed deliveries before a once alarm fails (1..100)")
@@ -188,6 +190,9 @@ func (c *serveConfig) validate() error {
 	}
 	if c.QuotaRefresh <= 0 {
 		errs = append(errs, fmt.Errorf("--quota-refresh must be above 0, got %s", c.QuotaRefresh))
+	}
+	if c.AttemptBodyBytes < 0 || c.AttemptBodyBytes > domain.MaxReceiptBody {
+		errs = append(errs, fmt.Errorf("--attempt-body-bytes must be 0 (keep no body) to %d, got %d", domain.MaxReceiptBody, c.AttemptBodyBytes))
 	}
 	if c.WakeURLMaxInFlight < -1 {
 		errs = append(errs, fmt.Errorf("--wake-url-max-in-flight must be -1 (no limit), 0 (128) or more, got %d", c.WakeURLMaxInFlight))

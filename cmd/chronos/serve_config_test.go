@@ -31,6 +31,8 @@ func TestServeRefusesUnsafeConfiguration(t *testing.T) {
 		{"negative quota", []string{"--dev", "--max-active-alarms-per-owner", "-1"}, nil, []string{"--max-active-alarms-per-owner must be 0 (no quota) or more"}},
 		{"no quota refresh", []string{"--dev", "--quota-refresh", "0s"}, nil, []string{"--quota-refresh must be above 0"}},
 		{"negative rate limit", nil, map[string]string{"CHRONOS_DEV": "true", "CHRONOS_RATE_LIMIT": "-5"}, []string{"--rate-limit must be 0 (no limit) or more, got -5"}},
+		{"attempt body bytes below 0", []string{"--dev", "--attempt-body-bytes", "-1"}, nil, []string{"--attempt-body-bytes must be 0 (keep no body) to 8192, got -1"}},
+		{"attempt body bytes above the maximum", []string{"--dev", "--attempt-body-bytes", "8193"}, nil, []string{"--attempt-body-bytes must be 0 (keep no body) to 8192, got 8193"}},
 		{"wake url limit below -1", []string{"--dev", "--wake-url-max-in-flight", "-2"}, nil, []string{"--wake-url-max-in-flight must be -1 (no limit), 0 (128) or more, got -2"}},
 		{"tls cert without key", []string{"--dev", "--tls-cert", "c.pem"}, nil, []string{"--tls-cert and --tls-key go together"}},
 		{"listen URL without PostgreSQL", []string{"--dev", "--store-listen-url", "postgres://db/chronos"}, nil, []string{"--store-listen-url (CHRONOS_STORE_LISTEN_URL) is for a PostgreSQL --store"}},

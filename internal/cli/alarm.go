@@ -38,6 +38,7 @@ const alarmUsage = `Usage: chronos alarm <subcommand> [flags]
   trigger  ID
   upcoming ID [--count N]
   events   ID [--limit N]
+  attempts ID [--limit N] [--cursor C]   delivery attempts, newest first: status, duration, node, answer
   preview  --cron EXPR [--tz TZ] [--from T] [--count N]
   backfill ID --from T --to T   deliver a cron series' past occurrences in [from, to]
   bulk     pause|resume|cancel [--tag KEY:VALUE ...] [--status S] [--label-prefix P] [--dry-run]
@@ -93,6 +94,17 @@ func alarm(ctx context.Context, sub string, rest []string, fs *flag.FlagSet, f *
 				return err
 			}
 			return s.show(func(w io.Writer) error { return printEvents(w, events) })
+		})
+	}
+	if sub == "attempts" {
+		limit := fs.Int("limit", 0, "at most this many attempts, newest first (the server's default: 20, at most 100)")
+		cursor := fs.String("cursor", "", "the next cursor a previous page printed")
+		return withID(fs, f, rest, stdout, func(s *session, id string) error {
+			page, err := s.c.Attempts(ctx, id, client.AttemptsOptions{Limit: *limit, Cursor: *cursor})
+			if err != nil {
+				return err
+			}
+			return s.show(func(w io.Writer) error { return printAttempts(w, page) })
 		})
 	}
 	action, ok := map[string]func(*client.Client, context.Context, string) (client.Alarm, error){

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/sqlite"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/internal/testserver"
 )
@@ -23,6 +24,7 @@ type cliServer struct {
 	url    string
 	token  string
 	server *testserver.Server // for what only a dispatcher does (Fail)
+	store  *sqlite.Store      // the server's, for what only a dispatcher writes
 }
 
 func newCLIServer(t *testing.T) cliServer {
@@ -30,7 +32,7 @@ func newCLIServer(t *testing.T) cliServer {
 	s := testserver.New(t, testserver.Options{})
 	srv := httptest.NewServer(s.Handler)
 	t.Cleanup(srv.Close)
-	return cliServer{url: srv.URL, token: s.Token(t, "alice", domain.ScopeOwner), server: s}
+	return cliServer{url: srv.URL, token: s.Token(t, "alice", domain.ScopeOwner), server: s, store: s.Store}
 }
 
 // cli runs `chronos args...` in process against the server, as the test's token.

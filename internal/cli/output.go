@@ -167,6 +167,41 @@ func printEvents(w io.Writer, events []client.Event) error {
 	return t.Flush()
 }
 
+// printAttempts draws a page of an alarm's attempts, newest first, and the cursor of
+// the next page when there is one. ANSWER is the body's start as kept, on one line.
+func printAttempts(w io.Writer, p client.AttemptPage) error {
+	t := newTable(w)
+	fmt.Fprintln(t, "ID\tAT\tATTEMPT\tTYPE\tSTATUS\tDURATION\tNODE\tERROR\tANSWER")
+	for _, a := range p.Attempts {
+		status, errText, answer := "-", "-", "-"
+		if a.Status != nil {
+			status = strconv.Itoa(*a.Status)
+		}
+		if a.Error != nil {
+			errText = oneLine(*a.Error)
+		}
+		if r := a.Response; r != nil {
+			switch {
+			case r.Redacted:
+				answer = fmt.Sprintf("(%d bytes, redacted)", r.BodySize)
+			case r.Body != nil && *r.Body != "" && r.BodyEncoding == "base64":
+				answer = fmt.Sprintf("(%d bytes, binary)", r.BodySize)
+			case r.Body != nil && *r.Body != "":
+				answer = oneLine(*r.Body)
+			}
+		}
+		fmt.Fprintf(t, "%d\t%s\t%d\t%s\t%s\t%.1fms\t%s\t%s\t%s\n", a.ID, when(a.At), a.Attempt, a.Type, status, a.DurationMS, a.Node, errText, answer)
+	}
+	if err := t.Flush(); err != nil {
+		return err
+	}
+	if p.NextCursor != "" {
+		_, err := fmt.Fprintf(w, "next page: --cursor %s\n", p.NextCursor)
+		return err
+	}
+	return nil
+}
+
 // printOccurrences draws an alarm's upcoming occurrences. DUE AT differs from
 // SCHEDULED FOR by the jitter or a retry's backoff, so it keeps the milliseconds.
 func printOccurrences(w io.Writer, list []client.Occurrence) error {

@@ -133,6 +133,11 @@ func (s *Server) Fail(t testing.TB, id string) {
 		if a.ID == id {
 			o = domain.DeliveryFailed("HTTP 503: receiver down")
 		}
+		// What a dispatcher's webhook would have recorded of the answer (the attempt log).
+		o.Receipt = &domain.Receipt{Duration: 3 * time.Millisecond, Status: 503, ContentType: "text/plain", Body: []byte("receiver down")}
+		if o.Delivered {
+			o.Receipt = &domain.Receipt{Duration: time.Millisecond, Status: 204}
+		}
 		tr := domain.Decide(domain.Begin(a, c.Now, domain.Policy{}), o, c.Now, domain.Policy{Backoff: domain.DefaultBackoff})
 		if _, err := s.Store.Apply(ctx, []domain.Transition{tr}); err != nil {
 			t.Fatal(err)

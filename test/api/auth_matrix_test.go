@@ -52,11 +52,13 @@ var routeAccess = map[string]struct { // "METHOD template"
 	"GET /v1/alarms/{id}/upcoming":  {ownerByID, ""},
 	"POST /v1/alarms/{id}/backfill": {ownerByID, `{"from":"2025-01-06T00:00:00Z","to":"2025-01-07T00:00:00Z"}`},
 	"GET /v1/alarms/{id}/events":    {ownerByID, ""},
+	"GET /v1/alarms/{id}/attempts":  {ownerByID, ""},
 
 	"GET /admin/v1/overview":                           {adminRead, ""},
 	"GET /admin/v1/alarms":                             {adminRead, ""},
 	"GET /admin/v1/alarms/{id}":                        {adminRead, ""},
 	"GET /admin/v1/alarms/{id}/events":                 {adminRead, ""},
+	"GET /admin/v1/alarms/{id}/attempts":               {adminRead, ""},
 	"GET /admin/v1/workers":                            {adminRead, ""},
 	"GET /admin/v1/dispatch":                           {adminRead, ""},
 	"GET /admin/v1/retention":                          {adminRead, ""},

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 )
@@ -57,6 +58,16 @@ func TestRedeliverOverHTTP(t *testing.T) {
 	}
 	if n != 2 {
 		t.Errorf("%d redelivered events, want 2", n)
+	}
+	var atts struct {
+		Attempts []struct {
+			Attempt       int    `json:"attempt"`
+			OccurrenceKey string `json:"occurrence_key"`
+		} `json:"attempts"`
+	}
+	res := e.as(e.alice, "GET", "/v1/alarms/"+a.ID+"/attempts", "")
+	if err := json.Unmarshal(res.body, &atts); err != nil || len(atts.Attempts) != 3 || atts.Attempts[0].Attempt != 3 || atts.Attempts[0].OccurrenceKey != r.OccurrenceKey {
+		t.Errorf("attempts %s (%v); want the two redeliveries newest first, then the failed delivery", res.body, err)
 	}
 
 	later := e.create(e.alice, onceIn60s)

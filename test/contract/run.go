@@ -20,6 +20,9 @@ package contract
 //                                  serialisation of concurrent Mutates
 //   Events        events.go        the history: created, one per transition event,
 //                                  order, fields, limit
+//   Attempts      attempts.go      the attempt log: receipts round-trip (bodies byte for
+//                                  byte), newest first with a cursor, owner scope, only
+//                                  events with a receipt, gone with their events
 //   Claim         claim.go         what is claimable, order, batch, the lease stamp,
 //                                  lease expiry, NextDue; a plain claim fills its
 //                                  batch and takes each owner's oldest
@@ -94,6 +97,7 @@ func areas() []area {
 		{"List", listCases},
 		{"Mutate", mutateCases},
 		{"Events", eventCases},
+		{"Attempts", attemptCases},
 		{"Claim", claimCases},
 		{"FairClaim", fairClaimCases},
 		{"Apply", applyCases()},

@@ -195,6 +195,11 @@ func TestAlarmsAndAlarmPage(t *testing.T) {
 	if strings.Contains(page.body, "SECRET") || !strings.Contains(page.body, "redacted") || !strings.Contains(page.body, "SHA-256") {
 		t.Errorf("the alarm page shows the secret or no hash")
 	}
+	ap := e.get(c, "/ui/alarms/"+failed)
+	if !strings.Contains(ap.body, `<h2 id="attempts">Attempts</h2>`) || !strings.Contains(ap.body, "<td>503</td>") ||
+		!strings.Contains(ap.body, "3.0 ms") || strings.Contains(ap.body, "<pre>receiver down</pre>") || !strings.Contains(ap.body, "13 bytes") {
+		t.Errorf("the failed alarm's attempts are missing, or show the redacted body:\n%s", ap.body)
+	}
 	cp := e.get(c, "/ui/alarms/"+cron)
 	if n := strings.Count(cp.body, "<li><time"); n != 10 {
 		t.Errorf("the cron alarm lists %d upcoming occurrences, want 10", n)

@@ -20,6 +20,8 @@ type AlarmReader interface {
 	List(ctx context.Context, f ports.ListFilter) ([]domain.Alarm, string, error)
 	Get(ctx context.Context, id string) (domain.Alarm, error)
 	Events(ctx context.Context, id string, limit int) ([]domain.Event, error)
+	// Attempts is a page of the alarm's attempt log, newest first.
+	Attempts(ctx context.Context, id string, limit int, cursor string) ([]domain.Event, string, error)
 }
 
 // AlarmActions are an operator's changes to one alarm of any owner.

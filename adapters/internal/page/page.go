@@ -25,6 +25,25 @@ func Events(limit int) int {
 	return min(limit, ports.MaxEventsLimit)
 }
 
+// Attempts is how many attempts an Attempts call returns at most for limit:
+// ports.DefaultAttemptsLimit for none (limit <= 0), never more than
+// ports.MaxAttemptsLimit.
+func Attempts(limit int) int {
+	if limit <= 0 {
+		return ports.DefaultAttemptsLimit
+	}
+	return min(limit, ports.MaxAttemptsLimit)
+}
+
+// CutAttempts is Cut for a page of attempts, newest first, read with one row more.
+func CutAttempts(attempts []domain.Event, size int) ([]domain.Event, string) {
+	if len(attempts) <= size {
+		return attempts, ""
+	}
+	attempts = attempts[:size]
+	return attempts, ports.EncodeAttemptCursor(attempts[size-1].ID)
+}
+
 // Cut takes what a page statement read when it asked for size+1 rows (the row more
 // says whether another page follows) and returns the page and the cursor of the next
 // one, "" on the last page.

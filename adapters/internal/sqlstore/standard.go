@@ -16,6 +16,13 @@ var Standard = Statements{
 	GetAlarm: `SELECT ` + sqlrow.AlarmColumns + ` FROM alarms WHERE id = ?`,
 	Define:   `UPDATE alarms SET ` + sqlrow.DefineSet + ` WHERE id = ?`,
 
+	AlarmOwner: `SELECT owner FROM alarms WHERE id = ?`,
+	// Ordered by the whole key, so that every planner walks (alarm_id, id) backwards
+	// from the cursor rather than the table's id order.
+	Attempts: `SELECT id, ` + sqlrow.EventColumns + `, ` + sqlrow.ReceiptColumns + ` FROM alarm_events
+		WHERE alarm_id = ? AND id < ? AND duration_us IS NOT NULL
+		ORDER BY alarm_id DESC, id DESC LIMIT ?`,
+
 	// The old admin column is still written, for binaries that predate scopes.
 	CreateToken:     `INSERT INTO api_tokens (` + sqlrow.TokenColumns + `, admin) VALUES (` + sqltext.Placeholders(9) + `)`,
 	TokenByHash:     `SELECT ` + sqlrow.TokenColumns + ` FROM api_tokens WHERE hash = ?`,

@@ -9,6 +9,12 @@ type Statements struct {
 	// event's id, type, at, attempt, scheduled_for, worker and message, oldest event first
 	// (NULLs when the alarm has none), at most limit events.
 	AlarmEvents string
+	// AlarmOwner: id; selects the alarm's owner.
+	AlarmOwner string
+	// Attempts: id, before, limit; selects id and sqlrow.EventColumns, then
+	// sqlrow.ReceiptColumns, of the alarm's events before the event id before that are
+	// attempts (duration_us not NULL), newest first, walking (alarm_id, id) backwards.
+	Attempts string
 	// Define: label, cron_expr, timezone, wake_message, payload, max_failures, series, id.
 	Define string
 
