@@ -62,6 +62,8 @@ type Config struct {
 	UnfairClaims bool
 	// WakeURLMaxInFlight is the nodes' --wake-url-max-in-flight.
 	WakeURLMaxInFlight int
+	// OTelEndpoint is the nodes' --otel-endpoint ("": no spans).
+	OTelEndpoint string
 	// The fairness mode (fairness.go).
 	NoisyOwner  int
 	QuietOwners int
@@ -109,6 +111,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.FindKnee, "find-knee", false, "steady runs at rising --rate (from --rate, default 5000) to find the highest with lag p99 under --knee-p99 and no backlog left")
 	fs.DurationVar(&c.KneeP99, "knee-p99", 50*time.Millisecond, "--find-knee: the lag p99 a rate must stay under")
 	fs.BoolVar(&c.UnfairClaims, "unfair-claims", false, "run the nodes with serve's --unfair-claims: under a backlog, claims take the oldest due first whoever owns them")
+	fs.StringVar(&c.OTelEndpoint, "otel-endpoint", "", "the nodes' --otel-endpoint: export their spans over OTLP/HTTP to this URL (\"\": none), to measure what tracing costs")
 	fs.IntVar(&c.WakeURLMaxInFlight, "wake-url-max-in-flight", 0, "the nodes' --wake-url-max-in-flight (0: serve's default, 128, with --waker webhook; -1: no limit)")
 	fs.IntVar(&c.NoisyOwner, "noisy-owner", 0, "fairness mode: owner "+BurstOwner+" has this many once alarms due at one instant, beside the quiet owners' steady trickle due before, during and after it; reports the quiet owners' lag while the burst drains, and its drain rate (0: off)")
 	fs.IntVar(&c.QuietOwners, "quiet-owners", 8, "--noisy-owner: how many quiet owners ("+QuietOwners(1)[0]+", "+QuietOwners(2)[1]+", ...)")

@@ -27,6 +27,8 @@ type nodeConfig struct {
 	UnfairClaims bool
 	// WakeURLMaxInFlight is serve's --wake-url-max-in-flight.
 	WakeURLMaxInFlight int
+	// OTelEndpoint is serve's --otel-endpoint.
+	OTelEndpoint string
 	// BurstOwner, in the fairness mode, is the owner whose wakes the node's recorder
 	// tells from the others' (Recorder.TrackOwners); "": it does not.
 	BurstOwner string
@@ -103,7 +105,8 @@ func newDispatcherNode(ctx context.Context, cfg nodeConfig, wr Wiring) (*dispatc
 	nc := chronos.Config{
 		Version: wr.Version, Batch: cfg.Batch, Concurrency: cfg.Concurrency, Tick: cfg.Tick,
 		DeliveryTimeout: cfg.DeliveryTimeout, UnfairClaims: cfg.UnfairClaims, WakeURLMaxInFlight: cfg.WakeURLMaxInFlight,
-		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsCap,
+		OTelEndpoint: cfg.OTelEndpoint,
+		Retention:    cfg.Retention, EventsPerAlarm: cfg.EventsCap,
 		Metrics: n.held, Logger: wr.log(),
 		Endpoints: chronos.EndpointOptions{UserAgent: "chronos-bench/" + wr.Version},
 		Without:   chronos.Without{PauseGate: true, CountSampler: true},

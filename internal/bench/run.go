@@ -398,7 +398,7 @@ func (r *runner) startReceiver() (url, secret string, stop func(), err error) {
 func (r *runner) startNodes(ctx context.Context, wakeURL, secret string) error {
 	cfg := nodeConfig{Store: r.db.url, Waker: r.cfg.Waker, WakeURL: wakeURL, WakeSecret: secret,
 		Batch: r.cfg.Batch, Concurrency: r.cfg.Concurrency, Tick: r.cfg.Tick, Retention: r.cfg.Retention, EventsCap: r.cfg.EventsCap,
-		UnfairClaims: r.cfg.UnfairClaims, WakeURLMaxInFlight: r.cfg.WakeURLMaxInFlight}
+		UnfairClaims: r.cfg.UnfairClaims, WakeURLMaxInFlight: r.cfg.WakeURLMaxInFlight, OTelEndpoint: r.cfg.OTelEndpoint}
 	if r.cfg.NoisyOwner > 0 {
 		cfg.BurstOwner = BurstOwner
 	}

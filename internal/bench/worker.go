@@ -54,6 +54,7 @@ func (c *WorkerConfig) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.node.EventsCap, "events-per-alarm", 0, "events kept per alarm with retention")
 	fs.BoolVar(&c.node.UnfairClaims, "unfair-claims", false, "claim the oldest due first whoever owns them")
 	fs.IntVar(&c.node.WakeURLMaxInFlight, "wake-url-max-in-flight", 0, "serve's --wake-url-max-in-flight")
+	fs.StringVar(&c.node.OTelEndpoint, "otel-endpoint", "", "serve's --otel-endpoint")
 	fs.StringVar(&c.node.BurstOwner, "burst-owner", "", "fairness mode: the owner whose wakes are told from the others' (noop)")
 	fs.DurationVar(&c.node.DeliveryTimeout, "delivery-timeout", 0, "serve's --delivery-timeout (0: its default)")
 	fs.StringVar(&c.keys, "keys", "", "file to write delivered occurrence keys to (noop)")
@@ -162,7 +163,7 @@ func startProcessNode(ctx context.Context, i int, cfg nodeConfig, dir, cpuprofil
 		"--batch", strconv.Itoa(cfg.Batch), "--concurrency", strconv.Itoa(cfg.Concurrency), "--tick", cfg.Tick.String(),
 		"--retention", cfg.Retention.String(), "--events-per-alarm", strconv.Itoa(cfg.EventsCap), "--keys", p.keysPath,
 		"--unfair-claims=" + strconv.FormatBool(cfg.UnfairClaims), "--burst-owner", cfg.BurstOwner,
-		"--wake-url-max-in-flight", strconv.Itoa(cfg.WakeURLMaxInFlight),
+		"--wake-url-max-in-flight", strconv.Itoa(cfg.WakeURLMaxInFlight), "--otel-endpoint", cfg.OTelEndpoint,
 		"--delivery-timeout", cfg.DeliveryTimeout.String()}
 	if cpuprofile != "" {
 		args = append(args, "--cpuprofile", fmt.Sprintf("%s.node%d", cpuprofile, i))
