@@ -38,6 +38,20 @@ type Exporter interface {
 	// ID, which is the cursor. limit >= 1. Its cost is the rows it returns (an index on
 	// (alarm_id, id)).
 	ExportEvents(ctx context.Context, after EventCursor, through string, limit int) ([]domain.Event, error)
+
+	// ExportCalendars returns up to limit calendars of every owner whose (owner, name)
+	// sorts after after's (the zero value: from the start), in (owner, name) order
+	// (byte-wise, as the stores' keys compare), each exactly as stored: lists as
+	// CalendarStore returns them, CreatedAt and UpdatedAt. An empty slice means there
+	// are no more. limit >= 1. Its cost is the rows it returns (the primary key). One
+	// owner's calendars are CalendarStore.ListCalendars.
+	ExportCalendars(ctx context.Context, after CalendarCursor, limit int) ([]domain.Calendar, error)
+}
+
+// CalendarCursor is where ExportCalendars continues: after the calendar Name of Owner.
+// The zero value starts at the first calendar.
+type CalendarCursor struct {
+	Owner, Name string
 }
 
 // EventCursor is where ExportEvents continues: after the event ID of alarm AlarmID. The
@@ -72,4 +86,13 @@ type Importer interface {
 	// An (owner, name) already stored or repeated within es is ErrConflict, and then
 	// nothing is written. An empty slice writes nothing.
 	ImportEndpoints(ctx context.Context, es []domain.Endpoint) error
+
+	// ImportCalendars inserts cs (validated and normalised by the caller) with every
+	// field exactly as given, CreatedAt and UpdatedAt included (no stamping with the
+	// store's now). An (owner, name) already stored or repeated within cs is
+	// ErrConflict, and then nothing is written. It writes no series' index entries:
+	// ImportAlarms writes those from each series' ExcludeCalendars, so calendars and
+	// series may be imported in either order (chronos import writes the calendars
+	// first, as an owner's creates need them). An empty slice writes nothing.
+	ImportCalendars(ctx context.Context, cs []domain.Calendar) error
 }

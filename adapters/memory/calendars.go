@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -104,4 +105,36 @@ func (s *Store) linkCalendars(owner, id string, was, now []string) {
 	for _, name := range now {
 		s.seriesCalendars[seriesCalendar{owner, name, id}] = struct{}{}
 	}
+}
+
+// ExportCalendars walks every calendar by (owner, name), as a database walks its
+// primary key.
+func (s *Store) ExportCalendars(ctx context.Context, after ports.CalendarCursor, limit int) ([]domain.Calendar, error) {
+	return txv(s, ctx, func() ([]domain.Calendar, error) {
+		return each(first(s.calendars.rows(func(c domain.Calendar) bool {
+			return c.Owner > after.Owner || (c.Owner == after.Owner && c.Name > after.Name)
+		}, byOwnerName), limit), keepCalendar), nil
+	})
+}
+
+func byOwnerName(x, y domain.Calendar) int {
+	if c := strings.Compare(x.Owner, y.Owner); c != 0 {
+		return c
+	}
+	return strings.Compare(x.Name, y.Name)
+}
+
+// ImportCalendars writes into a copy of the table, kept only when every row went in:
+// all or nothing, as a database's transaction. The stamps are the given ones.
+func (s *Store) ImportCalendars(ctx context.Context, cs []domain.Calendar) error {
+	return s.tx(ctx, func() error {
+		calendars := maps.Clone(s.calendars)
+		for _, c := range cs {
+			if err := calendars.insert(ownerKey{c.Owner, c.Name}, keepCalendar(c)); err != nil {
+				return err
+			}
+		}
+		s.calendars = calendars
+		return nil
+	})
 }

@@ -219,6 +219,8 @@ var engineSQL = func() sqlstore.Statements {
 	st.ExportEvents = `SELECT id, ` + sqlrow.EventColumns + ` FROM alarm_events
 		WHERE alarm_id >= ?1 AND alarm_id <= ?2 AND (alarm_id > ?3 OR id > ?4)
 		ORDER BY alarm_id, id LIMIT ?5 + 0`
+	st.ExportCalendars = `SELECT ` + sqlrow.CalendarColumns + ` FROM calendars
+		WHERE owner >= ?1 AND (owner > ?2 OR name > ?3) ORDER BY owner, name LIMIT ?4 + 0`
 
 	st.PutState = `INSERT INTO chronos_state (name, value, updated_at) VALUES (?1, ?2, ?3)
 		ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`

@@ -20,7 +20,7 @@ const exportHelp = `
 Writes every alarm (its whole state: status, next fire, counts, series options and
 state, endpoint, payload byte for byte, idempotency key, lease), its stored history,
 every endpoint WITH ITS SIGNING SECRETS, every API token's SHA-256 hash (never a token:
-none is stored) and the cluster values that move (the dispatch pause gate, the secret
+none is stored), every owner's exclusion calendars and the cluster values that move (the dispatch pause gate, the secret
 fingerprints' key), as JSON lines.
 
 THE FILE HOLDS SECRETS: it is created with mode 0600 and never overwrites a file; keep
@@ -32,14 +32,14 @@ another cluster with "chronos import --into-nonempty" (docs/scaling.md).
 
 const importHelp = `
 Writes an export (chronos export) into --store, migrating its schema first: cluster
-values, endpoints, tokens, then alarms and their histories in batches of one
-transaction each. Every lease is cleared, so the new cluster claims what the old one
+values, endpoints, tokens, calendars, then alarms and their histories in batches of
+one transaction each (a series keeps the calendars it excludes). Every lease is cleared, so the new cluster claims what the old one
 held: at-least-once alarms that were in delivery are delivered again; an at-most-once
 wake already sent is not (its advance is in the file; its "outcome unknown" error
 stays). A file is read whole and checked before anything is written; standard input
 is checked as it goes.
 
-A target that holds any alarm, endpoint or token is refused unless --into-nonempty,
+A target that holds any alarm, endpoint, calendar or token is refused unless --into-nonempty,
 which still refuses any record whose id the target holds. If an import fails part way,
 drop the target database, create it anew and import again.
 `
@@ -48,7 +48,7 @@ func exportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := flagenv.New("export", stderr)
 	store := fs.String("store", defaultStore, "store URL to export: sqlite://path.db, postgres://..., mysql://...")
 	to := fs.String("to", "", `file to write (created with mode 0600; an existing file is refused), or "-" for standard output`)
-	owner := fs.String("owner", "", "export this owner alone: its alarms and histories, endpoints and tokens, no cluster value (moving an owner: docs/scaling.md)")
+	owner := fs.String("owner", "", "export this owner alone: its alarms and histories, endpoints, calendars and tokens, no cluster value (moving an owner: docs/scaling.md)")
 	if err := flagenv.Parse(fs, args); err != nil {
 		return withHelp(err, exportHelp)
 	}
@@ -84,8 +84,8 @@ func exportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		report, where = stdout, *to+" (mode 0600)"
 	}
 	c := res.Counts
-	fmt.Fprintf(report, "exported %d alarms, %d events, %d endpoints, %d tokens, %d cluster values from %s to %s\n",
-		c.Alarms, c.Events, c.Endpoints, c.Tokens, c.States, redact(*store), where)
+	fmt.Fprintf(report, "exported %d alarms, %d events, %d endpoints, %d tokens, %d calendars, %d cluster values from %s to %s\n",
+		c.Alarms, c.Events, c.Endpoints, c.Tokens, c.Calendars, c.States, redact(*store), where)
 	if res.Orphans > 0 {
 		fmt.Fprintf(report, "left out %d stored events whose alarm no longer exists\n", res.Orphans)
 	}
@@ -126,7 +126,7 @@ func importCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := flagenv.New("import", stderr)
 	store := fs.String("store", defaultStore, "store URL to import into (migrated first): sqlite://path.db, postgres://..., mysql://...")
 	from := fs.String("from", "", `export file to read, or "-" for standard input`)
-	intoNonEmpty := fs.Bool("into-nonempty", false, "import into a store that holds alarms, endpoints or tokens already (records whose ids it holds are still refused)")
+	intoNonEmpty := fs.Bool("into-nonempty", false, "import into a store that holds alarms, endpoints, calendars or tokens already (records whose ids it holds are still refused)")
 	if err := flagenv.Parse(fs, args); err != nil {
 		return withHelp(err, importHelp)
 	}
@@ -164,11 +164,11 @@ func importCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if errors.Is(err, transfer.ErrNotEmpty) {
 			return err
 		}
-		return fmt.Errorf("%w\nimport: %s holds part of the import (%d alarms, %d events, %d endpoints, %d tokens written): drop it, create it anew and import again",
-			err, redact(*store), c.Alarms, c.Events, c.Endpoints, c.Tokens)
+		return fmt.Errorf("%w\nimport: %s holds part of the import (%d alarms, %d events, %d endpoints, %d tokens, %d calendars written): drop it, create it anew and import again",
+			err, redact(*store), c.Alarms, c.Events, c.Endpoints, c.Tokens, c.Calendars)
 	}
-	fmt.Fprintf(stdout, "imported %d alarms, %d events, %d endpoints, %d tokens, %d cluster values from a %s export into %s\n",
-		c.Alarms, c.Events, c.Endpoints, c.Tokens, c.States, res.Source, redact(*store))
+	fmt.Fprintf(stdout, "imported %d alarms, %d events, %d endpoints, %d tokens, %d calendars, %d cluster values from a %s export into %s\n",
+		c.Alarms, c.Events, c.Endpoints, c.Tokens, c.Calendars, c.States, res.Source, redact(*store))
 	if res.LeasesCleared > 0 {
 		fmt.Fprintf(stdout, "cleared %d leases of the old cluster's workers: the new cluster claims those alarms again\n", res.LeasesCleared)
 	}

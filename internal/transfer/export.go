@@ -32,8 +32,9 @@ var MovedStates = []string{chores.DispatchStateName, admin.SecretFingerprintKeyN
 
 // Page sizes of the export's reads.
 const (
-	alarmPage = 500
-	eventPage = 2000
+	alarmPage    = 500
+	eventPage    = 2000
+	calendarPage = 100 // up to 2,000 dates and ranges each
 )
 
 // Source is what Export reads: a whole store that implements ports.Exporter.
@@ -47,7 +48,7 @@ type ExportOptions struct {
 	ChronosVersion string
 	StoreKind      string // sqlite, postgres, mysql
 	// Owner, when set, exports that owner alone: its alarms with their histories, its
-	// endpoints and its tokens' hashes, and no cluster value (they are the cluster's, not
+	// endpoints, calendars and tokens' hashes, and no cluster value (they are the cluster's, not
 	// the owner's). It is how an owner moves to another cluster (docs/scaling.md); the
 	// alarms are still read in id order across every owner, so it costs a walk of the
 	// table, with the events read only for pages that hold the owner's alarms.
@@ -63,8 +64,9 @@ type ExportResult struct {
 }
 
 // Export writes every alarm with its stored history, every endpoint with its secrets,
-// every token's hash and the cluster values that move, as JSON lines: a header, the
-// records, an end line with the counts. The file holds endpoint secrets: the caller
+// every token's hash, every exclusion calendar and the cluster values that move, as
+// JSON lines: a header, the records (the calendars before the alarms, whose series
+// name them), an end line with the counts. The file holds endpoint secrets: the caller
 // writes it somewhere private.
 //
 // It reads the store in pages, not in one snapshot: a store that nodes are writing to
@@ -143,6 +145,9 @@ func Export(ctx context.Context, src Source, w io.Writer, opts ExportOptions) (E
 		}
 		res.Counts.Tokens++
 	}
+	if err := exportCalendars(ctx, src, opts.Owner, write, &res); err != nil {
+		return res, err
+	}
 
 	// Alarms page by page in id order, each page followed by the stored events of its
 	// alarms, so an import meets an alarm before its history.
@@ -182,6 +187,41 @@ func Export(ctx context.Context, src Source, w io.Writer, opts ExportOptions) (E
 		return res, fmt.Errorf("export: writing: %w", err)
 	}
 	return res, nil
+}
+
+// exportCalendars writes the owner's calendars, or every owner's page by page.
+func exportCalendars(ctx context.Context, src Source, owner string, write func(any) error, res *ExportResult) error {
+	put := func(cs []domain.Calendar) error {
+		for _, c := range cs {
+			if err := write(calendarToRecord(c)); err != nil {
+				return err
+			}
+			res.Counts.Calendars++
+		}
+		return nil
+	}
+	if owner != "" {
+		cs, err := src.ListCalendars(ctx, owner)
+		if err != nil {
+			return fmt.Errorf("export: listing the calendars of %q: %w", owner, err)
+		}
+		return put(cs)
+	}
+	var after ports.CalendarCursor
+	for {
+		cs, err := src.ExportCalendars(ctx, after, calendarPage)
+		if err != nil {
+			return fmt.Errorf("export: reading calendars after %s/%s: %w", after.Owner, after.Name, err)
+		}
+		if len(cs) == 0 {
+			return nil
+		}
+		if err := put(cs); err != nil {
+			return err
+		}
+		last := cs[len(cs)-1]
+		after = ports.CalendarCursor{Owner: last.Owner, Name: last.Name}
+	}
 }
 
 // exportEvents writes the stored events of the alarms with ids in (after, through],

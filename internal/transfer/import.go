@@ -19,8 +19,9 @@ import (
 
 // Batch sizes of the import's writes: each batch is one transaction.
 const (
-	alarmBatch = 500
-	eventBatch = 2000
+	alarmBatch    = 500
+	eventBatch    = 2000
+	calendarBatch = 100
 )
 
 // Target is what Import writes: a whole store that implements ports.Importer.
@@ -40,10 +41,10 @@ func AsTarget(s ports.Store) (Target, error) {
 
 // ImportOptions say how Import treats a target that already holds something.
 type ImportOptions struct {
-	// IntoNonEmpty lets Import write into a store that already holds alarms, endpoints
-	// or tokens. It still refuses any record whose id (an alarm's, a token's) or
-	// (owner, name) (an endpoint's) the target holds, and keeps the target's own
-	// cluster values.
+	// IntoNonEmpty lets Import write into a store that already holds alarms, endpoints,
+	// calendars or tokens. It still refuses any record whose id (an alarm's, a token's)
+	// or (owner, name) (an endpoint's, a calendar's) the target holds, and keeps the
+	// target's own cluster values.
 	IntoNonEmpty bool
 }
 
@@ -62,9 +63,11 @@ type ImportResult struct {
 var ErrNotEmpty = errors.New("the target store is not empty")
 
 // Import writes an export (see Export) into dst: cluster values, endpoints, tokens,
-// then alarms and their histories in batches, each batch one transaction. Every
-// alarm's lease is cleared (ImportResult.LeasesCleared). It refuses a target that holds
-// any alarm, endpoint or token unless opts.IntoNonEmpty.
+// calendars, then alarms and their histories in batches, each batch one transaction;
+// a series keeps the calendars it names (ports.Importer.ImportAlarms writes its
+// links). Every alarm's lease is cleared (ImportResult.LeasesCleared). It refuses a
+// target that holds any alarm, endpoint, calendar or token unless opts.IntoNonEmpty.
+// It reads files of every format from oldestFormat on.
 //
 // It is not one transaction: when it fails, what was written before stays (the result
 // counts it), and the way on is to empty the target (drop and re-create the database)
@@ -121,6 +124,15 @@ func holds(ctx context.Context, s ports.Store) (string, error) {
 	if len(eps) > 0 {
 		what = append(what, fmt.Sprintf("endpoints (%d)", len(eps)))
 	}
+	if ex, ok := s.(ports.Exporter); ok { // every store has both; ListCalendars is one owner's
+		cals, err := ex.ExportCalendars(ctx, ports.CalendarCursor{}, 1)
+		if err != nil {
+			return "", err
+		}
+		if len(cals) > 0 {
+			what = append(what, "calendars")
+		}
+	}
 	toks, err := s.ListTokens(ctx, "")
 	if err != nil {
 		return "", err
@@ -143,6 +155,8 @@ type importer struct {
 	eventFrom  int
 	endpoints  []domain.Endpoint
 	epLines    []int
+	calendars  []domain.Calendar
+	calLines   []int
 }
 
 // take handles one record: small tables at once, endpoints, alarms and events in batches.
@@ -155,8 +169,19 @@ func (im *importer) take(rec record) error {
 	case rec.endpoint != nil:
 		im.endpoints = append(im.endpoints, *rec.endpoint)
 		im.epLines = append(im.epLines, rec.line)
+	case rec.calendar != nil:
+		im.calendars = append(im.calendars, *rec.calendar)
+		im.calLines = append(im.calLines, rec.line)
+		if len(im.calendars) == calendarBatch {
+			return im.flushCalendars()
+		}
 	case rec.alarm != nil:
-		if err := im.flushEndpoints(); err != nil { // refused endpoints stop the import before any alarm
+		// Refused endpoints or calendars stop the import before any alarm; a series'
+		// calendars are in the target before it.
+		if err := im.flushEndpoints(); err != nil {
+			return err
+		}
+		if err := im.flushCalendars(); err != nil {
 			return err
 		}
 		a := *rec.alarm
@@ -215,6 +240,9 @@ func (im *importer) flushAll() error {
 	if err := im.flushEndpoints(); err != nil {
 		return err
 	}
+	if err := im.flushCalendars(); err != nil {
+		return err
+	}
 	return im.flushEvents() // alarms first
 }
 
@@ -237,6 +265,28 @@ func (im *importer) flushEndpoints() error {
 	}
 	im.res.Counts.Endpoints += int64(len(im.endpoints))
 	im.endpoints, im.epLines = nil, nil
+	return nil
+}
+
+func (im *importer) flushCalendars() error {
+	if len(im.calendars) == 0 {
+		return nil
+	}
+	if im.opts.IntoNonEmpty {
+		for i, c := range im.calendars {
+			if _, err := im.dst.GetCalendar(im.ctx, c.Owner, c.Name); err == nil {
+				return fmt.Errorf("line %d: calendar %q of owner %q: the target has one of that name already; nothing of its batch (lines %d to %d) was written",
+					im.calLines[i], c.Name, c.Owner, im.calLines[0], im.calLines[len(im.calLines)-1])
+			} else if !errors.Is(err, ports.ErrNotFound) {
+				return fmt.Errorf("line %d: reading the target's calendar %s/%s: %w", im.calLines[i], c.Owner, c.Name, err)
+			}
+		}
+	}
+	if err := im.dst.ImportCalendars(im.ctx, im.calendars); err != nil {
+		return fmt.Errorf("calendars (lines %d to %d): %w", im.calLines[0], im.calLines[len(im.calLines)-1], err)
+	}
+	im.res.Counts.Calendars += int64(len(im.calendars))
+	im.calendars, im.calLines = im.calendars[:0], im.calLines[:0]
 	return nil
 }
 

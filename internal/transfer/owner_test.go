@@ -5,19 +5,22 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/chronoshq/chronos/adapters/memory"
 	"github.com/chronoshq/chronos/internal/transfer"
+	"github.com/chronoshq/chronos/internal/transfer/transfertest"
 	"github.com/chronoshq/chronos/ports"
 )
 
 // An owner's export holds that owner alone: its alarms with their histories, its
-// endpoints and tokens, and no cluster value; imported into a cluster that holds other
-// owners, it arrives whole beside them (how an owner moves: docs/scaling.md).
+// endpoints, calendars and tokens, and no cluster value; imported into a cluster that
+// holds other owners, it arrives whole beside them (how an owner moves:
+// docs/scaling.md), its series still skipping the days its calendars exclude.
 func TestExportOneOwnerMovesIt(t *testing.T) {
 	ctx := context.Background()
-	src, _ := filled(t)
+	src, f := filled(t)
 	var file bytes.Buffer
 	res, err := transfer.Export(ctx, src, &file, transfer.ExportOptions{ChronosVersion: "test", StoreKind: "memory", Owner: "alice"})
 	if err != nil {
@@ -39,7 +42,7 @@ func TestExportOneOwnerMovesIt(t *testing.T) {
 		}
 		kinds[rec.Type]++
 		switch rec.Type {
-		case "alarm", "endpoint", "token", "header":
+		case "alarm", "endpoint", "token", "calendar", "header":
 			if rec.Owner != "alice" {
 				t.Errorf("a %s record of owner %q in alice's export", rec.Type, rec.Owner)
 			}
@@ -47,8 +50,8 @@ func TestExportOneOwnerMovesIt(t *testing.T) {
 			t.Errorf("a cluster value in an owner's export: %s", lines.Text())
 		}
 	}
-	if kinds["alarm"] == 0 || kinds["event"] == 0 || kinds["endpoint"] == 0 || kinds["token"] == 0 {
-		t.Fatalf("alice's export holds %v: want her alarms, events, endpoints and tokens", kinds)
+	if kinds["alarm"] == 0 || kinds["event"] == 0 || kinds["endpoint"] == 0 || kinds["token"] == 0 || kinds["calendar"] != 1 {
+		t.Fatalf("alice's export holds %v: want her alarms, events, endpoints, tokens and her one calendar", kinds)
 	}
 
 	// The target cluster already holds bob.
@@ -63,7 +66,25 @@ func TestExportOneOwnerMovesIt(t *testing.T) {
 	if _, err := transfer.Import(ctx, dst, &file, transfer.ImportOptions{IntoNonEmpty: true}); err != nil {
 		t.Fatalf("Import of alice beside bob: %v", err)
 	}
-	for _, owner := range []string{"alice", "bob"} {
+	// carol's series names her calendar, which moves with it.
+	var carols bytes.Buffer
+	if _, err := transfer.Export(ctx, src, &carols, transfer.ExportOptions{StoreKind: "memory", Owner: "carol"}); err != nil {
+		t.Fatal(err)
+	}
+	moved, err := transfer.Import(ctx, dst, &carols, transfer.ImportOptions{IntoNonEmpty: true})
+	if err != nil || moved.Counts.Calendars != 1 {
+		t.Fatalf("Import of carol beside alice and bob: %+v, %v; want her one calendar", moved.Counts, err)
+	}
+	transfertest.SkipsExcluded(t, dst, f)
+	for _, owner := range []string{"alice", "bob", "carol"} {
+		wantCals, err := src.ListCalendars(ctx, owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotCals, err := dst.ListCalendars(ctx, owner)
+		if err != nil || !reflect.DeepEqual(gotCals, wantCals) {
+			t.Errorf("%s's calendars after the move = %+v (%v), want %+v", owner, gotCals, err, wantCals)
+		}
 		want, _, err := src.List(ctx, ports.ListFilter{Scope: ports.OwnedBy(owner), Limit: ports.MaxListLimit})
 		if err != nil {
 			t.Fatal(err)

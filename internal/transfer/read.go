@@ -22,6 +22,7 @@ type record struct {
 	state    *stateRecord
 	endpoint *domain.Endpoint
 	token    *domain.Token
+	calendar *domain.Calendar
 	alarm    *domain.Alarm
 	event    *domain.Event
 	end      *end
@@ -93,8 +94,9 @@ func (r *reader) parse(raw []byte) (record, error) {
 		if err := strict(raw, &h); err != nil {
 			return rec, err
 		}
-		if h.Format != FormatVersion {
-			return rec, fmt.Errorf("format %d is not one this chronos reads (%d): import with the chronos version that exported it, or a later one", h.Format, FormatVersion)
+		if h.Format < oldestFormat || h.Format > FormatVersion {
+			return rec, fmt.Errorf("format %d is not one this chronos reads (%d to %d): import with the chronos version that exported it, or a later one",
+				h.Format, oldestFormat, FormatVersion)
 		}
 		r.header, rec.header = &h, &h
 	case typeState:
@@ -129,10 +131,27 @@ func (r *reader) parse(raw []byte) (record, error) {
 		}
 		rec.token = &tok
 		r.seen.Tokens++
+	case typeCalendar:
+		if r.header.Format < 2 {
+			return rec, fmt.Errorf("a calendar record in a format %d file, which has none: the file is damaged", r.header.Format)
+		}
+		var cr calendarRecord
+		if err := strict(raw, &cr); err != nil {
+			return rec, err
+		}
+		c, err := cr.calendar()
+		if err != nil {
+			return rec, err
+		}
+		rec.calendar = &c
+		r.seen.Calendars++
 	case typeAlarm:
 		var ar alarmRecord
 		if err := strict(raw, &ar); err != nil {
 			return rec, err
+		}
+		if ar.Series != nil && ar.Series.ExcludeCalendars != nil && r.header.Format < 2 {
+			return rec, fmt.Errorf("alarm %s: series.exclude_calendars in a format %d file, which has none: the file is damaged", ar.ID, r.header.Format)
 		}
 		a, err := ar.alarm()
 		if err != nil {

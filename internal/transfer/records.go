@@ -14,9 +14,17 @@ import (
 	"github.com/chronoshq/chronos/domain"
 )
 
-// FormatVersion is the version of the file format Export writes. Import reads this
-// version and refuses any other: a later chronos may add a version it also reads.
-const FormatVersion = 1
+// FormatVersion is the version of the file format Export writes. Import reads it and
+// every earlier one back to oldestFormat, and refuses any other: a later chronos may
+// add a version it also reads.
+//
+//   - 1: states, endpoints, tokens, alarms, events.
+//   - 2: calendar records (before the alarms), a series' exclude_calendars, and the
+//     calendars count. A version-1 file is a version-2 file without them.
+const FormatVersion = 2
+
+// oldestFormat is the earliest format Import still reads.
+const oldestFormat = 1
 
 // Record types: the "type" field of every line.
 const (
@@ -24,6 +32,7 @@ const (
 	typeState    = "state"
 	typeEndpoint = "endpoint"
 	typeToken    = "token"
+	typeCalendar = "calendar"
 	typeAlarm    = "alarm"
 	typeEvent    = "event"
 	typeEnd      = "end"
@@ -37,6 +46,9 @@ type Counts struct {
 	Endpoints int64 `json:"endpoints"`
 	Tokens    int64 `json:"tokens"`
 	States    int64 `json:"states"`
+	// Calendars are never counted in the header (they are read page by page as they
+	// are written), and absent from an end line when there are none, as in format 1.
+	Calendars int64 `json:"calendars,omitempty"`
 }
 
 // header is the first line.
@@ -144,6 +156,26 @@ type seriesRecord struct {
 	JitterSeconds       int        `json:"jitter_seconds,omitempty"`
 	BackfillOf          string     `json:"backfill_of,omitempty"`
 	Notice              string     `json:"notice,omitempty"`
+	ExcludeCalendars    []string   `json:"exclude_calendars,omitempty"` // format 2
+}
+
+// calendarRecord is an owner's exclusion calendar (domain.Calendar), format 2. Every
+// list is present, empty when it excludes nothing.
+type calendarRecord struct {
+	Type            string        `json:"type"`
+	Owner           string        `json:"owner"`
+	Name            string        `json:"name"`
+	Timezone        string        `json:"timezone"`
+	ExcludeDates    []string      `json:"exclude_dates"`
+	ExcludeWeekdays []int         `json:"exclude_weekdays"`
+	ExcludeRanges   []rangeRecord `json:"exclude_ranges"`
+	CreatedAt       *time.Time    `json:"created_at,omitempty"`
+	UpdatedAt       *time.Time    `json:"updated_at,omitempty"`
+}
+
+type rangeRecord struct {
+	From string `json:"from"`
+	To   string `json:"to"`
 }
 
 // eventRecord is one stored event of an alarm's history. Its store id is not kept: the
@@ -198,7 +230,8 @@ func alarmToRecord(a domain.Alarm) alarmRecord {
 	if s := a.Series; !s.IsZero() {
 		r.Series = &seriesRecord{Misfire: string(s.Misfire), CatchUpLimit: s.CatchUpLimit,
 			MaxConsecutiveSkips: s.MaxConsecutiveSkips, StartAt: stamp(s.StartAt), EndAt: stamp(s.EndAt),
-			MaxFires: s.MaxFires, JitterSeconds: s.JitterSeconds, BackfillOf: s.BackfillOf, Notice: s.Notice}
+			MaxFires: s.MaxFires, JitterSeconds: s.JitterSeconds, BackfillOf: s.BackfillOf, Notice: s.Notice,
+			ExcludeCalendars: s.ExcludeCalendars}
 		if s.CatchUpWindow != 0 {
 			r.Series.CatchUpWindow = s.CatchUpWindow.String()
 		}
@@ -249,7 +282,8 @@ func (r alarmRecord) alarm() (domain.Alarm, error) {
 	if s := r.Series; s != nil {
 		a.Series = domain.Series{Misfire: domain.Misfire(s.Misfire), CatchUpLimit: s.CatchUpLimit,
 			MaxConsecutiveSkips: s.MaxConsecutiveSkips, StartAt: unstamp(s.StartAt), EndAt: unstamp(s.EndAt),
-			MaxFires: s.MaxFires, JitterSeconds: s.JitterSeconds, BackfillOf: s.BackfillOf, Notice: s.Notice}
+			MaxFires: s.MaxFires, JitterSeconds: s.JitterSeconds, BackfillOf: s.BackfillOf, Notice: s.Notice,
+			ExcludeCalendars: s.ExcludeCalendars}
 		if s.CatchUpWindow != "" {
 			w, err := time.ParseDuration(s.CatchUpWindow)
 			if err != nil {
@@ -309,4 +343,35 @@ func (r tokenRecord) token() (domain.Token, error) {
 		return domain.Token{}, fmt.Errorf("token %s: sha256 must be 64 hex digits", t.ID)
 	}
 	return t, nil
+}
+
+func calendarToRecord(c domain.Calendar) calendarRecord {
+	r := calendarRecord{Type: typeCalendar, Owner: c.Owner, Name: c.Name, Timezone: c.Timezone,
+		ExcludeDates: c.ExcludeDates, ExcludeWeekdays: c.ExcludeWeekdays, ExcludeRanges: make([]rangeRecord, len(c.ExcludeRanges)),
+		CreatedAt: stamp(c.CreatedAt), UpdatedAt: stamp(c.UpdatedAt)}
+	if r.ExcludeDates == nil {
+		r.ExcludeDates = []string{}
+	}
+	if r.ExcludeWeekdays == nil {
+		r.ExcludeWeekdays = []int{}
+	}
+	for i, d := range c.ExcludeRanges {
+		r.ExcludeRanges[i] = rangeRecord(d)
+	}
+	return r
+}
+
+// calendar is the record as the domain's calendar, checked and normalised as a PUT's
+// (domain.ValidateCalendar, domain.NormalizeCalendar); the error names the field.
+func (r calendarRecord) calendar() (domain.Calendar, error) {
+	c := domain.Calendar{Owner: r.Owner, Name: r.Name, Timezone: r.Timezone, ExcludeDates: r.ExcludeDates,
+		ExcludeWeekdays: r.ExcludeWeekdays, ExcludeRanges: make([]domain.DateRange, len(r.ExcludeRanges)),
+		CreatedAt: unstamp(r.CreatedAt), UpdatedAt: unstamp(r.UpdatedAt)}
+	for i, d := range r.ExcludeRanges {
+		c.ExcludeRanges[i] = domain.DateRange(d)
+	}
+	if err := domain.ValidateCalendar(c); err != nil {
+		return domain.Calendar{}, fmt.Errorf("calendar %s/%s: %w", r.Owner, r.Name, err)
+	}
+	return domain.NormalizeCalendar(c), nil
 }

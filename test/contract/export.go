@@ -24,6 +24,9 @@ var exportCases = []testCase{
 	{"ImportEndpointsKeepStamps", testImportEndpointsKeepStamps},
 	{"ImportEndpointsConflict", testImportEndpointsConflict},
 	{"TokensKeepEveryField", testExportTokensKeepEveryField},
+	{"CalendarsPagedEveryOwner", testExportCalendarsPaged},
+	{"ImportCalendarsKeepStamps", testImportCalendarsKeepStamps},
+	{"ImportCalendarsConflict", testImportCalendarsConflict},
 	{"RoundTripToAnotherStore", testExportRoundTrip},
 }
 
@@ -400,9 +403,17 @@ func testExportRoundTrip(t *testing.T, e *env) {
 	e.applyOK(ts...)
 	ep := e.fullEndpoint(alice, "billing")
 	e.createEndpoint(ep)
+	for _, owner := range []string{alice, "carol"} { // everyState's series name these
+		e.putCalendar(e.newCalendar(owner, "holidays"))
+		e.putCalendar(e.newCalendar(owner, "team-offsites"))
+	}
 
 	target := e.harness.NewStore(t, e.clock)
 	tex, tim := exporterOf(t, target)
+	cals := exportAllCalendars(t, e, ex, 3)
+	if err := tim.ImportCalendars(e.ctx, cals); err != nil { // before the series that name them
+		t.Fatalf("ImportCalendars into the new store: %v", err)
+	}
 	var srcAlarms []domain.Alarm
 	after := ""
 	for {
@@ -464,4 +475,22 @@ func testExportRoundTrip(t *testing.T, e *env) {
 		t.Fatalf("ListEndpoints in the new store: %v", err)
 	}
 	e.wantEndpoints("endpoints in the new store", gotEps, eps)
+
+	gotCals := exportAllCalendars(t, e, tex, 100)
+	if len(gotCals) != len(cals) || len(cals) != 4 {
+		t.Fatalf("the new store has %d calendars, the old one %d (want 4)", len(gotCals), len(cals))
+	}
+	for i := range cals {
+		e.wantCalendar("calendar in the new store", gotCals[i], cals[i])
+	}
+	// Each series holds its calendars in the new store as in the old one.
+	for _, w := range srcAlarms {
+		for _, name := range w.Series.ExcludeCalendars {
+			id, used, err := target.CalendarUser(e.ctx, w.Owner, name)
+			if err != nil || (w.Status == domain.StatusActive || w.Status == domain.StatusPaused) != used {
+				t.Errorf("CalendarUser(%s, %s) in the new store = %q, %t, %v; the old store's series %s (%s) names it",
+					w.Owner, name, id, used, err, w.ID, w.Status)
+			}
+		}
+	}
 }

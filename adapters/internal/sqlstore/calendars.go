@@ -137,3 +137,28 @@ func (e *Engine[T]) calendarNotFound(owner, name string) error {
 func (e *Engine[T]) scanCalendar(r sqlrow.Scanner) (domain.Calendar, error) {
 	return sqlrow.ScanCalendar(r, e.ToTime)
 }
+
+// ExportCalendars returns the next page of every owner's calendars by (owner, name).
+func (e *Engine[T]) ExportCalendars(ctx context.Context, after ports.CalendarCursor, limit int) ([]domain.Calendar, error) {
+	cs, err := List(ctx, e.Read, e.scanCalendar, e.SQL.ExportCalendars, after.Owner, after.Owner, after.Name, limit)
+	return cs, e.mapError(err)
+}
+
+// ImportCalendars inserts cs with their own stamps in one transaction, one statement
+// each (InsertCalendar): a few rows per owner. A taken (owner, name) fails it on the
+// primary key.
+func (e *Engine[T]) ImportCalendars(ctx context.Context, cs []domain.Calendar) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	return e.mapError(e.Tx(ctx, func(tx DB) error {
+		for _, c := range cs {
+			_, err := tx.Exec(ctx, e.SQL.InsertCalendar, c.Owner, c.Name, c.Timezone, sqlrow.EncodeExclusions(c),
+				e.TimeArg(c.CreatedAt), e.TimeArg(c.UpdatedAt))
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+}

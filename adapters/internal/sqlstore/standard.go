@@ -60,6 +60,9 @@ var Standard = Statements{
 	ExportEvents: `SELECT id, ` + sqlrow.EventColumns + ` FROM alarm_events
 		WHERE alarm_id >= ? AND alarm_id <= ? AND (alarm_id > ? OR id > ?)
 		ORDER BY alarm_id, id LIMIT ?`,
+	// and the primary key (owner, name) of calendars.
+	ExportCalendars: `SELECT ` + sqlrow.CalendarColumns + ` FROM calendars
+		WHERE owner >= ? AND (owner > ? OR name > ?) ORDER BY owner, name LIMIT ?`,
 
 	GetState: `SELECT value, updated_at FROM chronos_state WHERE name = ?`,
 

@@ -77,6 +77,9 @@ type Statements struct {
 	// ExportEvents: after's alarm id, through, after's alarm id, after's event id,
 	// limit; selects id and sqlrow.EventColumns by (alarm_id, id).
 	ExportEvents string
+	// ExportCalendars: after's owner, after's owner, after's name, limit; selects
+	// sqlrow.CalendarColumns by (owner, name).
+	ExportCalendars string
 
 	// The chores (retention.go).
 	//

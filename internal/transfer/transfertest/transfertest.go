@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"github.com/chronoshq/chronos/test/contract"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -27,12 +28,15 @@ var policy = domain.Policy{Backoff: domain.DefaultBackoff}
 
 // Filled says what Fill made, for the checks that follow an import.
 type Filled struct {
-	Leased   string // an at-least-once alarm leased by a worker that never finished
-	InDoubt  string // an at-most-once series whose advanced wake's outcome is unknown
-	Keyed    domain.Alarm
-	Notice   string // the failure notice of Failed, delivered
-	Paused   string // a series paused by its owner with a note and an end
-	Series   string // a series with every option, fired twice
+	Leased  string // an at-least-once alarm leased by a worker that never finished
+	InDoubt string // an at-most-once series whose advanced wake's outcome is unknown
+	Keyed   domain.Alarm
+	Notice  string // the failure notice of Failed, delivered
+	Paused  string // a series paused by its owner with a note and an end
+	Series  string // a series with every option, fired once, naming carol's calendar "holidays"
+	// Excluded is the occurrence of Series that "holidays" excludes: its next one when
+	// Fill returns. Series delivers the one after it.
+	Excluded time.Time
 	Failed   string // a once alarm whose deliveries were exhausted
 	Retrying string
 }
@@ -41,8 +45,8 @@ type Filled struct {
 // dispatcher and the API would (so their histories are real): once alarms pending (with
 // an idempotency key and an endpoint), fired after a retry, failed, cancelled and
 // retrying; series with every option fired, paused with a note and an end, leased, and
-// at-most-once in doubt; endpoints with secrets, tokens revoked and used, and the
-// cluster values that move.
+// at-most-once in doubt; endpoints with secrets, tokens revoked and used, exclusion
+// calendars (one a series names), and the cluster values that move.
 func Fill(t testing.TB, s ports.Store) Filled {
 	t.Helper()
 	ctx := context.Background()
@@ -170,12 +174,29 @@ func Fill(t testing.TB, s ports.Store) Filled {
 	})
 	must("Mutate cancel", err)
 
-	// A series with every option, fired twice.
+	// A series with every option, fired once; its calendar excludes the day of its next
+	// occurrence. Another owner's calendar no series names.
 	series := cron("carol", domain.Series{Misfire: domain.MisfireCatchUp, CatchUpLimit: 20, CatchUpWindow: 36 * time.Hour,
-		MaxConsecutiveSkips: 4, StartAt: now().Add(-72 * time.Hour), EndAt: now().Add(90*24*time.Hour + 987654321), MaxFires: 500, JitterSeconds: 0})
+		MaxConsecutiveSkips: 4, StartAt: now().Add(-72 * time.Hour), EndAt: now().Add(90*24*time.Hour + 987654321), MaxFires: 500, JitterSeconds: 0,
+		ExcludeCalendars: []string{"holidays"}})
 	series = create(dueNow(series))
 	apply(decide(claimOne(series.ID), domain.Delivered()))
 	f.Series = series.ID
+	next, err := s.Get(ctx, ports.AnyOwner, series.ID)
+	must("Get", err)
+	f.Excluded = next.ScheduledFor
+	paris, err := time.LoadLocation("Europe/Paris")
+	must("LoadLocation", err)
+	putCalendar := func(c domain.Calendar) {
+		t.Helper()
+		must("ValidateCalendar", domain.ValidateCalendar(c))
+		_, err := s.PutCalendar(ctx, domain.NormalizeCalendar(c))
+		must("PutCalendar", err)
+	}
+	putCalendar(domain.Calendar{Owner: "carol", Name: "holidays", Timezone: "Europe/Paris",
+		ExcludeDates: []string{f.Excluded.In(paris).Format("2006-01-02"), "2031-12-25"}})
+	putCalendar(domain.Calendar{Owner: "alice", Name: "weekends", Timezone: "Asia/Tokyo", ExcludeWeekdays: []int{6, 0},
+		ExcludeRanges: []domain.DateRange{{From: "2030-12-24", To: "2031-01-02"}}})
 
 	// Paused by its owner, with a note and an end.
 	paused := create(cron("carol", domain.Series{Misfire: domain.MisfireSkip}))
@@ -212,7 +233,8 @@ func hash(c byte) string { return string(bytes.Repeat([]byte{c}, 64)) }
 
 // Compare fails t unless dst holds exactly what src holds: every alarm field by field
 // (leases cleared in dst), every alarm's history in order (store ids aside), every
-// endpoint with its secrets and stamps, every token, and the cluster values that move.
+// endpoint with its secrets and stamps, every calendar with its stamps, each series'
+// hold on the calendars it names, every token, and the cluster values that move.
 // Times are compared at precision, the coarser store's.
 func Compare(t testing.TB, src, dst ports.Exporter, srcStore, dstStore ports.Store, precision time.Duration) {
 	t.Helper()
@@ -281,6 +303,24 @@ func Compare(t testing.TB, src, dst ports.Exporter, srcStore, dstStore ports.Sto
 			t.Errorf("endpoint %s/%s differs in the target (secrets not shown)", we[i].Owner, we[i].Name)
 		}
 	}
+	wc, gc := allCalendars(t, src), allCalendars(t, dst)
+	for _, cs := range [][]domain.Calendar{wc, gc} {
+		for i := range cs {
+			cs[i].CreatedAt, cs[i].UpdatedAt = cs[i].CreatedAt.Truncate(precision), cs[i].UpdatedAt.Truncate(precision)
+		}
+	}
+	if !reflect.DeepEqual(gc, wc) {
+		t.Errorf("calendars differ in the target:\n got %+v\nwant %+v", gc, wc)
+	}
+	for _, a := range want {
+		for _, name := range a.Series.ExcludeCalendars {
+			wid, wused, werr := srcStore.CalendarUser(ctx, a.Owner, name)
+			gid, gused, gerr := dstStore.CalendarUser(ctx, a.Owner, name)
+			if werr != nil || gerr != nil || gid != wid || gused != wused {
+				t.Errorf("CalendarUser(%s, %s) in the target = %q %v (%v), in the source %q %v (%v)", a.Owner, name, gid, gused, gerr, wid, wused, werr)
+			}
+		}
+	}
 	wt, err := srcStore.ListTokens(ctx, "")
 	if err != nil {
 		t.Fatalf("transfertest: ListTokens: %v", err)
@@ -309,6 +349,59 @@ func Compare(t testing.TB, src, dst ports.Exporter, srcStore, dstStore ports.Sto
 		if gok != wok || gs.Value != ws.Value {
 			t.Errorf("cluster value %s in the target = %q (%v), want %q (%v)", name, gs.Value, gok, ws.Value, wok)
 		}
+	}
+}
+
+func allCalendars(t testing.TB, ex ports.Exporter) []domain.Calendar {
+	t.Helper()
+	var out []domain.Calendar
+	var after ports.CalendarCursor
+	for {
+		cs, err := ex.ExportCalendars(context.Background(), after, 1)
+		if err != nil {
+			t.Fatalf("transfertest: ExportCalendars: %v", err)
+		}
+		if len(cs) == 0 {
+			return out
+		}
+		out = append(out, cs...)
+		last := cs[len(cs)-1]
+		after = ports.CalendarCursor{Owner: last.Owner, Name: last.Name}
+	}
+}
+
+// SkipsExcluded fails t unless, in s, f's series still names its calendar, holds it
+// (the calendar cannot be deleted) and, as the dispatcher reads it with its owner's
+// calendars, leaves out the occurrence the calendar excludes: the series neither
+// delivers it when it comes due nor lists it among its upcoming ones.
+func SkipsExcluded(t testing.TB, s ports.Store, f Filled) {
+	t.Helper()
+	ctx := context.Background()
+	a, err := s.Get(ctx, ports.AnyOwner, f.Series)
+	if err != nil {
+		t.Fatalf("transfertest: Get(%s): %v", f.Series, err)
+	}
+	if !slices.Equal(a.Series.ExcludeCalendars, []string{"holidays"}) {
+		t.Errorf("series %s names calendars %q, want [holidays]", a.ID, a.Series.ExcludeCalendars)
+	}
+	if id, used, err := s.CalendarUser(ctx, a.Owner, "holidays"); err != nil || !used || id != a.ID {
+		t.Errorf("CalendarUser(%s, holidays) = %q, %v, %v; want the series %s", a.Owner, id, used, err, a.ID)
+	}
+	cals, err := s.ListCalendars(ctx, a.Owner)
+	if err != nil {
+		t.Fatalf("transfertest: ListCalendars(%s): %v", a.Owner, err)
+	}
+	if !a.ScheduledFor.Equal(f.Excluded) {
+		t.Fatalf("series %s is at %s, want the excluded occurrence %s", a.ID, a.ScheduledFor, f.Excluded)
+	}
+	up := domain.UpcomingExcluding(a, cals, f.Excluded.Add(-time.Hour), 1)
+	if len(up) != 1 || !up[0].ScheduledFor.After(f.Excluded) {
+		t.Errorf("the series' next occurrence with its owner's calendars = %+v, want one after the excluded %s", up, f.Excluded)
+	}
+	a.NextFireAt = f.Excluded // its claim, when the excluded occurrence comes due
+	a.ClaimedBy, a.ClaimedAt = "new-node", f.Excluded
+	if fr := domain.BeginExcluding(a, cals, f.Excluded, policy); fr.Skip == nil || !fr.Skip.ScheduledFor.After(f.Excluded) {
+		t.Errorf("the series' claim of its excluded occurrence %s is delivered (skip %+v): want it left out", f.Excluded, fr.Skip)
 	}
 }
 
