@@ -285,20 +285,36 @@ func (e *Engine[T]) pairTagPage(f ports.ListFilter, after string, limit int) (st
 	if after != "" {
 		conds = append(conds, `t.alarm_id < `+s.arg(after))
 	}
-	// Every other pair is one primary-key lookup of the row's alarm: a scalar subquery,
-	// which no planner turns into a join that walks the pair's alarms for each row.
-	for i, tf := range f.Tags[1:] {
+	conds = append(conds, pairConds(&s, `t.alarm_id`, f.Tags[1:])...)
+	conds = append(conds, e.alarmConds(&s, f, true)...)
+	q := `SELECT ` + sqlrow.Qualified("a", sqlrow.AlarmColumns) + ` FROM ` + e.Tags.Join + ` WHERE ` +
+		strings.Join(conds, ` AND `) + ` ORDER BY t.alarm_id DESC LIMIT ` + s.arg(limit+1)
+	return q, s.args
+}
+
+// pairConds checks each pair of tags on the alarm whose id is idExpr by one primary-key
+// lookup in alarm_tags: a scalar subquery, which no planner turns into a join that walks
+// the pair's alarms for each row.
+func pairConds(s *stmt, idExpr string, tags []domain.TagFilter) []string {
+	conds := make([]string, 0, len(tags))
+	for i, tf := range tags {
 		x := "x" + strconv.Itoa(i+1)
-		conds = append(conds, `(SELECT `+x+`.tag_value FROM alarm_tags `+x+` WHERE `+x+`.alarm_id = t.alarm_id AND `+
+		conds = append(conds, `(SELECT `+x+`.tag_value FROM alarm_tags `+x+` WHERE `+x+`.alarm_id = `+idExpr+` AND `+
 			x+`.tag_key = `+s.arg(tf.Key)+`) = `+s.arg(tf.Value))
 	}
-	// The alarm's own filters are written "(v IS NULL OR column = v)", never an index
-	// condition: a generic plan on tables without statistics otherwise takes alarms by
-	// an index on status and joins the page to it, not the page's alarms by id.
+	return conds
+}
+
+// alarmConds are f's filters on the alarm row a (its status too, with status), each
+// written "(v IS NULL OR column = v)", never an index condition: a generic plan on
+// tables without statistics otherwise takes alarms by an index on status and joins the
+// page to it, not the page's alarms by id.
+func (e *Engine[T]) alarmConds(s *stmt, f ports.ListFilter, status bool) []string {
+	var conds []string
 	opt := func(column, op string, v any, typ string) string {
 		return `(` + e.Tags.Cast(s.arg(v), typ) + ` IS NULL OR ` + column + ` ` + op + ` ` + s.arg(v) + `)`
 	}
-	if f.Status != "" {
+	if status && f.Status != "" {
 		conds = append(conds, opt(`a.status`, `=`, string(f.Status), "text"))
 	}
 	if f.Kind != "" {
@@ -310,9 +326,7 @@ func (e *Engine[T]) pairTagPage(f ports.ListFilter, after string, limit int) (st
 	if !f.FailedSince.IsZero() {
 		conds = append(conds, opt(`a.updated_at`, `>=`, e.TimeArg(f.FailedSince), "timestamptz"))
 	}
-	q := `SELECT ` + sqlrow.Qualified("a", sqlrow.AlarmColumns) + ` FROM ` + e.Tags.Join + ` WHERE ` +
-		strings.Join(conds, ` AND `) + ` ORDER BY t.alarm_id DESC LIMIT ` + s.arg(limit+1)
-	return q, s.args
+	return conds
 }
 
 // statusTagPage is the page of a filter with tags, one owner and a status, that walks
@@ -327,24 +341,8 @@ func (e *Engine[T]) statusTagPage(f ports.ListFilter, after string, limit int) (
 	if after != "" {
 		conds = append(conds, `a.id < `+s.arg(after))
 	}
-	for i, tf := range f.Tags {
-		x := "x" + strconv.Itoa(i+1)
-		conds = append(conds, `(SELECT `+x+`.tag_value FROM alarm_tags `+x+` WHERE `+x+`.alarm_id = a.id AND `+
-			x+`.tag_key = `+s.arg(tf.Key)+`) = `+s.arg(tf.Value))
-	}
-	// As in pairTagPage: the other filters are never an index condition.
-	opt := func(column, op string, v any, typ string) string {
-		return `(` + e.Tags.Cast(s.arg(v), typ) + ` IS NULL OR ` + column + ` ` + op + ` ` + s.arg(v) + `)`
-	}
-	if f.Kind != "" {
-		conds = append(conds, opt(`a.kind`, `=`, string(f.Kind), "text"))
-	}
-	if f.LabelPrefix != "" {
-		conds = append(conds, e.Tags.LabelPrefix("a.label", f.LabelPrefix, s.arg))
-	}
-	if !f.FailedSince.IsZero() {
-		conds = append(conds, opt(`a.updated_at`, `>=`, e.TimeArg(f.FailedSince), "timestamptz"))
-	}
+	conds = append(conds, pairConds(&s, `a.id`, f.Tags)...)
+	conds = append(conds, e.alarmConds(&s, f, false)...)
 	q := `SELECT ` + sqlrow.Qualified("a", sqlrow.AlarmColumns) + ` FROM ` + e.Tags.StatusWalk + ` WHERE ` +
 		strings.Join(conds, ` AND `) + ` ORDER BY a.id DESC LIMIT ` + s.arg(limit+1)
 	return q, s.args
