@@ -99,5 +99,7 @@ var tagVariants = []struct {
 		Tags: []domain.TagFilter{{Key: "customer", Value: "7"}, {Key: "plan", Value: "pro"}}}},
 	{"tag customer:7, status=active", ports.ListFilter{Scope: ports.OwnedBy(Owner), Limit: 10, Status: domain.StatusActive,
 		Tags: []domain.TagFilter{{Key: "customer", Value: "7"}}}},
+	{"tag customer:7, status=failed (none)", ports.ListFilter{Scope: ports.OwnedBy(Owner), Limit: 10, Status: domain.StatusFailed,
+		Tags: []domain.TagFilter{{Key: "customer", Value: "7"}}}},
 	{"tag customer:none (none)", ports.ListFilter{Scope: ports.OwnedBy(Owner), Limit: 10, Tags: []domain.TagFilter{{Key: "customer", Value: "none"}}}},
 }
