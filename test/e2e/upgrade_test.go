@@ -33,8 +33,13 @@ var upgradeNewColumns = map[string]map[string]NewColumn{
 	"alarms": { // 00006 (series), 00007 (endpoints); the claim lane: MySQL's 00008 is a generated column, PostgreSQL's and SQLite's an index expression
 		"series": Default("NULL"), "fire_count": Default("0"), "skip_streak": Default("0"), "paused_reason": Default(""),
 		"paused_until": Default("NULL"), "endpoint": Default(""), "lane": AnyLane,
+		// 00015 (issue 29): the trace context its create carried; none before.
+		"trace_parent": Default("NULL"), "trace_state": Default("NULL"),
 	},
-	"alarm_events": {},
+	"alarm_events": { // 00014 (issue 29): the attempt log's receipt; none before
+		"duration_us": Default("NULL"), "http_status": Default("NULL"), "response_type": Default("NULL"),
+		"response_body": Default("NULL"), "response_truncated": Default("NULL"),
+	},
 	"api_tokens": { // 00009 on SQLite and MySQL, 00010 on PostgreSQL (issue 25: tokens over the API)
 		"note": Default(""), "last_used_at": NullOrSet,
 	},
@@ -364,7 +369,7 @@ func checkRows(t *testing.T, when string, before, after map[string]map[string]Ro
 // after, and for any new event of a settled alarm.
 func checkEventsKept(t *testing.T, when string, before, after map[string]map[string]Row, settledIDs []string) {
 	t.Helper()
-	for _, d := range SameRows(before["alarm_events"], after["alarm_events"], mapKeys(before["alarm_events"]), nil) {
+	for _, d := range SameRows(before["alarm_events"], after["alarm_events"], mapKeys(before["alarm_events"]), upgradeNewColumns["alarm_events"]) {
 		t.Errorf("%s, alarm_events row %s", when, d)
 	}
 	for id, r := range after["alarm_events"] {
