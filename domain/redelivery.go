@@ -24,20 +24,21 @@ var deliveryEvents = map[EventType]bool{
 // recordsDelivery reports whether e records a delivery attempt of its occurrence.
 func (e Event) recordsDelivery() bool { return deliveryEvents[e.Type] }
 
-// RedeliveryTarget is the occurrence of a to send again, found in its history (oldest
-// first, as AlarmReader.Events returns it): the one key names, or with key "" the
-// occurrence of the latest attempt. Attempt is the number the redelivery carries: one
-// more than the occurrence's attempts so far. An occurrence never attempted cannot be
-// redelivered: there is nothing to send again.
+// RedeliveryTarget is the occurrence of a to send again, found in its history (in any
+// order; events read twice count once): the one key names, or with key "" the
+// occurrence of the latest attempt (the delivery event with the highest id). Attempt is
+// the number the redelivery carries: one more than the occurrence's attempts so far. An
+// occurrence never attempted cannot be redelivered: there is nothing to send again.
 func RedeliveryTarget(a Alarm, history []Event, key string) (scheduledFor time.Time, attempt int, err error) {
 	if key != "" {
 		if err := checkOccurrenceKey(a, key); err != nil {
 			return time.Time{}, 0, err
 		}
 	} else {
-		for i := len(history) - 1; i >= 0 && key == ""; i-- {
-			if history[i].recordsDelivery() && !history[i].ScheduledFor.IsZero() {
-				key = OccurrenceKey(a.SeriesID(), history[i].ScheduledFor)
+		latest := int64(-1)
+		for _, e := range history {
+			if e.recordsDelivery() && !e.ScheduledFor.IsZero() && e.ID > latest {
+				latest, key = e.ID, OccurrenceKey(a.SeriesID(), e.ScheduledFor)
 			}
 		}
 		if key == "" {

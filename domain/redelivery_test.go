@@ -10,12 +10,13 @@ func TestRedeliveryTarget(t *testing.T) {
 	a := Alarm{ID: "a1", Kind: KindCron}
 	t1 := time.Date(2026, 3, 1, 9, 0, 0, 123_000, time.UTC) // stores keep sub-seconds; keys do not
 	t2 := t1.Add(24 * time.Hour)
-	history := []Event{
-		{Type: EventCreated},
-		{Type: EventRetryScheduled, Attempt: 1, ScheduledFor: t1},
-		{Type: EventFired, Attempt: 2, ScheduledFor: t1},
-		{Type: EventFailed, Attempt: 1, ScheduledFor: t2},
-		{Type: EventPaused, ScheduledFor: t2.Add(24 * time.Hour)}, // not an attempt
+	history := []Event{ // newest first, as the attempt log reads; the order does not matter
+		{ID: 5, Type: EventPaused, ScheduledFor: t2.Add(24 * time.Hour)}, // not an attempt
+		{ID: 4, Type: EventFailed, Attempt: 1, ScheduledFor: t2},
+		{ID: 3, Type: EventFired, Attempt: 2, ScheduledFor: t1},
+		{ID: 2, Type: EventRetryScheduled, Attempt: 1, ScheduledFor: t1},
+		{ID: 0, Type: EventCreated},
+		{ID: 3, Type: EventFired, Attempt: 2, ScheduledFor: t1}, // read twice
 	}
 	for _, c := range []struct {
 		name    string
@@ -31,7 +32,7 @@ func TestRedeliveryTarget(t *testing.T) {
 		{name: "a key never attempted", key: OccurrenceKey("a1", t2.Add(24*time.Hour)), field: "occurrence_key"},
 		{name: "another alarm's key", key: OccurrenceKey("a2", t1), field: "occurrence_key"},
 		{name: "no time", key: "a1/", field: "occurrence_key"},
-		{name: "nothing delivered", invalid: true, history: history[:1]},
+		{name: "nothing delivered", invalid: true, history: history[:1]}, // the pause alone
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := history

@@ -64,7 +64,7 @@ func (r *Redeliveries) Redeliver(ctx context.Context, owner, id, key string) (do
 }
 
 func (r *Redeliveries) redeliver(ctx context.Context, scope ports.Scope, a domain.Alarm, key string) (domain.Redelivery, error) {
-	history, err := r.store.Events(ctx, scope, a.ID, 0)
+	history, err := r.history(ctx, scope, a.ID)
 	if err != nil {
 		return domain.Redelivery{}, err
 	}
@@ -94,11 +94,28 @@ func (r *Redeliveries) redeliver(ctx context.Context, scope ports.Scope, a domai
 		Delivered: out.Delivered, Error: out.Error}, nil
 }
 
-// wake sends w under the delivery timeout. A receiver's refusal is an outcome, with
-// the attempt log's receipt as the dispatcher keeps it; only a wake held back before it
-// was sent is an error.
+// history is what a redelivery looks for its occurrence in: the newest attempts (the
+// attempt log, newest first, so the latest is found however long the history) and the
+// history from its start (events written before the attempt log carry no receipt, so
+// only they show an older alarm's deliveries).
+func (r *Redeliveries) history(ctx context.Context, scope ports.Scope, id string) ([]domain.Event, error) {
+	newest, _, err := r.store.Attempts(ctx, ports.AttemptsQuery{Scope: scope, AlarmID: id, Limit: ports.MaxAttemptsLimit})
+	if err != nil {
+		return nil, err
+	}
+	oldest, err := r.store.Events(ctx, scope, id, 0)
+	if err != nil {
+		return nil, err
+	}
+	return append(newest, oldest...), nil
+}
+
+// wake sends w under the delivery timeout, to its end even when the caller goes away
+// meanwhile (a wake cut off mid-way may have arrived, and must be recorded). A
+// receiver's refusal is an outcome, with the attempt log's receipt as the dispatcher
+// keeps it; only a wake held back before it was sent is an error.
 func (r *Redeliveries) wake(ctx context.Context, w domain.Wake) (domain.Outcome, error) {
-	wctx, cancel := context.WithTimeout(ctx, r.cfg.DeliveryTimeout)
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.DeliveryTimeout)
 	defer cancel()
 	began := time.Now()
 	resp, err := ports.WakeFor(wctx, r.waker, w)
@@ -113,8 +130,6 @@ func (r *Redeliveries) wake(ctx context.Context, w domain.Wake) (domain.Outcome,
 	case errors.As(err, &held):
 		return domain.Outcome{}, &domain.LimitError{Kind: domain.ErrRateLimited, RetryAfter: held.DeferFor(),
 			Message: "the redelivery was not sent: " + held.Error()}
-	case ctx.Err() != nil:
-		return domain.Outcome{}, ctx.Err() // the caller went away before the answer
 	default:
 		o := domain.DeliveryFailed(err.Error())
 		o.Receipt = &rc
