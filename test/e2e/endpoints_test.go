@@ -97,7 +97,11 @@ func TestEndpointsKeepReceiversApart(t *testing.T) {
 	time.Sleep(4 * time.Second) // A's breaker opens and stays open a while
 	aDown.Store(false)
 	recovered := time.Now()
-	waitFor(t, 60*time.Second, "500 wakes at A after it recovered", func() bool { return len(hung.Deliveries()) >= 500 })
+	// A's wakes held back while it hung are due again at its pace, a step of its 2 s
+	// timeout over its max_in_flight after the last one held back, up to the router's
+	// paceMaxWait of a minute from when each was held back: the last of them can come
+	// due a minute after A answers again (most runs: 10-15 s). Two minutes leave room.
+	waitFor(t, 2*time.Minute, "500 wakes at A after it recovered", func() bool { return len(hung.Deliveries()) >= 500 })
 	t.Logf("A: all 500 delivered %s after it answered again", time.Since(recovered).Round(time.Millisecond))
 
 	in := OpenInspector(t, onPostgres, store, "e2e")
