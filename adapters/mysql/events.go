@@ -13,10 +13,10 @@ import (
 // the 65,535 a statement may carry, and the statement below max_allowed_packet.
 const eventsPerInsert = 1024
 
-// An event row is its columns and the attempt log's (NULLs when it is no attempt).
+// An event row: sqlrow's, the same in every store.
 const (
-	eventColumns = sqlrow.EventColumns + `, ` + sqlrow.ReceiptColumns
-	eventParams  = sqlrow.EventParams + sqlrow.ReceiptParams
+	eventColumns = sqlrow.EventRowColumns
+	eventParams  = sqlrow.EventRowParams
 )
 
 // insertEvents appends evs, in order, with multi-row INSERTs cut into insertPieces, so

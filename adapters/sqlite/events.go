@@ -9,10 +9,10 @@ import (
 	"github.com/chronoshq/chronos/domain"
 )
 
-// An event row is its columns and the attempt log's (NULLs when it is no attempt).
+// An event row: sqlrow's, the same in every store.
 const (
-	eventColumns = sqlrow.EventColumns + `, ` + sqlrow.ReceiptColumns
-	eventParams  = sqlrow.EventParams + sqlrow.ReceiptParams
+	eventColumns = sqlrow.EventRowColumns
+	eventParams  = sqlrow.EventRowParams
 )
 
 // insertEventsSQL appends up to rows events in one statement; padding rows (a NULL

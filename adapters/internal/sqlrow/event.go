@@ -79,3 +79,10 @@ func (s *ReceiptScan) Receipt() *domain.Receipt {
 	r.Truncated = s.truncated != nil && *s.truncated
 	return r
 }
+
+// An event row as every store inserts it: the event's columns and its receipt's (NULLs
+// when it records no attempt).
+const (
+	EventRowColumns = EventColumns + `, ` + ReceiptColumns
+	EventRowParams  = EventParams + ReceiptParams
+)
