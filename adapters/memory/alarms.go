@@ -67,7 +67,6 @@ func (s *Store) create(a domain.Alarm) ports.CreateResult {
 	if err := s.alarms.insert(a.ID, keep(a)); err != nil {
 		return ports.CreateResult{Err: err}
 	}
-	s.linkCalendars(a.Owner, a.ID, nil, a.Series.ExcludeCalendars)
 	return ports.CreateResult{Alarm: keep(a)}
 }
 
@@ -158,9 +157,6 @@ func (s *Store) Mutate(ctx context.Context, scope ports.Scope, id string, fn por
 		}
 		t.AlarmID, t.Fence = a.ID, domain.Fence{} // unfenced: the transaction is the guard
 		s.apply(t)                                // never with a Notice: only Decide makes one
-		if t.Define != nil {
-			s.linkCalendars(a.Owner, a.ID, a.Series.ExcludeCalendars, t.Define.Series.ExcludeCalendars)
-		}
 		return out(s.alarms[a.ID]), nil
 	})
 }

@@ -10,9 +10,6 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// seriesCalendar is one row of the index from a calendar to the series naming it.
-type seriesCalendar struct{ owner, calendar, seriesID string }
-
 // keepCalendar is c as stored and as returned: lists of the caller's own, times
 // truncated.
 func keepCalendar(c domain.Calendar) domain.Calendar {
@@ -49,8 +46,7 @@ func (s *Store) ListCalendars(ctx context.Context, owner string) ([]domain.Calen
 	})
 }
 
-// DeleteCalendar: the check and the delete in one transaction; the calendar's index
-// rows go with it (those left name finished or deleted series).
+// DeleteCalendar: the check and the delete in one transaction.
 func (s *Store) DeleteCalendar(ctx context.Context, owner, name string) error {
 	return s.tx(ctx, func() error {
 		if _, err := s.calendars.get(ownerKey{owner, name}); err != nil {
@@ -60,11 +56,6 @@ func (s *Store) DeleteCalendar(ctx context.Context, owner, name string) error {
 			return &ports.CalendarInUseError{Owner: owner, Name: name, SeriesID: id}
 		}
 		delete(s.calendars, ownerKey{owner, name})
-		for k := range s.seriesCalendars {
-			if k.owner == owner && k.calendar == name {
-				delete(s.seriesCalendars, k)
-			}
-		}
 		return nil
 	})
 }
@@ -78,33 +69,17 @@ func (s *Store) CalendarUser(ctx context.Context, owner, name string) (string, b
 	return id, used, err
 }
 
-// calendarUser walks the calendar's index rows (in id order, as a database walks its
-// key) to the first whose series is active or paused.
+// calendarUser is the first (by id) of the owner's active or paused series that name
+// the calendar. It walks the alarms where a database walks its series_calendars index,
+// which the writes of a series keep (ports.CalendarStore).
 func (s *Store) calendarUser(owner, name string) (string, bool) {
-	var ids []string
-	for k := range s.seriesCalendars {
-		if k.owner == owner && k.calendar == name {
-			ids = append(ids, k.seriesID)
-		}
+	users := s.alarms.rows(func(a domain.Alarm) bool {
+		return a.Owner == owner && !a.Status.Terminal() && slices.Contains(a.Series.ExcludeCalendars, name)
+	}, byID)
+	if len(users) == 0 {
+		return "", false
 	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		if a, ok := s.alarms[id]; ok && (a.Status == domain.StatusActive || a.Status == domain.StatusPaused) {
-			return id, true
-		}
-	}
-	return "", false
-}
-
-// linkCalendars rewrites the series' index rows from the calendars it named (was) to
-// those it names now.
-func (s *Store) linkCalendars(owner, id string, was, now []string) {
-	for _, name := range was {
-		delete(s.seriesCalendars, seriesCalendar{owner, name, id})
-	}
-	for _, name := range now {
-		s.seriesCalendars[seriesCalendar{owner, name, id}] = struct{}{}
-	}
+	return users[0].ID, true
 }
 
 // ExportCalendars walks every calendar by (owner, name), as a database walks its

@@ -47,9 +47,6 @@ type database struct {
 	sessions  table[string, ports.Session] // by hash
 	endpoints table[ownerKey, domain.Endpoint]
 	calendars table[ownerKey, domain.Calendar]
-	// seriesCalendars is the index from a calendar to the series that name it
-	// (ports.CalendarStore): what a database keeps in the series_calendars table.
-	seriesCalendars table[seriesCalendar, struct{}]
 }
 
 type ownerKey struct{ owner, name string } // an endpoint's: a name unique per owner
@@ -71,7 +68,7 @@ func New(clock ports.Clock) *Store {
 	db := &database{alarms: table[string, domain.Alarm]{}, events: map[string][]domain.Event{},
 		tokens: table[string, domain.Token]{}, workers: table[string, domain.Worker]{}, leases: table[string, clusterLease]{},
 		state: table[string, ports.State]{}, sessions: table[string, ports.Session]{}, endpoints: table[ownerKey, domain.Endpoint]{},
-		calendars: table[ownerKey, domain.Calendar]{}, seriesCalendars: table[seriesCalendar, struct{}]{}}
+		calendars: table[ownerKey, domain.Calendar]{}}
 	return (&Store{database: db}).Open(clock)
 }
 
