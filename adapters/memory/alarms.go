@@ -56,11 +56,20 @@ func (s *Store) create(a domain.Alarm) ports.CreateResult {
 		return a.IdempotencyKey != "" && b.IdempotencyKey == a.IdempotencyKey && b.Owner == a.Owner
 	}, nil)
 	if len(twins) > 0 {
-		if a.Debounce == nil || !domain.Debounceable(twins[0]) {
-			return ports.CreateResult{Alarm: out(twins[0]), Deduped: true}
-		}
-		if r, done := s.debounce(twins[0], a); done {
-			return r
+		switch twin := twins[0]; domain.OnRepeat(twin, a) {
+		case domain.RepeatReturns:
+			return ports.CreateResult{Alarm: out(twin), Deduped: true}
+		case domain.RepeatReplaces:
+			p := domain.Replace(twin, a)
+			s.alarms[twin.ID] = keep(p.ApplyTo(twin))
+			s.appendEvents(p.Event)
+			return ports.CreateResult{Alarm: out(s.alarms[twin.ID]), Replaced: true}
+		case domain.RepeatTakesKey:
+			if _, taken := s.alarms[a.ID]; !taken { // else the INSERT fails: the key stays
+				s.appendEvents(domain.KeyReleased(twin, a))
+				twin.IdempotencyKey = ""
+				s.alarms[twin.ID] = twin
+			}
 		}
 	}
 	a.Debounce = nil
@@ -68,25 +77,6 @@ func (s *Store) create(a domain.Alarm) ports.CreateResult {
 		return ports.CreateResult{Err: err}
 	}
 	return ports.CreateResult{Alarm: keep(a)}
-}
-
-// debounce is a create with a Debounce that found twin on its key: twin replaced while
-// it is replaceable (done), else twin gives its key up for a to be inserted, unless
-// a's id is taken (done, ErrConflict: the key stays where it is).
-func (s *Store) debounce(twin, a domain.Alarm) (r ports.CreateResult, done bool) {
-	if domain.Replaceable(twin) {
-		p := domain.Replace(twin, a)
-		s.alarms[twin.ID] = keep(p.ApplyTo(twin))
-		s.appendEvents([]domain.Event{p.Event})
-		return ports.CreateResult{Alarm: out(s.alarms[twin.ID]), Replaced: true}, true
-	}
-	if _, taken := s.alarms[a.ID]; taken {
-		return ports.CreateResult{Err: fmt.Errorf("memory: alarm id %q exists: %w", a.ID, ports.ErrConflict)}, true
-	}
-	s.appendEvents([]domain.Event{domain.KeyReleased(twin, a)})
-	twin.IdempotencyKey = ""
-	s.alarms[twin.ID] = twin
-	return ports.CreateResult{}, false
 }
 
 // CreateMany rolls back at the first alarm CreateBatch would dedupe or refuse: all or
@@ -173,7 +163,7 @@ func (s *Store) Events(ctx context.Context, scope ports.Scope, id string, limit 
 }
 
 // appendEvents numbers evs from the store's sequence and appends them to their alarms.
-func (s *Store) appendEvents(evs []domain.Event) {
+func (s *Store) appendEvents(evs ...domain.Event) {
 	for _, ev := range evs {
 		s.lastEvent++
 		ev.ID, ev.At, ev.ScheduledFor = s.lastEvent, trunc(ev.At), trunc(ev.ScheduledFor)
@@ -284,5 +274,5 @@ func (s *Store) ExportEvents(ctx context.Context, after ports.EventCursor, throu
 }
 
 func (s *Store) ImportEvents(ctx context.Context, es []domain.Event) error {
-	return s.do(ctx, func() { s.appendEvents(es) })
+	return s.do(ctx, func() { s.appendEvents(es...) })
 }

@@ -115,7 +115,7 @@ func (s *Store) apply(t domain.Transition) bool {
 		return false
 	}
 	s.alarms[t.AlarmID] = keep(t.ApplyTo(s.alarms[t.AlarmID]))
-	s.appendEvents(t.Events)
+	s.appendEvents(t.Events...)
 	return true
 }
 
