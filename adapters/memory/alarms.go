@@ -111,23 +111,18 @@ func (s *Store) Get(ctx context.Context, scope ports.Scope, id string) (domain.A
 	return txv(s, ctx, func() (domain.Alarm, error) { a, err := s.find(scope, id); return out(a), err })
 }
 
-// List walks every alarm from the newest; a database walks an index on (owner, status,
-// id) for an owner's page (ListFilter.OwnerPage) and stops after the page. The label
-// prefix is literal and byte-wise ("%" and "_" are characters; "" matches every label).
-// A database walks its tag index for f.Tags (ports.ListFilter.Tags).
+// List walks every alarm from the newest (ports.ListFilter.Matches); a database walks
+// an index on (owner, status, id) for an owner's page (ListFilter.OwnerPage) and stops
+// after the page, and its tag index for f.Tags (ports.ListFilter.Tags).
 func (s *Store) List(ctx context.Context, f ports.ListFilter) (as []domain.Alarm, next string, err error) {
-	after, err := ports.DecodeListCursor(f.Cursor) // a *domain.ValidationError on "cursor"
-	if f.Cursor != "" && err != nil {
+	after, err := f.After()
+	if err != nil {
 		return nil, "", err
 	}
-	since := trunc(f.FailedSince) // compared at the store's precision
+	f.FailedSince = trunc(f.FailedSince) // compared at the store's precision
 	err = s.do(ctx, func() {
-		as, next = page.Cut(s.alarms.rows(func(a domain.Alarm) bool {
-			return (f.Cursor == "" || a.ID < after) && f.Scope.Sees(a.Owner) && (f.Status == "" || a.Status == f.Status) &&
-				(f.Kind == "" || a.Kind == f.Kind) && strings.HasPrefix(a.Label, f.LabelPrefix) &&
-				(since.IsZero() || (a.Status == domain.StatusFailed && !a.UpdatedAt.Before(since))) &&
-				domain.MatchesTags(a.Tags, f.Tags)
-		}, func(x, y domain.Alarm) int { return byID(y, x) }), page.Size(f.Limit))
+		as, next = page.Cut(s.alarms.rows(func(a domain.Alarm) bool { return (after == "" || a.ID < after) && f.Matches(a) },
+			func(x, y domain.Alarm) int { return byID(y, x) }), page.Size(f.Limit))
 		each(as, out)
 	})
 	return as, next, err

@@ -13,12 +13,9 @@ import (
 // Attempts walks the alarm's events from the newest, as a database walks (alarm_id,
 // id) backwards, keeping those that carry a receipt.
 func (s *Store) Attempts(ctx context.Context, q ports.AttemptsQuery) ([]domain.Event, string, error) {
-	before := int64(-1)
-	if q.Cursor != "" {
-		var err error
-		if before, err = ports.DecodeAttemptCursor(q.Cursor); err != nil {
-			return nil, "", err
-		}
+	before, err := q.Before()
+	if err != nil {
+		return nil, "", err
 	}
 	size := page.Attempts(q.Limit)
 	var next string
@@ -30,7 +27,7 @@ func (s *Store) Attempts(ctx context.Context, q ports.AttemptsQuery) ([]domain.E
 		out := []domain.Event{}
 		evs := s.events[a.ID]
 		for i := len(evs) - 1; i >= 0 && len(out) <= size; i-- {
-			if ev := evs[i]; ev.IsAttempt() && (before < 0 || ev.ID < before) {
+			if ev := evs[i]; ev.IsAttempt() && ev.ID < before {
 				ev.Receipt = keepReceipt(ev.Receipt)
 				out = append(out, ev)
 			}
