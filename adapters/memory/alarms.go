@@ -189,8 +189,8 @@ func idsOf(as []domain.Alarm) []string {
 
 // DeleteAlarms deletes leased alarms too: a worker's later outcome is then stale.
 func (s *Store) DeleteAlarms(ctx context.Context, ids []string) (ports.Deleted, error) {
-	if len(ids) > ports.MaxDeleteIDs {
-		return ports.Deleted{}, &domain.ValidationError{Field: "ids", Message: fmt.Sprintf("%d ids, at most %d may be deleted at once", len(ids), ports.MaxDeleteIDs)}
+	if err := ports.CheckDeleteIDs(ids); err != nil {
+		return ports.Deleted{}, err
 	}
 	return txv(s, ctx, func() (ports.Deleted, error) { return s.remove(ids...), nil })
 }
