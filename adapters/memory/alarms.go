@@ -13,19 +13,15 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// keep is a as stored: times truncated, so what a caller gets back (a lease above all)
-// equals what is kept; the series' start and end to the nanosecond, as the SQL stores
-// keep them in text; the payload copied, as out copies it on the way out, so a caller
-// changing its slice cannot change the store.
+// keep is a as stored, on its way in and on its way out: times truncated, so what a
+// caller gets back (a lease above all) equals what is kept; the series' start and end
+// to the nanosecond, as the SQL stores keep them in text; payload, tags and calendars
+// copied, so a caller changing its slice or map cannot change the store.
 func keep(a domain.Alarm) domain.Alarm {
-	for _, p := range []*time.Time{&a.FireAt, &a.NextFireAt, &a.ScheduledFor, &a.ClaimedAt, &a.CreatedAt, &a.UpdatedAt, &a.LastFiredAt, &a.PausedUntil} {
-		*p = trunc(*p)
+	for _, t := range a.Times() {
+		*t = trunc(*t)
 	}
 	a.Series.StartAt, a.Series.EndAt = a.Series.StartAt.UTC(), a.Series.EndAt.UTC()
-	return out(a)
-}
-
-func out(a domain.Alarm) domain.Alarm {
 	a.Payload, a.Tags = slices.Clone(a.Payload), maps.Clone(a.Tags)
 	a.Series.ExcludeCalendars = slices.Clone(a.Series.ExcludeCalendars)
 	if len(a.Tags) == 0 {
@@ -33,6 +29,7 @@ func out(a domain.Alarm) domain.Alarm {
 	}
 	return a
 }
+
 func byID(x, y domain.Alarm) int { return strings.Compare(x.ID, y.ID) }
 
 // CreateBatch: key check and insert are one transaction, so N concurrent creates with
@@ -58,12 +55,12 @@ func (s *Store) create(a domain.Alarm) ports.CreateResult {
 	if len(twins) > 0 {
 		switch twin := twins[0]; domain.OnRepeat(twin, a) {
 		case domain.RepeatReturns:
-			return ports.CreateResult{Alarm: out(twin), Deduped: true}
+			return ports.CreateResult{Alarm: keep(twin), Deduped: true}
 		case domain.RepeatReplaces:
 			p := domain.Replace(twin, a)
 			s.alarms[twin.ID] = keep(p.ApplyTo(twin))
 			s.appendEvents(p.Event)
-			return ports.CreateResult{Alarm: out(s.alarms[twin.ID]), Replaced: true}
+			return ports.CreateResult{Alarm: keep(s.alarms[twin.ID]), Replaced: true}
 		case domain.RepeatTakesKey:
 			if _, taken := s.alarms[a.ID]; !taken { // else the INSERT fails: the key stays
 				s.appendEvents(domain.KeyReleased(twin, a))
@@ -108,7 +105,7 @@ func (s *Store) find(scope ports.Scope, id string) (domain.Alarm, error) {
 }
 
 func (s *Store) Get(ctx context.Context, scope ports.Scope, id string) (domain.Alarm, error) {
-	return txv(s, ctx, func() (domain.Alarm, error) { a, err := s.find(scope, id); return out(a), err })
+	return txv(s, ctx, func() (domain.Alarm, error) { a, err := s.find(scope, id); return keep(a), err })
 }
 
 // List walks every alarm from the newest (ports.ListFilter.Matches); a database walks
@@ -123,7 +120,7 @@ func (s *Store) List(ctx context.Context, f ports.ListFilter) (as []domain.Alarm
 	err = s.do(ctx, func() {
 		as, next = page.Cut(s.alarms.rows(func(a domain.Alarm) bool { return (after == "" || a.ID < after) && f.Matches(a) },
 			func(x, y domain.Alarm) int { return byID(y, x) }), page.Size(f.Limit))
-		each(as, out)
+		each(as, keep)
 	})
 	return as, next, err
 }
@@ -136,13 +133,13 @@ func (s *Store) Mutate(ctx context.Context, scope ports.Scope, id string, fn por
 		if err != nil {
 			return domain.Alarm{}, err
 		}
-		t, changed, err := fn(out(a), s.now())
+		t, changed, err := fn(keep(a), s.now())
 		if err != nil || !changed {
-			return out(a), err
+			return keep(a), err
 		}
 		t.AlarmID, t.Fence = a.ID, domain.Fence{} // unfenced: the transaction is the guard
 		s.apply(t)                                // never with a Notice: only Decide makes one
-		return out(s.alarms[a.ID]), nil
+		return keep(s.alarms[a.ID]), nil
 	})
 }
 
@@ -153,8 +150,58 @@ func (s *Store) Events(ctx context.Context, scope ports.Scope, id string, limit 
 		if err != nil {
 			return nil, err
 		}
-		return domain.WithCreated(withoutReceipts(first(s.events[a.ID], limit)), domain.CreatedEvent(a.ID, a.CreatedAt, a.FireAt), limit), nil
+		return domain.WithCreated(history(first(s.events[a.ID], limit)), domain.CreatedEvent(a.ID, a.CreatedAt, a.FireAt), limit), nil
 	})
+}
+
+// Attempts walks the alarm's events from the newest, as a database walks (alarm_id,
+// id) backwards, keeping those that carry a receipt.
+func (s *Store) Attempts(ctx context.Context, q ports.AttemptsQuery) ([]domain.Event, string, error) {
+	before, err := q.Before()
+	if err != nil {
+		return nil, "", err
+	}
+	size := page.Attempts(q.Limit)
+	attempts, err := txv(s, ctx, func() ([]domain.Event, error) {
+		a, err := s.find(q.Scope, q.AlarmID)
+		if err != nil {
+			return nil, err
+		}
+		attempts := []domain.Event{}
+		for _, ev := range slices.Backward(s.events[a.ID]) {
+			if ev.IsAttempt() && ev.ID < before && len(attempts) <= size {
+				ev.Receipt = keepReceipt(ev.Receipt)
+				attempts = append(attempts, ev)
+			}
+		}
+		return attempts, nil
+	})
+	attempts, next := page.CutAttempts(attempts, size)
+	return attempts, next, err
+}
+
+// keepReceipt is a copy of r as the SQL stores keep it (the duration in whole
+// microseconds), its body copied so no caller's slice aliases the store's.
+func keepReceipt(r *domain.Receipt) *domain.Receipt {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.Duration = c.Duration.Truncate(time.Microsecond)
+	c.Body = slices.Clone(c.Body)
+	if len(c.Body) == 0 {
+		c.Body = nil
+	}
+	return &c
+}
+
+// history is a copy of evs as a history shows them: without receipts.
+func history(evs []domain.Event) []domain.Event {
+	evs = slices.Clone(evs)
+	for i := range evs {
+		evs[i].Receipt = nil
+	}
+	return evs
 }
 
 // appendEvents numbers evs from the store's sequence and appends them to their alarms.
@@ -247,7 +294,7 @@ func (s *Store) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimm
 
 func (s *Store) ExportAlarms(ctx context.Context, after string, limit int) ([]domain.Alarm, error) {
 	return txv(s, ctx, func() ([]domain.Alarm, error) {
-		return each(first(s.alarms.rows(func(a domain.Alarm) bool { return a.ID > after }, byID), limit), out), nil
+		return each(first(s.alarms.rows(func(a domain.Alarm) bool { return a.ID > after }, byID), limit), keep), nil
 	})
 }
 
@@ -259,12 +306,11 @@ func (s *Store) ExportEvents(ctx context.Context, after ports.EventCursor, throu
 		for _, id := range slices.Sorted(maps.Keys(s.events)) {
 			for _, ev := range s.events[id] {
 				if len(evs) < limit && id <= through && (id > after.AlarmID || (id == after.AlarmID && ev.ID > after.ID)) {
-					ev.Receipt = nil // as the SQL stores' export: the history without receipts
 					evs = append(evs, ev)
 				}
 			}
 		}
-		return evs, nil
+		return history(evs), nil // as the SQL stores' export: without receipts
 	})
 }
 

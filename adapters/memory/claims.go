@@ -34,7 +34,7 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 			func(taken *claims.Taken) ([]domain.Alarm, error) { return takeFair(due, p.Batch, *p.Fair, taken), nil })
 		for i, a := range c.Alarms {
 			a.ClaimedBy, a.ClaimedAt = p.Worker, now // now as kept: it is the fence
-			s.alarms[a.ID], c.Alarms[i] = a, out(a)
+			s.alarms[a.ID], c.Alarms[i] = a, keep(a)
 		}
 		c.Now = now
 		return c, err
