@@ -58,22 +58,19 @@ func (s *Store) create(a domain.Alarm) ports.CreateResult {
 			return ports.CreateResult{Alarm: keep(twin), Deduped: true}
 		case domain.RepeatReplaces:
 			p := domain.Replace(twin, a)
-			s.alarms[twin.ID] = keep(p.ApplyTo(twin))
 			s.appendEvents(p.Event)
-			return ports.CreateResult{Alarm: keep(s.alarms[twin.ID]), Replaced: true}
+			return ports.CreateResult{Alarm: s.alarms.put(p.ApplyTo(twin)), Replaced: true}
 		case domain.RepeatTakesKey:
-			if _, taken := s.alarms[a.ID]; !taken { // else the INSERT fails: the key stays
+			if _, taken := s.alarms.byKey[a.ID]; !taken { // else the INSERT fails: the key stays
 				s.appendEvents(domain.KeyReleased(twin, a))
 				twin.IdempotencyKey = ""
-				s.alarms[twin.ID] = twin
+				s.alarms.put(twin)
 			}
 		}
 	}
 	a.Debounce = nil
-	if err := s.alarms.insert(a.ID, keep(a)); err != nil {
-		return ports.CreateResult{Err: err}
-	}
-	return ports.CreateResult{Alarm: keep(a)}
+	a, err := s.alarms.insert(a)
+	return ports.CreateResult{Alarm: a, Err: err}
 }
 
 // CreateMany rolls back at the first alarm CreateBatch would dedupe or refuse: all or
@@ -98,7 +95,7 @@ func (s *Store) ImportAlarms(ctx context.Context, as []domain.Alarm) error {
 // find is the alarm with this id if scope sees it: an unknown id and an alarm out of
 // scope are both ErrNotFound, so nothing leaks. Owner and operator calls share it.
 func (s *Store) find(scope ports.Scope, id string) (domain.Alarm, error) {
-	if a, ok := s.alarms[id]; ok && scope.Sees(a.Owner) {
+	if a, ok := s.alarms.byKey[id]; ok && scope.Sees(a.Owner) {
 		return a, nil
 	}
 	return domain.Alarm{}, fmt.Errorf("memory: alarm %q: %w", id, ports.ErrNotFound)
@@ -120,7 +117,6 @@ func (s *Store) List(ctx context.Context, f ports.ListFilter) (as []domain.Alarm
 	err = s.do(ctx, func() {
 		as, next = page.Cut(s.alarms.rows(func(a domain.Alarm) bool { return (after == "" || a.ID < after) && f.Matches(a) },
 			func(x, y domain.Alarm) int { return byID(y, x) }), page.Size(f.Limit))
-		each(as, keep)
 	})
 	return as, next, err
 }
@@ -139,7 +135,7 @@ func (s *Store) Mutate(ctx context.Context, scope ports.Scope, id string, fn por
 		}
 		t.AlarmID, t.Fence = a.ID, domain.Fence{} // unfenced: the transaction is the guard
 		s.apply(t)                                // never with a Notice: only Decide makes one
-		return keep(s.alarms[a.ID]), nil
+		return keep(s.alarms.byKey[a.ID]), nil
 	})
 }
 
@@ -217,9 +213,8 @@ func (s *Store) appendEvents(evs ...domain.Event) {
 // remove deletes the alarms with these ids and their events: how many of each.
 func (s *Store) remove(ids ...string) (d ports.Deleted) {
 	for _, id := range ids {
-		if _, ok := s.alarms[id]; ok {
+		if s.alarms.remove(id) == nil {
 			d.Alarms, d.Events = d.Alarms+1, d.Events+len(s.events[id])
-			delete(s.alarms, id)
 			delete(s.events, id)
 		}
 	}
@@ -294,7 +289,7 @@ func (s *Store) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimm
 
 func (s *Store) ExportAlarms(ctx context.Context, after string, limit int) ([]domain.Alarm, error) {
 	return txv(s, ctx, func() ([]domain.Alarm, error) {
-		return each(first(s.alarms.rows(func(a domain.Alarm) bool { return a.ID > after }, byID), limit), keep), nil
+		return first(s.alarms.rows(func(a domain.Alarm) bool { return a.ID > after }, byID), limit), nil
 	})
 }
 

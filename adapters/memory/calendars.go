@@ -1,8 +1,8 @@
 package memory
 
 import (
+	"cmp"
 	"context"
-	"maps"
 	"slices"
 	"strings"
 
@@ -10,8 +10,7 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// keepCalendar is c as stored and as returned: lists of the caller's own, times
-// truncated.
+// keepCalendar: lists of its own, times truncated.
 func keepCalendar(c domain.Calendar) domain.Calendar {
 	c.ExcludeDates = slices.Clone(c.ExcludeDates)
 	c.ExcludeWeekdays = slices.Clone(c.ExcludeWeekdays)
@@ -23,26 +22,20 @@ func keepCalendar(c domain.Calendar) domain.Calendar {
 func (s *Store) PutCalendar(ctx context.Context, c domain.Calendar) (domain.Calendar, error) {
 	return txv(s, ctx, func() (domain.Calendar, error) {
 		c.CreatedAt, c.UpdatedAt = s.now(), s.now()
-		if old, ok := s.calendars[ownerKey{c.Owner, c.Name}]; ok {
+		if old, err := s.calendars.get(ownerKey{c.Owner, c.Name}); err == nil {
 			c.CreatedAt = old.CreatedAt
 		}
-		s.calendars[ownerKey{c.Owner, c.Name}] = keepCalendar(c)
-		return keepCalendar(c), nil
+		return s.calendars.put(c), nil
 	})
 }
 
 func (s *Store) GetCalendar(ctx context.Context, owner, name string) (domain.Calendar, error) {
-	return txv(s, ctx, func() (domain.Calendar, error) {
-		c, err := s.calendars.get(ownerKey{owner, name})
-		return keepCalendar(c), err
-	})
+	return txv(s, ctx, func() (domain.Calendar, error) { return s.calendars.get(ownerKey{owner, name}) })
 }
 
 func (s *Store) ListCalendars(ctx context.Context, owner string) ([]domain.Calendar, error) {
 	return txv(s, ctx, func() ([]domain.Calendar, error) {
-		return each(s.calendars.rows(func(c domain.Calendar) bool { return c.Owner == owner }, func(x, y domain.Calendar) int {
-			return strings.Compare(x.Name, y.Name)
-		}), keepCalendar), nil
+		return s.calendars.rows(func(c domain.Calendar) bool { return c.Owner == owner }, byOwnerName), nil
 	})
 }
 
@@ -55,8 +48,7 @@ func (s *Store) DeleteCalendar(ctx context.Context, owner, name string) error {
 		if id, used := s.calendarUser(owner, name); used {
 			return &ports.CalendarInUseError{Owner: owner, Name: name, SeriesID: id}
 		}
-		delete(s.calendars, ownerKey{owner, name})
-		return nil
+		return s.calendars.remove(ownerKey{owner, name})
 	})
 }
 
@@ -86,30 +78,17 @@ func (s *Store) calendarUser(owner, name string) (string, bool) {
 // primary key.
 func (s *Store) ExportCalendars(ctx context.Context, after ports.CalendarCursor, limit int) ([]domain.Calendar, error) {
 	return txv(s, ctx, func() ([]domain.Calendar, error) {
-		return each(first(s.calendars.rows(func(c domain.Calendar) bool {
+		return first(s.calendars.rows(func(c domain.Calendar) bool {
 			return c.Owner > after.Owner || (c.Owner == after.Owner && c.Name > after.Name)
-		}, byOwnerName), limit), keepCalendar), nil
+		}, byOwnerName), limit), nil
 	})
 }
 
 func byOwnerName(x, y domain.Calendar) int {
-	if c := strings.Compare(x.Owner, y.Owner); c != 0 {
-		return c
-	}
-	return strings.Compare(x.Name, y.Name)
+	return cmp.Or(strings.Compare(x.Owner, y.Owner), strings.Compare(x.Name, y.Name))
 }
 
-// ImportCalendars writes into a copy of the table, kept only when every row went in:
-// all or nothing, as a database's transaction. The stamps are the given ones.
+// ImportCalendars keeps the stamps it is given.
 func (s *Store) ImportCalendars(ctx context.Context, cs []domain.Calendar) error {
-	return s.tx(ctx, func() error {
-		calendars := maps.Clone(s.calendars)
-		for _, c := range cs {
-			if err := calendars.insert(ownerKey{c.Owner, c.Name}, keepCalendar(c)); err != nil {
-				return err
-			}
-		}
-		s.calendars = calendars
-		return nil
-	})
+	return s.tx(ctx, func() error { return s.calendars.insertAll(cs) })
 }
