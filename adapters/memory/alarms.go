@@ -95,14 +95,14 @@ func (s *Store) ImportAlarms(ctx context.Context, as []domain.Alarm) error {
 // find is the alarm with this id if scope sees it: an unknown id and an alarm out of
 // scope are both ErrNotFound, so nothing leaks. Owner and operator calls share it.
 func (s *Store) find(scope ports.Scope, id string) (domain.Alarm, error) {
-	if a, ok := s.alarms.byKey[id]; ok && scope.Sees(a.Owner) {
+	if a, err := s.alarms.get(id); err == nil && scope.Sees(a.Owner) {
 		return a, nil
 	}
 	return domain.Alarm{}, fmt.Errorf("memory: alarm %q: %w", id, ports.ErrNotFound)
 }
 
 func (s *Store) Get(ctx context.Context, scope ports.Scope, id string) (domain.Alarm, error) {
-	return txv(s, ctx, func() (domain.Alarm, error) { a, err := s.find(scope, id); return keep(a), err })
+	return txv(s, ctx, func() (domain.Alarm, error) { return s.find(scope, id) })
 }
 
 // List walks every alarm from the newest (ports.ListFilter.Matches); a database walks
@@ -129,13 +129,13 @@ func (s *Store) Mutate(ctx context.Context, scope ports.Scope, id string, fn por
 		if err != nil {
 			return domain.Alarm{}, err
 		}
-		t, changed, err := fn(keep(a), s.now())
+		t, changed, err := fn(a, s.now())
 		if err != nil || !changed {
-			return keep(a), err
+			return a, err
 		}
 		t.AlarmID, t.Fence = a.ID, domain.Fence{} // unfenced: the transaction is the guard
 		s.apply(t)                                // never with a Notice: only Decide makes one
-		return keep(s.alarms.byKey[a.ID]), nil
+		return s.alarms.get(a.ID)
 	})
 }
 

@@ -69,7 +69,7 @@ func New(clock ports.Clock) *Store {
 		alarms:    newTable(func(a domain.Alarm) string { return a.ID }, keep),
 		events:    map[string][]domain.Event{},
 		tokens:    newTable(func(t domain.Token) string { return t.ID }, keepToken),
-		workers:   newTable(func(w domain.Worker) string { return w.ID }, nil),
+		workers:   newTable(func(w domain.Worker) string { return w.ID }, keepWorker),
 		leases:    map[string]clusterLease{},
 		state:     map[string]ports.State{},
 		sessions:  newTable(func(s ports.Session) string { return s.Hash }, keepSession),
@@ -134,8 +134,8 @@ func (s *Store) now() time.Time { return trunc(s.clock.Now()) }
 func trunc(t time.Time) time.Time { return t.UTC().Truncate(Precision) }
 
 // table is one table: rows by primary key (key), each as the table keeps it (keep:
-// times at Precision, slices and maps of its own; nil keeps a row as it is), on its way
-// in and on its way out, so a caller's value never aliases a stored one.
+// times at Precision, slices and maps of its own) on its way in and on its way out, so
+// a caller's value never aliases a stored one.
 type table[K comparable, V any] struct {
 	byKey map[K]V
 	key   func(V) K
@@ -143,9 +143,6 @@ type table[K comparable, V any] struct {
 }
 
 func newTable[K comparable, V any](key func(V) K, keep func(V) V) *table[K, V] {
-	if keep == nil {
-		keep = func(v V) V { return v }
-	}
 	return &table[K, V]{byKey: map[K]V{}, key: key, keep: keep}
 }
 
@@ -279,6 +276,11 @@ func (s *Store) TouchToken(ctx context.Context, id string, at, staleBefore time.
 			}
 		})
 	})
+}
+
+func keepWorker(w domain.Worker) domain.Worker {
+	w.Stats.Endpoints = slices.Clone(w.Stats.Endpoints)
+	return w
 }
 
 func (s *Store) RegisterWorker(ctx context.Context, w domain.Worker) error {
