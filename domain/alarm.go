@@ -107,6 +107,13 @@ type Alarm struct {
 	Debounce *Debounce
 }
 
+// Times are a's instants, for a store to bring each to its precision before it keeps
+// them. The series' own times are not among them: stores keep those to the nanosecond.
+func (a *Alarm) Times() []*time.Time {
+	return []*time.Time{&a.FireAt, &a.NextFireAt, &a.ScheduledFor, &a.ClaimedAt, &a.CreatedAt, &a.UpdatedAt,
+		&a.LastFiredAt, &a.PausedUntil}
+}
+
 // Claimed reports whether some worker holds (or held, if expired) a lease on the alarm.
 func (a Alarm) Claimed() bool { return a.ClaimedBy != "" }
 

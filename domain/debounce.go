@@ -69,14 +69,36 @@ func (d Debounce) capped(at, createdAt time.Time) time.Time {
 	return at
 }
 
-// Debounceable reports whether a create with a Debounce that finds stored alarm a on
-// its key acts on it: only a once alarm's key is debounced, so a series keeps its key
-// and the create returns it unchanged (deduped), as without replace.
-func Debounceable(a Alarm) bool { return a.Kind == KindOnce }
+// Repeat is what CreateBatch does with a create whose idempotency key is taken, the
+// same on every store (OnRepeat).
+type Repeat int
+
+const (
+	// RepeatReturns: the key's alarm is returned unchanged (deduped).
+	RepeatReturns Repeat = iota
+	// RepeatReplaces: the key's alarm takes the create's Replace.
+	RepeatReplaces
+	// RepeatTakesKey: the key's alarm gives its key up (KeyReleased) and the create is
+	// inserted as the key's next alarm.
+	RepeatTakesKey
+)
+
+// OnRepeat decides what the create r does with twin, the stored alarm of r's key. Only
+// a create with a Debounce acts on twin, and only on a once alarm's key: a series keeps
+// its key and is returned, as without replace. A Replaceable twin is replaced; any
+// other once alarm (fired, cancelled, failed, or being delivered) passes its key on.
+func OnRepeat(twin, r Alarm) Repeat {
+	switch {
+	case r.Debounce == nil || twin.Kind != KindOnce:
+		return RepeatReturns
+	case Replaceable(twin):
+		return RepeatReplaces
+	}
+	return RepeatTakesKey
+}
 
 // Replaceable reports whether a, the once alarm of a key, is the target of a replace:
-// active and leased to no worker. Any other alarm of the key (fired, cancelled, failed,
-// or being delivered) gives its key up to the key's next alarm instead.
+// active and leased to no worker. A store's write of the replace is conditional on it.
 func Replaceable(a Alarm) bool {
 	return a.Kind == KindOnce && a.Status == StatusActive && a.ClaimedBy == ""
 }

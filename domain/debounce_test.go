@@ -112,8 +112,8 @@ func TestReplaceMaxWait(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !Replaceable(first) || !Debounceable(first) {
-				t.Fatal("an active unleased once alarm is not replaceable")
+			if OnRepeat(first, r) != RepeatReplaces {
+				t.Fatal("an active unleased once alarm is not replaced")
 			}
 			p := Replace(first, r)
 			if !p.FireAt.Equal(tc.want) || p.AlarmID != "first" {
@@ -134,8 +134,10 @@ func TestReplaceMaxWait(t *testing.T) {
 	}
 }
 
-// Only an active, unleased once alarm is replaced; a series is not debounced at all.
-func TestReplaceable(t *testing.T) {
+// Only an active, unleased once alarm is replaced, every other once alarm passes its
+// key on, a series is not debounced at all, and a create without a Debounce returns
+// the key's alarm whatever it is.
+func TestOnRepeat(t *testing.T) {
 	once, err := NewAlarm("a", dbSpec(time.Minute), nwNow, nwDefaults)
 	if err != nil {
 		t.Fatal(err)
@@ -144,23 +146,32 @@ func TestReplaceable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	plain := once
+	plain.Debounce = nil
 	leased := once
 	leased.ClaimedBy, leased.ClaimedAt = "w1", nwNow
+	status := func(s Status) Alarm { a := once; a.Status = s; return a }
 	for _, tc := range []struct {
-		name                      string
-		a                         Alarm
-		debounceable, replaceable bool
+		name            string
+		twin            Alarm
+		withDebounce    Repeat
+		withoutDebounce Repeat
 	}{
-		{"active", once, true, true},
-		{"leased", leased, true, false},
-		{"fired", func() Alarm { a := once; a.Status = StatusFired; return a }(), true, false},
-		{"cancelled", func() Alarm { a := once; a.Status = StatusCancelled; return a }(), true, false},
-		{"failed", func() Alarm { a := once; a.Status = StatusFailed; return a }(), true, false},
-		{"series", cron, false, false},
+		{"active", once, RepeatReplaces, RepeatReturns},
+		{"leased", leased, RepeatTakesKey, RepeatReturns},
+		{"fired", status(StatusFired), RepeatTakesKey, RepeatReturns},
+		{"cancelled", status(StatusCancelled), RepeatTakesKey, RepeatReturns},
+		{"failed", status(StatusFailed), RepeatTakesKey, RepeatReturns},
+		{"series", cron, RepeatReturns, RepeatReturns},
 	} {
-		if Debounceable(tc.a) != tc.debounceable || Replaceable(tc.a) != tc.replaceable {
-			t.Errorf("%s: Debounceable %t, Replaceable %t; want %t, %t", tc.name,
-				Debounceable(tc.a), Replaceable(tc.a), tc.debounceable, tc.replaceable)
+		if got := OnRepeat(tc.twin, once); got != tc.withDebounce {
+			t.Errorf("%s: OnRepeat with a Debounce = %d, want %d", tc.name, got, tc.withDebounce)
+		}
+		if got := OnRepeat(tc.twin, plain); got != tc.withoutDebounce {
+			t.Errorf("%s: OnRepeat without a Debounce = %d, want %d", tc.name, got, tc.withoutDebounce)
+		}
+		if Replaceable(tc.twin) != (tc.withDebounce == RepeatReplaces) {
+			t.Errorf("%s: Replaceable = %t", tc.name, Replaceable(tc.twin))
 		}
 	}
 	if e := KeyReleased(leased, once); e.Type != EventKeyReleased || !strings.Contains(e.Message, "being delivered") {

@@ -1,6 +1,7 @@
 package ports
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/chronoshq/chronos/domain"
@@ -8,6 +9,15 @@ import (
 
 // MaxDeleteIDs bounds one DeleteAlarms call.
 const MaxDeleteIDs = 1000
+
+// CheckDeleteIDs is the refusal every store's DeleteAlarms makes of more than
+// MaxDeleteIDs ids, before it deletes any: a *domain.ValidationError on "ids".
+func CheckDeleteIDs(ids []string) error {
+	if len(ids) > MaxDeleteIDs {
+		return &domain.ValidationError{Field: "ids", Message: fmt.Sprintf("%d ids, at most %d may be deleted at once", len(ids), MaxDeleteIDs)}
+	}
+	return nil
+}
 
 // AlarmCounts is what CountAlarms saw.
 type AlarmCounts struct {

@@ -2,6 +2,7 @@ package ports
 
 import (
 	"encoding/base64"
+	"math"
 	"strconv"
 	"unicode/utf8"
 
@@ -40,4 +41,23 @@ func DecodeAttemptCursor(c string) (int64, error) {
 		return 0, &domain.ValidationError{Field: "cursor", Message: "is not a cursor returned by a previous attempts call"}
 	}
 	return id, nil
+}
+
+// After is the id f's page continues after: "" for the first page (no Cursor), else
+// the id DecodeListCursor reads from f.Cursor, or its error.
+func (f ListFilter) After() (string, error) {
+	if f.Cursor == "" {
+		return "", nil
+	}
+	return DecodeListCursor(f.Cursor)
+}
+
+// Before is the event id q's page continues before: math.MaxInt64 for the newest
+// attempts (no Cursor), else the id DecodeAttemptCursor reads from q.Cursor, or its
+// error.
+func (q AttemptsQuery) Before() (int64, error) {
+	if q.Cursor == "" {
+		return math.MaxInt64, nil
+	}
+	return DecodeAttemptCursor(q.Cursor)
 }

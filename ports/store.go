@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/chronoshq/chronos/domain"
@@ -218,6 +219,15 @@ type ListFilter struct {
 	Tags   []domain.TagFilter
 	Limit  int
 	Cursor string
+}
+
+// Matches reports whether f selects a, the cursor aside: what each field of f means,
+// as a store without an index checks it on every row. FailedSince is compared as given;
+// a store truncates it to its TimePrecision first.
+func (f ListFilter) Matches(a domain.Alarm) bool {
+	return f.Scope.Sees(a.Owner) && (f.Status == "" || a.Status == f.Status) && (f.Kind == "" || a.Kind == f.Kind) &&
+		strings.HasPrefix(a.Label, f.LabelPrefix) && domain.MatchesTags(a.Tags, f.Tags) &&
+		(f.FailedSince.IsZero() || (a.Status == domain.StatusFailed && !a.UpdatedAt.Before(f.FailedSince)))
 }
 
 // OwnerPage reports whether f is a page of one owner's alarms filtered at most by

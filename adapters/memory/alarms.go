@@ -13,19 +13,15 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// keep is a as stored: times truncated, so what a caller gets back (a lease above all)
-// equals what is kept; the series' start and end to the nanosecond, as the SQL stores
-// keep them in text; the payload copied, as out copies it on the way out, so a caller
-// changing its slice cannot change the store.
+// keep is a as stored, on its way in and on its way out: times truncated, so what a
+// caller gets back (a lease above all) equals what is kept; the series' start and end
+// to the nanosecond, as the SQL stores keep them in text; payload, tags and calendars
+// copied, so a caller changing its slice or map cannot change the store.
 func keep(a domain.Alarm) domain.Alarm {
-	for _, p := range []*time.Time{&a.FireAt, &a.NextFireAt, &a.ScheduledFor, &a.ClaimedAt, &a.CreatedAt, &a.UpdatedAt, &a.LastFiredAt, &a.PausedUntil} {
-		*p = trunc(*p)
+	for _, t := range a.Times() {
+		*t = trunc(*t)
 	}
 	a.Series.StartAt, a.Series.EndAt = a.Series.StartAt.UTC(), a.Series.EndAt.UTC()
-	return out(a)
-}
-
-func out(a domain.Alarm) domain.Alarm {
 	a.Payload, a.Tags = slices.Clone(a.Payload), maps.Clone(a.Tags)
 	a.Series.ExcludeCalendars = slices.Clone(a.Series.ExcludeCalendars)
 	if len(a.Tags) == 0 {
@@ -33,6 +29,7 @@ func out(a domain.Alarm) domain.Alarm {
 	}
 	return a
 }
+
 func byID(x, y domain.Alarm) int { return strings.Compare(x.ID, y.ID) }
 
 // CreateBatch: key check and insert are one transaction, so N concurrent creates with
@@ -56,38 +53,24 @@ func (s *Store) create(a domain.Alarm) ports.CreateResult {
 		return a.IdempotencyKey != "" && b.IdempotencyKey == a.IdempotencyKey && b.Owner == a.Owner
 	}, nil)
 	if len(twins) > 0 {
-		if a.Debounce == nil || !domain.Debounceable(twins[0]) {
-			return ports.CreateResult{Alarm: out(twins[0]), Deduped: true}
-		}
-		if r, done := s.debounce(twins[0], a); done {
-			return r
+		switch twin := twins[0]; domain.OnRepeat(twin, a) {
+		case domain.RepeatReturns:
+			return ports.CreateResult{Alarm: keep(twin), Deduped: true}
+		case domain.RepeatReplaces:
+			p := domain.Replace(twin, a)
+			s.appendEvents(p.Event)
+			return ports.CreateResult{Alarm: s.alarms.put(p.ApplyTo(twin)), Replaced: true}
+		case domain.RepeatTakesKey:
+			if _, taken := s.alarms.byKey[a.ID]; !taken { // else the INSERT fails: the key stays
+				s.appendEvents(domain.KeyReleased(twin, a))
+				twin.IdempotencyKey = ""
+				s.alarms.put(twin)
+			}
 		}
 	}
 	a.Debounce = nil
-	if err := s.alarms.insert(a.ID, keep(a)); err != nil {
-		return ports.CreateResult{Err: err}
-	}
-	s.linkCalendars(a.Owner, a.ID, nil, a.Series.ExcludeCalendars)
-	return ports.CreateResult{Alarm: keep(a)}
-}
-
-// debounce is a create with a Debounce that found twin on its key: twin replaced while
-// it is replaceable (done), else twin gives its key up for a to be inserted, unless
-// a's id is taken (done, ErrConflict: the key stays where it is).
-func (s *Store) debounce(twin, a domain.Alarm) (r ports.CreateResult, done bool) {
-	if domain.Replaceable(twin) {
-		p := domain.Replace(twin, a)
-		s.alarms[twin.ID] = keep(p.ApplyTo(twin))
-		s.appendEvents([]domain.Event{p.Event})
-		return ports.CreateResult{Alarm: out(s.alarms[twin.ID]), Replaced: true}, true
-	}
-	if _, taken := s.alarms[a.ID]; taken {
-		return ports.CreateResult{Err: fmt.Errorf("memory: alarm id %q exists: %w", a.ID, ports.ErrConflict)}, true
-	}
-	s.appendEvents([]domain.Event{domain.KeyReleased(twin, a)})
-	twin.IdempotencyKey = ""
-	s.alarms[twin.ID] = twin
-	return ports.CreateResult{}, false
+	a, err := s.alarms.insert(a)
+	return ports.CreateResult{Alarm: a, Err: err}
 }
 
 // CreateMany rolls back at the first alarm CreateBatch would dedupe or refuse: all or
@@ -112,34 +95,28 @@ func (s *Store) ImportAlarms(ctx context.Context, as []domain.Alarm) error {
 // find is the alarm with this id if scope sees it: an unknown id and an alarm out of
 // scope are both ErrNotFound, so nothing leaks. Owner and operator calls share it.
 func (s *Store) find(scope ports.Scope, id string) (domain.Alarm, error) {
-	if a, ok := s.alarms[id]; ok && scope.Sees(a.Owner) {
+	if a, err := s.alarms.get(id); err == nil && scope.Sees(a.Owner) {
 		return a, nil
 	}
 	return domain.Alarm{}, fmt.Errorf("memory: alarm %q: %w", id, ports.ErrNotFound)
 }
 
 func (s *Store) Get(ctx context.Context, scope ports.Scope, id string) (domain.Alarm, error) {
-	return txv(s, ctx, func() (domain.Alarm, error) { a, err := s.find(scope, id); return out(a), err })
+	return txv(s, ctx, func() (domain.Alarm, error) { return s.find(scope, id) })
 }
 
-// List walks every alarm from the newest; a database walks an index on (owner, status,
-// id) for an owner's page (ListFilter.OwnerPage) and stops after the page. The label
-// prefix is literal and byte-wise ("%" and "_" are characters; "" matches every label).
-// A database walks its tag index for f.Tags (ports.ListFilter.Tags).
+// List walks every alarm from the newest (ports.ListFilter.Matches); a database walks
+// an index on (owner, status, id) for an owner's page (ListFilter.OwnerPage) and stops
+// after the page, and its tag index for f.Tags (ports.ListFilter.Tags).
 func (s *Store) List(ctx context.Context, f ports.ListFilter) (as []domain.Alarm, next string, err error) {
-	after, err := ports.DecodeListCursor(f.Cursor) // a *domain.ValidationError on "cursor"
-	if f.Cursor != "" && err != nil {
+	after, err := f.After()
+	if err != nil {
 		return nil, "", err
 	}
-	since := trunc(f.FailedSince) // compared at the store's precision
+	f.FailedSince = trunc(f.FailedSince) // compared at the store's precision
 	err = s.do(ctx, func() {
-		as, next = page.Cut(s.alarms.rows(func(a domain.Alarm) bool {
-			return (f.Cursor == "" || a.ID < after) && f.Scope.Sees(a.Owner) && (f.Status == "" || a.Status == f.Status) &&
-				(f.Kind == "" || a.Kind == f.Kind) && strings.HasPrefix(a.Label, f.LabelPrefix) &&
-				(since.IsZero() || (a.Status == domain.StatusFailed && !a.UpdatedAt.Before(since))) &&
-				domain.MatchesTags(a.Tags, f.Tags)
-		}, func(x, y domain.Alarm) int { return byID(y, x) }), page.Size(f.Limit))
-		each(as, out)
+		as, next = page.Cut(s.alarms.rows(func(a domain.Alarm) bool { return (after == "" || a.ID < after) && f.Matches(a) },
+			func(x, y domain.Alarm) int { return byID(y, x) }), page.Size(f.Limit))
 	})
 	return as, next, err
 }
@@ -152,16 +129,13 @@ func (s *Store) Mutate(ctx context.Context, scope ports.Scope, id string, fn por
 		if err != nil {
 			return domain.Alarm{}, err
 		}
-		t, changed, err := fn(out(a), s.now())
+		t, changed, err := fn(a, s.now())
 		if err != nil || !changed {
-			return out(a), err
+			return a, err
 		}
 		t.AlarmID, t.Fence = a.ID, domain.Fence{} // unfenced: the transaction is the guard
 		s.apply(t)                                // never with a Notice: only Decide makes one
-		if t.Define != nil {
-			s.linkCalendars(a.Owner, a.ID, a.Series.ExcludeCalendars, t.Define.Series.ExcludeCalendars)
-		}
-		return out(s.alarms[a.ID]), nil
+		return s.alarms.get(a.ID)
 	})
 }
 
@@ -172,12 +146,62 @@ func (s *Store) Events(ctx context.Context, scope ports.Scope, id string, limit 
 		if err != nil {
 			return nil, err
 		}
-		return domain.WithCreated(withoutReceipts(first(s.events[a.ID], limit)), domain.CreatedEvent(a.ID, a.CreatedAt, a.FireAt), limit), nil
+		return domain.WithCreated(history(first(s.events[a.ID], limit)), domain.CreatedEvent(a.ID, a.CreatedAt, a.FireAt), limit), nil
 	})
 }
 
+// Attempts walks the alarm's events from the newest, as a database walks (alarm_id,
+// id) backwards, keeping those that carry a receipt.
+func (s *Store) Attempts(ctx context.Context, q ports.AttemptsQuery) ([]domain.Event, string, error) {
+	before, err := q.Before()
+	if err != nil {
+		return nil, "", err
+	}
+	size := page.Attempts(q.Limit)
+	attempts, err := txv(s, ctx, func() ([]domain.Event, error) {
+		a, err := s.find(q.Scope, q.AlarmID)
+		if err != nil {
+			return nil, err
+		}
+		attempts := []domain.Event{}
+		for _, ev := range slices.Backward(s.events[a.ID]) {
+			if ev.IsAttempt() && ev.ID < before && len(attempts) <= size {
+				ev.Receipt = keepReceipt(ev.Receipt)
+				attempts = append(attempts, ev)
+			}
+		}
+		return attempts, nil
+	})
+	attempts, next := page.CutAttempts(attempts, size)
+	return attempts, next, err
+}
+
+// keepReceipt is a copy of r as the SQL stores keep it (the duration in whole
+// microseconds), its body copied so no caller's slice aliases the store's.
+func keepReceipt(r *domain.Receipt) *domain.Receipt {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.Duration = c.Duration.Truncate(time.Microsecond)
+	c.Body = slices.Clone(c.Body)
+	if len(c.Body) == 0 {
+		c.Body = nil
+	}
+	return &c
+}
+
+// history is a copy of evs as a history shows them: without receipts.
+func history(evs []domain.Event) []domain.Event {
+	evs = slices.Clone(evs)
+	for i := range evs {
+		evs[i].Receipt = nil
+	}
+	return evs
+}
+
 // appendEvents numbers evs from the store's sequence and appends them to their alarms.
-func (s *Store) appendEvents(evs []domain.Event) {
+func (s *Store) appendEvents(evs ...domain.Event) {
 	for _, ev := range evs {
 		s.lastEvent++
 		ev.ID, ev.At, ev.ScheduledFor = s.lastEvent, trunc(ev.At), trunc(ev.ScheduledFor)
@@ -189,9 +213,8 @@ func (s *Store) appendEvents(evs []domain.Event) {
 // remove deletes the alarms with these ids and their events: how many of each.
 func (s *Store) remove(ids ...string) (d ports.Deleted) {
 	for _, id := range ids {
-		if _, ok := s.alarms[id]; ok {
+		if s.alarms.remove(id) == nil {
 			d.Alarms, d.Events = d.Alarms+1, d.Events+len(s.events[id])
-			delete(s.alarms, id)
 			delete(s.events, id)
 		}
 	}
@@ -208,8 +231,8 @@ func idsOf(as []domain.Alarm) []string {
 
 // DeleteAlarms deletes leased alarms too: a worker's later outcome is then stale.
 func (s *Store) DeleteAlarms(ctx context.Context, ids []string) (ports.Deleted, error) {
-	if len(ids) > ports.MaxDeleteIDs {
-		return ports.Deleted{}, &domain.ValidationError{Field: "ids", Message: fmt.Sprintf("%d ids, at most %d may be deleted at once", len(ids), ports.MaxDeleteIDs)}
+	if err := ports.CheckDeleteIDs(ids); err != nil {
+		return ports.Deleted{}, err
 	}
 	return txv(s, ctx, func() (ports.Deleted, error) { return s.remove(ids...), nil })
 }
@@ -266,7 +289,7 @@ func (s *Store) TrimEvents(ctx context.Context, p ports.TrimEvents) (ports.Trimm
 
 func (s *Store) ExportAlarms(ctx context.Context, after string, limit int) ([]domain.Alarm, error) {
 	return txv(s, ctx, func() ([]domain.Alarm, error) {
-		return each(first(s.alarms.rows(func(a domain.Alarm) bool { return a.ID > after }, byID), limit), out), nil
+		return first(s.alarms.rows(func(a domain.Alarm) bool { return a.ID > after }, byID), limit), nil
 	})
 }
 
@@ -278,15 +301,14 @@ func (s *Store) ExportEvents(ctx context.Context, after ports.EventCursor, throu
 		for _, id := range slices.Sorted(maps.Keys(s.events)) {
 			for _, ev := range s.events[id] {
 				if len(evs) < limit && id <= through && (id > after.AlarmID || (id == after.AlarmID && ev.ID > after.ID)) {
-					ev.Receipt = nil // as the SQL stores' export: the history without receipts
 					evs = append(evs, ev)
 				}
 			}
 		}
-		return evs, nil
+		return history(evs), nil // as the SQL stores' export: without receipts
 	})
 }
 
 func (s *Store) ImportEvents(ctx context.Context, es []domain.Event) error {
-	return s.do(ctx, func() { s.appendEvents(es) })
+	return s.do(ctx, func() { s.appendEvents(es...) })
 }

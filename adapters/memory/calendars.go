@@ -1,8 +1,8 @@
 package memory
 
 import (
+	"cmp"
 	"context"
-	"maps"
 	"slices"
 	"strings"
 
@@ -10,11 +10,7 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// seriesCalendar is one row of the index from a calendar to the series naming it.
-type seriesCalendar struct{ owner, calendar, seriesID string }
-
-// keepCalendar is c as stored and as returned: lists of the caller's own, times
-// truncated.
+// keepCalendar: lists of its own, times truncated.
 func keepCalendar(c domain.Calendar) domain.Calendar {
 	c.ExcludeDates = slices.Clone(c.ExcludeDates)
 	c.ExcludeWeekdays = slices.Clone(c.ExcludeWeekdays)
@@ -26,31 +22,24 @@ func keepCalendar(c domain.Calendar) domain.Calendar {
 func (s *Store) PutCalendar(ctx context.Context, c domain.Calendar) (domain.Calendar, error) {
 	return txv(s, ctx, func() (domain.Calendar, error) {
 		c.CreatedAt, c.UpdatedAt = s.now(), s.now()
-		if old, ok := s.calendars[ownerKey{c.Owner, c.Name}]; ok {
+		if old, err := s.calendars.get(ownerKey{c.Owner, c.Name}); err == nil {
 			c.CreatedAt = old.CreatedAt
 		}
-		s.calendars[ownerKey{c.Owner, c.Name}] = keepCalendar(c)
-		return keepCalendar(c), nil
+		return s.calendars.put(c), nil
 	})
 }
 
 func (s *Store) GetCalendar(ctx context.Context, owner, name string) (domain.Calendar, error) {
-	return txv(s, ctx, func() (domain.Calendar, error) {
-		c, err := s.calendars.get(ownerKey{owner, name})
-		return keepCalendar(c), err
-	})
+	return txv(s, ctx, func() (domain.Calendar, error) { return s.calendars.get(ownerKey{owner, name}) })
 }
 
 func (s *Store) ListCalendars(ctx context.Context, owner string) ([]domain.Calendar, error) {
 	return txv(s, ctx, func() ([]domain.Calendar, error) {
-		return each(s.calendars.rows(func(c domain.Calendar) bool { return c.Owner == owner }, func(x, y domain.Calendar) int {
-			return strings.Compare(x.Name, y.Name)
-		}), keepCalendar), nil
+		return s.calendars.rows(func(c domain.Calendar) bool { return c.Owner == owner }, byOwnerName), nil
 	})
 }
 
-// DeleteCalendar: the check and the delete in one transaction; the calendar's index
-// rows go with it (those left name finished or deleted series).
+// DeleteCalendar: the check and the delete in one transaction.
 func (s *Store) DeleteCalendar(ctx context.Context, owner, name string) error {
 	return s.tx(ctx, func() error {
 		if _, err := s.calendars.get(ownerKey{owner, name}); err != nil {
@@ -59,13 +48,7 @@ func (s *Store) DeleteCalendar(ctx context.Context, owner, name string) error {
 		if id, used := s.calendarUser(owner, name); used {
 			return &ports.CalendarInUseError{Owner: owner, Name: name, SeriesID: id}
 		}
-		delete(s.calendars, ownerKey{owner, name})
-		for k := range s.seriesCalendars {
-			if k.owner == owner && k.calendar == name {
-				delete(s.seriesCalendars, k)
-			}
-		}
-		return nil
+		return s.calendars.remove(ownerKey{owner, name})
 	})
 }
 
@@ -78,63 +61,34 @@ func (s *Store) CalendarUser(ctx context.Context, owner, name string) (string, b
 	return id, used, err
 }
 
-// calendarUser walks the calendar's index rows (in id order, as a database walks its
-// key) to the first whose series is active or paused.
+// calendarUser is the first (by id) of the owner's active or paused series that name
+// the calendar. It walks the alarms where a database walks its series_calendars index,
+// which the writes of a series keep (ports.CalendarStore).
 func (s *Store) calendarUser(owner, name string) (string, bool) {
-	var ids []string
-	for k := range s.seriesCalendars {
-		if k.owner == owner && k.calendar == name {
-			ids = append(ids, k.seriesID)
-		}
+	users := s.alarms.rows(func(a domain.Alarm) bool {
+		return a.Owner == owner && !a.Status.Terminal() && slices.Contains(a.Series.ExcludeCalendars, name)
+	}, byID)
+	if len(users) == 0 {
+		return "", false
 	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		if a, ok := s.alarms[id]; ok && (a.Status == domain.StatusActive || a.Status == domain.StatusPaused) {
-			return id, true
-		}
-	}
-	return "", false
-}
-
-// linkCalendars rewrites the series' index rows from the calendars it named (was) to
-// those it names now.
-func (s *Store) linkCalendars(owner, id string, was, now []string) {
-	for _, name := range was {
-		delete(s.seriesCalendars, seriesCalendar{owner, name, id})
-	}
-	for _, name := range now {
-		s.seriesCalendars[seriesCalendar{owner, name, id}] = struct{}{}
-	}
+	return users[0].ID, true
 }
 
 // ExportCalendars walks every calendar by (owner, name), as a database walks its
 // primary key.
 func (s *Store) ExportCalendars(ctx context.Context, after ports.CalendarCursor, limit int) ([]domain.Calendar, error) {
 	return txv(s, ctx, func() ([]domain.Calendar, error) {
-		return each(first(s.calendars.rows(func(c domain.Calendar) bool {
+		return first(s.calendars.rows(func(c domain.Calendar) bool {
 			return c.Owner > after.Owner || (c.Owner == after.Owner && c.Name > after.Name)
-		}, byOwnerName), limit), keepCalendar), nil
+		}, byOwnerName), limit), nil
 	})
 }
 
 func byOwnerName(x, y domain.Calendar) int {
-	if c := strings.Compare(x.Owner, y.Owner); c != 0 {
-		return c
-	}
-	return strings.Compare(x.Name, y.Name)
+	return cmp.Or(strings.Compare(x.Owner, y.Owner), strings.Compare(x.Name, y.Name))
 }
 
-// ImportCalendars writes into a copy of the table, kept only when every row went in:
-// all or nothing, as a database's transaction. The stamps are the given ones.
+// ImportCalendars keeps the stamps it is given.
 func (s *Store) ImportCalendars(ctx context.Context, cs []domain.Calendar) error {
-	return s.tx(ctx, func() error {
-		calendars := maps.Clone(s.calendars)
-		for _, c := range cs {
-			if err := calendars.insert(ownerKey{c.Owner, c.Name}, keepCalendar(c)); err != nil {
-				return err
-			}
-		}
-		s.calendars = calendars
-		return nil
-	})
+	return s.tx(ctx, func() error { return s.calendars.insertAll(cs) })
 }

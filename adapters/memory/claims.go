@@ -34,7 +34,7 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 			func(taken *claims.Taken) ([]domain.Alarm, error) { return takeFair(due, p.Batch, *p.Fair, taken), nil })
 		for i, a := range c.Alarms {
 			a.ClaimedBy, a.ClaimedAt = p.Worker, now // now as kept: it is the fence
-			s.alarms[a.ID], c.Alarms[i] = a, out(a)
+			c.Alarms[i] = s.alarms.put(a)
 		}
 		c.Now = now
 		return c, err
@@ -71,10 +71,9 @@ func holds(a domain.Alarm, f domain.Fence) bool {
 // ExtendLease is "UPDATE alarms SET claimed_at = ? WHERE id = ?" fenced as apply is.
 func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fence, error) {
 	return txv(s, ctx, func() (domain.Fence, error) {
-		if a, ok := s.alarms[p.AlarmID]; ok && holds(a, p.Fence) {
-			a.ClaimedAt = trunc(s.now().Add(p.For - p.Lease)) // as kept: it is the new fence
-			s.alarms[a.ID] = a
-			return a.Fence(), nil
+		if a, ok := s.alarms.byKey[p.AlarmID]; ok && holds(a, p.Fence) {
+			a.ClaimedAt = s.now().Add(p.For - p.Lease)
+			return s.alarms.put(a).Fence(), nil // as kept: it is the new fence
 		}
 		return domain.Fence{}, fmt.Errorf("memory: alarm %q: %w", p.AlarmID, ports.ErrLeaseLost)
 	})
@@ -86,7 +85,7 @@ func (s *Store) ExtendLease(ctx context.Context, p ports.ExtendLease) (domain.Fe
 func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyResult, error) {
 	return txv(s, ctx, func() (r ports.ApplyResult, _ error) {
 		for _, t := range ts {
-			if t.Notice != nil && s.applies(t) && s.alarms[t.Notice.ID].ID != "" {
+			if t.Notice != nil && s.applies(t) && s.alarms.byKey[t.Notice.ID].ID != "" {
 				return r, fmt.Errorf("memory: notice of alarm %q: alarm id %q: %w", t.AlarmID, t.Notice.ID, ports.ErrConflict)
 			}
 		}
@@ -104,7 +103,7 @@ func (s *Store) Apply(ctx context.Context, ts []domain.Transition) (ports.ApplyR
 
 // applies reports whether t's UPDATE would match its row.
 func (s *Store) applies(t domain.Transition) bool {
-	a, ok := s.alarms[t.AlarmID]
+	a, ok := s.alarms.byKey[t.AlarmID]
 	return ok && (t.Fence.IsZero() || holds(a, t.Fence))
 }
 
@@ -114,8 +113,8 @@ func (s *Store) apply(t domain.Transition) bool {
 	if !s.applies(t) {
 		return false
 	}
-	s.alarms[t.AlarmID] = keep(t.ApplyTo(s.alarms[t.AlarmID]))
-	s.appendEvents(t.Events)
+	s.alarms.put(t.ApplyTo(s.alarms.byKey[t.AlarmID]))
+	s.appendEvents(t.Events...)
 	return true
 }
 

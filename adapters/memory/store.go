@@ -37,22 +37,19 @@ type Store struct {
 // database is the tables and the mutex that every Store opened on them shares.
 type database struct {
 	mu        sync.Mutex
-	alarms    table[string, domain.Alarm] // by id
-	events    map[string][]domain.Event   // by alarm id, oldest (lowest event id) first
-	lastEvent int64                       // the event id sequence
-	tokens    table[string, domain.Token] // by id
-	workers   table[string, domain.Worker]
-	leases    table[string, clusterLease]
-	state     table[string, ports.State]
-	sessions  table[string, ports.Session] // by hash
-	endpoints table[ownerKey, domain.Endpoint]
-	calendars table[ownerKey, domain.Calendar]
-	// seriesCalendars is the index from a calendar to the series that name it
-	// (ports.CalendarStore): what a database keeps in the series_calendars table.
-	seriesCalendars table[seriesCalendar, struct{}]
+	alarms    *table[string, domain.Alarm]
+	events    map[string][]domain.Event // by alarm id, oldest (lowest event id) first
+	lastEvent int64                     // the event id sequence
+	tokens    *table[string, domain.Token]
+	workers   *table[string, domain.Worker]
+	leases    map[string]clusterLease
+	state     map[string]ports.State
+	sessions  *table[string, ports.Session]
+	endpoints *table[ownerKey, domain.Endpoint]
+	calendars *table[ownerKey, domain.Calendar]
 }
 
-type ownerKey struct{ owner, name string } // an endpoint's: a name unique per owner
+type ownerKey struct{ owner, name string } // an endpoint's, a calendar's: a name unique per owner
 
 type clusterLease struct {
 	holder  string
@@ -68,10 +65,17 @@ var (
 
 // New returns a Store on a new, empty database; a nil clock means ports.SystemClock{}.
 func New(clock ports.Clock) *Store {
-	db := &database{alarms: table[string, domain.Alarm]{}, events: map[string][]domain.Event{},
-		tokens: table[string, domain.Token]{}, workers: table[string, domain.Worker]{}, leases: table[string, clusterLease]{},
-		state: table[string, ports.State]{}, sessions: table[string, ports.Session]{}, endpoints: table[ownerKey, domain.Endpoint]{},
-		calendars: table[ownerKey, domain.Calendar]{}, seriesCalendars: table[seriesCalendar, struct{}]{}}
+	db := &database{
+		alarms:    newTable(func(a domain.Alarm) string { return a.ID }, keep),
+		events:    map[string][]domain.Event{},
+		tokens:    newTable(func(t domain.Token) string { return t.ID }, keepToken),
+		workers:   newTable(func(w domain.Worker) string { return w.ID }, keepWorker),
+		leases:    map[string]clusterLease{},
+		state:     map[string]ports.State{},
+		sessions:  newTable(func(s ports.Session) string { return s.Hash }, keepSession),
+		endpoints: newTable(func(e domain.Endpoint) ownerKey { return ownerKey{e.Owner, e.Name} }, keepEndpoint),
+		calendars: newTable(func(c domain.Calendar) ownerKey { return ownerKey{c.Owner, c.Name} }, keepCalendar),
+	}
 	return (&Store{database: db}).Open(clock)
 }
 
@@ -129,45 +133,80 @@ func (s *Store) now() time.Time { return trunc(s.clock.Now()) }
 // trunc is t as kept: UTC, at Precision (counted from the zero time, which stays zero).
 func trunc(t time.Time) time.Time { return t.UTC().Truncate(Precision) }
 
-// table is one table: rows by primary key. Rows are values, so a caller's copy never
-// aliases the stored one (slices inside a row are copied by the table's keep and out).
-type table[K comparable, V any] map[K]V
+// table is one table: rows by primary key (key), each as the table keeps it (keep:
+// times at Precision, slices and maps of its own) on its way in and on its way out, so
+// a caller's value never aliases a stored one.
+type table[K comparable, V any] struct {
+	byKey map[K]V
+	key   func(V) K
+	keep  func(V) V
+}
 
-// insert is an INSERT that a taken key refuses with ErrConflict.
-func (t table[K, V]) insert(k K, v V) error {
-	if _, taken := t[k]; taken {
-		return fmt.Errorf("memory: %v: %w", k, ports.ErrConflict)
+func newTable[K comparable, V any](key func(V) K, keep func(V) V) *table[K, V] {
+	return &table[K, V]{byKey: map[K]V{}, key: key, keep: keep}
+}
+
+// insert is an INSERT that a taken key refuses with ErrConflict: the row as kept.
+func (t *table[K, V]) insert(v V) (V, error) {
+	if _, taken := t.byKey[t.key(v)]; taken {
+		var none V
+		return none, fmt.Errorf("memory: %v: %w", t.key(v), ports.ErrConflict)
 	}
-	t[k] = v
-	return nil
+	return t.put(v), nil
+}
+
+// put is an INSERT, or a REPLACE of the row with v's key: the row as kept.
+func (t *table[K, V]) put(v V) V {
+	t.byKey[t.key(v)] = t.keep(v)
+	return t.keep(v)
 }
 
 // get is the row with key k; ErrNotFound without one.
-func (t table[K, V]) get(k K) (V, error) {
-	v, ok := t[k]
+func (t *table[K, V]) get(k K) (V, error) {
+	v, ok := t.byKey[k]
 	if !ok {
 		return v, fmt.Errorf("memory: %v: %w", k, ports.ErrNotFound)
 	}
-	return v, nil
+	return t.keep(v), nil
 }
 
 // update is "UPDATE ... WHERE key = k": the row as change leaves it; ErrNotFound without one.
-func (t table[K, V]) update(k K, change func(*V)) (V, error) {
+func (t *table[K, V]) update(k K, change func(*V)) (V, error) {
 	v, err := t.get(k)
 	if err == nil {
 		change(&v)
-		t[k] = v
+		v = t.put(v)
 	}
 	return v, err
 }
 
+// remove is "DELETE ... WHERE key = k"; ErrNotFound without the row.
+func (t *table[K, V]) remove(k K) error {
+	_, err := t.get(k)
+	delete(t.byKey, k)
+	return err
+}
+
+// insertAll inserts every row of vs or, at the first taken key, none: all or nothing,
+// as a database's transaction.
+func (t *table[K, V]) insertAll(vs []V) error {
+	before := maps.Clone(t.byKey)
+	for _, v := range vs {
+		if _, err := t.insert(v); err != nil {
+			t.byKey = before
+			return err
+		}
+	}
+	return nil
+}
+
 // rows is "SELECT * WHERE where ORDER BY order" (nil: every row; unordered). It walks
 // every row where a database walks an index; the callers say which where it matters.
-func (t table[K, V]) rows(where func(V) bool, order func(x, y V) int) []V {
+func (t *table[K, V]) rows(where func(V) bool, order func(x, y V) int) []V {
 	rows := []V{}
-	for _, v := range t {
+	for _, v := range t.byKey {
 		if where == nil || where(v) {
-			rows = append(rows, v)
+			rows = append(rows, t.keep(v))
 		}
 	}
 	if order != nil {
@@ -179,14 +218,6 @@ func (t table[K, V]) rows(where func(V) bool, order func(x, y V) int) []V {
 // first is "LIMIT n": none of rows for n <= 0.
 func first[V any](rows []V, n int) []V { return rows[:min(len(rows), max(n, 0))] }
 
-// each replaces each of rows with f of it: a table's out on the way out.
-func each[V any](rows []V, f func(V) V) []V {
-	for i, v := range rows {
-		rows[i] = f(v)
-	}
-	return rows
-}
-
 // stampThenID compares two rows as "ORDER BY stamp, id" does.
 func stampThenID(t1, t2 time.Time, id1, id2 string) int {
 	return cmp.Or(t1.Compare(t2), strings.Compare(id1, id2))
@@ -195,13 +226,18 @@ func stampThenID(t1, t2 time.Time, id1, id2 string) int {
 // The small tables: tokens, workers, cluster leases, named state, sessions, endpoints.
 // Lists are in the order of the SQL stores' indexes: oldest first by stamp, then id.
 
-func (s *Store) CreateToken(ctx context.Context, t domain.Token) error {
+func keepToken(t domain.Token) domain.Token {
 	t.CreatedAt, t.RevokedAt, t.LastUsedAt = trunc(t.CreatedAt), trunc(t.RevokedAt), trunc(t.LastUsedAt)
+	return t
+}
+
+func (s *Store) CreateToken(ctx context.Context, t domain.Token) error {
 	return s.tx(ctx, func() error {
 		if _, err := s.tokenByHash(t.Hash); err == nil {
 			return fmt.Errorf("memory: token hash: %w", ports.ErrConflict)
 		}
-		return s.tokens.insert(t.ID, t)
+		_, err := s.tokens.insert(t)
+		return err
 	})
 }
 
@@ -234,19 +270,25 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 
 func (s *Store) TouchToken(ctx context.Context, id string, at, staleBefore time.Time) error {
 	return s.do(ctx, func() {
-		if t, ok := s.tokens[id]; ok && (t.LastUsedAt.IsZero() || t.LastUsedAt.Before(trunc(staleBefore))) {
-			t.LastUsedAt = trunc(at)
-			s.tokens[id] = t
-		}
+		_, _ = s.tokens.update(id, func(t *domain.Token) { // an unknown id changes nothing
+			if t.LastUsedAt.IsZero() || t.LastUsedAt.Before(trunc(staleBefore)) {
+				t.LastUsedAt = at
+			}
+		})
 	})
 }
 
+func keepWorker(w domain.Worker) domain.Worker {
+	w.Stats.Endpoints = slices.Clone(w.Stats.Endpoints)
+	return w
+}
+
 func (s *Store) RegisterWorker(ctx context.Context, w domain.Worker) error {
-	return s.do(ctx, func() { w.StartedAt, w.HeartbeatAt = s.now(), s.now(); s.workers[w.ID] = w })
+	return s.do(ctx, func() { w.StartedAt, w.HeartbeatAt = s.now(), s.now(); s.workers.put(w) })
 }
 
 func (s *Store) DeregisterWorker(ctx context.Context, id string) error {
-	return s.do(ctx, func() { delete(s.workers, id) })
+	return s.do(ctx, func() { _ = s.workers.remove(id) }) // an unknown id is no error
 }
 
 func (s *Store) Heartbeat(ctx context.Context, id string, stats domain.WorkerStats) error {
@@ -295,9 +337,13 @@ var errNoHints = fmt.Errorf("memory: wake hints: %w", ports.ErrUnsupported)
 func (s *Store) PublishHint(context.Context, time.Time) error             { return errNoHints }
 func (s *Store) SubscribeHints(context.Context) (<-chan time.Time, error) { return nil, errNoHints }
 
-func (s *Store) CreateSession(ctx context.Context, sess ports.Session) error {
+func keepSession(sess ports.Session) ports.Session {
 	sess.CreatedAt, sess.ExpiresAt = trunc(sess.CreatedAt), trunc(sess.ExpiresAt)
-	return s.tx(ctx, func() error { return s.sessions.insert(sess.Hash, sess) })
+	return sess
+}
+
+func (s *Store) CreateSession(ctx context.Context, sess ports.Session) error {
+	return s.tx(ctx, func() error { _, err := s.sessions.insert(sess); return err })
 }
 
 func (s *Store) SessionByHash(ctx context.Context, hash string) (ports.Session, error) {
@@ -305,7 +351,7 @@ func (s *Store) SessionByHash(ctx context.Context, hash string) (ports.Session, 
 }
 
 func (s *Store) DeleteSession(ctx context.Context, hash string) error {
-	return s.do(ctx, func() { delete(s.sessions, hash) })
+	return s.do(ctx, func() { _ = s.sessions.remove(hash) }) // an unknown hash is no error
 }
 
 func (s *Store) DeleteExpiredSessions(ctx context.Context, before time.Time, limit int) (int, error) {
@@ -314,14 +360,14 @@ func (s *Store) DeleteExpiredSessions(ctx context.Context, before time.Time, lim
 			return stampThenID(x.ExpiresAt, y.ExpiresAt, x.Hash, y.Hash)
 		}), limit)
 		for _, sess := range expired {
-			delete(s.sessions, sess.Hash)
+			_ = s.sessions.remove(sess.Hash)
 		}
 		return len(expired), nil
 	})
 }
 
-// Endpoints go in and out through keepEndpoint: the timeout to the millisecond, as the
-// SQL stores keep it, the times truncated, and a secrets slice of the caller's own.
+// keepEndpoint: the timeout to the millisecond, as the SQL stores keep it, the times
+// truncated, and a secrets slice of its own.
 func keepEndpoint(e domain.Endpoint) domain.Endpoint {
 	e.Timeout = e.Timeout.Truncate(time.Millisecond)
 	e.CreatedAt, e.UpdatedAt = trunc(e.CreatedAt), trunc(e.UpdatedAt)
@@ -332,58 +378,37 @@ func keepEndpoint(e domain.Endpoint) domain.Endpoint {
 func (s *Store) CreateEndpoint(ctx context.Context, e domain.Endpoint) (domain.Endpoint, error) {
 	return txv(s, ctx, func() (domain.Endpoint, error) {
 		e.CreatedAt, e.UpdatedAt = s.now(), s.now()
-		if err := s.endpoints.insert(ownerKey{e.Owner, e.Name}, keepEndpoint(e)); err != nil {
-			return domain.Endpoint{}, err
-		}
-		return keepEndpoint(e), nil
+		return s.endpoints.insert(e)
 	})
 }
 
 func (s *Store) GetEndpoint(ctx context.Context, owner, name string) (domain.Endpoint, error) {
-	return txv(s, ctx, func() (domain.Endpoint, error) {
-		e, err := s.endpoints.get(ownerKey{owner, name})
-		return keepEndpoint(e), err
-	})
+	return txv(s, ctx, func() (domain.Endpoint, error) { return s.endpoints.get(ownerKey{owner, name}) })
 }
 
 // ListEndpoints: by owner, then name, as bytes compare.
 func (s *Store) ListEndpoints(ctx context.Context, owner string) ([]domain.Endpoint, error) {
 	return txv(s, ctx, func() ([]domain.Endpoint, error) {
-		return each(s.endpoints.rows(func(e domain.Endpoint) bool { return owner == "" || e.Owner == owner }, func(x, y domain.Endpoint) int {
+		return s.endpoints.rows(func(e domain.Endpoint) bool { return owner == "" || e.Owner == owner }, func(x, y domain.Endpoint) int {
 			return cmp.Or(strings.Compare(x.Owner, y.Owner), strings.Compare(x.Name, y.Name))
-		}), keepEndpoint), nil
+		}), nil
 	})
 }
 
 func (s *Store) UpdateEndpoint(ctx context.Context, e domain.Endpoint) (domain.Endpoint, error) {
 	return txv(s, ctx, func() (domain.Endpoint, error) {
-		stored, err := s.endpoints.update(ownerKey{e.Owner, e.Name}, func(old *domain.Endpoint) {
+		return s.endpoints.update(ownerKey{e.Owner, e.Name}, func(old *domain.Endpoint) {
 			e.CreatedAt, e.UpdatedAt = old.CreatedAt, s.now()
-			*old = keepEndpoint(e)
+			*old = e
 		})
-		return keepEndpoint(stored), err
 	})
 }
 
 func (s *Store) DeleteEndpoint(ctx context.Context, owner, name string) error {
-	return s.tx(ctx, func() error {
-		_, err := s.endpoints.get(ownerKey{owner, name})
-		delete(s.endpoints, ownerKey{owner, name})
-		return err
-	})
+	return s.tx(ctx, func() error { return s.endpoints.remove(ownerKey{owner, name}) })
 }
 
-// ImportEndpoints writes into a copy of the table, kept only when every row went in:
-// all or nothing, as a database's transaction.
+// ImportEndpoints keeps the stamps it is given.
 func (s *Store) ImportEndpoints(ctx context.Context, es []domain.Endpoint) error {
-	return s.tx(ctx, func() error {
-		endpoints := maps.Clone(s.endpoints)
-		for _, e := range es {
-			if err := endpoints.insert(ownerKey{e.Owner, e.Name}, keepEndpoint(e)); err != nil {
-				return err
-			}
-		}
-		s.endpoints = endpoints
-		return nil
-	})
+	return s.tx(ctx, func() error { return s.endpoints.insertAll(es) })
 }

@@ -34,14 +34,6 @@ func Qualified(table, columns string) string {
 // AlarmParams is how many values one row of AlarmColumns binds.
 const AlarmParams = 31
 
-// AlarmTimes are a's time columns, for a store to bring each to its precision before
-// it writes them. The series' own times are not among them: they are JSON text, kept
-// to the nanosecond.
-func AlarmTimes(a *domain.Alarm) []*time.Time {
-	return []*time.Time{&a.FireAt, &a.NextFireAt, &a.ScheduledFor, &a.ClaimedAt, &a.CreatedAt, &a.UpdatedAt,
-		&a.LastFiredAt, &a.PausedUntil}
-}
-
 // Alarms reads rows of AlarmColumns into the same scan targets row after row. Scan
 // takes its targets as interfaces, so targets declared per row escape to the heap, a
 // dozen allocations a row, most of what reading a claim cost. What a row returns (strings, the payload) is always a fresh copy

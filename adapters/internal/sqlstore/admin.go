@@ -2,9 +2,7 @@ package sqlstore
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -13,9 +11,8 @@ import (
 // exist (where the dialect must lock or find them first), DeleteChosen deletes them. A
 // worker still delivering one finds its outcome stale: its fenced update matches no row.
 func (e *Engine[T]) DeleteAlarms(ctx context.Context, ids []string) (ports.Deleted, error) {
-	if len(ids) > ports.MaxDeleteIDs {
-		return ports.Deleted{}, &domain.ValidationError{Field: "ids",
-			Message: fmt.Sprintf("%d ids, at most %d may be deleted at once", len(ids), ports.MaxDeleteIDs)}
+	if err := ports.CheckDeleteIDs(ids); err != nil {
+		return ports.Deleted{}, err
 	}
 	if len(ids) == 0 {
 		return ports.Deleted{}, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"math"
 
 	"github.com/chronoshq/chronos/adapters/internal/page"
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
@@ -16,18 +15,15 @@ import (
 // first (by primary key), then its events that are attempts, newest first from the
 // cursor, one more than the page to know whether another follows.
 func (e *Engine[T]) Attempts(ctx context.Context, q ports.AttemptsQuery) ([]domain.Event, string, error) {
-	before := int64(math.MaxInt64)
-	if q.Cursor != "" {
-		var err error
-		if before, err = ports.DecodeAttemptCursor(q.Cursor); err != nil {
-			return nil, "", err
-		}
+	before, err := q.Before()
+	if err != nil {
+		return nil, "", err
 	}
 	if q.Scope.None() {
 		return nil, "", e.notFound("alarm", q.AlarmID)
 	}
 	var owner string
-	err := e.Read.QueryRow(ctx, e.SQL.AlarmOwner, q.AlarmID).Scan(&owner)
+	err = e.Read.QueryRow(ctx, e.SQL.AlarmOwner, q.AlarmID).Scan(&owner)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !q.Scope.Sees(owner)) {
 		return nil, "", e.notFound("alarm", q.AlarmID)
 	}

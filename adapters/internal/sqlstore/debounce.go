@@ -16,7 +16,7 @@ const debounceRounds = 8
 
 // debounce settles a, an item of CreateBatch with a Debounce that the batch's insert
 // skipped, against twins, the alarms of the batch's keys as read so far (kept current
-// for the items that follow):
+// for the items that follow), as domain.OnRepeat decides:
 //
 //   - no alarm of its key: its id was taken (createResult's ErrConflict);
 //   - a series': deduped, as without a Debounce;
@@ -35,12 +35,13 @@ func (e *Engine[T]) debounce(ctx context.Context, tx DB, a domain.Alarm, d *doma
 	r.Debounce = d
 	for range debounceRounds {
 		twin, ok := twins[k]
-		switch {
-		case !ok:
+		if !ok {
 			return e.createResult(a, false, twins), nil
-		case !domain.Debounceable(twin):
+		}
+		switch domain.OnRepeat(twin, r) {
+		case domain.RepeatReturns:
 			return ports.CreateResult{Alarm: twin, Deduped: true}, nil
-		case domain.Replaceable(twin):
+		case domain.RepeatReplaces:
 			p := domain.Replace(twin, r)
 			n, err := tx.Exec(ctx, e.SQL.ReplaceAlarm, e.TimeArg(p.FireAt), e.TimeArg(p.FireAt), e.TimeArg(p.FireAt),
 				e.PayloadArg(p.Payload), p.Label, p.WakeMessage, e.TimeArg(p.UpdatedAt), twin.ID)
@@ -54,7 +55,7 @@ func (e *Engine[T]) debounce(ctx context.Context, tx DB, a domain.Alarm, d *doma
 				twins[k] = e.StoredAlarm(p.ApplyTo(twin))
 				return ports.CreateResult{Alarm: twins[k], Replaced: true}, nil
 			}
-		default:
+		case domain.RepeatTakesKey:
 			n, err := tx.Exec(ctx, e.SQL.ReleaseKey, e.keyArg(""), twin.ID, e.keyArg(k.Key))
 			if err != nil {
 				return ports.CreateResult{}, err

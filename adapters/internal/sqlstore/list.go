@@ -17,12 +17,9 @@ func (e *Engine[T]) List(ctx context.Context, f ports.ListFilter) ([]domain.Alar
 	if f.Scope.None() {
 		return []domain.Alarm{}, "", nil
 	}
-	after := ""
-	if f.Cursor != "" {
-		var err error
-		if after, err = ports.DecodeListCursor(f.Cursor); err != nil {
-			return nil, "", err
-		}
+	after, err := f.After()
+	if err != nil {
+		return nil, "", err
 	}
 	limit := page.Size(f.Limit)
 	if f.OwnerPage() {

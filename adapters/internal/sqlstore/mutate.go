@@ -88,7 +88,7 @@ func NullText(s string) any {
 // StoredTimes is a with every time column as keep cuts it to the store's precision, as
 // a read of its row returns them (the series' own times are JSON text, kept whole).
 func StoredTimes(a domain.Alarm, keep func(time.Time) time.Time) domain.Alarm {
-	for _, t := range sqlrow.AlarmTimes(&a) {
+	for _, t := range a.Times() {
 		*t = keep(*t)
 	}
 	return a
