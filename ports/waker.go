@@ -63,6 +63,13 @@ type Response struct {
 	Truncated   bool   // the body went on past Body
 }
 
+// Receipt is the attempt log's record of a wake that took took and got r, its body
+// within bodyBytes (domain.Receipt.Kept).
+func (r Response) Receipt(took time.Duration, bodyBytes int) domain.Receipt {
+	return domain.Receipt{Duration: took, Status: r.Status, ContentType: r.ContentType, Body: r.Body,
+		Truncated: r.Truncated}.Kept(bodyBytes)
+}
+
 // WakeFor delivers w with wk, through WakeResponse when wk is a ResponseWaker (the
 // zero Response otherwise): how a waker that wraps another passes the answer through.
 func WakeFor(ctx context.Context, wk Waker, w domain.Wake) (Response, error) {

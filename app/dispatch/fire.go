@@ -211,8 +211,7 @@ func (d *Dispatcher) deliverOne(ctx context.Context, a domain.Alarm) (out domain
 // receipt is the attempt log's record of a wake that took took, with what the
 // receiver answered (the zero Response: nothing known), its body within the limit.
 func (d *Dispatcher) receipt(r ports.Response, took time.Duration) *domain.Receipt {
-	rc := domain.Receipt{Duration: took, Status: r.Status, ContentType: r.ContentType, Body: r.Body, Truncated: r.Truncated}
-	rc = rc.Kept(d.cfg.AttemptBodyBytes)
+	rc := r.Receipt(took, d.cfg.AttemptBodyBytes)
 	return &rc
 }
 

@@ -119,8 +119,7 @@ func (r *Redeliveries) wake(ctx context.Context, w domain.Wake) (domain.Outcome,
 	defer cancel()
 	began := time.Now()
 	resp, err := ports.WakeFor(wctx, r.waker, w)
-	rc := domain.Receipt{Duration: time.Since(began), Status: resp.Status, ContentType: resp.ContentType,
-		Body: resp.Body, Truncated: resp.Truncated}.Kept(r.cfg.AttemptBodyBytes)
+	rc := resp.Receipt(time.Since(began), r.cfg.AttemptBodyBytes)
 	var held ports.Deferral
 	switch {
 	case err == nil:
