@@ -26,8 +26,10 @@ type AdminAlarm struct {
 
 // AdminAlarmPage is one page of alarms across owners, newest first.
 type AdminAlarmPage struct {
-	Alarms     []AdminAlarm `json:"alarms"`
-	NextCursor string       `json:"next_cursor"` // "" on the last page
+	Alarms []AdminAlarm `json:"alarms"`
+	// NextCursor fetches the next page; "" on the last page, and only there: a filtered
+	// page may hold fewer alarms than asked, even none, and still carry one.
+	NextCursor string `json:"next_cursor"`
 }
 
 // Overview is the cluster at a glance.

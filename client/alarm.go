@@ -106,6 +106,8 @@ type Event struct {
 // AlarmPage is one page of an owner's alarms, newest first.
 type AlarmPage struct {
 	Alarms []Alarm `json:"alarms"`
-	// NextCursor fetches the next page through ListAlarms.Cursor; "" on the last page.
+	// NextCursor fetches the next page through ListAlarms.Cursor; "" on the last page,
+	// and only there: a page filtered by tags and a status may hold fewer alarms than
+	// asked, even none, and still carry one (AllAlarms goes on to the end).
 	NextCursor string `json:"next_cursor"`
 }

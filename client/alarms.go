@@ -207,8 +207,9 @@ func (c *Client) ListAlarms(ctx context.Context, req ListAlarms) (AlarmPage, err
 	return out, err
 }
 
-// AllAlarms walks every page from req.Cursor on, yielding each alarm in turn. It stops
-// at the first error, which it yields with a zero Alarm.
+// AllAlarms walks every page from req.Cursor on, yielding each alarm in turn, until the
+// empty cursor (a short page does not end it). It stops at the first error, which it
+// yields with a zero Alarm.
 func (c *Client) AllAlarms(ctx context.Context, req ListAlarms) iter.Seq2[Alarm, error] {
 	return func(yield func(Alarm, error) bool) {
 		for {

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -65,5 +66,60 @@ func TestTagsAndBulkAlarms(t *testing.T) {
 	}
 	if _, err := s.alice.BulkAlarms(ctx, client.BulkAlarms{Status: domain.StatusActive, Action: domain.OwnerBulkPause}); !client.IsConflict(err) {
 		t.Errorf("while another bulk call runs: %v", err)
+	}
+}
+
+// A tag page with a status few of the tag's alarms have may come back short, even
+// empty, with a cursor (the server stops its walk of the tag after a bounded number of
+// alarms): AllAlarms and the bulk actions go on past it to the last page.
+func TestSparseTagPagesAreWalkedThrough(t *testing.T) {
+	t.Parallel()
+	s, ctx := newRealServer(t), t.Context()
+	tags := map[string]string{"customer": "7"}
+	series := func() client.Alarm {
+		a, _, err := s.alice.CreateAlarm(ctx, client.CreateAlarm{CronExpr: "@daily", Tags: tags})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	m0 := series()
+	// 1,100 of the tag's alarms cancelled: more than the server walks for two pages.
+	gap := make([]client.CreateAlarm, 1100)
+	for i := range gap {
+		gap[i] = client.CreateAlarm{Delay: time.Hour, Label: "gap", Tags: tags}
+	}
+	for chunk := range slices.Chunk(gap, 550) {
+		if _, err := s.alice.CreateAlarms(ctx, chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res, err := s.alice.BulkAlarms(ctx, client.BulkAlarms{Tags: tags, LabelPrefix: "gap", Action: domain.OwnerBulkCancel}); err != nil || res.Changed != len(gap) {
+		t.Fatalf("cancelling the gap: %+v, %v", res, err)
+	}
+	m1 := series()
+
+	active := client.ListAlarms{Status: domain.StatusActive, Tags: tags}
+	page, err := s.alice.ListAlarms(ctx, active)
+	if err != nil || len(page.Alarms) != 1 || page.Alarms[0].ID != m1.ID || page.NextCursor == "" {
+		t.Fatalf("first page: %d alarms, cursor %q, %v; want m1 alone and a cursor", len(page.Alarms), page.NextCursor, err)
+	}
+	var got []string
+	for a, err := range s.alice.AllAlarms(ctx, active) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, a.ID)
+	}
+	if !slices.Equal(got, []string{m1.ID, m0.ID}) {
+		t.Errorf("AllAlarms: %v, want m1 then m0", got)
+	}
+	if res, err := s.alice.BulkAlarms(ctx, client.BulkAlarms{Tags: tags, Status: domain.StatusActive, Action: domain.OwnerBulkPause, DryRun: true}); err != nil ||
+		res != (client.BulkResult{Matched: 2, Changed: 2, DryRun: true}) {
+		t.Errorf("owner bulk over the gap: %+v, %v; want both matched", res, err)
+	}
+	if res, err := s.ops.Admin().BulkCancel(ctx, client.BulkFilter{Tags: tags, Status: domain.StatusActive, Limit: 1, DryRun: true}); err != nil ||
+		res.Matched != 1 || !res.More {
+		t.Errorf("admin bulk of one over the gap: %+v, %v; want one matched, and more", res, err)
 	}
 }

@@ -127,15 +127,24 @@ type AlarmReader interface {
 	// List returns the alarms in f.Scope that match f, newest first (by id, which is
 	// time-ordered), at most min(f.Limit, MaxListLimit) of them; f.Limit <= 0 means
 	// DefaultListLimit. The returned cursor is "" on the last page; passing it back
-	// continues after the last alarm returned. An unparseable cursor is a
+	// continues after the page: after the last alarm returned, or after the last one
+	// the store looked at, which may come later. An unparseable cursor is a
 	// *domain.ValidationError on "cursor". A scope that sees nothing (Scope.None) is an
 	// empty page.
+	//
+	// A page filtered by more than a status (f.OwnerPage false) may hold fewer than
+	// the limit, even none, and still carry a cursor: a store may stop looking after a
+	// bounded amount of work, so that a sparse filter costs more pages rather than one
+	// long one. Only the empty cursor ends the list; the pages together hold every
+	// matching alarm exactly once, in order. An owner page (f.OwnerPage) is always
+	// full unless it is the last.
 	//
 	// Cost: a page of one owner filtered at most by status walks an index on the
 	// owner's alarms from the cursor and stops after the page, however many the owner
 	// has; that is the owner API's list, and it must stay so. With the other filters, or
 	// across owners, a page's cost may grow with the alarms it skips over that do not
-	// match (an operator's filter is not always backed by an index).
+	// match (an operator's filter is not always backed by an index), unless the store
+	// cuts the page short as above.
 	List(ctx context.Context, f ListFilter) (alarms []domain.Alarm, nextCursor string, err error)
 
 	// Events returns the alarm's history, oldest first, at most min(limit,
@@ -215,7 +224,10 @@ type ListFilter struct {
 	// store walks an index on (owner, key, value, id) of the first pair from the cursor
 	// and checks the others per row by the alarm's own tags (its primary key), so the
 	// page costs the alarms of the first pair it passes over, never the owner's others.
-	// Across owners (AnyOwner) the cost may grow with every tagged alarm.
+	// When few of those match the other filters, a store may stop the walk after a
+	// bounded number of them and return the page short, with the cursor of the last it
+	// passed (AlarmReader.List). Across owners (AnyOwner) the cost may grow with every
+	// tagged alarm.
 	Tags   []domain.TagFilter
 	Limit  int
 	Cursor string

@@ -93,7 +93,7 @@ func readAlarm(alarms operator.AlarmReader, ctx context.Context, id, _ string) (
 
 // adminEvents serves GET /admin/v1/alarms/{id}/events?limit=.
 func (a *api) adminEvents(w http.ResponseWriter, r *http.Request, _ domain.Token) {
-	a.serveEvents(w, r, a.adminAlarms.Events)
+	a.serveEvents(w, r, a.adminAlarms.Get, a.adminAlarms.Events)
 }
 
 // adminDelete serves DELETE /admin/v1/alarms/{id}.

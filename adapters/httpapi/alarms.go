@@ -141,14 +141,18 @@ func (a *api) listAlarms(w http.ResponseWriter, r *http.Request, owner string) {
 
 // listEvents serves GET /v1/alarms/{id}/events?limit=.
 func (a *api) listEvents(w http.ResponseWriter, r *http.Request, owner string) {
-	a.serveEvents(w, r, func(ctx context.Context, id string, limit int) ([]domain.Event, error) {
+	a.serveEvents(w, r, func(ctx context.Context, id string) (domain.Alarm, error) {
+		return a.reader.Get(ctx, owner, id)
+	}, func(ctx context.Context, id string, limit int) ([]domain.Event, error) {
 		return a.reader.Events(ctx, owner, id, limit)
 	})
 }
 
 // serveEvents answers a request for the events of alarm {id} (?limit=) with what events
-// reads: the owner's API and the admin API alike.
-func (a *api) serveEvents(w http.ResponseWriter, r *http.Request, events func(ctx context.Context, id string, limit int) ([]domain.Event, error)) {
+// reads: the owner's API and the admin API alike. get reads the alarm, whose series id
+// the events' occurrence keys carry (seriesOf).
+func (a *api) serveEvents(w http.ResponseWriter, r *http.Request, get func(ctx context.Context, id string) (domain.Alarm, error),
+	events func(ctx context.Context, id string, limit int) ([]domain.Event, error)) {
 	id, ok := a.alarmID(w, r)
 	if !ok {
 		return
@@ -160,15 +164,23 @@ func (a *api) serveEvents(w http.ResponseWriter, r *http.Request, events func(ct
 		a.writeError(w, r, err)
 		return
 	}
+	series, err := seriesOf(r.Context(), get, id)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
 	list, err := events(r.Context(), id, limit)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	writeEvents(w, list)
+	writeJSON(w, http.StatusOK, map[string]any{"events": views(list, func(e domain.Event) eventView { return newEventView(e, series) })})
 }
 
-// writeEvents answers {"events": [...]}.
-func writeEvents(w http.ResponseWriter, events []domain.Event) {
-	writeJSON(w, http.StatusOK, map[string]any{"events": views(events, newEventView)})
+// seriesOf is the id the wakes of alarm id carried in their occurrence keys
+// (domain.Alarm.SeriesID): its own, or a backfill's series'. Its history and attempt
+// log show the same keys, so a receiver can match them.
+func seriesOf(ctx context.Context, get func(ctx context.Context, id string) (domain.Alarm, error), id string) (string, error) {
+	al, err := get(ctx, id)
+	return al.SeriesID(), err
 }

@@ -39,11 +39,13 @@ type responseView struct {
 	BodySHA256   string  `json:"body_sha256,omitempty"`
 }
 
-func newAttemptView(e domain.Event, showBody bool) attemptView {
+// newAttemptView is e, an attempt of the alarm whose wakes carry series (its id, or a
+// backfill's series'), with the answer's body unless showBody is false.
+func newAttemptView(e domain.Event, series string, showBody bool) attemptView {
 	v := attemptView{ID: e.ID, Type: string(e.Type), At: jsonio.Time(e.At), Attempt: e.Attempt,
 		ScheduledFor: jsonio.Time(e.ScheduledFor), Node: e.Worker}
 	if !e.ScheduledFor.IsZero() {
-		v.OccurrenceKey = domain.OccurrenceKey(e.AlarmID, e.ScheduledFor)
+		v.OccurrenceKey = domain.OccurrenceKey(series, e.ScheduledFor)
 	}
 	if e.Message != "" {
 		v.Error = &e.Message
@@ -78,7 +80,9 @@ func newAttemptView(e domain.Event, showBody bool) attemptView {
 // listAttempts serves GET /v1/alarms/{id}/attempts?limit=&cursor=: the owner sees its
 // own alarms' answers in full.
 func (a *api) listAttempts(w http.ResponseWriter, r *http.Request, owner string) {
-	a.serveAttempts(w, r, true, func(ctx context.Context, id string, limit int, cursor string) ([]domain.Event, string, error) {
+	a.serveAttempts(w, r, true, func(ctx context.Context, id string) (domain.Alarm, error) {
+		return a.reader.Get(ctx, owner, id)
+	}, func(ctx context.Context, id string, limit int, cursor string) ([]domain.Event, string, error) {
 		return a.reader.Attempts(ctx, owner, id, limit, cursor)
 	})
 }
@@ -86,11 +90,12 @@ func (a *api) listAttempts(w http.ResponseWriter, r *http.Request, owner string)
 // adminAttempts serves GET /admin/v1/alarms/{id}/attempts?limit=&cursor=: bodies are
 // the owners' data, redacted as payloads are unless the node shows payloads.
 func (a *api) adminAttempts(w http.ResponseWriter, r *http.Request, _ domain.Token) {
-	a.serveAttempts(w, r, a.showPayloads, a.adminAlarms.Attempts)
+	a.serveAttempts(w, r, a.showPayloads, a.adminAlarms.Get, a.adminAlarms.Attempts)
 }
 
-// serveAttempts answers {"attempts": [...], "next_cursor": "..."} for alarm {id}.
-func (a *api) serveAttempts(w http.ResponseWriter, r *http.Request, showBody bool,
+// serveAttempts answers {"attempts": [...], "next_cursor": "..."} for alarm {id}; get
+// reads the alarm, whose series id the attempts' occurrence keys carry (seriesOf).
+func (a *api) serveAttempts(w http.ResponseWriter, r *http.Request, showBody bool, get func(ctx context.Context, id string) (domain.Alarm, error),
 	attempts func(ctx context.Context, id string, limit int, cursor string) ([]domain.Event, string, error)) {
 	id, ok := a.alarmID(w, r)
 	if !ok {
@@ -102,6 +107,11 @@ func (a *api) serveAttempts(w http.ResponseWriter, r *http.Request, showBody boo
 		a.writeError(w, r, err)
 		return
 	}
+	series, err := seriesOf(r.Context(), get, id)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
 	list, next, err := attempts(r.Context(), id, limit, q.Get("cursor"))
 	if err != nil {
 		a.writeError(w, r, err)
@@ -109,7 +119,7 @@ func (a *api) serveAttempts(w http.ResponseWriter, r *http.Request, showBody boo
 	}
 	views := make([]attemptView, len(list))
 	for i, e := range list {
-		views[i] = newAttemptView(e, showBody)
+		views[i] = newAttemptView(e, series, showBody)
 	}
 	writeJSON(w, http.StatusOK, struct {
 		Attempts   []attemptView `json:"attempts"`

@@ -22,7 +22,8 @@
 //     not read as "the server default".
 //   - limit must be an integer from 1 to 500 for /v1/alarms (default 100) and from 1 to
 //     1000 for events (default 1000), from 1 to 100 for attempts (default 20); anything else is a 400 naming "limit", never
-//     silently clamped. next_cursor is "" on the last page.
+//     silently clamped. next_cursor is "" on the last page, and only there: a filtered
+//     list's page may hold fewer than limit alarms, even none, and carry one.
 //   - The alarm's payload is written back byte for byte as it was posted, whitespace
 //     included (encoding/json would compact it, so the alarm view is written by hand).
 //   - Times are RFC 3339 in UTC with nanoseconds, null when unset; next_fire_at is null

@@ -148,7 +148,9 @@ type eventView struct {
 	Message       string      `json:"message"`
 }
 
-func newEventView(e domain.Event) eventView {
+// newEventView is e, an event of the alarm whose wakes carry series (its id, or a
+// backfill's series').
+func newEventView(e domain.Event, series string) eventView {
 	v := eventView{
 		ID:           e.ID,
 		Type:         string(e.Type),
@@ -160,7 +162,7 @@ func newEventView(e domain.Event) eventView {
 	}
 	if !e.ScheduledFor.IsZero() {
 		// The key the receiver saw in Idempotency-Key, so history and wakes line up.
-		v.OccurrenceKey = domain.OccurrenceKey(e.AlarmID, e.ScheduledFor)
+		v.OccurrenceKey = domain.OccurrenceKey(series, e.ScheduledFor)
 	}
 	return v
 }

@@ -115,13 +115,18 @@ func TestAlarmViewRefusesCorruptPayload(t *testing.T) {
 	}
 }
 
+// An event's occurrence key is its wake's: the series' id (a backfill's events carry
+// its series' keys) and the occurrence.
 func TestEventViewOccurrenceKey(t *testing.T) {
 	at := time.Date(2031, 3, 4, 5, 6, 7, 0, time.UTC)
-	v := newEventView(domain.Event{ID: 7, AlarmID: "x", Type: domain.EventFired, At: at, Attempt: 2, ScheduledFor: at})
+	v := newEventView(domain.Event{ID: 7, AlarmID: "x", Type: domain.EventFired, At: at, Attempt: 2, ScheduledFor: at}, "x")
 	if v.OccurrenceKey != "x/2031-03-04T05:06:07Z" {
 		t.Errorf("occurrence key = %q", v.OccurrenceKey)
 	}
-	if v := newEventView(domain.Event{AlarmID: "x", Type: domain.EventCreated, At: at}); v.OccurrenceKey != "" {
+	if v := newEventView(domain.Event{ID: 8, AlarmID: "b", Type: domain.EventFired, At: at, ScheduledFor: at}, "x"); v.OccurrenceKey != "x/2031-03-04T05:06:07Z" {
+		t.Errorf("a backfill's event: occurrence key = %q, want its series'", v.OccurrenceKey)
+	}
+	if v := newEventView(domain.Event{AlarmID: "x", Type: domain.EventCreated, At: at}, "x"); v.OccurrenceKey != "" {
 		t.Errorf("event without occurrence has key %q", v.OccurrenceKey)
 	}
 }

@@ -1,17 +1,20 @@
 package mysql
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/adapters/internal/storetest"
 	"github.com/chronoshq/chronos/domain"
 )
 
 // A tag page walks alarm_tags_filter of the owner's first pair in id order (no
-// filesort), checks the other pairs by the primary key of alarm_tags and joins the
-// alarm by its own, from the top or a cursor, before the tables have statistics and
-// after, on 1,000 alarms of three owners, a third of them tagged.
+// filesort), to the page's end or bounded, checks the other pairs by the primary key of
+// alarm_tags and joins the alarm by its own, from the top or a cursor, before the tables
+// have statistics and after, on 1,000 alarms of three owners, a third of them tagged.
 func TestTagPagePlans(t *testing.T) {
 	s, as := seededStore(t, 1000, func(i int) domain.Alarm {
 		a := newDueAlarm(t, []string{"o", "p", "q"}[i%3], `1`)
@@ -45,6 +48,38 @@ func TestTagPagePlans(t *testing.T) {
 				}
 			}
 		}
+		// With other conditions the walk of the first pair is a range of
+		// alarm_tags_filter bounded below by its TagWalk-th entry, read first, from the
+		// index alone, as is the row of that entry's alarm, by PRIMARY.
+		for _, c := range storetest.WalkTagPageShapes {
+			for _, after := range []string{"", as[500].ID} {
+				q, args := s.Engine.WalkTagPage(c.F, after, 100)
+				plan := explainRows(t, s.db, q, args...)
+				keys := map[string]string{}
+				for _, r := range plan {
+					if keys[r["table"]] == "" {
+						keys[r["table"]] = r["key"]
+					} else if keys[r["table"]] != r["key"] {
+						keys[r["table"]] += "," + r["key"]
+					}
+					if strings.Contains(r["Extra"], "filesort") || strings.Contains(r["Extra"], "temporary") ||
+						(r["type"] == "ALL" && !strings.HasPrefix(r["table"], "<derived")) {
+						t.Errorf("%s, %s, cursor %t: %v sorts or scans", stats, c.Name, after != "", r)
+					}
+					if r["table"] == "t" && r["type"] != "range" {
+						t.Errorf("%s, %s, cursor %t: %v does not walk a range", stats, c.Name, after != "", r)
+					}
+				}
+				if keys["t"] != "alarm_tags_filter" || keys["e"] != "alarm_tags_filter" || keys["a"] != "PRIMARY" {
+					t.Errorf("%s, %s, cursor %t: plan %v; want a walk of alarm_tags_filter bounded from it, the alarms by PRIMARY", stats, c.Name, after != "", plan)
+				}
+				for i := 1; i < len(c.F.Tags); i++ {
+					if x := "x" + string(rune('0'+i)); keys[x] != "PRIMARY" {
+						t.Errorf("%s, %s, cursor %t: plan %v; want pair %d by PRIMARY", stats, c.Name, after != "", plan, i+1)
+					}
+				}
+			}
+		}
 		// With a rare status the page walks the owner's alarms of it instead, and checks
 		// every pair by the primary key of alarm_tags.
 		for _, c := range storetest.StatusTagPageShapes {
@@ -68,5 +103,24 @@ func TestTagPagePlans(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A tag page with other conditions walks at most sqlstore.TagWalk entries of its pair:
+// short pages with a cursor, and every match once, in order; executed, the walk of a
+// page over more non-matching entries reads TagWalk of them and no more.
+func TestTagWalkCutsPages(t *testing.T) {
+	s, _ := openTestStore(t, Options{})
+	f := storetest.TagWalkCutsPages(t, s, sqlstore.TagWalk)
+	q, args := s.Engine.WalkTagPage(f, "", 100)
+	cols, rows := textRows(t, s.db, "ANALYZE "+q, args...)
+	table, read, walked := slices.Index(cols, "table"), slices.Index(cols, "r_rows"), ""
+	for _, r := range rows {
+		if r[table].String == "t" {
+			walked = r[read].String
+		}
+	}
+	if want := strconv.Itoa(sqlstore.TagWalk) + ".00"; walked != want {
+		t.Errorf("the cut page's walk read %q entries of alarm_tags_filter, want %s", walked, want)
 	}
 }

@@ -62,9 +62,14 @@ func (u *UI) bulk(w http.ResponseWriter, r *http.Request, v viewer) {
 		d := confirmData{Action: string(action), Scope: scope, IDs: ids, Filter: f, Back: back}
 		if scope == "selected" {
 			d.Count = len(ids)
-		} else if d.Count, d.More, err = u.countMatching(r.Context(), af); err != nil {
-			u.storeFailed(w, r, err)
-			return
+		} else {
+			// The dry run walks the filter's pages as the action will (short ones too).
+			res, err := u.bulkActions.BulkDryRun(r.Context(), action, af, maxBulk)
+			if err != nil {
+				u.storeFailed(w, r, err)
+				return
+			}
+			d.Count, d.More = res.Matched, res.More
 		}
 		if action == domain.BulkRetry {
 			d.Warning = "Only failed alarms among them are retried."
@@ -93,26 +98,6 @@ func (u *UI) bulk(w http.ResponseWriter, r *http.Request, v viewer) {
 		msg += " More match the filter: run it again."
 	}
 	redirectWithFlash(w, r, back, msg)
-}
-
-// countMatching counts the alarms f selects, up to maxBulk.
-func (u *UI) countMatching(ctx context.Context, f ports.ListFilter) (int, bool, error) {
-	n := 0
-	f.Limit = ports.MaxListLimit
-	for {
-		page, next, err := u.alarms.List(ctx, f)
-		if err != nil {
-			return 0, false, err
-		}
-		n += len(page)
-		if next == "" {
-			return n, false, nil
-		}
-		if n >= maxBulk {
-			return maxBulk, true, nil
-		}
-		f.Cursor = next
-	}
 }
 
 // actOnEach does action to each id and counts the alarms it changed; an alarm gone or

@@ -3,8 +3,13 @@ package api_test
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/chronoshq/chronos/adapters/webhook"
+	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
 )
 
 // A cron alarm created with every series option answers them back, and the view
@@ -227,4 +232,86 @@ type upcomingView struct {
 		DueAt         *string `json:"due_at"`
 		OccurrenceKey string  `json:"occurrence_key"`
 	} `json:"occurrences"`
+}
+
+// A backfill delivers its series' occurrences under its series' occurrence keys, and
+// its history and attempt log (the owner's and the operator's) show the very key its
+// wake carried in Idempotency-Key, so a receiver can match them.
+func TestBackfillEventsCarryTheWakesKey(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := e.create(e.alice, `{"kind":"cron","cron_expr":"0 9 * * *","timezone":"UTC","label":"report"}`)
+	day := time.Now().UTC().Truncate(24 * time.Hour)
+	from := day.Add(-3 * 24 * time.Hour)
+	body := fmt.Sprintf(`{"from":%q,"to":%q}`, from.Format(time.RFC3339), from.Add(24*time.Hour).Format(time.RFC3339))
+	var out struct {
+		Alarm       alarmView `json:"alarm"`
+		Deduped     bool      `json:"deduped"`
+		Occurrences int       `json:"occurrences"`
+		Truncated   bool      `json:"truncated"`
+	}
+	res := e.as(e.alice, "POST", "/v1/alarms/"+s.ID+"/backfill", body)
+	if res.status != http.StatusCreated {
+		t.Fatalf("backfill: %d %s", res.status, res.body)
+	}
+	decodeStrict(t, res, &out)
+	b := out.Alarm
+
+	// Fire its first occurrence as a dispatcher does: the wake through the webhook to a
+	// receiver, then the outcome with its receipt.
+	keys := make(chan string, 1)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		keys <- r.Header.Get("Idempotency-Key")
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(recv.Close)
+	waker, err := webhook.New(webhook.Options{URL: recv.URL, Secret: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := e.store.ClaimDue(e.ctx, ports.ClaimParams{Worker: "api-test", Lease: time.Minute, Batch: 10})
+	if err != nil || len(c.Alarms) != 1 || c.Alarms[0].ID != b.ID {
+		t.Fatalf("claiming the backfill: %v, %d alarms", err, len(c.Alarms))
+	}
+	firing := domain.Begin(c.Alarms[0], c.Now, domain.Policy{})
+	if firing.Skip != nil {
+		t.Fatalf("the backfill's occurrence is skipped: %+v", firing.Skip)
+	}
+	answer, err := waker.WakeResponse(e.ctx, domain.NewWake(c.Alarms[0], c.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := <-keys
+	if want := s.ID + "/" + from.Add(9*time.Hour).Format(time.RFC3339); key != want {
+		t.Errorf("the wake's Idempotency-Key = %q, want the series' %q", key, want)
+	}
+	o := domain.Delivered()
+	o.Receipt = &domain.Receipt{Duration: time.Millisecond, Status: answer.Status}
+	if r, err := e.store.Apply(e.ctx, []domain.Transition{domain.Decide(firing, o, c.Now, domain.Policy{})}); err != nil || r.Applied != 1 {
+		t.Fatalf("recording the delivery: %+v, %v", r, err)
+	}
+
+	for _, who := range []struct{ token, prefix string }{{e.alice, "/v1/alarms/"}, {e.ops, "/admin/v1/alarms/"}} {
+		var events struct {
+			Events []eventView `json:"events"`
+		}
+		decodeStrict(t, e.as(who.token, "GET", who.prefix+b.ID+"/events", ""), &events)
+		n := 0
+		for _, ev := range events.Events {
+			if ev.ScheduledFor != nil {
+				n++
+				if ev.OccurrenceKey != key {
+					t.Errorf("%s events: %s event's occurrence key %q, want the wake's %q", who.prefix, ev.Type, ev.OccurrenceKey, key)
+				}
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s events: none of an occurrence: %+v", who.prefix, events.Events)
+		}
+		var attempts attemptsPage
+		decodeStrict(t, e.as(who.token, "GET", who.prefix+b.ID+"/attempts", ""), &attempts)
+		if len(attempts.Attempts) != 1 || attempts.Attempts[0].OccurrenceKey != key {
+			t.Errorf("%s attempts: %+v, want one with the wake's key %q", who.prefix, attempts.Attempts, key)
+		}
+	}
 }

@@ -31,7 +31,8 @@ func (e *env) adminList(f ports.ListFilter) ([]domain.Alarm, string) {
 	return as, next
 }
 
-// adminListAll walks every page of f.
+// adminListAll walks every page of f. A filtered page may be short, even empty, and
+// carry a cursor (AlarmReader.List); each cursor must go on past the one before.
 func (e *env) adminListAll(f ports.ListFilter) []domain.Alarm {
 	e.t.Helper()
 	var all []domain.Alarm
@@ -44,10 +45,21 @@ func (e *env) adminListAll(f ports.ListFilter) []domain.Alarm {
 		if next == "" {
 			return all
 		}
-		if len(as) == 0 {
-			e.t.Fatalf("List returned an empty page with a non-empty cursor %q", next)
-		}
+		e.wantPastCursor(f.Cursor, next)
 		f.Cursor = next
+	}
+}
+
+// wantPastCursor fails unless next, a list's cursor, goes on past prev (the cursor of
+// the page before, "" for the first): lists page by id, newest first.
+func (e *env) wantPastCursor(prev, next string) {
+	e.t.Helper()
+	n, err := ports.DecodeListCursor(next)
+	if err != nil {
+		e.t.Fatalf("List returned cursor %q, which is not one: %v", next, err)
+	}
+	if p, _ := ports.DecodeListCursor(prev); prev != "" && n >= p {
+		e.t.Fatalf("List's cursor after %s is %s, which does not go on past it", p, n)
 	}
 }
 

@@ -151,9 +151,15 @@ func (e *env) list(owner string, f ports.ListFilter) ([]domain.Alarm, string) {
 	return as, next
 }
 
-// listAll walks every page of the owner's alarms with the given page size and filter.
+// listAll walks every page of the owner's alarms with the given page size and filter:
+// owner pages, each full but the last.
 func (e *env) listAll(owner string, status domain.Status, limit int) []domain.Alarm {
 	e.t.Helper()
+	size := limit
+	if size <= 0 {
+		size = ports.DefaultListLimit
+	}
+	size = min(size, ports.MaxListLimit)
 	var all []domain.Alarm
 	cursor := ""
 	for page := 0; ; page++ {
@@ -165,8 +171,8 @@ func (e *env) listAll(owner string, status domain.Status, limit int) []domain.Al
 		if next == "" {
 			return all
 		}
-		if len(as) == 0 {
-			e.t.Fatalf("List returned an empty page with a non-empty cursor %q", next)
+		if len(as) != size {
+			e.t.Fatalf("an owner page of %d alarms (limit %d) with a cursor %q; want it full", len(as), limit, next)
 		}
 		cursor = next
 	}

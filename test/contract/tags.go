@@ -1,7 +1,9 @@
 package contract
 
 import (
+	"fmt"
 	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ var tagCases = []testCase{
 	{"FilterIsAnAndOfPairs", testTagFilterAnd},
 	{"FilterPagesWithACursor", testTagFilterPaging},
 	{"FilterCombinesWithTheOtherFilters", testTagFilterOtherFilters},
+	{"SparseMatchesPageThroughOnce", testTagFilterSparse},
 	{"FilterNeverCrossesOwners", testTagFilterOwners},
 	{"DeleteTakesTheTags", testTagsGoWithDelete},
 	{"RetentionTakesTheTags", testTagsGoWithRetention},
@@ -187,6 +190,63 @@ func testTagFilterOtherFilters(t *testing.T, e *env) {
 	wantIDs(t, "kind cron", e.adminListAll(in(ports.ListFilter{Kind: domain.KindCron})), []domain.Alarm{cr})
 	wantIDs(t, "failed since", e.adminListAll(in(ports.ListFilter{FailedSince: e.now().Add(-time.Minute)})), []domain.Alarm{f})
 	wantIDs(t, "failed since, active", e.adminListAll(in(ports.ListFilter{FailedSince: e.now().Add(-time.Minute), Status: domain.StatusActive})), nil)
+}
+
+// A tag with a status few of its alarms have, their matches separated by more of the
+// others than a page holds (and than a SQL store walks of a pair per page, 512): paged
+// through, for an owner and across owners, at any page size, the matches come back
+// exactly once each and in order. A page may be short, even empty, with a cursor.
+func testTagFilterSparse(t *testing.T, e *env) {
+	const gap = 1100
+	build := func(owner string, in time.Duration) domain.Alarm {
+		s := e.onceIn(owner, in)
+		s.Tags = map[string]string{"customer": "7"}
+		return e.build(s)
+	}
+	// Active ones, due in an hour; the gaps' are due, and fired below.
+	var all, fired []domain.Alarm
+	gapOf := func(n int) {
+		for range n {
+			a := build(alice, -time.Minute)
+			all, fired = append(all, a), append(fired, a)
+		}
+	}
+	m0 := build(alice, time.Hour)
+	all = append(all, m0)
+	gapOf(gap)
+	m1, b0, m2 := build(alice, time.Hour), build(bob, time.Hour), build(alice, time.Hour)
+	all = append(all, m1, b0, m2)
+	gapOf(gap)
+	m3 := build(alice, time.Hour)
+	all = append(all, m3)
+	gapOf(20)
+	for chunk := range slices.Chunk(all, 250) {
+		for _, r := range e.createBatch(chunk...) {
+			if r.Err != nil {
+				t.Fatalf("CreateBatch: %v", r.Err)
+			}
+		}
+	}
+	for {
+		c := e.claim("w1", time.Minute, 500)
+		if len(c.Alarms) == 0 {
+			break
+		}
+		ts := make([]domain.Transition, len(c.Alarms))
+		for i, a := range c.Alarms {
+			ts[i] = e.fire(a)
+		}
+		e.applyOK(ts...)
+	}
+
+	for _, limit := range []int{1, 3, 100} {
+		f := ports.ListFilter{Scope: ports.OwnedBy(alice), Tags: tagFilter("customer", "7"), Status: domain.StatusActive, Limit: limit}
+		wantIDs(t, fmt.Sprintf("alice's active, limit %d", limit), e.adminListAll(f), []domain.Alarm{m3, m2, m1, m0})
+		f.Scope = ports.AnyOwner
+		wantIDs(t, fmt.Sprintf("every owner's active, limit %d", limit), e.adminListAll(f), []domain.Alarm{m3, m2, b0, m1, m0})
+	}
+	f := ports.ListFilter{Scope: ports.OwnedBy(alice), Tags: tagFilter("customer", "7"), Status: domain.StatusFired, Limit: ports.MaxListLimit}
+	wantIDs(t, "alice's fired", e.adminListAll(f), reversed(fired))
 }
 
 // An owner's tag filter never sees another owner's alarms with the same pairs; the

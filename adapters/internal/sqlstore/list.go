@@ -9,9 +9,10 @@ import (
 )
 
 // List returns a page of the alarms in f's scope matching f, newest first, keyset-
-// paginated on id, over the dialect's two families of page statements: OwnerPage, the
-// owner API's page (f.OwnerPage: one owner, at most a status), which walks the owner's
-// index and stops after the page; and FilteredPage, every other page. A scope that sees
+// paginated on id: OwnerPage, the owner API's page (f.OwnerPage: one owner, at most a
+// status), which walks the owner's index and stops after the page; a page with tags
+// (tagPage), whose walk of a pair's index may stop after TagWalk entries and return a
+// short page with a cursor; and FilteredPage, every other page. A scope that sees
 // nothing is an empty page, whatever the filters.
 func (e *Engine[T]) List(ctx context.Context, f ports.ListFilter) ([]domain.Alarm, string, error) {
 	if f.Scope.None() {
@@ -35,10 +36,14 @@ func (e *Engine[T]) List(ctx context.Context, f ports.ListFilter) ([]domain.Alar
 		}
 		f.Status = domain.StatusFailed
 	}
-	q, args := e.FilteredPage(f, after, limit)
 	if len(f.Tags) > 0 {
-		q, args = e.tagPage(f, after, limit)
+		q, args, walked := e.tagPage(f, after, limit)
+		if walked {
+			return e.readWalk(ctx, limit, q, args...)
+		}
+		return e.readPage(ctx, limit, q, args...)
 	}
+	q, args := e.FilteredPage(f, after, limit)
 	return e.readPage(ctx, limit, q, args...)
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
@@ -42,6 +41,12 @@ type TagSQL struct {
 	// whose rows hold BLOB or TEXT columns (payload, wake_message) as an on-disk
 	// temporary table, which cost a page of 50 three times its own read.
 	Inline bool
+	// BoundFirst is "" where the planner takes a scalar subquery compared with an index
+	// column as a bound of the index range it walks (PostgreSQL, SQLite): the bound of a
+	// walk cut after TagWalk entries (walkTagPage) is then compared in place. Where it
+	// does not (MySQL), it is the join that reads the bound first, as a one-row table
+	// w(bound) a planner takes as a constant, before Join: "STRAIGHT_JOIN".
+	BoundFirst string
 }
 
 // PlainTagJoin is TagSQL.Join where the planner needs no hint.
@@ -81,30 +86,61 @@ func (s *stmt) paddedList(ids []string) string {
 // statement, so a read costs no second round trip, and an alarm without tags one probe
 // of an index that finds nothing.
 //
-// With TagSQL.Inline the column goes before q's first FROM (q's select list is a list of
-// columns) and q keeps its own order. Its subquery names the alarm's id unqualified:
-// alarm_tags has no column id, so id is the id of q's one alarms row.
+// With TagSQL.Inline the column goes last in q's select list, before q's own FROM (the
+// first outside parentheses), and q keeps its own order. Its subquery names the alarm's
+// id unqualified: no table a read joins to alarms has a column id, so id is the id of
+// q's one alarms row.
 func (e *Engine[T]) tagged(q, order string) string {
 	if e.Tags.Inline {
-		i := strings.Index(q, ` FROM `)
+		i := selectEnd(q)
 		return q[:i] + `, (SELECT ` + e.Tags.Object + ` FROM alarm_tags g WHERE g.alarm_id = id)` + q[i:]
 	}
 	return `SELECT r.*, (SELECT ` + e.Tags.Object + ` FROM alarm_tags g WHERE g.alarm_id = r.id) FROM (` + q + `) r` + order
 }
 
+// selectEnd is where q's select list ends: before its first " FROM " outside
+// parentheses (a subquery in the list has its own).
+func selectEnd(q string) int {
+	depth := 0
+	for i := range len(q) {
+		switch q[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ' ':
+			if depth == 0 && strings.HasPrefix(q[i:], ` FROM `) {
+				return i
+			}
+		}
+	}
+	return len(q)
+}
+
 // tagColumn reads the rows of a tagged statement: a Scanner (or Rows) that hands the
-// dialect's scanner the alarm's columns and keeps the last column, the tags, aside.
+// dialect's scanner the alarm's columns and keeps the last column, the tags, aside; and
+// with walked, the two before it, walkTagPage's hit and edge.
 type tagColumn struct {
 	sqlrow.Rows
-	row  sqlrow.Scanner // the row Scan reads: Rows, or a single row
-	tags []map[string]string
-	err  error
+	row         sqlrow.Scanner // the row Scan reads: Rows, or a single row
+	walked      bool
+	tags        []map[string]string
+	hits, edges []bool
+	err         error
 }
 
 func (c *tagColumn) Scan(dest ...any) error {
 	var raw []byte
-	if err := c.row.Scan(append(dest[:len(dest):len(dest)], &raw)...); err != nil {
+	var hit, edge int64
+	more := []any{&raw}
+	if c.walked {
+		more = []any{&hit, &edge, &raw}
+	}
+	if err := c.row.Scan(append(dest[:len(dest):len(dest)], more...)...); err != nil {
 		return err
+	}
+	if c.walked {
+		c.hits, c.edges = append(c.hits, hit == 1), append(c.edges, edge == 1)
 	}
 	var tags map[string]string
 	if raw != nil {
@@ -252,125 +288,6 @@ func (e *Engine[T]) replaceTags(ctx context.Context, tx DB, a domain.Alarm, tags
 	}
 	a.Tags = tags
 	return e.insertTags(ctx, tx, []domain.Alarm{a})
-}
-
-// tagPage is the page of a filter with tags: statusTagPage when f names one owner and a
-// rare status (walkStatusFirst), else the walk of the first pair's tag index.
-func (e *Engine[T]) tagPage(f ports.ListFilter, after string, limit int) (string, []any) {
-	if walkStatusFirst(f) {
-		return e.statusTagPage(f, after, limit)
-	}
-	return e.pairTagPage(f, after, limit)
-}
-
-// walkStatusFirst says whether a tag page of f walks the owner's alarms of f's status
-// rather than the alarms of its first pair: when the scope is one owner and the status
-// is one a healthy owner has few alarms of (failed, paused, cancelled: the statuses
-// the stores' rare-status indexes hold). A page then costs the owner's alarms of that
-// status it passes over, where the pair's walk would pass over every alarm of a common
-// tag to find the few of that status. For active and fired (most alarms), the pair is
-// the rarer of the two, and its walk is kept.
-func walkStatusFirst(f ports.ListFilter) bool {
-	if f.Scope.IsAnyOwner() {
-		return false
-	}
-	switch f.Status {
-	case domain.StatusFailed, domain.StatusPaused, domain.StatusCancelled:
-		return true
-	}
-	return false
-}
-
-// pairTagPage is the page of a filter with tags that walks its first pair. With one owner in scope it walks
-// alarm_tags_filter for the owner's first pair backwards from the cursor (the index
-// holds the alarm id last, so the walk is in the list's order), checks every other pair
-// by the alarm's primary key in alarm_tags, joins the alarm by its own and checks the
-// other filters on it: a page costs the first pair's alarms it passes over. Across
-// owners the walk has no owner to start from; the port allows such a page its cost.
-func (e *Engine[T]) pairTagPage(f ports.ListFilter, after string, limit int) (string, []any) {
-	s := stmt{param: e.Tags.Param}
-	first := f.Tags[0]
-	var conds []string
-	if !f.Scope.IsAnyOwner() {
-		conds = append(conds, `t.owner = `+s.arg(f.Scope.Owner()))
-	}
-	conds = append(conds, `t.tag_key = `+s.arg(first.Key), `t.tag_value = `+s.arg(first.Value))
-	if after != "" {
-		conds = append(conds, `t.alarm_id < `+s.arg(after))
-	}
-	conds = append(conds, pairConds(&s, `t.alarm_id`, f.Tags[1:])...)
-	conds = append(conds, e.alarmConds(&s, f, true)...)
-	q := `SELECT ` + sqlrow.Qualified("a", sqlrow.AlarmColumns) + ` FROM ` + e.Tags.Join + ` WHERE ` +
-		strings.Join(conds, ` AND `) + ` ORDER BY t.alarm_id DESC LIMIT ` + s.arg(limit+1)
-	return q, s.args
-}
-
-// pairConds checks each pair of tags on the alarm whose id is idExpr by one primary-key
-// lookup in alarm_tags: a scalar subquery, which no planner turns into a join that walks
-// the pair's alarms for each row.
-func pairConds(s *stmt, idExpr string, tags []domain.TagFilter) []string {
-	conds := make([]string, 0, len(tags))
-	for i, tf := range tags {
-		x := "x" + strconv.Itoa(i+1)
-		conds = append(conds, `(SELECT `+x+`.tag_value FROM alarm_tags `+x+` WHERE `+x+`.alarm_id = `+idExpr+` AND `+
-			x+`.tag_key = `+s.arg(tf.Key)+`) = `+s.arg(tf.Value))
-	}
-	return conds
-}
-
-// alarmConds are f's filters on the alarm row a (its status too, with status), each
-// written "(v IS NULL OR column = v)", never an index condition: a generic plan on
-// tables without statistics otherwise takes alarms by an index on status and joins the
-// page to it, not the page's alarms by id.
-func (e *Engine[T]) alarmConds(s *stmt, f ports.ListFilter, status bool) []string {
-	var conds []string
-	opt := func(column, op string, v any, typ string) string {
-		return `(` + e.Tags.Cast(s.arg(v), typ) + ` IS NULL OR ` + column + ` ` + op + ` ` + s.arg(v) + `)`
-	}
-	if status && f.Status != "" {
-		conds = append(conds, opt(`a.status`, `=`, string(f.Status), "text"))
-	}
-	if f.Kind != "" {
-		conds = append(conds, opt(`a.kind`, `=`, string(f.Kind), "text"))
-	}
-	if f.LabelPrefix != "" {
-		conds = append(conds, e.Tags.LabelPrefix("a.label", f.LabelPrefix, s.arg))
-	}
-	if !f.FailedSince.IsZero() {
-		conds = append(conds, opt(`a.updated_at`, `>=`, e.TimeArg(f.FailedSince), "timestamptz"))
-	}
-	return conds
-}
-
-// statusTagPage is the page of a filter with tags, one owner and a status, that walks
-// the owner's alarms of that status backwards from the cursor through the (owner,
-// status, id) index, in the list's order, and checks every pair on each by one
-// primary-key lookup in alarm_tags. The status is an argument, as in the owner's status
-// page: a generic plan cannot then take the rare-status index (status, id), whose
-// predicate names statuses, and walk every owner's alarms of the status.
-func (e *Engine[T]) statusTagPage(f ports.ListFilter, after string, limit int) (string, []any) {
-	s := stmt{param: e.Tags.Param}
-	conds := []string{`a.owner = ` + s.arg(f.Scope.Owner()), `a.status = ` + s.arg(string(f.Status))}
-	if after != "" {
-		conds = append(conds, `a.id < `+s.arg(after))
-	}
-	conds = append(conds, pairConds(&s, `a.id`, f.Tags)...)
-	conds = append(conds, e.alarmConds(&s, f, false)...)
-	q := `SELECT ` + sqlrow.Qualified("a", sqlrow.AlarmColumns) + ` FROM ` + e.Tags.StatusWalk + ` WHERE ` +
-		strings.Join(conds, ` AND `) + ` ORDER BY a.id DESC LIMIT ` + s.arg(limit+1)
-	return q, s.args
-}
-
-// TagPage is the statement and arguments of the page of f (with tags) that walks its
-// first pair, for the plan tests; StatusTagPage is the one that walks f's status.
-// List runs one of them (tagPage).
-func (e *Engine[T]) TagPage(f ports.ListFilter, after string, limit int) (string, []any) {
-	return e.pairTagPage(f, after, limit)
-}
-
-// StatusTagPage: see TagPage.
-func (e *Engine[T]) StatusTagPage(f ports.ListFilter, after string, limit int) (string, []any) {
-	return e.statusTagPage(f, after, limit)
 }
 
 // tagsOfBatch writes, in CreateBatch's tx, the tags of the alarms it created (by the

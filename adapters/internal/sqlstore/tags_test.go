@@ -66,3 +66,17 @@ func TestTagStatementsAreFewTexts(t *testing.T) {
 		}
 	}
 }
+
+// An inline tags column goes before the statement's own FROM, not a subquery's in its
+// select list.
+func TestSelectEnd(t *testing.T) {
+	for q, want := range map[string]string{
+		`SELECT a.id FROM alarms a`: `SELECT a.id`,
+		`SELECT a.id, CASE WHEN (SELECT x.v FROM alarm_tags x WHERE x.k = ?) = ? THEN 1 ELSE 0 END AS hit FROM alarms a`: `SELECT a.id, CASE WHEN (SELECT x.v FROM alarm_tags x WHERE x.k = ?) = ? THEN 1 ELSE 0 END AS hit`,
+		`SELECT 1`: `SELECT 1`,
+	} {
+		if got := q[:selectEnd(q)]; got != want {
+			t.Errorf("select list of %q = %q, want %q", q, got, want)
+		}
+	}
+}
