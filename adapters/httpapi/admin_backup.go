@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"errors"
 	"net/http"
 	"time"
@@ -15,21 +14,14 @@ import (
 // if any, must be an empty object, so that a client cannot believe it chose where the
 // copy went (or write one anywhere else).
 func (a *api) adminBackup(w http.ResponseWriter, r *http.Request, tok domain.Token) {
-	body, err := a.readBody(w, r)
-	if err != nil {
+	var none struct{}
+	if err := a.decodeOptionalBody(w, r, &none); err != nil {
+		var refusal *jsonio.Error
+		if errors.As(err, &refusal) && refusal.Field != "" {
+			err = badRequest(refusal.Field, "the request takes no fields: the node writes the backup to its --backup-dir under a name it chooses")
+		}
 		a.writeError(w, r, err)
 		return
-	}
-	if len(bytes.TrimSpace(body)) > 0 {
-		var none struct{}
-		if err := jsonio.DecodeObject(body, &none); err != nil {
-			var refusal *jsonio.Error
-			if errors.As(err, &refusal) && refusal.Field != "" {
-				err = badRequest(refusal.Field, "the request takes no fields: the node writes the backup to its --backup-dir under a name it chooses")
-			}
-			a.writeError(w, r, err)
-			return
-		}
 	}
 	// The answer waits for the copy, which on a large store outlasts the server's write
 	// timeout; without the deadline the copy would be made and its answer lost.

@@ -1,13 +1,11 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 
 	"github.com/gorilla/mux"
 
-	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -84,17 +82,9 @@ type pauseRequest struct {
 // pauseAlarm serves POST /v1/alarms/{id}/pause: without a body, a plain pause; with
 // {"until", "note"}, a pause that ends by itself and says why.
 func (a *api) pauseAlarm(w http.ResponseWriter, r *http.Request, owner string) {
-	body, err := a.readBody(w, r)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
 	var req pauseRequest
-	if len(bytes.TrimSpace(body)) > 0 {
-		if err := jsonio.DecodeObject(body, &req); err != nil {
-			a.writeError(w, r, err)
-			return
-		}
+	if !a.readOptionalObject(w, r, &req) {
+		return
 	}
 	until, err := optionalTime("until", req.Until)
 	if err != nil {

@@ -48,17 +48,9 @@ type redeliveryView struct {
 // redeliverOne serves POST /v1/alarms/{id}/redeliver: 200 with what the redelivery did,
 // whether the receiver took it or not (the alarm's history records it either way).
 func (a *api) redeliverOne(w http.ResponseWriter, r *http.Request, owner string) {
-	body, err := a.readBody(w, r)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
 	var req redeliverRequest
-	if len(bytes.TrimSpace(body)) > 0 {
-		if err := jsonio.DecodeObject(body, &req); err != nil {
-			a.writeError(w, r, err)
-			return
-		}
+	if !a.readOptionalObject(w, r, &req) {
+		return
 	}
 	got, err := a.redeliver.Redeliver(r.Context(), owner, mux.Vars(r)["id"], req.OccurrenceKey)
 	if err != nil {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -46,9 +47,28 @@ func (a *api) decodeBody(w http.ResponseWriter, r *http.Request, dst any) error 
 	return jsonio.DecodeObject(body, dst)
 }
 
+// decodeOptionalBody is decodeBody for a body that may be left out: an empty one (or
+// white space only) leaves dst as it is.
+func (a *api) decodeOptionalBody(w http.ResponseWriter, r *http.Request, dst any) error {
+	body, err := a.readBody(w, r)
+	if err != nil || len(bytes.TrimSpace(body)) == 0 {
+		return err
+	}
+	return jsonio.DecodeObject(body, dst)
+}
+
 // readObject is decodeBody for a handler: on an error it answers it and returns false.
 func (a *api) readObject(w http.ResponseWriter, r *http.Request, dst any) bool {
 	if err := a.decodeBody(w, r, dst); err != nil {
+		a.writeError(w, r, err)
+		return false
+	}
+	return true
+}
+
+// readOptionalObject is readObject for a body that may be left out (decodeOptionalBody).
+func (a *api) readOptionalObject(w http.ResponseWriter, r *http.Request, dst any) bool {
+	if err := a.decodeOptionalBody(w, r, dst); err != nil {
 		a.writeError(w, r, err)
 		return false
 	}
