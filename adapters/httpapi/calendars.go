@@ -38,36 +38,33 @@ func (a *api) calendarRoutes(r *mux.Router) {
 // calendarRequest is the body of PUT /v1/calendars/{name}: the calendar whole, every
 // list optional (absent: empty).
 type calendarRequest struct {
-	Timezone        string             `json:"timezone"`
-	ExcludeDates    []string           `json:"exclude_dates"`
-	ExcludeWeekdays []int              `json:"exclude_weekdays"`
-	ExcludeRanges   []dateRangeRequest `json:"exclude_ranges"`
-}
-
-type dateRangeRequest struct {
-	From string `json:"from"`
-	To   string `json:"to"`
+	Timezone        string      `json:"timezone"`
+	ExcludeDates    []string    `json:"exclude_dates"`
+	ExcludeWeekdays []int       `json:"exclude_weekdays"`
+	ExcludeRanges   []dateRange `json:"exclude_ranges"`
 }
 
 // calendarView is a calendar as its owner sees it.
 type calendarView struct {
-	Name            string          `json:"name"`
-	Timezone        string          `json:"timezone"`
-	ExcludeDates    []string        `json:"exclude_dates"`
-	ExcludeWeekdays []int           `json:"exclude_weekdays"`
-	ExcludeRanges   []dateRangeView `json:"exclude_ranges"`
-	CreatedAt       jsonio.Time     `json:"created_at"`
-	UpdatedAt       jsonio.Time     `json:"updated_at"`
+	Name            string      `json:"name"`
+	Timezone        string      `json:"timezone"`
+	ExcludeDates    []string    `json:"exclude_dates"`
+	ExcludeWeekdays []int       `json:"exclude_weekdays"`
+	ExcludeRanges   []dateRange `json:"exclude_ranges"`
+	CreatedAt       jsonio.Time `json:"created_at"`
+	UpdatedAt       jsonio.Time `json:"updated_at"`
 }
 
-type dateRangeView struct {
+// dateRange is a calendar's range of excluded dates as a request gives it and a view
+// shows it.
+type dateRange struct {
 	From string `json:"from"`
 	To   string `json:"to"`
 }
 
 func newCalendarView(c domain.Calendar) calendarView {
 	v := calendarView{Name: c.Name, Timezone: c.Timezone, ExcludeDates: c.ExcludeDates, ExcludeWeekdays: c.ExcludeWeekdays,
-		ExcludeRanges: make([]dateRangeView, len(c.ExcludeRanges)), CreatedAt: jsonio.Time(c.CreatedAt), UpdatedAt: jsonio.Time(c.UpdatedAt)}
+		ExcludeRanges: make([]dateRange, len(c.ExcludeRanges)), CreatedAt: jsonio.Time(c.CreatedAt), UpdatedAt: jsonio.Time(c.UpdatedAt)}
 	if v.ExcludeDates == nil {
 		v.ExcludeDates = []string{}
 	}
@@ -75,7 +72,7 @@ func newCalendarView(c domain.Calendar) calendarView {
 		v.ExcludeWeekdays = []int{}
 	}
 	for i, r := range c.ExcludeRanges {
-		v.ExcludeRanges[i] = dateRangeView(r)
+		v.ExcludeRanges[i] = dateRange(r)
 	}
 	return v
 }
