@@ -16,15 +16,6 @@ import (
 // and on an analyzed one. A statement that can fall back to a sequential or bitmap scan,
 // or sort what it should walk in order, pays for the whole table on every call.
 func TestPlansWithoutStatistics(t *testing.T) {
-	const at = "2031-01-01T00:00:00Z"
-	applyArgs := strings.Join([]string{
-		`'{000000000001,000000000002}'`, `'{t,f}'`, `'{w,NULL}'`, `'{` + at + `,NULL}'`,
-		`'{fired,cancelled}'`, `'{NULL,NULL}'`, `'{NULL,NULL}'`, `'{0,0}'`,
-		`'{"",""}'`, `'{NULL,NULL}'`, `'{f,f}'`, `'{` + at + `,` + at + `}'`,
-		`'{0,0}'`, `'{0,0}'`, `'{"",""}'`, `'{NULL,NULL}'`,
-		`'{000000000001}'`, `'{fired}'`, `'{` + at + `}'`, `'{1}'`, `'{NULL}'`, `'{w}'`, `'{""}'`,
-		`'{1500}'`, `'{204}'`, `'{NULL}'`, `'{NULL}'`, `'{f}'`, // the event's receipt (the attempt log)
-	}, ", ")
 	// An alarm is found by its id (its owner is checked on the row).
 	const byID = "Index Scan using alarms_pkey"
 	statements := []struct {
@@ -36,8 +27,8 @@ func TestPlansWithoutStatistics(t *testing.T) {
 		{"fair claim", fairClaimSQL, `NULL, 'w', 120000000, 100, ` + laneArg(0) + `, 10`, []string{"Index Scan using alarms_lane_due_idx", "Tid Scan on alarms"}, true},
 		{"next due", nextDueSQL, ``, []string{"Index Scan using alarms_due_idx"}, true},
 		{"due pauses", duePausesSQL, `NULL, 100`, []string{"Index Scan using alarms_paused_until_idx"}, true},
-		{"apply", applySQL, applyArgs, []string{"Index Scan using alarms_pkey on alarms"}, false},
-		{"extend lease", extendLeaseSQL, `NULL, '000000000001', 'w', '` + at + `', 60000000`, []string{byID}, false},
+		{"apply", applySQL, applyLiterals, []string{"Index Scan using alarms_pkey on alarms"}, false},
+		{"extend lease", extendLeaseSQL, `NULL, '000000000001', 'w', '` + planAt + `', 60000000`, []string{byID}, false},
 		{"get", getSQL, `'000000000001'`, []string{byID}, false},
 		{"lock for mutate", lockAlarmSQL, `'000000000001'`, []string{byID}, false},
 		{"idempotency key", byIdempotencyKeySQL, `'owner1', 'k1'`, []string{"alarms_owner_idempotency_key_idx"}, false},
@@ -53,15 +44,15 @@ func TestPlansWithoutStatistics(t *testing.T) {
 		// index as List does; kind, label prefix and failed-since only filter the walk.
 		{"admin list", adminListSQL[0][0][0], `11, NULL, NULL, NULL, NULL`, []string{"Index Scan Backward using alarms_pkey"}, true},
 		{"admin list, next page", adminListSQL[0][0][1], `11, NULL, NULL, NULL, NULL, '000000010000'`, []string{"Index Scan Backward using alarms_pkey"}, true},
-		{"admin list, every filter but the owner", adminListSQL[0][1][1], `11, 'failed', 'once', 'billing:', '` + at + `', '000000010000'`, []string{"Index Scan Backward using alarms_pkey"}, true},
+		{"admin list, every filter but the owner", adminListSQL[0][1][1], `11, 'failed', 'once', 'billing:', '` + planAt + `', '000000010000'`, []string{"Index Scan Backward using alarms_pkey"}, true},
 		{"admin list of an owner", adminListSQL[1][0][0], `11, NULL, NULL, NULL, NULL, 'owner1'`, []string{"Merge Append", "Index Scan Backward using alarms_owner_status_id_idx"}, true},
 		{"admin list of an owner, next page", adminListSQL[1][0][1], `11, NULL, 'cron', 'a', NULL, 'owner1', '000000010000'`, []string{"Merge Append", "Index Scan Backward using alarms_owner_status_id_idx"}, true},
-		{"admin list of an owner and a status", adminListSQL[1][1][1], `11, 'failed', 'once', 'a', '` + at + `', 'owner1', '000000010000'`, []string{"Index Scan Backward using alarms_owner_status_id_idx"}, true},
+		{"admin list of an owner and a status", adminListSQL[1][1][1], `11, 'failed', 'once', 'a', '` + planAt + `', 'owner1', '000000010000'`, []string{"Index Scan Backward using alarms_owner_status_id_idx"}, true},
 		// A rare status without an owner walks the partial index of rare statuses.
 		{"admin list, failed", adminRareSQL["failed"][0], `11, 'failed', NULL, NULL, NULL`, []string{"Index Scan Backward using alarms_rare_status_idx"}, true},
 		{"admin list, paused, next page", adminRareSQL["paused"][1], `11, 'paused', NULL, NULL, NULL, '000000010000'`, []string{"Index Scan Backward using alarms_rare_status_idx"}, true},
 		{"admin list, cancelled", adminRareSQL["cancelled"][0], `11, 'cancelled', 'cron', 'a', NULL`, []string{"Index Scan Backward using alarms_rare_status_idx"}, true},
-		{"admin list, failed since, next page", adminRareSQL["failed"][1], `11, 'failed', 'once', 'billing:', '` + at + `', '000000010000'`, []string{"Index Scan Backward using alarms_rare_status_idx"}, true},
+		{"admin list, failed since, next page", adminRareSQL["failed"][1], `11, 'failed', 'once', 'billing:', '` + planAt + `', '000000010000'`, []string{"Index Scan Backward using alarms_rare_status_idx"}, true},
 		{"admin delete", deleteByIDSQL, `'{000000000001,000000000002}'`, []string{byID}, false},
 		// The quota's count: the owner's ranges of alarms_owner_status_id_idx, stopped
 		// by its LIMIT.

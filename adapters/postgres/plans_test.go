@@ -129,23 +129,26 @@ func TestClaimGenericPlanUsesDueIndex(t *testing.T) {
 	}
 }
 
+// planAt is the time the plan tests' literals carry.
+const planAt = "2031-01-01T00:00:00Z"
+
+// applyLiterals are two transitions (one fenced, one not) and one event, as array
+// literals in the order of applySQL's parameters.
+var applyLiterals = strings.Join([]string{
+	`'{000000000001,000000000002}'`, `'{t,f}'`, `'{w,NULL}'`, `'{` + planAt + `,NULL}'`,
+	`'{fired,cancelled}'`, `'{NULL,NULL}'`, `'{NULL,NULL}'`, `'{0,0}'`,
+	`'{"",""}'`, `'{NULL,NULL}'`, `'{f,f}'`, `'{` + planAt + `,` + planAt + `}'`,
+	`'{0,0}'`, `'{0,0}'`, `'{"",""}'`, `'{NULL,NULL}'`,
+	`'{000000000001}'`, `'{fired}'`, `'{` + planAt + `}'`, `'{1}'`, `'{NULL}'`, `'{w}'`, `'{""}'`,
+	`'{1500}'`, `'{204}'`, `'{NULL}'`, `'{NULL}'`, `'{f}'`, // the event's receipt (the attempt log)
+}, ", ")
+
 // Apply's batch statement finds each row by primary key in every plan too; a batch of
 // outcomes must never cost a scan of the table.
 func TestApplyGenericPlanUsesPrimaryKey(t *testing.T) {
 	s, _ := newTestStore(t, nil)
 	loadAlarms(t, s, 20000, 200, 5000)
-	// Two transitions (one fenced, one not) and one event, as array literals in the
-	// order of applySQL's parameters.
-	const at = "2031-01-01T00:00:00Z"
-	args := strings.Join([]string{
-		`'{000000000001,000000000002}'`, `'{t,f}'`, `'{w,NULL}'`, `'{` + at + `,NULL}'`,
-		`'{fired,cancelled}'`, `'{NULL,NULL}'`, `'{NULL,NULL}'`, `'{0,0}'`,
-		`'{"",""}'`, `'{NULL,NULL}'`, `'{f,f}'`, `'{` + at + `,` + at + `}'`,
-		`'{0,0}'`, `'{0,0}'`, `'{"",""}'`, `'{NULL,NULL}'`,
-		`'{000000000001}'`, `'{fired}'`, `'{` + at + `}'`, `'{1}'`, `'{NULL}'`, `'{w}'`, `'{""}'`,
-		`'{1500}'`, `'{204}'`, `'{NULL}'`, `'{NULL}'`, `'{f}'`, // the event's receipt (the attempt log)
-	}, ", ")
-	plan := explainGenericWith(t, s, applySQL, "COSTS OFF", args)
+	plan := explainGenericWith(t, s, applySQL, "COSTS OFF", applyLiterals)
 	if !strings.Contains(plan, "Index Scan using alarms_pkey on alarms") {
 		t.Errorf("generic apply plan does not look rows up by primary key:\n%s", plan)
 	}
