@@ -13,6 +13,16 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
+// claimable is the test of a row a claim may take, with $1 the now argument and the
+// parameter lease the lease in microseconds: active, due at the statement's now, and
+// leased to nobody or on a lease that has run out.
+func claimable(lease string) string {
+	return `status = 'active'
+	  AND next_fire_at <= coalesce($1::timestamptz, now())
+	  AND (claimed_at IS NULL
+	       OR claimed_at <= coalesce($1::timestamptz, now()) - ` + lease + `::bigint * interval '1 microsecond')`
+}
+
 // claimSQL chooses and leases due alarms in one statement.
 //
 // The inner SELECT walks alarms_due_idx (next_fire_at WHERE status = 'active') in due
@@ -36,14 +46,11 @@ import (
 // $1 is the injected clock's time or NULL for the database clock; now() is the start
 // of this statement's own transaction, one value for the whole statement, so the due
 // test, the lease test and the stamp agree. $3 is the lease in microseconds.
-const claimSQL = `
+var claimSQL = `
 UPDATE alarms SET claimed_by = $2, claimed_at = coalesce($1::timestamptz, now())
 WHERE ctid = ANY(ARRAY(
 	SELECT ctid FROM alarms
-	WHERE status = 'active'
-	  AND next_fire_at <= coalesce($1::timestamptz, now())
-	  AND (claimed_at IS NULL
-	       OR claimed_at <= coalesce($1::timestamptz, now()) - $3::bigint * interval '1 microsecond')
+	WHERE ` + claimable("$3") + `
 	ORDER BY next_fire_at
 	LIMIT $4
 	FOR UPDATE SKIP LOCKED
@@ -68,7 +75,7 @@ RETURNING ` + alarmColumns
 // $5's smallint lanes, which btree's integer operators compare). RETURNING computes it
 // again for the rows taken, to tell the store which lanes gave rows (Claimed.Next,
 // Claimed.Capped); hashing an owner is cheap next to the update.
-const fairClaimSQL = `
+var fairClaimSQL = `
 UPDATE alarms SET claimed_by = $2, claimed_at = coalesce($1::timestamptz, now())
 WHERE ctid = ANY(ARRAY(
 	SELECT taken.ctid
@@ -76,10 +83,7 @@ WHERE ctid = ANY(ARRAY(
 	CROSS JOIN LATERAL (
 		SELECT ctid FROM alarms
 		WHERE (hashtext(owner) & 63) = turn.lane
-		  AND status = 'active'
-		  AND next_fire_at <= coalesce($1::timestamptz, now())
-		  AND (claimed_at IS NULL
-		       OR claimed_at <= coalesce($1::timestamptz, now()) - $3::bigint * interval '1 microsecond')
+		  AND ` + claimable("$3") + `
 		ORDER BY next_fire_at
 		LIMIT $6
 		FOR UPDATE SKIP LOCKED

@@ -14,23 +14,15 @@ import (
 //
 //   - By status: every alarm's status, once (GROUP BY). No index leads with status, so
 //     this is a walk of a whole index (or the table); the port says callers sample it.
-//   - The due backlog is what a claim would take (claimSQL's condition, a lease that
+//   - The due backlog is what a claim would take (claimable, a lease that
 //     ended exactly now included): alarms_due_idx up to now, the leased rows filtered out.
 //   - The oldest due: the first such entry of alarms_due_idx (ORDER BY ... LIMIT 1, not
 //     min(), for the reason nextDueSQL gives).
-const countAlarmsSQL = `
+var countAlarmsSQL = `
 SELECT coalesce($1::timestamptz, now()),
 	(SELECT coalesce(json_object_agg(status, n), '{}') FROM (SELECT status, count(*) AS n FROM alarms GROUP BY status) c),
-	(SELECT count(*) FROM alarms
-	 WHERE status = 'active'
-	   AND next_fire_at <= coalesce($1::timestamptz, now())
-	   AND (claimed_at IS NULL
-	        OR claimed_at <= coalesce($1::timestamptz, now()) - $2::bigint * interval '1 microsecond')),
-	(SELECT next_fire_at FROM alarms
-	 WHERE status = 'active'
-	   AND next_fire_at <= coalesce($1::timestamptz, now())
-	   AND (claimed_at IS NULL
-	        OR claimed_at <= coalesce($1::timestamptz, now()) - $2::bigint * interval '1 microsecond')
+	(SELECT count(*) FROM alarms WHERE ` + claimable("$2") + `),
+	(SELECT next_fire_at FROM alarms WHERE ` + claimable("$2") + `
 	 ORDER BY next_fire_at LIMIT 1)`
 
 // CountAlarms counts alarms by status, and the due backlog that no live lease holds.
