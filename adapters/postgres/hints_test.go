@@ -40,6 +40,16 @@ func waitHint(t *testing.T, s *Store, hints <-chan time.Time, at time.Time) {
 	}
 }
 
+// subscribe is s.SubscribeHints(ctx), failing t on an error.
+func subscribe(ctx context.Context, t *testing.T, s *Store) <-chan time.Time {
+	t.Helper()
+	hints, err := s.SubscribeHints(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hints
+}
+
 // listenerPIDs are the backends of the store at storeURL that are LISTENing: the test
 // URL names each test's connections after its schema, so no other process's listener
 // can be picked (let alone terminated).
@@ -68,16 +78,8 @@ func TestHintsReachTheirInstallationOnly(t *testing.T) {
 	s, u := newTestStore(t, nil)
 	peer := openStore(t, u, Options{}) // a second process on the same schema
 	neighbour, _ := newTestStore(t, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	hints, err := peer.SubscribeHints(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	foreign, err := neighbour.SubscribeHints(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hints := subscribe(t.Context(), t, peer)
+	foreign := subscribe(t.Context(), t, neighbour)
 	// Hints carry milliseconds; this time has none below.
 	at := time.Date(2031, 3, 4, 5, 6, 7, 8e6, time.UTC)
 	waitHint(t, s, hints, at)
@@ -94,12 +96,7 @@ func TestHintsReachTheirInstallationOnly(t *testing.T) {
 // it; the subscription comes back by itself and later hints arrive on the same channel.
 func TestHintsSurviveConnectionLoss(t *testing.T) {
 	s, u := newTestStore(t, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	hints, err := s.SubscribeHints(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hints := subscribe(t.Context(), t, s)
 	waitHint(t, s, hints, time.UnixMilli(1000).UTC())
 
 	pids := listenerPIDs(t, u)
@@ -109,7 +106,7 @@ func TestHintsSurviveConnectionLoss(t *testing.T) {
 	// With a timeout, pg_terminate_backend waits until the backend is gone, so the
 	// next hint cannot reach the old connection.
 	var terminated bool
-	if err := adminPool(t).QueryRow(ctx, `SELECT pg_terminate_backend($1, 5000)`, pids[0]).Scan(&terminated); err != nil || !terminated {
+	if err := adminPool(t).QueryRow(t.Context(), `SELECT pg_terminate_backend($1, 5000)`, pids[0]).Scan(&terminated); err != nil || !terminated {
 		t.Fatalf("pg_terminate_backend(%d) = %v, %v", pids[0], terminated, err)
 	}
 
@@ -127,12 +124,7 @@ func TestHintsSurviveASilentConnection(t *testing.T) {
 	s := openStore(t, through, Options{})
 	s.listenerCheck = 200 * time.Millisecond // before the listener starts
 	publisher := openStore(t, u, Options{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	hints, err := s.SubscribeHints(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hints := subscribe(t.Context(), t, s)
 	waitHint(t, publisher, hints, time.UnixMilli(1000).UTC())
 
 	path.Silence()
@@ -142,14 +134,8 @@ func TestHintsSurviveASilentConnection(t *testing.T) {
 func TestHintChannelClosesWithContextAndStore(t *testing.T) {
 	s, _ := newTestStore(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	byCtx, err := s.SubscribeHints(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	byClose, err := s.SubscribeHints(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	byCtx := subscribe(ctx, t, s)
+	byClose := subscribe(context.Background(), t, s)
 	cancel()
 	waitClosed(t, "after its context ended", byCtx)
 	if err := s.Close(); err != nil {
