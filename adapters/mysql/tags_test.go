@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,21 +30,15 @@ func TestTagPagePlans(t *testing.T) {
 		}
 		for _, c := range storetest.TagPageShapes {
 			for _, after := range []string{"", as[500].ID} {
+				what := fmt.Sprintf("%s, %s, cursor %t", stats, c.Name, after != "")
 				q, args := s.Engine.TagPage(c.F, after, 100)
-				plan := explainRows(t, s.db, q, args...)
-				keys := map[string]string{}
-				for _, r := range plan {
-					keys[r["table"]] = r["key"]
-					if strings.Contains(r["Extra"], "filesort") || strings.Contains(r["Extra"], "temporary") || r["type"] == "ALL" {
-						t.Errorf("%s, %s, cursor %t: %v sorts or scans", stats, c.Name, after != "", r)
-					}
-				}
+				plan, keys := tagPagePlan(t, s, what, q, args)
 				if keys["t"] != "alarm_tags_filter" || keys["a"] != "PRIMARY" {
-					t.Errorf("%s, %s, cursor %t: plan %v; want a walk of alarm_tags_filter, the alarm by PRIMARY", stats, c.Name, after != "", plan)
+					t.Errorf("%s: plan %v; want a walk of alarm_tags_filter, the alarm by PRIMARY", what, plan)
 				}
 				for i := 1; i < len(c.F.Tags); i++ {
 					if x := "x" + string(rune('0'+i)); keys[x] != "PRIMARY" {
-						t.Errorf("%s, %s, cursor %t: plan %v; want pair %d by PRIMARY", stats, c.Name, after != "", plan, i+1)
+						t.Errorf("%s: plan %v; want pair %d by PRIMARY", what, plan, i+1)
 					}
 				}
 			}
@@ -53,29 +48,20 @@ func TestTagPagePlans(t *testing.T) {
 		// index alone, as is the row of that entry's alarm, by PRIMARY.
 		for _, c := range storetest.WalkTagPageShapes {
 			for _, after := range []string{"", as[500].ID} {
+				what := fmt.Sprintf("%s, %s, cursor %t", stats, c.Name, after != "")
 				q, args := s.Engine.WalkTagPage(c.F, after, 100)
-				plan := explainRows(t, s.db, q, args...)
-				keys := map[string]string{}
+				plan, keys := tagPagePlan(t, s, what, q, args)
 				for _, r := range plan {
-					if keys[r["table"]] == "" {
-						keys[r["table"]] = r["key"]
-					} else if keys[r["table"]] != r["key"] {
-						keys[r["table"]] += "," + r["key"]
-					}
-					if strings.Contains(r["Extra"], "filesort") || strings.Contains(r["Extra"], "temporary") ||
-						(r["type"] == "ALL" && !strings.HasPrefix(r["table"], "<derived")) {
-						t.Errorf("%s, %s, cursor %t: %v sorts or scans", stats, c.Name, after != "", r)
-					}
 					if r["table"] == "t" && r["type"] != "range" {
-						t.Errorf("%s, %s, cursor %t: %v does not walk a range", stats, c.Name, after != "", r)
+						t.Errorf("%s: %v does not walk a range", what, r)
 					}
 				}
 				if keys["t"] != "alarm_tags_filter" || keys["e"] != "alarm_tags_filter" || keys["a"] != "PRIMARY" {
-					t.Errorf("%s, %s, cursor %t: plan %v; want a walk of alarm_tags_filter bounded from it, the alarms by PRIMARY", stats, c.Name, after != "", plan)
+					t.Errorf("%s: plan %v; want a walk of alarm_tags_filter bounded from it, the alarms by PRIMARY", what, plan)
 				}
 				for i := 1; i < len(c.F.Tags); i++ {
 					if x := "x" + string(rune('0'+i)); keys[x] != "PRIMARY" {
-						t.Errorf("%s, %s, cursor %t: plan %v; want pair %d by PRIMARY", stats, c.Name, after != "", plan, i+1)
+						t.Errorf("%s: plan %v; want pair %d by PRIMARY", what, plan, i+1)
 					}
 				}
 			}
@@ -84,26 +70,41 @@ func TestTagPagePlans(t *testing.T) {
 		// every pair by the primary key of alarm_tags.
 		for _, c := range storetest.StatusTagPageShapes {
 			for _, after := range []string{"", as[500].ID} {
+				what := fmt.Sprintf("%s, %s, cursor %t", stats, c.Name, after != "")
 				q, args := s.Engine.StatusTagPage(c.F, after, 100)
-				plan := explainRows(t, s.db, q, args...)
-				keys := map[string]string{}
-				for _, r := range plan {
-					keys[r["table"]] = r["key"]
-					if strings.Contains(r["Extra"], "filesort") || strings.Contains(r["Extra"], "temporary") || r["type"] == "ALL" {
-						t.Errorf("%s, %s, cursor %t: %v sorts or scans", stats, c.Name, after != "", r)
-					}
-				}
+				plan, keys := tagPagePlan(t, s, what, q, args)
 				if keys["a"] != "alarms_owner_status_list" {
-					t.Errorf("%s, %s, cursor %t: plan %v; want a walk of alarms_owner_status_list", stats, c.Name, after != "", plan)
+					t.Errorf("%s: plan %v; want a walk of alarms_owner_status_list", what, plan)
 				}
 				for i := 1; i <= len(c.F.Tags); i++ {
 					if x := "x" + string(rune('0'+i)); keys[x] != "PRIMARY" {
-						t.Errorf("%s, %s, cursor %t: plan %v; want pair %d by PRIMARY", stats, c.Name, after != "", plan, i)
+						t.Errorf("%s: plan %v; want pair %d by PRIMARY", what, plan, i)
 					}
 				}
 			}
 		}
 	}
+}
+
+// tagPagePlan is EXPLAIN of a tag page's q, failing t (naming the page what) where a
+// step sorts or reads the whole of a table other than a derived one, and the keys each
+// table of the plan is read by ("k1,k2" for a table read by two).
+func tagPagePlan(t *testing.T, s *Store, what, q string, args []any) ([]map[string]string, map[string]string) {
+	t.Helper()
+	plan := explainRows(t, s.db, q, args...)
+	keys := map[string]string{}
+	for _, r := range plan {
+		if keys[r["table"]] == "" {
+			keys[r["table"]] = r["key"]
+		} else if keys[r["table"]] != r["key"] {
+			keys[r["table"]] += "," + r["key"]
+		}
+		if strings.Contains(r["Extra"], "filesort") || strings.Contains(r["Extra"], "temporary") ||
+			(r["type"] == "ALL" && !strings.HasPrefix(r["table"], "<derived")) {
+			t.Errorf("%s: %v sorts or scans", what, r)
+		}
+	}
+	return plan, keys
 }
 
 // A tag page with other conditions walks at most sqlstore.TagWalk entries of its pair:
