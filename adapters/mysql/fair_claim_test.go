@@ -2,15 +2,12 @@ package mysql
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"hash/crc32"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -37,14 +34,7 @@ func ownersInLanes(n int) []string {
 // dueAlarm is an alarm of owner due at testNow - ago.
 func dueAlarm(t *testing.T, owner string, ago time.Duration) domain.Alarm {
 	t.Helper()
-	at := testNow.Add(-ago)
-	a, err := domain.NewAlarm(uuid.Must(uuid.NewV7()).String(),
-		domain.Spec{Owner: owner, Kind: domain.KindOnce, FireAt: &at, Payload: json.RawMessage(`1`)},
-		at, domain.Defaults{MaxFailures: 3})
-	if err != nil {
-		t.Fatalf("NewAlarm: %v", err)
-	}
-	return a
+	return onceAlarm(t, owner, testNow.Add(-ago), `1`)
 }
 
 // The lane column is CRC32(owner) % 64 for every row, and spreads owners that differ in

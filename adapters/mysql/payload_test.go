@@ -25,10 +25,15 @@ var testNow = time.Date(2030, time.January, 2, 3, 4, 5, 999999999, time.UTC)
 // newDueAlarm builds an alarm of owner that is due at testNow.
 func newDueAlarm(t *testing.T, owner string, payload string) domain.Alarm {
 	t.Helper()
-	at := testNow
+	return onceAlarm(t, owner, testNow, payload)
+}
+
+// onceAlarm builds a one-off alarm of owner with payload, created at at and due then.
+func onceAlarm(t *testing.T, owner string, at time.Time, payload string) domain.Alarm {
+	t.Helper()
 	a, err := domain.NewAlarm(uuid.Must(uuid.NewV7()).String(),
 		domain.Spec{Owner: owner, Kind: domain.KindOnce, FireAt: &at, Payload: json.RawMessage(payload)},
-		testNow, domain.Defaults{MaxFailures: 3})
+		at, domain.Defaults{MaxFailures: 3})
 	if err != nil {
 		t.Fatalf("NewAlarm: %v", err)
 	}
