@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/storetest"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 	"github.com/chronoshq/chronos/test/contract"
@@ -194,24 +195,7 @@ func TestExtendLeaseByPrimaryKeyOnDatabaseClock(t *testing.T) {
 		t.Errorf("ExtendLease does not find its row by primary key: %v", plan)
 	}
 
-	c, err := s.ClaimDue(ctx, ports.ClaimParams{Worker: "w1", Lease: time.Minute, Batch: 10})
-	if err != nil || len(c.Alarms) != 1 {
-		t.Fatalf("ClaimDue = %d alarms, %v; want the due one", len(c.Alarms), err)
-	}
-	f, err := s.ExtendLease(ctx, ports.ExtendLease{AlarmID: a.ID, Fence: c.Alarms[0].Fence(), Lease: time.Minute, For: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	after, err := s.Now(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lo, hi := c.Now.Add(59*time.Minute), after.Add(59*time.Minute); f.Worker != "w1" || f.ClaimedAt.Before(lo) || f.ClaimedAt.After(hi) {
-		t.Errorf("new fence %+v, want w1 at the database's now + 59m, between %s and %s", f, lo, hi)
-	}
-	if got, err := s.Get(ctx, ports.OwnedBy("o"), a.ID); err != nil || got.Fence() != f {
-		t.Errorf("stored lease %+v (%v) differs from the returned one %+v", got.Fence(), err, f)
-	}
+	storetest.ExtendLeaseOnDatabaseClock(t, s, "o", a.ID)
 }
 
 // explainRows is EXPLAIN of q, one map of column to value per row.

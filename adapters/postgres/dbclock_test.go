@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/chronoshq/chronos/adapters/internal/storetest"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -82,24 +83,7 @@ func TestDatabaseClockExtendLease(t *testing.T) {
 	s, before := dbClockStore(t)
 	ctx := context.Background()
 	due := createOnce(t, s, before.Add(-time.Second), before)
-	c, err := s.ClaimDue(ctx, ports.ClaimParams{Worker: "w1", Lease: time.Minute, Batch: 10})
-	if err != nil || len(c.Alarms) != 1 {
-		t.Fatalf("ClaimDue = %v, %v; want the due alarm", ids(c.Alarms), err)
-	}
-	f, err := s.ExtendLease(ctx, ports.ExtendLease{AlarmID: due.ID, Fence: c.Alarms[0].Fence(), Lease: time.Minute, For: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	after, err := s.Now(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lo, hi := c.Now.Add(59*time.Minute), after.Add(59*time.Minute); f.Worker != "w1" || f.ClaimedAt.Before(lo) || f.ClaimedAt.After(hi) {
-		t.Fatalf("new fence %+v, want w1 at now + 59m, between %s and %s", f, lo, hi)
-	}
-	if stored, err := s.Get(ctx, ports.OwnedBy("alice"), due.ID); err != nil || stored.Fence() != f {
-		t.Fatalf("stored lease %+v (%v) differs from the returned one %+v", stored.Fence(), err, f)
-	}
+	c, f, after := storetest.ExtendLeaseOnDatabaseClock(t, s, "alice", due.ID)
 	a := c.Alarms[0]
 	a.ClaimedAt = f.ClaimedAt
 	now := after
