@@ -80,45 +80,31 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 			st, err = statements{}, mapError(fmt.Errorf("prepare: %w", err))
 		}
 	}()
-	if st.applyFenced, err = db.PrepareContext(ctx, transitionSet+` AND claimed_by IS ?14 AND claimed_at IS ?15`); err != nil {
-		return
+	type prepared struct {
+		stmt **sql.Stmt
+		text string
 	}
-	if st.applyUnfenced, err = db.PrepareContext(ctx, transitionSet); err != nil {
-		return
+	all := []prepared{
+		{&st.applyFenced, transitionSet + ` AND claimed_by IS ?14 AND claimed_at IS ?15`},
+		{&st.applyUnfenced, transitionSet},
+		{&st.insertAlarm, insertAlarmSQL},
+		{&st.claim, claimSQL},
+		{&st.claimIDs, claimIDsSQL},
+		{&st.extendLease, extendLeaseSQL},
+		{&st.byKey, byKeySQL},
+		{&st.deleteEventsOf, deleteEventsOfSQL},
+		{&st.deleteAlarms, deleteAlarmsSQL},
 	}
-	if st.insertAlarm, err = db.PrepareContext(ctx, insertAlarmSQL); err != nil {
-		return
+	for i := range batchBuckets {
+		all = append(all, prepared{&st.applyBatch[i], applyBatchSQL(1 << i)},
+			prepared{&st.insertEvents[i], insertEventsSQL(1 << i)}, prepared{&st.createBatch[i], createBatchSQL(1 << i)})
 	}
-	if st.claim, err = db.PrepareContext(ctx, claimSQL); err != nil {
-		return
-	}
-	if st.claimIDs, err = db.PrepareContext(ctx, claimIDsSQL); err != nil {
-		return
-	}
-	if st.extendLease, err = db.PrepareContext(ctx, extendLeaseSQL); err != nil {
-		return
-	}
-	if st.byKey, err = db.PrepareContext(ctx, byKeySQL); err != nil {
-		return
-	}
-	if st.deleteEventsOf, err = db.PrepareContext(ctx, deleteEventsOfSQL); err != nil {
-		return
-	}
-	if st.deleteAlarms, err = db.PrepareContext(ctx, deleteAlarmsSQL); err != nil {
-		return
+	for _, p := range all {
+		if *p.stmt, err = db.PrepareContext(ctx, p.text); err != nil {
+			return
+		}
 	}
 	st.byText = map[string]*sql.Stmt{insertAlarmSQL: st.insertAlarm, extendLeaseSQL: st.extendLease}
-	for i := range batchBuckets {
-		if st.applyBatch[i], err = db.PrepareContext(ctx, applyBatchSQL(1<<i)); err != nil {
-			return
-		}
-		if st.insertEvents[i], err = db.PrepareContext(ctx, insertEventsSQL(1<<i)); err != nil {
-			return
-		}
-		if st.createBatch[i], err = db.PrepareContext(ctx, createBatchSQL(1<<i)); err != nil {
-			return
-		}
-	}
 	return st, nil
 }
 
