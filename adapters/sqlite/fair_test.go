@@ -28,13 +28,11 @@ func openTemp(t testing.TB, clock ports.Clock) *Store {
 // due at 1, 2, ... n unix milliseconds.
 func fillAlarms(t testing.TB, s *Store, n int) {
 	t.Helper()
-	if _, err := s.writer.ExecContext(context.Background(), `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ?)
+	mustExec(t, s, `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ?)
 		INSERT INTO alarms (id, owner, kind, fire_at, next_fire_at, scheduled_for, payload, status, delivery,
 		                    max_failures, created_at, updated_at)
 		SELECT printf('%012d', n), printf('owner-%02d', n % 64), 'once', n, n, n, X'7B7D', 'active', 'at_least_once', 5, 0, 0
-		FROM g`, n); err != nil {
-		t.Fatal(err)
-	}
+		FROM g`, n)
 }
 
 // pinnedLanes are the lanes of owner-00 to owner-63. The lane expression must never
@@ -110,39 +108,26 @@ func TestLaneExprIsTheIndexed(t *testing.T) {
 // plain claim, NextDue and the due backlog count probe every lane too.
 func TestFairClaimPlan(t *testing.T) {
 	s := openTemp(t, nil)
-	for _, st := range []struct{ name, sql string }{
-		{"empty", ``},
-		{"never analyzed", `-`},
-		{"analyzed", `ANALYZE`},
-	} {
-		switch st.sql {
-		case ``:
-		case `-`:
-			fillAlarms(t, s, 20000)
-		default:
-			if _, err := s.writer.Exec(st.sql); err != nil {
-				t.Fatal(err)
-			}
-		}
+	eachPlannerState(t, s, func() { fillAlarms(t, s, 20000) }, func(state string) {
 		p := queryPlan(t, s, fairPickSQL, 5, 10000, 0, 10, 100)
 		probe := "SEARCH alarms USING INDEX alarms_lane_due (<expr>=? AND next_fire_at<?)"
 		if n := strings.Count(p, probe); n != ports.Lanes || scansTable(p) || strings.Contains(p, "TEMP B-TREE") {
-			t.Errorf("%s: fair claim plan has %d probes %q of %d, or sorts or scans: %s", st.name, n, probe, ports.Lanes, p)
+			t.Errorf("%s: fair claim plan has %d probes %q of %d, or sorts or scans: %s", state, n, probe, ports.Lanes, p)
 		}
 		p = queryPlan(t, s, claimIDsSQL, "w", 10000, `["a","b"]`, 0)
 		if !strings.Contains(p, "INDEX sqlite_autoindex_alarms_1 (id=?)") || scansTable(p) {
-			t.Errorf("%s: the fair claim's lease plan %q does not find rows by id", st.name, p)
+			t.Errorf("%s: the fair claim's lease plan %q does not find rows by id", state, p)
 		}
 		if p = queryPlan(t, s, claimSQL, "w", 10000, 0, 10); !mergesLanes(p, laneRangeProbe) {
-			t.Errorf("%s: plain claim plan %q does not merge the lanes of alarms_lane_due in order", st.name, p)
+			t.Errorf("%s: plain claim plan %q does not merge the lanes of alarms_lane_due in order", state, p)
 		}
 		if p = queryPlan(t, s, nextDueSQL); !mergesLanes(p, laneProbe) {
-			t.Errorf("%s: NextDue's plan %q does not merge the lanes of alarms_lane_due in order", st.name, p)
+			t.Errorf("%s: NextDue's plan %q does not merge the lanes of alarms_lane_due in order", state, p)
 		}
 		if p = queryPlan(t, s, countDueSQL, 10000, 0); !lanesProbed(p, laneRangeProbe) {
-			t.Errorf("%s: the due backlog count's plan %q does not read each lane's due range", st.name, p)
+			t.Errorf("%s: the due backlog count's plan %q does not read each lane's due range", state, p)
 		}
-	}
+	})
 }
 
 // BenchmarkClaim1000 is a claim of 1,000 from 32,000 due alarms of 64 owners (and as

@@ -121,40 +121,55 @@ func scansTable(plan string) bool {
 	return false
 }
 
+// eachPlannerState runs check on s as the planner sees it three ways, which it names:
+// an empty database, the rows fill writes never analyzed, and the same analyzed. A plan
+// must hold in all three, or some database will see the other one.
+func eachPlannerState(t *testing.T, s *Store, fill func(), check func(state string)) {
+	t.Helper()
+	check("empty")
+	fill()
+	check("never analyzed")
+	mustExec(t, s, `ANALYZE`)
+	check("analyzed")
+}
+
+// fillOwners inserts 20,000 one-off alarms of 50 owners, owner0 to owner49 in turn: the
+// n-th (from 1) has id n in 12 digits and is due, created and updated at n (unix
+// milliseconds), with the status and paused_until the SQL expressions of n give.
+func fillOwners(t *testing.T, s *Store, status, pausedUntil string) {
+	t.Helper()
+	mustExec(t, s, `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 20000)
+		INSERT INTO alarms (id, owner, kind, fire_at, next_fire_at, scheduled_for, payload, status, delivery,
+		                    max_failures, created_at, updated_at, paused_until)
+		SELECT printf('%012d', n), 'owner' || (n % 50), 'once', n, n, n, X'7B7D', `+status+`, 'at_least_once', 5, n, n, `+pausedUntil+`
+		FROM g`)
+}
+
+// mustExec runs q on s's writer, failing t on an error.
+func mustExec(t testing.TB, s *Store, q string, args ...any) {
+	t.Helper()
+	if _, err := s.writer.ExecContext(t.Context(), q, args...); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
 // A cross-owner page of a rare status walks alarms_rare_status in id order, from the
 // cursor, and stops after the page, whatever the planner knows: on an empty database,
 // on 20,000 alarms (ten failed) never analyzed, and on the same analyzed.
 func TestAdminRareStatusPlans(t *testing.T) {
 	s := openTemp(t, nil)
-	states := []struct {
-		name string
-		sql  string
-	}{
-		{"empty", ``},
-		{"never analyzed", `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 20000)
-			INSERT INTO alarms (id, owner, kind, fire_at, next_fire_at, scheduled_for, payload, status, delivery,
-			                    max_failures, created_at, updated_at)
-			SELECT printf('%012d', n), 'owner' || (n % 50), 'once', n, n, n, X'7B7D',
-			       CASE WHEN n % 2000 = 0 THEN 'failed' WHEN n % 10 = 0 THEN 'active' ELSE 'fired' END,
-			       'at_least_once', 5, n, n
-			FROM g`},
-		{"analyzed", `ANALYZE`},
-	}
-	for _, st := range states {
-		if st.sql != "" {
-			if _, err := s.writer.ExecContext(t.Context(), st.sql); err != nil {
-				t.Fatalf("%s: %v", st.name, err)
-			}
-		}
+	eachPlannerState(t, s, func() {
+		fillOwners(t, s, `CASE WHEN n % 2000 = 0 THEN 'failed' WHEN n % 10 = 0 THEN 'active' ELSE 'fired' END`, `NULL`)
+	}, func(state string) {
 		for _, walk := range rareWalks {
 			for _, cursor := range []bool{false, true} {
 				p := queryPlan(t, s, adminListSQL(walk, cursor), "", "", "", "", nil, "000000010000", 11)
 				if !strings.Contains(p, "USING INDEX alarms_rare_status (status=?") || scansTable(p) || strings.Contains(p, "TEMP B-TREE") {
-					t.Errorf("%s: rare walk %d, cursor %t: plan %q does not walk alarms_rare_status in order", st.name, walk, cursor, p)
+					t.Errorf("%s: rare walk %d, cursor %t: plan %q does not walk alarms_rare_status in order", state, walk, cursor, p)
 				}
 			}
 		}
-	}
+	})
 }
 
 // DuePauses walks alarms_paused_until in order and stops after the limit, whatever the
@@ -163,25 +178,12 @@ func TestAdminRareStatusPlans(t *testing.T) {
 // status to alarms_rare_status, which holds the alarms paused without an end too.
 func TestDuePausesPlan(t *testing.T) {
 	s := openTemp(t, nil)
-	for _, st := range []struct{ name, sql string }{
-		{"empty", ``},
-		{"never analyzed", `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 20000)
-			INSERT INTO alarms (id, owner, kind, cron_expr, next_fire_at, scheduled_for, payload, status, delivery,
-			                    max_failures, created_at, updated_at, paused_until)
-			SELECT printf('%012d', n), 'owner' || (n % 50), 'cron', '* * * * *', n, n, X'7B7D',
-			       CASE WHEN n % 10 = 0 THEN 'paused' ELSE 'active' END, 'at_least_once', 5, n, n,
-			       CASE WHEN n % 100 = 0 THEN n END
-			FROM g`},
-		{"analyzed", `ANALYZE`},
-	} {
-		if st.sql != "" {
-			if _, err := s.writer.ExecContext(t.Context(), st.sql); err != nil {
-				t.Fatalf("%s: %v", st.name, err)
-			}
-		}
+	eachPlannerState(t, s, func() {
+		fillOwners(t, s, `CASE WHEN n % 10 = 0 THEN 'paused' ELSE 'active' END`, `CASE WHEN n % 100 = 0 THEN n END`)
+	}, func(state string) {
 		p := queryPlan(t, s, duePausesSQL, 10000, 10)
 		if !strings.Contains(p, "USING INDEX alarms_paused_until (paused_until<?)") || scansTable(p) || strings.Contains(p, "TEMP B-TREE") {
-			t.Errorf("%s: plan %q does not walk alarms_paused_until in order", st.name, p)
+			t.Errorf("%s: plan %q does not walk alarms_paused_until in order", state, p)
 		}
-	}
+	})
 }
