@@ -52,10 +52,7 @@ func (e *Engine[T]) PutCalendar(ctx context.Context, c domain.Calendar) (domain.
 
 // GetCalendar returns the owner's calendar.
 func (e *Engine[T]) GetCalendar(ctx context.Context, owner, name string) (domain.Calendar, error) {
-	c, err := e.scanCalendar(e.Read.QueryRow(ctx, e.SQL.GetCalendar, owner, name))
-	if errors.Is(err, sql.ErrNoRows) {
-		return domain.Calendar{}, e.calendarNotFound(owner, name)
-	}
+	c, err := one(ctx, e.Read, e.scanCalendar, e.calendarNotFound(owner, name), e.SQL.GetCalendar, owner, name)
 	return c, e.mapError(err)
 }
 
@@ -70,9 +67,7 @@ func (e *Engine[T]) ListCalendars(ctx context.Context, owner string) ([]domain.C
 // series names it, and deletes it with its index rows.
 func (e *Engine[T]) DeleteCalendar(ctx context.Context, owner, name string) error {
 	err := e.Tx(ctx, func(tx DB) error {
-		if _, err := e.scanCalendar(tx.QueryRow(ctx, e.SQL.LockCalendar, owner, name)); errors.Is(err, sql.ErrNoRows) {
-			return e.calendarNotFound(owner, name)
-		} else if err != nil {
+		if _, err := one(ctx, tx, e.scanCalendar, e.calendarNotFound(owner, name), e.SQL.LockCalendar, owner, name); err != nil {
 			return err
 		}
 		if id, used, err := e.calendarUser(ctx, tx, owner, name); err != nil {

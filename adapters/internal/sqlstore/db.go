@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 )
@@ -31,6 +32,17 @@ func List[E any](ctx context.Context, db DB, scan func(sqlrow.Scanner) (E, error
 	}
 	defer rows.Close()
 	return sqlrow.All(rows, 0, scan)
+}
+
+// one runs q on db and reads its one row with scan; no row is notFound, any other error
+// the driver's.
+func one[E any](ctx context.Context, db DB, scan func(sqlrow.Scanner) (E, error), notFound error, q string, args ...any) (E, error) {
+	v, err := scan(db.QueryRow(ctx, q, args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		var none E
+		return none, notFound
+	}
+	return v, err
 }
 
 // StdQuerier is what database/sql's *sql.DB, *sql.Conn and *sql.Tx share.

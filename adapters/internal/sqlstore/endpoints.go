@@ -2,8 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -33,10 +31,7 @@ func (e *Engine[T]) CreateEndpoint(ctx context.Context, ep domain.Endpoint) (dom
 
 // GetEndpoint returns the owner's endpoint.
 func (e *Engine[T]) GetEndpoint(ctx context.Context, owner, name string) (domain.Endpoint, error) {
-	ep, err := e.scanEndpoint(e.Read.QueryRow(ctx, e.SQL.GetEndpoint, owner, name))
-	if errors.Is(err, sql.ErrNoRows) {
-		return domain.Endpoint{}, e.endpointNotFound(owner, name)
-	}
+	ep, err := one(ctx, e.Read, e.scanEndpoint, e.endpointNotFound(owner, name), e.SQL.GetEndpoint, owner, name)
 	return ep, e.mapError(err)
 }
 
@@ -55,10 +50,7 @@ func (e *Engine[T]) ListEndpoints(ctx context.Context, owner string) ([]domain.E
 func (e *Engine[T]) UpdateEndpoint(ctx context.Context, ep domain.Endpoint) (domain.Endpoint, error) {
 	var stored domain.Endpoint
 	err := e.Tx(ctx, func(tx DB) error {
-		old, err := e.scanEndpoint(tx.QueryRow(ctx, e.SQL.LockEndpoint, ep.Owner, ep.Name))
-		if errors.Is(err, sql.ErrNoRows) {
-			return e.endpointNotFound(ep.Owner, ep.Name)
-		}
+		old, err := one(ctx, tx, e.scanEndpoint, e.endpointNotFound(ep.Owner, ep.Name), e.SQL.LockEndpoint, ep.Owner, ep.Name)
 		if err != nil {
 			return err
 		}

@@ -2,8 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
@@ -19,10 +17,7 @@ func (e *Engine[T]) CreateToken(ctx context.Context, t domain.Token) error {
 
 // TokenByHash finds a token by the hash of its secret, revoked or not.
 func (e *Engine[T]) TokenByHash(ctx context.Context, hash string) (domain.Token, error) {
-	t, err := e.scanToken(e.Read.QueryRow(ctx, e.SQL.TokenByHash, hash))
-	if errors.Is(err, sql.ErrNoRows) {
-		return domain.Token{}, e.notFoundByHash("token")
-	}
+	t, err := one(ctx, e.Read, e.scanToken, e.notFoundByHash("token"), e.SQL.TokenByHash, hash)
 	return t, e.mapError(err)
 }
 
