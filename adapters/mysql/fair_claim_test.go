@@ -243,12 +243,7 @@ func TestFairTakeSQLBuckets(t *testing.T) {
 func TestFairClaimPrepared(t *testing.T) {
 	for _, interpolate := range []string{"false", "true"} {
 		t.Run("interpolateParams="+interpolate, func(t *testing.T) {
-			u := newDatabaseWith(t, "interpolateParams", interpolate)
-			s, err := Open(t.Context(), u, Options{Migrate: true, Clock: fixedClock(testNow)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			s, _ := openTestStore(t, Options{Clock: fixedClock(testNow)}, "interpolateParams", interpolate)
 			s.db.SetMaxOpenConns(1) // so the session's counter is the store's
 			ctx := t.Context()
 			owners := ownersInLanes(3)

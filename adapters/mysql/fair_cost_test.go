@@ -38,11 +38,7 @@ func TestFairClaimCost(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%d owners", tc.owners), func(t *testing.T) {
 			// One connection, so the session's counters are the claims' own.
-			s, err := Open(t.Context(), newDatabaseWith(t, "pool_max_conns", "1"), Options{Migrate: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = s.Close() })
+			s, _ := openTestStore(t, Options{}, "pool_max_conns", "1")
 			ctx := t.Context()
 			owners := ownersInLanes(tc.owners)
 			start := time.Now()

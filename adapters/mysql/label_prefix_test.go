@@ -13,12 +13,7 @@ import (
 // hand, a URL's collation=utf8mb4_general_ci), "Ca" still does not match "case" nor "É"
 // "é". The store's LIKE escape character and trailing spaces are plain characters too.
 func TestAdminLabelPrefixComparesBytes(t *testing.T) {
-	u := newDatabaseWith(t, "collation", "utf8mb4_general_ci")
-	s, err := Open(t.Context(), u, Options{Migrate: true, Clock: fixedClock(testNow)})
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer s.Close()
+	s, _ := openTestStore(t, Options{Clock: fixedClock(testNow)}, "collation", "utf8mb4_general_ci")
 	mustExec(t, s.db, "ALTER TABLE alarms MODIFY label VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci NOT NULL")
 
 	byLabel := map[string]string{}

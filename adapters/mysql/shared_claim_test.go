@@ -17,11 +17,7 @@ import (
 // choose from twice their share) and for the leases in flight at the head of the lanes,
 // a few batches in all, never the backlog.
 func TestPlainClaimSharesTheBatch(t *testing.T) {
-	s, err := Open(t.Context(), newDatabaseWith(t, "pool_max_conns", "1"), Options{Migrate: true, Clock: fixedClock(testNow)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s, _ := openTestStore(t, Options{Clock: fixedClock(testNow)}, "pool_max_conns", "1")
 	ctx := t.Context()
 	owners := ownersInLanes(6)
 	var backlog, quiet []domain.Alarm

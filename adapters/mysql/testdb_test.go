@@ -122,10 +122,14 @@ func textRows(t *testing.T, db *sql.DB, q string, args ...any) ([]string, [][]sq
 	return cols, out
 }
 
-// openTestStore opens a migrated store on a fresh database; Close runs at cleanup.
-func openTestStore(t *testing.T, opts Options) (*Store, string) {
+// openTestStore opens a migrated store on a fresh database, its URL with the query
+// parameters of pairs (name, value, ...) set; Close runs at cleanup.
+func openTestStore(t *testing.T, opts Options, pairs ...string) (*Store, string) {
 	t.Helper()
 	u := newDatabase(t)
+	if len(pairs) > 0 {
+		u = storetest.WithQuery(t, u, pairs...)
+	}
 	opts.Migrate = true
 	s, err := Open(t.Context(), u, opts)
 	return storetest.Opened(t, s, err), u
