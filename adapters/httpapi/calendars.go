@@ -63,14 +63,8 @@ type dateRange struct {
 }
 
 func newCalendarView(c domain.Calendar) calendarView {
-	v := calendarView{Name: c.Name, Timezone: c.Timezone, ExcludeDates: c.ExcludeDates, ExcludeWeekdays: c.ExcludeWeekdays,
+	v := calendarView{Name: c.Name, Timezone: c.Timezone, ExcludeDates: jsonio.Array(c.ExcludeDates), ExcludeWeekdays: jsonio.Array(c.ExcludeWeekdays),
 		ExcludeRanges: make([]dateRange, len(c.ExcludeRanges)), CreatedAt: jsonio.Time(c.CreatedAt), UpdatedAt: jsonio.Time(c.UpdatedAt)}
-	if v.ExcludeDates == nil {
-		v.ExcludeDates = []string{}
-	}
-	if v.ExcludeWeekdays == nil {
-		v.ExcludeWeekdays = []int{}
-	}
 	for i, r := range c.ExcludeRanges {
 		v.ExcludeRanges[i] = dateRange(r)
 	}

@@ -19,6 +19,14 @@ func Append(buf *bytes.Buffer, v any) error {
 	return nil
 }
 
+// Array is s as it must encode: an empty array when there is none, never null.
+func Array[E any](s []E) []E {
+	if s == nil {
+		return []E{}
+	}
+	return s
+}
+
 // Object writes one JSON object member by member, in the order they are added. It
 // exists because encoding/json re-compacts a json.RawMessage (and every Marshaler's
 // output) while encoding, which would rewrite the bytes of a stored payload; members

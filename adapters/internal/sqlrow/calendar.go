@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -28,13 +29,8 @@ type rangeJSON struct {
 
 // EncodeExclusions is c's exclusions column.
 func EncodeExclusions(c domain.Calendar) string {
-	j := exclusionsJSON{Dates: c.ExcludeDates, Weekdays: c.ExcludeWeekdays, Ranges: make([]rangeJSON, len(c.ExcludeRanges))}
-	if j.Dates == nil {
-		j.Dates = []string{}
-	}
-	if j.Weekdays == nil {
-		j.Weekdays = []int{}
-	}
+	j := exclusionsJSON{Dates: jsonio.Array(c.ExcludeDates), Weekdays: jsonio.Array(c.ExcludeWeekdays),
+		Ranges: make([]rangeJSON, len(c.ExcludeRanges))}
 	for i, r := range c.ExcludeRanges {
 		j.Ranges[i] = rangeJSON(r)
 	}

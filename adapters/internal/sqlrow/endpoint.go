@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -55,10 +56,7 @@ func timeoutMS(d time.Duration) int64 { return d.Milliseconds() }
 // short list read whole, never queried inside; see migration 00007). No secrets is
 // "[]", never "null".
 func EncodeSecrets(secrets []string) string {
-	if secrets == nil {
-		secrets = []string{}
-	}
-	b, err := json.Marshal(secrets)
+	b, err := json.Marshal(jsonio.Array(secrets))
 	if err != nil {
 		panic(err) // strings only: cannot fail
 	}
