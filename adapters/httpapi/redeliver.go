@@ -1,16 +1,13 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"time"
 
 	"github.com/gorilla/mux"
 
-	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -89,14 +86,8 @@ func (a *api) redeliverFailed(w http.ResponseWriter, r *http.Request, owner stri
 		return
 	}
 	var filter redeliverFilter
-	if raw := bytes.TrimSpace(req.Filter); len(raw) > 0 && string(raw) != "null" {
-		if err := jsonio.DecodeObject(raw, &filter); err != nil {
-			var je *jsonio.Error
-			if errors.As(err, &je) && je.Field != "" {
-				err = badRequest("filter."+je.Field, je.Message)
-			} else {
-				err = badRequest("filter", "filter must be an object of status, since, tag and label_prefix")
-			}
+	if filterGiven(req.Filter) {
+		if err := decodeFilter(req.Filter, &filter, "status, since, tag and label_prefix"); err != nil {
 			a.writeError(w, r, err)
 			return
 		}

@@ -72,7 +72,7 @@ func (a *api) ownerBulk(w http.ResponseWriter, r *http.Request, owner string) {
 	if !a.readObject(w, r, &req) {
 		return
 	}
-	filter, err := decodeFilter(req.Filter)
+	filter, err := decodeBulkFilter(req.Filter)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -100,19 +100,32 @@ func (a *api) ownerBulk(w http.ResponseWriter, r *http.Request, owner string) {
 	writeBulkResult(w, res, req.DryRun)
 }
 
-// decodeFilter reads the bulk call's filter, refusing unknown members and wrong types
-// as the body's own, named "filter.<member>".
-func decodeFilter(raw json.RawMessage) (bulkFilter, error) {
+// decodeBulkFilter reads the bulk call's filter, which it requires (decodeFilter).
+func decodeBulkFilter(raw json.RawMessage) (bulkFilter, error) {
 	var f bulkFilter
-	if raw == nil || string(bytes.TrimSpace(raw)) == "null" {
+	if !filterGiven(raw) {
 		return f, invalidArgument("filter", "is required: give at least one of tag, status, label_prefix")
 	}
-	if err := jsonio.DecodeObject(raw, &f); err != nil {
+	return f, decodeFilter(raw, &f, "tag, status and label_prefix")
+}
+
+// filterGiven reports whether a call's filter member is there: neither left out nor
+// null.
+func filterGiven(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && string(raw) != "null"
+}
+
+// decodeFilter reads a call's filter into dst, refusing unknown members and wrong types
+// as the body's own, named "filter.<member>"; members lists them for a filter that is
+// no object.
+func decodeFilter(raw json.RawMessage, dst any, members string) error {
+	if err := jsonio.DecodeObject(bytes.TrimSpace(raw), dst); err != nil {
 		var je *jsonio.Error
 		if errors.As(err, &je) && je.Field != "" {
-			return f, badRequest("filter."+je.Field, je.Message)
+			return badRequest("filter."+je.Field, je.Message)
 		}
-		return f, badRequest("filter", "filter must be an object of tag, status and label_prefix")
+		return badRequest("filter", "filter must be an object of "+members)
 	}
-	return f, nil
+	return nil
 }
