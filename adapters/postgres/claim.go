@@ -13,9 +13,9 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// claimable is the test of a row a claim may take, with $1 the now argument and the
-// parameter lease the lease in microseconds: active, due at the statement's now, and
-// leased to nobody or on a lease that has run out.
+// claimable is the test of a row a claim may take: active, due at the statement's now
+// ($1: the injected clock's time, or NULL for the database's), and leased to nobody or
+// on a lease that has run out. lease names the parameter of the lease in microseconds.
 func claimable(lease string) string {
 	return `status = 'active'
 	  AND next_fire_at <= coalesce($1::timestamptz, now())
