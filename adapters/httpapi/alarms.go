@@ -139,38 +139,50 @@ func (a *api) listEvents(w http.ResponseWriter, r *http.Request, owner string) {
 }
 
 // serveEvents answers a request for the events of alarm {id} (?limit=) with what events
-// reads: the owner's API and the admin API alike. get reads the alarm, whose series id
-// the events' occurrence keys carry (seriesOf).
+// reads: the owner's API and the admin API alike. get reads the alarm (historyOf).
 func (a *api) serveEvents(w http.ResponseWriter, r *http.Request, get func(ctx context.Context, id string) (domain.Alarm, error),
 	events func(ctx context.Context, id string, limit int) ([]domain.Event, error)) {
-	id, ok := a.alarmID(w, r)
+	// Events come oldest first with no cursor, so the default is the most the store
+	// returns: a client gets the whole history unless it asks for less.
+	h, ok := a.historyOf(w, r, get, ports.MaxEventsLimit, ports.MaxEventsLimit)
 	if !ok {
 		return
 	}
-	// Events come oldest first with no cursor, so the default is the most the store
-	// returns: a client gets the whole history unless it asks for less.
-	limit, err := limitParam(r.URL.Query(), ports.MaxEventsLimit, ports.MaxEventsLimit)
+	list, err := events(r.Context(), h.id, h.limit)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	series, err := seriesOf(r.Context(), get, id)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	list, err := events(r.Context(), id, limit)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"events": views(list, func(e domain.Event) eventView { return newEventView(e, series) })})
+	writeJSON(w, http.StatusOK, map[string]any{"events": views(list, func(e domain.Event) eventView { return newEventView(e, h.series) })})
 }
 
-// seriesOf is the id the wakes of alarm id carried in their occurrence keys
-// (domain.Alarm.SeriesID): its own, or a backfill's series'. Its history and attempt
-// log show the same keys, so a receiver can match them.
-func seriesOf(ctx context.Context, get func(ctx context.Context, id string) (domain.Alarm, error), id string) (string, error) {
-	al, err := get(ctx, id)
-	return al.SeriesID(), err
+// history is what a request for an alarm's events or attempts reads before them.
+type history struct {
+	id    string // the alarm's, from the path
+	limit int    // ?limit=
+	// series is the id the wakes of the alarm carried in their occurrence keys
+	// (domain.Alarm.SeriesID): its own, or a backfill's series'. Its history and
+	// attempt log show the same keys, so a receiver can match them.
+	series string
+}
+
+// historyOf reads alarm {id}, ?limit= (def when absent, at most max) and, with get,
+// the alarm's series; on an error it answers it and returns false.
+func (a *api) historyOf(w http.ResponseWriter, r *http.Request, get func(ctx context.Context, id string) (domain.Alarm, error),
+	def, max int) (history, bool) {
+	id, ok := a.alarmID(w, r)
+	if !ok {
+		return history{}, false
+	}
+	limit, err := limitParam(r.URL.Query(), def, max)
+	if err != nil {
+		a.writeError(w, r, err)
+		return history{}, false
+	}
+	al, err := get(r.Context(), id)
+	if err != nil {
+		a.writeError(w, r, err)
+		return history{}, false
+	}
+	return history{id: id, limit: limit, series: al.SeriesID()}, true
 }

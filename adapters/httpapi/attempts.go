@@ -94,32 +94,21 @@ func (a *api) adminAttempts(w http.ResponseWriter, r *http.Request, _ domain.Tok
 }
 
 // serveAttempts answers {"attempts": [...], "next_cursor": "..."} for alarm {id}; get
-// reads the alarm, whose series id the attempts' occurrence keys carry (seriesOf).
+// reads the alarm (historyOf).
 func (a *api) serveAttempts(w http.ResponseWriter, r *http.Request, showBody bool, get func(ctx context.Context, id string) (domain.Alarm, error),
 	attempts func(ctx context.Context, id string, limit int, cursor string) ([]domain.Event, string, error)) {
-	id, ok := a.alarmID(w, r)
+	h, ok := a.historyOf(w, r, get, ports.DefaultAttemptsLimit, ports.MaxAttemptsLimit)
 	if !ok {
 		return
 	}
-	q := r.URL.Query()
-	limit, err := limitParam(q, ports.DefaultAttemptsLimit, ports.MaxAttemptsLimit)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	series, err := seriesOf(r.Context(), get, id)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	list, next, err := attempts(r.Context(), id, limit, q.Get("cursor"))
+	list, next, err := attempts(r.Context(), h.id, h.limit, r.URL.Query().Get("cursor"))
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
 	views := make([]attemptView, len(list))
 	for i, e := range list {
-		views[i] = newAttemptView(e, series, showBody)
+		views[i] = newAttemptView(e, h.series, showBody)
 	}
 	writeJSON(w, http.StatusOK, struct {
 		Attempts   []attemptView `json:"attempts"`
