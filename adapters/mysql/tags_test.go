@@ -10,6 +10,7 @@ import (
 	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/adapters/internal/storetest"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
 )
 
 // A tag page walks alarm_tags_filter of the owner's first pair in id order (no
@@ -24,61 +25,52 @@ func TestTagPagePlans(t *testing.T) {
 		}
 		return a
 	})
+	// Each walk: its pages, the key its plan must read each of the walk's own tables by,
+	// the table it must read as a range (if any), and how many of a page's pairs the walk
+	// stands for; the others, x1, x2, ..., are each checked by the primary key of
+	// alarm_tags.
+	walks := []struct {
+		shapes  []storetest.TagPageShape
+		page    func(f ports.ListFilter, after string, limit int) (string, []any)
+		keys    map[string]string
+		rangeOn string
+		walked  int
+	}{
+		// The first pair's entries of alarm_tags_filter, in order; the alarm by its own key.
+		{storetest.TagPageShapes, s.Engine.TagPage, map[string]string{"t": "alarm_tags_filter", "a": "PRIMARY"}, "", 1},
+		// With other conditions the walk of the first pair is a range of
+		// alarm_tags_filter bounded below by its TagWalk-th entry, read first, from the
+		// index alone, as is the row of that entry's alarm, by PRIMARY.
+		{storetest.WalkTagPageShapes, s.Engine.WalkTagPage,
+			map[string]string{"t": "alarm_tags_filter", "e": "alarm_tags_filter", "a": "PRIMARY"}, "t", 1},
+		// With a rare status the page walks the owner's alarms of it instead, and checks
+		// every pair by the primary key of alarm_tags.
+		{storetest.StatusTagPageShapes, s.Engine.StatusTagPage, map[string]string{"a": "alarms_owner_status_list"}, "", 0},
+	}
 	for _, stats := range []string{"no statistics", "analyzed"} {
 		if stats == "analyzed" {
 			mustExec(t, s.db, "ANALYZE TABLE alarms, alarm_tags")
 		}
-		for _, c := range storetest.TagPageShapes {
-			for _, after := range []string{"", as[500].ID} {
-				what := fmt.Sprintf("%s, %s, cursor %t", stats, c.Name, after != "")
-				q, args := s.Engine.TagPage(c.F, after, 100)
-				plan, keys := tagPagePlan(t, s, what, q, args)
-				if keys["t"] != "alarm_tags_filter" || keys["a"] != "PRIMARY" {
-					t.Errorf("%s: plan %v; want a walk of alarm_tags_filter, the alarm by PRIMARY", what, plan)
-				}
-				for i := 1; i < len(c.F.Tags); i++ {
-					if x := "x" + string(rune('0'+i)); keys[x] != "PRIMARY" {
-						t.Errorf("%s: plan %v; want pair %d by PRIMARY", what, plan, i+1)
+		for _, w := range walks {
+			for _, c := range w.shapes {
+				for _, after := range []string{"", as[500].ID} {
+					what := fmt.Sprintf("%s, %s, cursor %t", stats, c.Name, after != "")
+					q, args := w.page(c.F, after, 100)
+					plan, keys := tagPagePlan(t, s, what, q, args)
+					for table, key := range w.keys {
+						if keys[table] != key {
+							t.Errorf("%s: plan %v reads %s by %q, want %s", what, plan, table, keys[table], key)
+						}
 					}
-				}
-			}
-		}
-		// With other conditions the walk of the first pair is a range of
-		// alarm_tags_filter bounded below by its TagWalk-th entry, read first, from the
-		// index alone, as is the row of that entry's alarm, by PRIMARY.
-		for _, c := range storetest.WalkTagPageShapes {
-			for _, after := range []string{"", as[500].ID} {
-				what := fmt.Sprintf("%s, %s, cursor %t", stats, c.Name, after != "")
-				q, args := s.Engine.WalkTagPage(c.F, after, 100)
-				plan, keys := tagPagePlan(t, s, what, q, args)
-				for _, r := range plan {
-					if r["table"] == "t" && r["type"] != "range" {
-						t.Errorf("%s: %v does not walk a range", what, r)
+					for _, r := range plan {
+						if w.rangeOn != "" && r["table"] == w.rangeOn && r["type"] != "range" {
+							t.Errorf("%s: %v does not walk a range", what, r)
+						}
 					}
-				}
-				if keys["t"] != "alarm_tags_filter" || keys["e"] != "alarm_tags_filter" || keys["a"] != "PRIMARY" {
-					t.Errorf("%s: plan %v; want a walk of alarm_tags_filter bounded from it, the alarms by PRIMARY", what, plan)
-				}
-				for i := 1; i < len(c.F.Tags); i++ {
-					if x := "x" + string(rune('0'+i)); keys[x] != "PRIMARY" {
-						t.Errorf("%s: plan %v; want pair %d by PRIMARY", what, plan, i+1)
-					}
-				}
-			}
-		}
-		// With a rare status the page walks the owner's alarms of it instead, and checks
-		// every pair by the primary key of alarm_tags.
-		for _, c := range storetest.StatusTagPageShapes {
-			for _, after := range []string{"", as[500].ID} {
-				what := fmt.Sprintf("%s, %s, cursor %t", stats, c.Name, after != "")
-				q, args := s.Engine.StatusTagPage(c.F, after, 100)
-				plan, keys := tagPagePlan(t, s, what, q, args)
-				if keys["a"] != "alarms_owner_status_list" {
-					t.Errorf("%s: plan %v; want a walk of alarms_owner_status_list", what, plan)
-				}
-				for i := 1; i <= len(c.F.Tags); i++ {
-					if x := "x" + string(rune('0'+i)); keys[x] != "PRIMARY" {
-						t.Errorf("%s: plan %v; want pair %d by PRIMARY", what, plan, i)
+					for i := 1; i <= len(c.F.Tags)-w.walked; i++ {
+						if x := "x" + string(rune('0'+i)); keys[x] != "PRIMARY" {
+							t.Errorf("%s: plan %v; want pair %d by PRIMARY", what, plan, i+w.walked)
+						}
 					}
 				}
 			}
