@@ -23,23 +23,10 @@ var claimSQL = `UPDATE alarms SET claimed_by = ?1, claimed_at = ?2
 	RETURNING ` + alarmColumns
 
 // ClaimDue leases up to p.Batch due alarms to p.Worker, oldest due first; with p.Fair,
-// up to PerLane from each lane in turn, chosen on the reader pool (chooseFair) and
-// leased on the writer.
+// up to PerLane from each lane in turn.
 func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claimed, error) {
 	if err := claims.Check(p); err != nil {
 		return ports.Claimed{}, fmt.Errorf("sqlite: %w", err)
-	}
-	var choice fairChoice
-	if p.Fair != nil && p.Batch > 0 {
-		var err error
-		if choice, err = s.chooseFair(ctx, p); err != nil {
-			return ports.Claimed{}, err
-		}
-		if choice.ids == "" { // nothing due: no write
-			claimed, err := claims.Choose(p, nil, func(*claims.Taken) ([]domain.Alarm, error) { return nil, nil })
-			claimed.Now = s.now()
-			return claimed, err
-		}
 	}
 	var claimed ports.Claimed
 	err := s.writeTurn(ctx, true, func(tx *sql.Tx) error {
@@ -57,7 +44,7 @@ func (s *Store) ClaimDue(ctx context.Context, p ports.ClaimParams) (ports.Claime
 			alarms, err := scanAlarms(rows)
 			return alarms, mapError(err)
 		}, func(taken *claims.Taken) ([]domain.Alarm, error) {
-			return s.leaseFair(ctx, tx, p, now, expired, choice, taken)
+			return s.claimFair(ctx, tx, p, now, expired, taken)
 		})
 		claimed.Now = now
 		return err

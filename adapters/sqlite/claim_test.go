@@ -1,13 +1,10 @@
 package sqlite
 
 import (
-	"context"
-	"database/sql"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chronoshq/chronos/adapters/internal/claims"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 	"github.com/chronoshq/chronos/test/contract"
@@ -91,78 +88,4 @@ func ids(as []domain.Alarm) string {
 		out[i] = a.ID
 	}
 	return strings.Join(out, ",")
-}
-
-// A fair claim chooses on the reader pool and leases on the writer: an alarm it chose
-// that another claim leased in between is left out of its batch, never leased twice,
-// and the lanes it counts are those of what it leased.
-func TestFairClaimLeavesOutWhatWasLeasedSinceTheChoice(t *testing.T) {
-	ctx := t.Context()
-	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	s := openTemp(t, fixedClock{now})
-	for _, owner := range []string{"o1", "o2"} {
-		at := now.Add(-time.Minute)
-		a, err := domain.NewAlarm(owner+"-a", domain.Spec{Owner: owner, Kind: domain.KindOnce, FireAt: &at}, now.Add(-time.Hour), domain.Defaults{MaxFailures: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := contract.CreateOne(ctx, s, a); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p := ports.ClaimParams{Worker: "w1", Lease: time.Minute, Batch: 10, Fair: &ports.FairClaim{Start: 0, PerLane: 10}}
-	choice, err := s.chooseFair(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(choice.lane) != 2 {
-		t.Fatalf("chose %d alarms, want both", len(choice.lane))
-	}
-	// Another claim leases o1's alarm between the choice and the lease.
-	other, err := s.ClaimDue(ctx, ports.ClaimParams{Worker: "w2", Lease: time.Minute, Batch: 1,
-		Fair: &ports.FairClaim{Start: choice.lane["o1-a"], PerLane: 1}})
-	if err != nil || ids(other.Alarms) != "o1-a" {
-		t.Fatalf("the other claim got %v (%v), want o1-a", ids(other.Alarms), err)
-	}
-	var taken claims.Taken
-	var leased []domain.Alarm
-	err = s.writeTurn(ctx, true, func(tx *sql.Tx) error {
-		leased, err = s.leaseFair(ctx, tx, p, now, now.Add(-time.Minute), choice, &taken)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := ids(leased); got != "o2-a" {
-		t.Errorf("the lease took %q, want only o2-a (o1-a is w2's)", got)
-	}
-	var want claims.Taken
-	want[choice.lane["o2-a"]] = 1
-	if taken != want {
-		t.Errorf("counted by lane %v, want one in o2-a's lane %d only", taken, choice.lane["o2-a"])
-	}
-	got, err := s.Get(ctx, ports.AnyOwner, "o1-a")
-	if err != nil || got.ClaimedBy != "w2" {
-		t.Errorf("o1-a is leased by %q (%v), want w2's lease kept", got.ClaimedBy, err)
-	}
-}
-
-// A fair claim that finds nothing due answers without the writer: an idle node's claims
-// never queue behind a write in progress.
-func TestEmptyFairClaimTakesNoWriteTurn(t *testing.T) {
-	ctx := t.Context()
-	s := openTemp(t, nil)
-	if err := s.turns.acquire(ctx, false); err != nil { // a long write in progress
-		t.Fatal(err)
-	}
-	defer s.turns.release()
-	short, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	c, err := s.ClaimDue(short, ports.ClaimParams{Worker: "w1", Lease: time.Minute, Batch: 10, Fair: &ports.FairClaim{Start: 3, PerLane: 2}})
-	if err != nil {
-		t.Fatalf("an empty fair claim waited for the writer: %v", err)
-	}
-	if len(c.Alarms) != 0 || c.Next != 4 || c.Now.IsZero() {
-		t.Errorf("empty fair claim = %d alarms, next lane %d, now %v; want 0, 4 and the store's now", len(c.Alarms), c.Next, c.Now)
-	}
 }

@@ -114,7 +114,7 @@ func TestFairClaimPlan(t *testing.T) {
 		if n := strings.Count(p, probe); n != ports.Lanes || scansTable(p) || strings.Contains(p, "TEMP B-TREE") {
 			t.Errorf("%s: fair claim plan has %d probes %q of %d, or sorts or scans: %s", state, n, probe, ports.Lanes, p)
 		}
-		p = queryPlan(t, s, claimIDsSQL, "w", 10000, `["a","b"]`, 0)
+		p = queryPlan(t, s, claimIDsSQL, "w", 10000, `["a","b"]`)
 		if !strings.Contains(p, "INDEX sqlite_autoindex_alarms_1 (id=?)") || scansTable(p) {
 			t.Errorf("%s: the fair claim's lease plan %q does not find rows by id", state, p)
 		}

@@ -42,8 +42,8 @@ type statements struct {
 	insertAlarm *sql.Stmt
 	// claim is ClaimDue's statement, run hundreds of times a second at a steady rate.
 	claim *sql.Stmt
-	// claimIDs is a fair claim's lease (see fair.go); its choice is a read.
-	claimIDs *sql.Stmt
+	// fairPick and claimIDs are a fair claim's choice and lease (see fair.go).
+	fairPick, claimIDs *sql.Stmt
 	// extendLease is ExtendLease's fenced UPDATE.
 	extendLease *sql.Stmt
 	// applyBatch[i] applies up to 1<<i transitions (see applyBatchSQL).
@@ -89,6 +89,7 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 		{&st.applyUnfenced, transitionSet},
 		{&st.insertAlarm, insertAlarmSQL},
 		{&st.claim, claimSQL},
+		{&st.fairPick, fairPickSQL},
 		{&st.claimIDs, claimIDsSQL},
 		{&st.extendLease, extendLeaseSQL},
 		{&st.byKey, byKeySQL},
@@ -110,7 +111,7 @@ func prepare(ctx context.Context, db *sql.DB) (st statements, err error) {
 
 func (st statements) close() error {
 	var errs []error
-	all := append([]*sql.Stmt{st.applyFenced, st.applyUnfenced, st.insertAlarm, st.claim, st.claimIDs, st.extendLease, st.byKey,
+	all := append([]*sql.Stmt{st.applyFenced, st.applyUnfenced, st.insertAlarm, st.claim, st.fairPick, st.claimIDs, st.extendLease, st.byKey,
 		st.deleteEventsOf, st.deleteAlarms}, st.applyBatch[:]...)
 	all = append(all, st.createBatch[:]...)
 	for _, s := range append(all, st.insertEvents[:]...) {
@@ -140,12 +141,10 @@ var (
 	}()
 )
 
-// readStatements are the reads prepared once on the reader pool.
+// readStatements are CountAlarms' reads, prepared once on the reader pool.
 type readStatements struct {
 	// countStatuses and countDue are CountAlarms' two reads.
 	countStatuses, countDue *sql.Stmt
-	// fairPick is a fair claim's choice (fair.go).
-	fairPick *sql.Stmt
 }
 
 func prepareReads(ctx context.Context, db *sql.DB) (r readStatements, err error) {
@@ -161,14 +160,11 @@ func prepareReads(ctx context.Context, db *sql.DB) (r readStatements, err error)
 	if r.countDue, err = db.PrepareContext(ctx, countDueSQL); err != nil {
 		return
 	}
-	if r.fairPick, err = db.PrepareContext(ctx, fairPickSQL); err != nil {
-		return
-	}
 	return r, nil
 }
 
 func (r readStatements) close() {
-	all := []*sql.Stmt{r.countStatuses, r.countDue, r.fairPick}
+	all := []*sql.Stmt{r.countStatuses, r.countDue}
 	for _, st := range all {
 		if st != nil {
 			_ = st.Close()
