@@ -29,8 +29,9 @@ func TestTagPagePlans(t *testing.T) {
 		}
 	}
 	// With other conditions the walk of the first pair is a range of alarm_tags_filter
-	// bounded below by its TagWalk-th entry, read from the index alone (where the range
-	// starts, where the edge is flagged and where it is let through), and each other pair
+	// bounded below by its TagWalk-th entry, read from the index alone once (the CTE w,
+	// one row, which the range's start, the edge's flag and its filter read), and each
+	// other pair
 	// is checked by primary key (for the row's hit, and in the filter).
 	for _, c := range storetest.WalkTagPageShapes {
 		for _, after := range []string{"", "x"} {
@@ -41,9 +42,9 @@ func TestTagPagePlans(t *testing.T) {
 				walk, edge = "alarm_id>? AND alarm_id<?", " AND alarm_id<?"
 			}
 			if !strings.Contains(p, "SEARCH t USING COVERING INDEX alarm_tags_filter (owner=? AND tag_key=? AND tag_value=? AND "+walk+")") ||
-				strings.Count(p, "SEARCH e USING COVERING INDEX alarm_tags_filter (owner=? AND tag_key=? AND tag_value=?"+edge+")") != 3 ||
+				strings.Count(p, "SEARCH e USING COVERING INDEX alarm_tags_filter (owner=? AND tag_key=? AND tag_value=?"+edge+")") != 1 ||
 				!strings.Contains(p, "SEARCH a USING INDEX sqlite_autoindex_alarms_1 (id=?)") ||
-				strings.Contains(p, "TEMP B-TREE") || strings.Contains(p, "SCAN") {
+				strings.Contains(p, "TEMP B-TREE") || strings.Contains(strings.NewReplacer("SCAN w", "", "SCAN CONSTANT ROW", "").Replace(p), "SCAN") {
 				t.Errorf("%s, cursor %t: plan %q does not walk a bounded range of alarm_tags_filter in order", c.Name, after != "", p)
 			}
 			if n := len(c.F.Tags) - 1; strings.Count(p, "USING PRIMARY KEY (alarm_id=? AND tag_key=?)") != 2*n {

@@ -104,11 +104,16 @@ func (e *Engine[T]) walkTagPage(f ports.ListFilter, after string, limit int) (st
 		}
 		return strings.Join(conds, ` AND `)
 	}
-	bound := func() string { return `COALESCE(` + tagEdge(&s, f, after) + `, '')` }
+	// The bound is read once: as a one-row table joined first (BoundFirst), or as a
+	// materialized CTE that each comparison reads as a scalar subquery (a subquery
+	// written in place runs once per place, each an index walk of TagWalk entries).
+	q, bound := ``, func() string { return `(SELECT bound FROM w)` }
 	if e.Tags.BoundFirst != "" {
 		bound = func() string { return `w.bound` }
+	} else {
+		q = `WITH w AS MATERIALIZED (SELECT COALESCE(` + tagEdge(&s, f, after) + `, '') AS bound) `
 	}
-	q := `SELECT ` + sqlrow.Qualified("a", sqlrow.AlarmColumns) + `, CASE WHEN ` + match() + ` THEN 1 ELSE 0 END AS hit, ` +
+	q += `SELECT ` + sqlrow.Qualified("a", sqlrow.AlarmColumns) + `, CASE WHEN ` + match() + ` THEN 1 ELSE 0 END AS hit, ` +
 		`CASE WHEN t.alarm_id = ` + bound() + ` THEN 1 ELSE 0 END AS edge FROM `
 	if e.Tags.BoundFirst != "" {
 		q += `(SELECT COALESCE(` + tagEdge(&s, f, after) + `, '') AS bound) w ` + e.Tags.BoundFirst + ` `

@@ -43,9 +43,9 @@ type TagSQL struct {
 	Inline bool
 	// BoundFirst is "" where the planner takes a scalar subquery compared with an index
 	// column as a bound of the index range it walks (PostgreSQL, SQLite): the bound of a
-	// walk cut after TagWalk entries (walkTagPage) is then compared in place. Where it
-	// does not (MySQL), it is the join that reads the bound first, as a one-row table
-	// w(bound) a planner takes as a constant, before Join: "STRAIGHT_JOIN".
+	// walk cut after TagWalk entries (walkTagPage) is then read from a materialized CTE
+	// in place. Where it does not (MySQL), it is the join that reads the bound first, as
+	// a one-row table w(bound) a planner takes as a constant, before Join: "STRAIGHT_JOIN".
 	BoundFirst string
 }
 
