@@ -18,6 +18,18 @@ import (
 // page of any size whose walked alarms all match still fills.
 const TagWalk = 512
 
+// TagWalkFor is the walk of a page of limit alarms: 16 entries per alarm asked for, a
+// power of two from 64 to TagWalk (so a default page of 100 walks TagWalk, and the
+// statement is one of four texts). A small page then pays for a small walk, the bound's
+// read included, and still fills where one alarm in 16 of the pair's matches.
+func TagWalkFor(limit int) int {
+	w := 64
+	for w < 16*limit && w < TagWalk {
+		w *= 2
+	}
+	return w
+}
+
 // tagPage is the page of a filter with tags, and whether it is walkTagPage's
 // (readWalk reads it): statusTagPage when f names one owner and a rare status
 // (walkStatusFirst); pairTagPage when f's only condition is its one pair, so that every
@@ -85,8 +97,8 @@ func (e *Engine[T]) pairTagPage(f ports.ListFilter, after string, limit int) (st
 	return q, s.args
 }
 
-// walkTagPage is pairTagPage's walk stopped after TagWalk entries of the index: its
-// lower bound is the TagWalk-th entry from the cursor (tagEdge, read from the index
+// walkTagPage is pairTagPage's walk stopped after TagWalkFor(limit) entries of the
+// index: its lower bound is the last of them from the cursor (tagEdge, read from the index
 // alone; the empty string when fewer are left), a bound of the walk's index range. Its
 // rows are the page's alarms, at most limit+1 as pairTagPage's, and the alarm of the
 // walk's last entry, the edge, matching or not (it is the last row, which the limit
@@ -111,12 +123,12 @@ func (e *Engine[T]) walkTagPage(f ports.ListFilter, after string, limit int) (st
 	if e.Tags.BoundFirst != "" {
 		bound = func() string { return `w.bound` }
 	} else {
-		q = `WITH w AS MATERIALIZED (SELECT COALESCE(` + tagEdge(&s, f, after) + `, '') AS bound) `
+		q = `WITH w AS MATERIALIZED (SELECT COALESCE(` + tagEdge(&s, f, after, TagWalkFor(limit)) + `, '') AS bound) `
 	}
 	q += `SELECT ` + sqlrow.Qualified("a", sqlrow.AlarmColumns) + `, CASE WHEN ` + match() + ` THEN 1 ELSE 0 END AS hit, ` +
 		`CASE WHEN t.alarm_id = ` + bound() + ` THEN 1 ELSE 0 END AS edge FROM `
 	if e.Tags.BoundFirst != "" {
-		q += `(SELECT COALESCE(` + tagEdge(&s, f, after) + `, '') AS bound) w ` + e.Tags.BoundFirst + ` `
+		q += `(SELECT COALESCE(` + tagEdge(&s, f, after, TagWalkFor(limit)) + `, '') AS bound) w ` + e.Tags.BoundFirst + ` `
 	}
 	conds := firstPair(&s, "t", f, after)
 	conds = append(conds, `t.alarm_id >= `+bound(), `((`+match()+`) OR t.alarm_id = `+bound()+`)`)
@@ -124,11 +136,11 @@ func (e *Engine[T]) walkTagPage(f ports.ListFilter, after string, limit int) (st
 	return q, s.args
 }
 
-// tagEdge is the scalar subquery of the TagWalk-th entry of f's first pair from the
-// cursor, NULL when fewer are left: an index-only walk of TagWalk entries.
-func tagEdge(s *stmt, f ports.ListFilter, after string) string {
+// tagEdge is the scalar subquery of the walk-th entry of f's first pair from the
+// cursor, NULL when fewer are left: an index-only walk of walk entries.
+func tagEdge(s *stmt, f ports.ListFilter, after string, walk int) string {
 	return `(SELECT e.alarm_id FROM alarm_tags e WHERE ` + strings.Join(firstPair(s, "e", f, after), ` AND `) +
-		` ORDER BY e.alarm_id DESC LIMIT 1 OFFSET ` + strconv.Itoa(TagWalk-1) + `)`
+		` ORDER BY e.alarm_id DESC LIMIT 1 OFFSET ` + strconv.Itoa(walk-1) + `)`
 }
 
 // readWalk runs q, a walkTagPage statement, with the rows' tags (tagged), and returns

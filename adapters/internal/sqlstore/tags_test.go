@@ -8,6 +8,7 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/ports"
 )
 
 // textsDB records the texts of the statements run on it and returns no rows.
@@ -77,6 +78,22 @@ func TestSelectEnd(t *testing.T) {
 	} {
 		if got := q[:selectEnd(q)]; got != want {
 			t.Errorf("select list of %q = %q, want %q", q, got, want)
+		}
+	}
+}
+
+// A small page walks a small range of its pair (its bound's read included), a default
+// or larger page TagWalk entries, in one of four statement texts; a page still fills
+// where one alarm of the pair in 16 matches.
+func TestTagWalkFor(t *testing.T) {
+	for _, c := range []struct{ limit, want int }{
+		{1, 64}, {4, 64}, {5, 128}, {10, 256}, {16, 256}, {17, 512}, {ports.DefaultListLimit, TagWalk}, {ports.MaxListLimit, TagWalk},
+	} {
+		if got := TagWalkFor(c.limit); got != c.want {
+			t.Errorf("TagWalkFor(%d) = %d, want %d", c.limit, got, c.want)
+		}
+		if got := TagWalkFor(c.limit); got < min(16*c.limit, TagWalk) {
+			t.Errorf("TagWalkFor(%d) = %d walks fewer than 16 entries per alarm asked for", c.limit, got)
 		}
 	}
 }
