@@ -125,7 +125,9 @@ func (e *Engine[T]) walkTagPage(f ports.ListFilter, after string, limit int) (st
 	} else {
 		q = `WITH w AS MATERIALIZED (SELECT COALESCE(` + tagEdge(&s, f, after, TagWalkFor(limit)) + `, '') AS bound) `
 	}
-	q += `SELECT ` + sqlrow.Qualified("a", sqlrow.AlarmColumns) + `, CASE WHEN ` + match() + ` THEN 1 ELSE 0 END AS hit, ` +
+	// Every row but the edge passed match in WHERE: hit checks the edge alone.
+	q += `SELECT ` + sqlrow.Qualified("a", sqlrow.AlarmColumns) + `, CASE WHEN t.alarm_id <> ` + bound() + ` THEN 1 WHEN ` +
+		match() + ` THEN 1 ELSE 0 END AS hit, ` +
 		`CASE WHEN t.alarm_id = ` + bound() + ` THEN 1 ELSE 0 END AS edge FROM `
 	if e.Tags.BoundFirst != "" {
 		q += `(SELECT COALESCE(` + tagEdge(&s, f, after, TagWalkFor(limit)) + `, '') AS bound) w ` + e.Tags.BoundFirst + ` `
