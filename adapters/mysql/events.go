@@ -26,7 +26,7 @@ func insertEvents(ctx context.Context, tx batchTx, evs []domain.Event) error {
 		if err := eachPiece(chunk, func(piece []domain.Event) error {
 			args := make([]any, 0, eventParams*len(piece))
 			for _, ev := range piece {
-				args = sqlrow.AppendReceipt(sqlrow.AppendEvent(args, ev, timeArg), ev.Receipt)
+				args = sqlrow.AppendEventRow(args, ev, timeArg)
 			}
 			q := `INSERT INTO alarm_events (` + eventColumns + `) VALUES ` + sqltext.ValuesRows(len(piece), eventParams)
 			_, err := tx.exec(ctx, q, args...)

@@ -30,7 +30,7 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []domain.Ev
 		b := bucketIndex(len(chunk))
 		args := make([]any, 0, eventParams<<b)
 		for _, e := range chunk {
-			args = sqlrow.AppendReceipt(sqlrow.AppendEvent(args, e, toDB), e.Receipt)
+			args = sqlrow.AppendEventRow(args, e, toDB)
 		}
 		args = args[:cap(args)] // the padding stays nil: NULL
 		if _, err := tx.StmtContext(ctx, s.stmts.insertEvents[b]).ExecContext(ctx, args...); err != nil {

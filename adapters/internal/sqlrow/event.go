@@ -1,6 +1,7 @@
 package sqlrow
 
 import (
+	"strings"
 	"time"
 
 	"github.com/chronoshq/chronos/domain"
@@ -86,3 +87,12 @@ const (
 	EventRowColumns = EventColumns + `, ` + ReceiptColumns
 	EventRowParams  = EventParams + ReceiptParams
 )
+
+// EventRowColumnNames are EventRowColumns one by one (a COPY names its columns so).
+var EventRowColumnNames = strings.Split(EventRowColumns, `, `)
+
+// AppendEventRow appends e's row, in EventRowColumns order, to args: its event's values
+// and its receipt's.
+func AppendEventRow(args []any, e domain.Event, timeArg func(time.Time) any) []any {
+	return AppendReceipt(AppendEvent(args, e, timeArg), e.Receipt)
+}

@@ -180,3 +180,22 @@ func TestScanEndpoint(t *testing.T) {
 func scanEndpointRow(row []any) (domain.Endpoint, error) {
 	return ScanEndpoint(&fakeRows{rows: [][]any{row}, next: 1}, NullTime)
 }
+
+// An event row binds one value per column every store's insert names, receipt or not,
+// in the columns' order: the receipt's after the event's, NULLs for an event without one.
+func TestEventRow(t *testing.T) {
+	if len(EventRowColumnNames) != EventRowParams || EventRowColumnNames[0] != "alarm_id" ||
+		EventRowColumnNames[EventParams] != "duration_us" {
+		t.Fatalf("EventRowColumnNames = %q, want %d names, alarm_id first, duration_us after the event's", EventRowColumnNames, EventRowParams)
+	}
+	at := func(time.Time) any { return "t" }
+	plain := AppendEventRow(nil, domain.Event{AlarmID: "a1", Type: domain.EventFired}, at)
+	attempt := AppendEventRow(nil, domain.Event{AlarmID: "a1", Type: domain.EventFired,
+		Receipt: &domain.Receipt{Duration: 3 * time.Millisecond, Status: 200}}, at)
+	if len(plain) != EventRowParams || len(attempt) != EventRowParams {
+		t.Fatalf("rows of %d and %d values, want %d", len(plain), len(attempt), EventRowParams)
+	}
+	if plain[0] != "a1" || plain[EventParams] != nil || attempt[EventParams] != int64(3000) || attempt[EventParams+1] != int64(200) {
+		t.Errorf("rows %v and %v: want the alarm id first, then no receipt (NULL) and a receipt of 3000 µs, status 200", plain, attempt)
+	}
+}
