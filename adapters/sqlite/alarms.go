@@ -4,29 +4,19 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 )
 
-// createBatchSQL inserts up to rows alarms in one statement (padding rows, all NULL,
-// are left out) and returns the ids it inserted. ON CONFLICT DO NOTHING without a target
-// skips a row that hits any unique index: an owner's idempotency key already stored or
-// taken by an earlier row, or an id that exists. (The WHERE also tells SQLite's parser
-// that ON CONFLICT belongs to the INSERT, not to the SELECT.)
+// createBatchSQL inserts up to rows alarms in one statement and returns the ids it
+// inserted. ON CONFLICT DO NOTHING without a target skips a row that hits any unique
+// index: an owner's idempotency key already stored or taken by an earlier row, or an id
+// that exists.
 func createBatchSQL(rows int) string {
-	cols := make([]string, sqlrow.AlarmParams)
-	for i := range cols {
-		cols[i] = fmt.Sprintf("column%d", i+1)
-	}
-	return `INSERT INTO alarms (` + alarmColumns + `)
-		SELECT ` + strings.Join(cols, ", ") + ` FROM (VALUES ` + valuesRows(rows, sqlrow.AlarmParams) + `) WHERE column1 IS NOT NULL
-		ON CONFLICT DO NOTHING
-		RETURNING id`
+	return insertAlarmsSQL(rows, `ON CONFLICT DO NOTHING RETURNING id`)
 }
 
 // byKeySQL reads the owner's alarm with an idempotency key.
@@ -75,9 +65,7 @@ func (s *Store) alarmsByKey(ctx context.Context, db sqlstore.DB, keys []sqlstore
 
 // insertAlarmSQL inserts one alarm (Apply's notices); a clash on the owner's
 // idempotency key would insert nothing, one on the id fails.
-var insertAlarmSQL = `INSERT INTO alarms (` + alarmColumns + `)
-	VALUES (` + placeholders(sqlrow.AlarmParams) + `)
-	ON CONFLICT (owner, idempotency_key) WHERE idempotency_key <> '' DO NOTHING`
+var insertAlarmSQL = insertAlarmsSQL(1, `ON CONFLICT (owner, idempotency_key) WHERE idempotency_key <> '' DO NOTHING`)
 
 // storedAlarm is a as the store keeps it: every time column truncated to the millisecond.
 func storedAlarm(a domain.Alarm) domain.Alarm { return sqlstore.StoredTimes(a, trunc) }

@@ -28,7 +28,7 @@ func (s *Store) insertMany(ctx context.Context, tx sqlstore.DB, as []domain.Alar
 		for _, a := range chunk {
 			args = append(args, s.AlarmArgs(a)...)
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO alarms (`+alarmColumns+`) VALUES `+valuesRows(len(chunk), sqlrow.AlarmParams), args...); err != nil {
+		if _, err := tx.Exec(ctx, insertAlarmsSQL(len(chunk), ``), args...); err != nil {
 			return err
 		}
 	}

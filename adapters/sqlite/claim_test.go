@@ -59,8 +59,8 @@ func TestClaimUsesDueIndex(t *testing.T) {
 // laneRangeProbe and laneProbe are one lane's read of alarms_lane_due in a plan: its
 // due range (next_fire_at <= ?), or the whole lane from its oldest entry.
 const (
-	laneRangeProbe = "SEARCH alarms USING INDEX alarms_lane_due (<expr>=? AND next_fire_at<?)"
-	laneProbe      = "SEARCH alarms USING INDEX alarms_lane_due (<expr>=?)"
+	laneRangeProbe = "SEARCH alarms USING INDEX alarms_lane_due (lane=? AND next_fire_at<?)"
+	laneProbe      = "SEARCH alarms USING INDEX alarms_lane_due (lane=?)"
 )
 
 // mergesLanes reports whether plan reads every lane through probe, once each, and

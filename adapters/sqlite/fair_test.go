@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/migrations"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -30,9 +31,9 @@ func fillAlarms(t testing.TB, s *Store, n int) {
 	t.Helper()
 	mustExec(t, s, `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ?)
 		INSERT INTO alarms (id, owner, kind, fire_at, next_fire_at, scheduled_for, payload, status, delivery,
-		                    max_failures, created_at, updated_at)
-		SELECT printf('%012d', n), printf('owner-%02d', n % 64), 'once', n, n, n, X'7B7D', 'active', 'at_least_once', 5, 0, 0
-		FROM g`, n)
+		                    max_failures, created_at, updated_at, lane)
+		SELECT printf('%012d', n), o, 'once', n, n, n, X'7B7D', 'active', 'at_least_once', 5, 0, 0, `+laneOf("o")+`
+		FROM (SELECT n, printf('owner-%02d', n % 64) AS o FROM g)`, n)
 }
 
 // pinnedLanes are the lanes of owner-00 to owner-63. The lane expression must never
@@ -55,7 +56,7 @@ func TestLanes(t *testing.T) {
 			t.Fatalf("owner %q: %v", o, err)
 		}
 	}
-	rows, err := s.reader.Query(`SELECT owner, lane, typeof(lane) FROM (SELECT id, owner, ` + laneExpr + ` AS lane FROM alarms) ORDER BY id`)
+	rows, err := s.reader.Query(`SELECT owner, lane, typeof(lane) FROM (SELECT id, owner, ` + laneOf("owner") + ` AS lane FROM alarms) ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,14 +91,56 @@ func TestLanes(t *testing.T) {
 	}
 }
 
-// laneExpr is the expression migration 00008 indexes, word for word.
-func TestLaneExprIsTheIndexed(t *testing.T) {
-	m, err := fs.ReadFile(migrations.SQLite(), "00008_lanes.sql")
-	if err != nil {
+// Every insert of the store writes an alarm's lane: a create (CreateBatch), a bulk
+// load (CreateMany) and Apply's notice (insertAlarmSQL).
+func TestInsertsWriteTheLane(t *testing.T) {
+	s := openTemp(t, nil)
+	ctx := t.Context()
+	alarm := func(id, owner string) domain.Alarm {
+		at := time.Unix(1e9, 0)
+		a, err := domain.NewAlarm(id, domain.Spec{Owner: owner, Kind: domain.KindOnce, FireAt: &at},
+			time.Unix(1e9, 0), domain.Defaults{MaxFailures: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	owners := []string{"a", "owner-07", "用户名", strings.Repeat("long owner ", 40)}
+	var created, bulk []domain.Alarm
+	for i, o := range owners {
+		created = append(created, alarm(fmt.Sprintf("0190f0c0-0000-7000-8000-00000000010%d", i), o))
+		bulk = append(bulk, alarm(fmt.Sprintf("0190f0c0-0000-7000-8000-00000000020%d", i), o))
+	}
+	if _, err := s.CreateBatch(ctx, created); err != nil {
 		t.Fatal(err)
 	}
-	if words := strings.Fields; !strings.Contains(strings.Join(words(string(m)), " "), strings.Join(words(laneExpr), " ")) {
-		t.Errorf("migration 00008 does not index laneExpr:\n%s", laneExpr)
+	if err := s.CreateMany(ctx, bulk); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.writer.Exec(insertAlarmSQL, s.AlarmArgs(alarm("0190f0c0-0000-7000-8000-000000000300", "notices"))...); err != nil {
+		t.Fatal(err)
+	}
+	var n, laned int
+	if err := s.reader.QueryRow(`SELECT count(*), count(CASE WHEN lane = `+laneOf("owner")+` THEN 1 END) FROM alarms`).Scan(&n, &laned); err != nil {
+		t.Fatal(err)
+	}
+	if want := 2*len(owners) + 1; n != want || laned != n {
+		t.Errorf("%d alarms (want %d), %d of them in their owner's lane; want all", n, want, laned)
+	}
+}
+
+// laneOf's hash is the expression migration 00008 indexed and 00016 wrote to every
+// alarm's lane column, word for word: an owner's alarms inserted after 00016 join the
+// lane its older alarms were given.
+func TestLaneOfIsTheMigrations(t *testing.T) {
+	for _, name := range []string{"00008_lanes.sql", "00016_lane_column.sql"} {
+		m, err := fs.ReadFile(migrations.SQLite(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if words := strings.Fields; !strings.Contains(strings.Join(words(string(m)), " "), strings.Join(words(laneOf("owner")), " ")) {
+			t.Errorf("migration %s does not hold laneOf's hash:\n%s", name, laneOf("owner"))
+		}
 	}
 }
 
@@ -110,7 +153,7 @@ func TestFairClaimPlan(t *testing.T) {
 	s := openTemp(t, nil)
 	eachPlannerState(t, s, func() { fillAlarms(t, s, 20000) }, func(state string) {
 		p := queryPlan(t, s, fairPickSQL, 5, 10000, 0, 10, 100)
-		probe := "SEARCH alarms USING INDEX alarms_lane_due (<expr>=? AND next_fire_at<?)"
+		probe := "SEARCH alarms USING INDEX alarms_lane_due (lane=? AND next_fire_at<?)"
 		if n := strings.Count(p, probe); n != ports.Lanes || scansTable(p) || strings.Contains(p, "TEMP B-TREE") {
 			t.Errorf("%s: fair claim plan has %d probes %q of %d, or sorts or scans: %s", state, n, probe, ports.Lanes, p)
 		}

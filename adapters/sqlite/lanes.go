@@ -4,13 +4,20 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
+
 	"github.com/chronoshq/chronos/ports"
 )
 
-// laneExpr is an alarm's lane, the hash of its owner that alarms_lane_due indexes
-// (migration 00008 says how and why): written here exactly as there, since SQLite
-// uses an index on an expression only for that expression (TestFairClaimPlan).
-const laneExpr = `((length(owner) * 733725
+// laneOf is the lane of the owner in column (migration 00008 says how and why), the
+// value every INSERT of an alarm writes to its lane column, which alarms_lane_due
+// indexes (00016). Written word for word as 00016's backfill, so an owner's alarms
+// stored before and after it share a lane (TestLaneOfIsTheMigrations).
+func laneOf(column string) string {
+	return strings.ReplaceAll(laneHash, "owner", column)
+}
+
+const laneHash = `((length(owner) * 733725
 	+ coalesce(unicode(substr(owner, 1, 1)), 0) * 889707
 	+ coalesce(unicode(substr(owner, 2, 1)), 0) * 432947
 	+ coalesce(unicode(substr(owner, 3, 1)), 0) * 333013
@@ -24,6 +31,20 @@ const laneExpr = `((length(owner) * 733725
 	+ coalesce(unicode(substr(owner, -5, 1)), 0) * 21930
 	+ coalesce(unicode(substr(owner, -6, 1)), 0) * 608737) % 1048573 % 64)`
 
+// insertAlarmsSQL inserts rows alarms from rows of bound values (sqlrow.AlarmParams
+// each, all NULL for a padding row, which is left out), each with its lane, followed by
+// tail (an ON CONFLICT clause, RETURNING). The WHERE also tells SQLite's parser that an
+// ON CONFLICT belongs to the INSERT, not to the SELECT.
+func insertAlarmsSQL(rows int, tail string) string {
+	cols := make([]string, sqlrow.AlarmParams)
+	for i := range cols {
+		cols[i] = fmt.Sprintf("column%d", i+1)
+	}
+	return `INSERT INTO alarms (` + alarmColumns + `, lane)
+		SELECT ` + strings.Join(cols, ", ") + `, ` + laneOf("column2") + ` FROM (VALUES ` + valuesRows(rows, sqlrow.AlarmParams) +
+		`) WHERE column1 IS NOT NULL ` + tail
+}
+
 // laneArms is one SELECT of cols per lane, UNION ALL: lane 0's active alarms that
 // match where, then lane 1's, and so on. alarms_lane_due is the only due index (00010),
 // so a query over every owner's due alarms is 64 ranges of it, one per lane, each a
@@ -34,7 +55,7 @@ const laneExpr = `((length(owner) * 733725
 func laneArms(cols, where string) string {
 	arms := make([]string, ports.Lanes)
 	for i := range arms {
-		arms[i] = fmt.Sprintf(`SELECT %s FROM alarms WHERE %s = %d AND status = 'active' AND %s`, cols, laneExpr, i, where)
+		arms[i] = fmt.Sprintf(`SELECT %s FROM alarms WHERE %s = %d AND status = 'active' AND %s`, cols, "lane", i, where)
 	}
 	return strings.Join(arms, "\nUNION ALL ")
 }

@@ -45,20 +45,25 @@ func TestMigrateUpgrades(t *testing.T) {
 	})
 }
 
-// Migration 00008 upgrades a database at 00007: every alarm and event reads back as it
-// was, and every active alarm is in alarms_lane_due under a lane. Rolled back to 00007
+// Migrations 00008 and 00016 upgrade a database at 00007: every alarm and event reads
+// back as it was, every alarm's lane column holds its owner's lane, and every active
+// alarm is in alarms_lane_due under it. Rolled back to 00007
 // and applied again, the same.
 func TestMigrateLanesKeepsRows(t *testing.T) {
 	upgradetest.KeepsRows(t, upgradeDB(t), 7, upgradetest.AlarmColumnsV7, upgradetest.V7Params, upgradetest.AlarmsV6(t), nil,
 		func(s *Store, when string) {
-			var active, laned int
+			var active, laned, wrong int
 			err := s.reader.QueryRowContext(t.Context(), `SELECT count(*) FROM alarms WHERE status = 'active'`).Scan(&active)
 			if err == nil {
 				err = s.reader.QueryRowContext(t.Context(), `SELECT count(*) FROM alarms INDEXED BY alarms_lane_due
-					WHERE status = 'active' AND `+laneExpr+` BETWEEN 0 AND 63`).Scan(&laned)
+					WHERE status = 'active' AND lane BETWEEN 0 AND 63`).Scan(&laned)
 			}
-			if err != nil || active == 0 || laned != active {
-				t.Errorf("%s: %d active alarms, %d in alarms_lane_due (%v); want all", when, active, laned, err)
+			if err == nil {
+				err = s.reader.QueryRowContext(t.Context(), `SELECT count(*) FROM alarms WHERE lane <> `+laneOf("owner")).Scan(&wrong)
+			}
+			if err != nil || active == 0 || laned != active || wrong > 0 {
+				t.Errorf("%s: %d active alarms, %d in alarms_lane_due, %d in another lane than their owner's (%v); want all, none",
+					when, active, laned, wrong, err)
 			}
 		})
 }

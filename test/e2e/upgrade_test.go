@@ -30,7 +30,7 @@ const (
 // upgradeNewColumns are the columns the migrations since previousRelease add to a
 // table, with the value a row written before them must have (cellText's form).
 var upgradeNewColumns = map[string]map[string]NewColumn{
-	"alarms": { // 00006 (series), 00007 (endpoints); the claim lane: MySQL's 00008 is a generated column, PostgreSQL's and SQLite's an index expression
+	"alarms": { // 00006 (series), 00007 (endpoints); the claim lane: MySQL's 00008 is a generated column, SQLite's 00016 a column it fills, PostgreSQL's an index expression
 		"series": Default("NULL"), "fire_count": Default("0"), "skip_streak": Default("0"), "paused_reason": Default(""),
 		"paused_until": Default("NULL"), "endpoint": Default(""), "lane": AnyLane,
 		// 00015 (issue 29): the trace context its create carried; none before.
