@@ -86,12 +86,14 @@ func Begin(a Alarm, now time.Time, p Policy) Firing {
 // next occurrence this firing computes avoids them.
 func BeginExcluding(a Alarm, cals []Calendar, now time.Time, p Policy) Firing {
 	f := Firing{Alarm: a, windowWake: isWindowWake(a, now, p), excluding: seriesExclusions(a.Series, cals)}
+	// Each skip is copied to the heap only when there is one (&skip of the returned
+	// value would allocate it for every firing).
 	if skip, ok := excludedAtClaim(a, f.excluding, now); ok {
-		f.Skip = &skip
+		f.Skip = heapCopy(skip)
 		return f
 	}
 	if skip, ok := misfireAtClaim(a, now, p); ok {
-		f.Skip = &skip
+		f.Skip = heapCopy(skip)
 		return f
 	}
 	if a.Delivery == AtMostOnce {
@@ -105,6 +107,9 @@ func BeginExcluding(a Alarm, cals []Calendar, now time.Time, p Policy) Firing {
 	}
 	return f
 }
+
+// heapCopy is a pointer to a copy of t.
+func heapCopy(t Transition) *Transition { return &t }
 
 // InDoubtPrefix starts the last_error an at-most-once advance writes. The recorded
 // outcome replaces it within the delivery timeout; if it stays, the worker stopped

@@ -685,3 +685,17 @@ func TestFailureTextIsPrintableAndBounded(t *testing.T) {
 		}
 	}
 }
+
+// Beginning an at-least-once firing, which has nothing to skip or advance, allocates
+// nothing: the dispatcher begins one per claimed alarm, thousands a second.
+func TestBeginAtLeastOnceAllocatesNothing(t *testing.T) {
+	for name, a := range map[string]Alarm{
+		"once": fxClaim(fxOnce(t), fxWorker, fxClaimedAt),
+		"cron": fxClaim(fxCron(t), fxWorker, fxClaimedAt),
+	} {
+		var f Firing
+		if n := testing.AllocsPerRun(100, func() { f = Begin(a, fxNow, Policy{}) }); n != 0 || f.Skip != nil || f.Advance != nil {
+			t.Errorf("%s: Begin allocated %.0f times (skip %v, advance %v), want 0", name, n, f.Skip, f.Advance)
+		}
+	}
+}

@@ -31,7 +31,7 @@ func (d *Dispatcher) fire(work context.Context, alarms []domain.Alarm) {
 	now := d.clock.Now()
 	batch := make([]delivery, len(alarms))
 	var advances []domain.Transition
-	out := newOutcomeWindow(d, trace.SpanContextFromContext(work))
+	out := newOutcomeWindow(d, trace.SpanContextFromContext(work), len(alarms))
 	for i, a := range alarms {
 		batch[i] = delivery{firing: d.beginFiring(work, a, now), send: true}
 		if skip := batch[i].firing.Skip; skip != nil {

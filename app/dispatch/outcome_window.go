@@ -30,8 +30,10 @@ type outcomeWindow struct {
 	armed   bool
 }
 
-func newOutcomeWindow(d *Dispatcher, claim trace.SpanContext) *outcomeWindow {
-	return &outcomeWindow{d: d, claim: claim}
+// newOutcomeWindow is the window of a batch of n wakes: room for all their outcomes
+// at once, so that adding them never grows the slice.
+func newOutcomeWindow(d *Dispatcher, claim trace.SpanContext, n int) *outcomeWindow {
+	return &outcomeWindow{d: d, claim: claim, pending: make([]domain.Transition, 0, n)}
 }
 
 // add queues a transition for the next flush.
