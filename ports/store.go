@@ -226,7 +226,8 @@ type ListFilter struct {
 	// page costs the alarms of the first pair it passes over, never the owner's others.
 	// When few of those match the other filters, a store may stop the walk after a
 	// bounded number of them and return the page short, with the cursor of the last it
-	// passed (AlarmReader.List). Across owners (AnyOwner) the cost may grow with every
+	// passed (AlarmReader.List); but it walks at least 16 of them per alarm asked for, so
+	// a page fills wherever one in 16 of the first pair's alarms matches. Across owners (AnyOwner) the cost may grow with every
 	// tagged alarm.
 	Tags   []domain.TagFilter
 	Limit  int

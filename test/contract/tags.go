@@ -18,6 +18,7 @@ var tagCases = []testCase{
 	{"FilterPagesWithACursor", testTagFilterPaging},
 	{"FilterCombinesWithTheOtherFilters", testTagFilterOtherFilters},
 	{"SparseMatchesPageThroughOnce", testTagFilterSparse},
+	{"OneInEightMatchingFillsPages", testTagFilterFills},
 	{"FilterNeverCrossesOwners", testTagFilterOwners},
 	{"DeleteTakesTheTags", testTagsGoWithDelete},
 	{"RetentionTakesTheTags", testTagsGoWithRetention},
@@ -247,6 +248,47 @@ func testTagFilterSparse(t *testing.T, e *env) {
 	}
 	f := ports.ListFilter{Scope: ports.OwnedBy(alice), Tags: tagFilter("customer", "7"), Status: domain.StatusFired, Limit: ports.MaxListLimit}
 	wantIDs(t, "alice's fired", e.adminListAll(f), reversed(fired))
+}
+
+// Pages fill wherever one in 16 of the first pair's alarms match (ListFilter.Tags): a
+// second pair that one alarm in 8 of the first's carries gives full pages of 10, newest
+// first, each going on where the last stopped, until the last.
+func testTagFilterFills(t *testing.T, e *env) {
+	var all, pro []domain.Alarm
+	for i := range 400 {
+		s := e.onceIn(alice, time.Hour)
+		s.Tags = map[string]string{"customer": "7"}
+		if i%8 == 0 {
+			s.Tags["plan"] = "pro"
+		}
+		a := e.build(s)
+		all = append(all, a)
+		if i%8 == 0 {
+			pro = append(pro, a)
+		}
+	}
+	for chunk := range slices.Chunk(all, 250) {
+		for _, r := range e.createBatch(chunk...) {
+			if r.Err != nil {
+				t.Fatalf("CreateBatch: %v", r.Err)
+			}
+		}
+	}
+	want := reversed(pro)
+	f := ports.ListFilter{Scope: ports.OwnedBy(alice), Tags: append(tagFilter("customer", "7"), tagFilter("plan", "pro")...), Limit: 10}
+	for i := 0; i < len(want); i += 10 {
+		page, next := e.adminList(f)
+		wantIDs(t, fmt.Sprintf("page %d", i/10+1), page, want[i:i+10])
+		if next == "" && i+10 < len(want) {
+			t.Fatalf("page %d: no cursor, %d alarms left", i/10+1, len(want)-i-10)
+		}
+		f.Cursor = next
+	}
+	if f.Cursor != "" {
+		if page, _ := e.adminList(f); len(page) != 0 {
+			t.Errorf("after the last page: %d alarms more", len(page))
+		}
+	}
 }
 
 // An owner's tag filter never sees another owner's alarms with the same pairs; the
