@@ -23,9 +23,9 @@ var fairPickSQL = func() string {
 	branches := make([]string, ports.Lanes)
 	for i := range branches {
 		branches[i] = fmt.Sprintf(`SELECT * FROM (SELECT %d AS i, id FROM alarms
-			WHERE %s = (?1 + %d) %% %d AND status = 'active' AND next_fire_at <= ?2
+			WHERE lane = (?1 + %d) %% %d AND status = 'active' AND next_fire_at <= ?2
 			  AND (claimed_at IS NULL OR claimed_at <= ?3)
-			ORDER BY next_fire_at, id LIMIT ?4 + 0)`, i, "lane", i, ports.Lanes)
+			ORDER BY next_fire_at, id LIMIT ?4 + 0)`, i, i, ports.Lanes)
 	}
 	return `SELECT i, id FROM (` + strings.Join(branches, ` UNION ALL `) + `) LIMIT ?5 + 0`
 }()

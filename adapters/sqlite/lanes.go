@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
-
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -55,7 +54,7 @@ func insertAlarmsSQL(rows int, tail string) string {
 func laneArms(cols, where string) string {
 	arms := make([]string, ports.Lanes)
 	for i := range arms {
-		arms[i] = fmt.Sprintf(`SELECT %s FROM alarms WHERE %s = %d AND status = 'active' AND %s`, cols, "lane", i, where)
+		arms[i] = fmt.Sprintf(`SELECT %s FROM alarms WHERE lane = %d AND status = 'active' AND %s`, cols, i, where)
 	}
 	return strings.Join(arms, "\nUNION ALL ")
 }
