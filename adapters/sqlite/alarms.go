@@ -4,12 +4,28 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 )
+
+// insertAlarmsSQL inserts rows alarms from rows of bound values (sqlrow.AlarmParams
+// each, all NULL for a padding row, which is left out), each with its lane, followed by
+// tail (an ON CONFLICT clause, RETURNING). The WHERE also tells SQLite's parser that an
+// ON CONFLICT belongs to the INSERT, not to the SELECT.
+func insertAlarmsSQL(rows int, tail string) string {
+	cols := make([]string, sqlrow.AlarmParams)
+	for i := range cols {
+		cols[i] = fmt.Sprintf("column%d", i+1)
+	}
+	return `INSERT INTO alarms (` + alarmColumns + `, lane)
+		SELECT ` + strings.Join(cols, ", ") + `, ` + laneOf("column2") /* the owner */ + ` FROM (VALUES ` + valuesRows(rows, sqlrow.AlarmParams) +
+		`) WHERE column1 IS NOT NULL ` + tail
+}
 
 // createBatchSQL inserts up to rows alarms in one statement and returns the ids it
 // inserted. ON CONFLICT DO NOTHING without a target skips a row that hits any unique

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -29,20 +28,6 @@ const laneHash = `((length(owner) * 733725
 	+ coalesce(unicode(substr(owner, -4, 1)), 0) * 883406
 	+ coalesce(unicode(substr(owner, -5, 1)), 0) * 21930
 	+ coalesce(unicode(substr(owner, -6, 1)), 0) * 608737) % 1048573 % 64)`
-
-// insertAlarmsSQL inserts rows alarms from rows of bound values (sqlrow.AlarmParams
-// each, all NULL for a padding row, which is left out), each with its lane, followed by
-// tail (an ON CONFLICT clause, RETURNING). The WHERE also tells SQLite's parser that an
-// ON CONFLICT belongs to the INSERT, not to the SELECT.
-func insertAlarmsSQL(rows int, tail string) string {
-	cols := make([]string, sqlrow.AlarmParams)
-	for i := range cols {
-		cols[i] = fmt.Sprintf("column%d", i+1)
-	}
-	return `INSERT INTO alarms (` + alarmColumns + `, lane)
-		SELECT ` + strings.Join(cols, ", ") + `, ` + laneOf("column2") + ` FROM (VALUES ` + valuesRows(rows, sqlrow.AlarmParams) +
-		`) WHERE column1 IS NOT NULL ` + tail
-}
 
 // laneArms is one SELECT of cols per lane, UNION ALL: lane 0's active alarms that
 // match where, then lane 1's, and so on. alarms_lane_due is the only due index (00010),
