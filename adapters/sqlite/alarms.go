@@ -13,19 +13,23 @@ import (
 	"github.com/chronoshq/chronos/domain"
 )
 
-// insertAlarmsSQL inserts rows alarms from rows of bound values (sqlrow.AlarmParams
-// each, all NULL for a padding row, which is left out), each with its lane, followed by
-// tail (an ON CONFLICT clause, RETURNING). The WHERE also tells SQLite's parser that an
-// ON CONFLICT belongs to the INSERT, not to the SELECT.
+// insertAlarmsSQL inserts rows alarms from rows of bound values (alarmParams each, all
+// NULL for a padding row, which is left out), followed by tail (an ON CONFLICT clause,
+// RETURNING). The WHERE also tells SQLite's parser that an ON CONFLICT belongs to the
+// INSERT, not to the SELECT.
 func insertAlarmsSQL(rows int, tail string) string {
-	cols := make([]string, sqlrow.AlarmParams)
+	cols := make([]string, alarmParams)
 	for i := range cols {
 		cols[i] = fmt.Sprintf("column%d", i+1)
 	}
 	return `INSERT INTO alarms (` + alarmColumns + `, lane)
-		SELECT ` + strings.Join(cols, ", ") + `, ` + laneOf("column2") /* the owner */ + ` FROM (VALUES ` + valuesRows(rows, sqlrow.AlarmParams) +
+		SELECT ` + strings.Join(cols, ", ") + ` FROM (VALUES ` + valuesRows(rows, alarmParams) +
 		`) WHERE column1 IS NOT NULL ` + tail
 }
+
+// alarmParams is how many values an insert binds per alarm (Engine.AlarmArgs): its
+// columns, then its lane.
+const alarmParams = sqlrow.AlarmParams + 1
 
 // createBatchSQL inserts up to rows alarms in one statement and returns the ids it
 // inserted. ON CONFLICT DO NOTHING without a target skips a row that hits any unique
@@ -45,9 +49,9 @@ func (s *Store) insertBatch(ctx context.Context, db sqlstore.DB, as []domain.Ala
 	inserted := make(map[string]bool, len(as))
 	for chunk := range slices.Chunk(as, maxBatchRows) {
 		b := bucketIndex(len(chunk))
-		args := make([]any, sqlrow.AlarmParams<<b) // the padding stays nil: NULL
+		args := make([]any, alarmParams<<b) // the padding stays nil: NULL
 		for i, a := range chunk {
-			copy(args[sqlrow.AlarmParams*i:], s.AlarmArgs(a))
+			copy(args[alarmParams*i:], s.AlarmArgs(a))
 		}
 		rows, err := tx.StmtContext(ctx, s.stmts.createBatch[b]).QueryContext(ctx, args...)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 
-	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/adapters/internal/sqlstore"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -17,14 +16,14 @@ var _ interface {
 	ports.Importer
 } = (*Store)(nil)
 
-// alarmsPerInsert keeps one multi-row INSERT of sqlrow.AlarmParams (31) variables a row
+// alarmsPerInsert keeps one multi-row INSERT of alarmParams (32) variables a row
 // far below SQLite's limit of 32766 bound variables.
 const alarmsPerInsert = 500
 
 // insertMany is the engine's InsertMany: multi-row INSERTs of alarmsPerInsert alarms.
 func (s *Store) insertMany(ctx context.Context, tx sqlstore.DB, as []domain.Alarm) error {
 	for chunk := range slices.Chunk(as, alarmsPerInsert) {
-		args := make([]any, 0, sqlrow.AlarmParams*len(chunk))
+		args := make([]any, 0, alarmParams*len(chunk))
 		for _, a := range chunk {
 			args = append(args, s.AlarmArgs(a)...)
 		}

@@ -15,9 +15,10 @@
 //     lane of alarms_lane_due that SQLite runs in lane order until the batch is full,
 //     then lease the chosen rows by id in the same transaction (fair.go). An owner's
 //     lane is a hash of built-in functions (migration 00008 says how it spreads owners
-//     and where it does not) that each INSERT writes to the alarm's lane column
-//     (migration 00016): not a generated column, which every UPDATE (a claim's lease
-//     too) would compute, nor an index expression, which every fire would.
+//     and where it does not), kept in the alarm's lane column (migration 00016): not a
+//     generated column, which every UPDATE (a claim's lease too) would compute, nor an
+//     index expression, which every fire would. Each INSERT binds the lane computed in
+//     Go (laneOf), the same hash as the migrations' SQL (laneSQL).
 //   - Apply writes a whole batch of fenced transitions and their events in one
 //     transaction, through statements prepared once.
 //   - Times are the process clock (or an injected one), stored as UTC unix milliseconds:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ func fillAlarms(t testing.TB, s *Store, n int) {
 	mustExec(t, s, `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ?)
 		INSERT INTO alarms (id, owner, kind, fire_at, next_fire_at, scheduled_for, payload, status, delivery,
 		                    max_failures, created_at, updated_at, lane)
-		SELECT printf('%012d', n), o, 'once', n, n, n, X'7B7D', 'active', 'at_least_once', 5, 0, 0, `+laneOf("o")+`
+		SELECT printf('%012d', n), o, 'once', n, n, n, X'7B7D', 'active', 'at_least_once', 5, 0, 0, `+laneSQL("o")+`
 		FROM (SELECT n, printf('owner-%02d', n % 64) AS o FROM g)`, n)
 }
 
@@ -56,7 +57,7 @@ func TestLanes(t *testing.T) {
 			t.Fatalf("owner %q: %v", o, err)
 		}
 	}
-	rows, err := s.reader.Query(`SELECT owner, lane, typeof(lane) FROM (SELECT id, owner, ` + laneOf("owner") + ` AS lane FROM alarms) ORDER BY id`)
+	rows, err := s.reader.Query(`SELECT owner, lane, typeof(lane) FROM (SELECT id, owner, ` + laneSQL("owner") + ` AS lane FROM alarms) ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestInsertsWriteTheLane(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n, laned int
-	if err := s.reader.QueryRow(`SELECT count(*), count(CASE WHEN lane = `+laneOf("owner")+` THEN 1 END) FROM alarms`).Scan(&n, &laned); err != nil {
+	if err := s.reader.QueryRow(`SELECT count(*), count(CASE WHEN lane = `+laneSQL("owner")+` THEN 1 END) FROM alarms`).Scan(&n, &laned); err != nil {
 		t.Fatal(err)
 	}
 	if want := 2*len(owners) + 1; n != want || laned != n {
@@ -129,17 +130,50 @@ func TestInsertsWriteTheLane(t *testing.T) {
 	}
 }
 
-// laneOf's hash is the expression migration 00008 indexed and 00016 wrote to every
-// alarm's lane column, word for word: an owner's alarms inserted after 00016 join the
-// lane its older alarms were given.
-func TestLaneOfIsTheMigrations(t *testing.T) {
+// laneSQL's hash is the expression migration 00008 indexed and 00016 wrote to every
+// alarm's lane column, word for word.
+func TestLaneSQLIsTheMigrations(t *testing.T) {
 	for _, name := range []string{"00008_lanes.sql", "00016_lane_column.sql"} {
 		m, err := fs.ReadFile(migrations.SQLite(), name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if words := strings.Fields; !strings.Contains(strings.Join(words(string(m)), " "), strings.Join(words(laneOf("owner")), " ")) {
-			t.Errorf("migration %s does not hold laneOf's hash:\n%s", name, laneOf("owner"))
+		if words := strings.Fields; !strings.Contains(strings.Join(words(string(m)), " "), strings.Join(words(laneSQL("owner")), " ")) {
+			t.Errorf("migration %s does not hold laneSQL's hash:\n%s", name, laneSQL("owner"))
+		}
+	}
+}
+
+// The lane an insert binds (laneOf, in Go) is the one 00016's backfill computed in SQL
+// (laneSQL) for every UTF-8 owner: an owner's alarms inserted after 00016 join the lane
+// its older alarms were given. Owners of every length around the six characters the
+// hash reads from each end, and characters of one to four bytes.
+func TestLaneOfIsLaneSQL(t *testing.T) {
+	s := openTemp(t, nil)
+	lane, err := s.reader.Prepare(`SELECT ` + laneSQL("?1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lane.Close()
+	owners := []string{"", "a", "é", "用户名", "🦀🦀", strings.Repeat("long owner ", 40), "tenant-fast", "owner-07"}
+	alphabet := []rune("az09-_.éü用户🦀Ω ")
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n < 16; n++ {
+		for range 40 {
+			r := make([]rune, n)
+			for i := range r {
+				r[i] = alphabet[rnd.IntN(len(alphabet))]
+			}
+			owners = append(owners, string(r))
+		}
+	}
+	for _, o := range owners {
+		var want int
+		if err := lane.QueryRow(o).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		if got := laneOf(o); got != want {
+			t.Errorf("owner %q: laneOf %d, laneSQL %d", o, got, want)
 		}
 	}
 }

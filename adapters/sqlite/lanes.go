@@ -7,12 +7,34 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// laneOf is the lane of the owner in column (migration 00008 says how and why), the
-// value every INSERT of an alarm writes to its lane column, which alarms_lane_due
-// indexes (00016). Written word for word as 00016's backfill, so an owner's alarms
-// stored before and after it share a lane (TestLaneOfIsTheMigrations).
-func laneOf(column string) string {
+// laneSQL is the lane of the owner in column (migration 00008 says how and why), as
+// migration 00016's backfill wrote it to every alarm's lane column, word for word
+// (TestLaneSQLIsTheMigrations).
+func laneSQL(column string) string {
 	return strings.ReplaceAll(laneHash, "owner", column)
+}
+
+// laneOf is laneHash computed here, the lane every insert of an alarm binds
+// (Engine.LaneArg): for a UTF-8 owner, every owner the API accepts, the same as
+// laneSQL's (TestLaneOfIsLaneSQL), so an owner's alarms stored before and after 00016
+// share a lane. As an expression in the INSERT it cost the single writer about 2 µs an
+// alarm. What it weighs: the length in characters, the first six characters and the
+// last six, a missing one weighing 0.
+func laneOf(owner string) int {
+	r := []rune(owner)
+	at := func(i int) int64 { // 0-based; negative counts from the end
+		if i < 0 {
+			i += len(r)
+		}
+		if i < 0 || i >= len(r) {
+			return 0
+		}
+		return int64(r[i])
+	}
+	sum := int64(len(r))*733725 +
+		at(0)*889707 + at(1)*432947 + at(2)*333013 + at(3)*920178 + at(4)*150519 + at(5)*1011057 +
+		at(-1)*321749 + at(-2)*1044195 + at(-3)*265843 + at(-4)*883406 + at(-5)*21930 + at(-6)*608737
+	return int(sum % 1048573 % ports.Lanes)
 }
 
 const laneHash = `((length(owner) * 733725

@@ -240,6 +240,7 @@ func (s *Store) newEngine() sqlstore.Engine[sql.NullInt64] {
 			}
 			return p
 		},
+		LaneArg: func(owner string) any { return laneOf(owner) },
 
 		DeleteChosen: s.deleteWithEvents, TrimStep: s.trimStep, TakeLease: s.takeLease,
 		OwnerPage: ownerPage, FilteredPage: filteredPage, Tags: tagSQL,

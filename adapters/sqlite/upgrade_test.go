@@ -59,7 +59,7 @@ func TestMigrateLanesKeepsRows(t *testing.T) {
 					WHERE status = 'active' AND lane BETWEEN 0 AND 63`).Scan(&laned)
 			}
 			if err == nil {
-				err = s.reader.QueryRowContext(t.Context(), `SELECT count(*) FROM alarms WHERE lane <> `+laneOf("owner")).Scan(&wrong)
+				err = s.reader.QueryRowContext(t.Context(), `SELECT count(*) FROM alarms WHERE lane <> `+laneSQL("owner")).Scan(&wrong)
 			}
 			if err != nil || active == 0 || laned != active || wrong > 0 {
 				t.Errorf("%s: %d active alarms, %d in alarms_lane_due, %d in another lane than their owner's (%v); want all, none",

@@ -110,15 +110,20 @@ func (e *Engine[T]) createResult(a domain.Alarm, inserted bool, twins map[OwnerK
 		e.Name, a.ID, a.IdempotencyKey, ports.ErrConflict)}
 }
 
-// AlarmArgs are a's values in sqlrow.AlarmColumns order, as the dialect binds them.
+// AlarmArgs are a's values in sqlrow.AlarmColumns order, as the dialect binds them,
+// and its lane last where the dialect has a LaneArg.
 func (e *Engine[T]) AlarmArgs(a domain.Alarm) []any {
-	return []any{a.ID, a.Owner, a.Label, string(a.Kind), e.TimeArg(a.FireAt), a.CronExpr, a.Timezone,
+	args := append(make([]any, 0, sqlrow.AlarmParams+1), a.ID, a.Owner, a.Label, string(a.Kind), e.TimeArg(a.FireAt), a.CronExpr, a.Timezone,
 		e.TimeArg(a.NextFireAt), e.TimeArg(a.ScheduledFor), a.ConversationID, a.WakeMessage,
 		e.PayloadArg(a.Payload), string(a.Status), string(a.Delivery), e.keyArg(a.IdempotencyKey),
 		a.MaxFailures, a.FailureCount, a.LastError, NullText(a.ClaimedBy), e.TimeArg(a.ClaimedAt),
 		e.TimeArg(a.CreatedAt), e.TimeArg(a.UpdatedAt), e.TimeArg(a.LastFiredAt),
 		NullText(sqlrow.EncodeSeries(a.Series)), a.FireCount, a.SkipStreak, a.PausedReason, e.TimeArg(a.PausedUntil),
-		a.Endpoint, NullText(a.TraceParent), NullText(a.TraceState)}
+		a.Endpoint, NullText(a.TraceParent), NullText(a.TraceState))
+	if e.LaneArg != nil {
+		args = append(args, e.LaneArg(a.Owner))
+	}
+	return args
 }
 
 // keyArg is an idempotency key as the column keeps it: NULL for none where NullKeys.

@@ -41,6 +41,10 @@ type Engine[T any] struct {
 	Now func(ctx context.Context, db DB) (time.Time, error)
 	// PayloadArg is an alarm's payload as the payload column keeps it.
 	PayloadArg func([]byte) any
+	// LaneArg, where the dialect stores each alarm's claim lane in a column (SQLite),
+	// is the owner's lane, bound after sqlrow.AlarmColumns by every insert of an
+	// alarm (AlarmArgs); nil where the lane is an index expression.
+	LaneArg func(owner string) any
 
 	// The chores and the lists (retention.go, list.go): what of them is more than a
 	// statement's text.
