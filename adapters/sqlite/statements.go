@@ -66,7 +66,7 @@ type statements struct {
 // batchBuckets sizes, powers of two up to maxBatchRows: ten statements each.
 const (
 	batchBuckets = 10
-	maxBatchRows = 1 << (batchBuckets - 1) // 512: 16 variables a transition, 31 an alarm, far below SQLite's 32766
+	maxBatchRows = 1 << (batchBuckets - 1) // 512: 16 variables a transition, 32 an alarm (alarmParams), far below SQLite's 32766
 )
 
 // bucketIndex is the index of the smallest bucket that holds n rows (1 <= n <= maxBatchRows):
