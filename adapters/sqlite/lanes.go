@@ -19,7 +19,9 @@ func laneSQL(column string) string {
 // laneSQL's (TestLaneOfIsLaneSQL), so an owner's alarms stored before and after 00016
 // share a lane. As an expression in the INSERT it cost the single writer about 2 µs an
 // alarm. What it weighs: the length in characters, the first six characters and the
-// last six, a missing one weighing 0.
+// last six, a missing one weighing 0. An owner that is not UTF-8 may get another lane
+// here than the backfill gave its older alarms: they are claimed all the same, only
+// shared out as another owner's.
 func laneOf(owner string) int {
 	r := []rune(owner)
 	at := func(i int) int64 { // 0-based; negative counts from the end
