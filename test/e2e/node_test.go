@@ -202,12 +202,35 @@ func (n *Node) Logs() string {
 	return b.String()
 }
 
+// dumpLogs keeps a failed test's node logs in a file and says where, with the node's
+// last warning or error: one line per node, so the test's own errors stay the last
+// thing a failed run prints (CI shows the end of the output only).
 func (n *Node) dumpLogs() {
 	logs := n.Logs()
-	if len(logs) > 20000 {
-		logs = "...\n" + logs[len(logs)-20000:]
+	dir := os.Getenv("CHRONOS_E2E_LOG_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "chronos-e2e-logs")
 	}
-	n.t.Logf("logs of %s:\n%s", n.Name, logs)
+	name := strings.NewReplacer("/", "_", " ", "_").Replace(n.t.Name()) + "-" + n.Name + ".log"
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		path = err.Error()
+	} else if err := os.WriteFile(path, []byte(logs), 0o644); err != nil {
+		path = err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(logs, "\n"), "\n")
+	var complaints int
+	last := "none"
+	for _, line := range lines {
+		if strings.Contains(line, `"level":"warn"`) || strings.Contains(line, `"level":"error"`) {
+			complaints++
+			last = line
+		}
+	}
+	if len(last) > 400 {
+		last = last[:400] + "..."
+	}
+	n.t.Logf("node %s: %d log lines, %d warnings and errors, kept in %s; the last: %s", n.Name, len(lines), complaints, path, last)
 }
 
 // freeAddr returns a loopback address with a port free right now.
