@@ -117,7 +117,10 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 
 	defer d.pool.close() // after the drain: no batch delivers any more
 
-	errWait := newRetryDelay(50*time.Millisecond, 5*time.Second)
+	// Failed claims back off up to claimRetryCap: a node finds its database again at
+	// most that long after it is back, and a claim every second or two per node is
+	// nothing to a database that is down.
+	errWait := newRetryDelay(50*time.Millisecond, claimRetryCap)
 	size := newClaimSize(d.cfg.Batch)
 	var fair fairTurn
 	for ctx.Err() == nil {
@@ -177,6 +180,10 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}
 	return d.drain(abandon)
 }
+
+// claimRetryCap bounds the wait between two failed claims (jittered between half of it
+// and all of it).
+const claimRetryCap = 2 * time.Second
 
 // reserve takes at least one delivery slot (waiting for one) and as many more as are
 // free, up to want. It returns false when ctx ends first.

@@ -29,12 +29,14 @@ const (
 	// machine's latency.
 	netReadyBound = 5 * time.Second
 	// netRecoverBound: how soon after the blackhole lifts a cut-off node must be ready
-	// and firing again, without a restart. Each lost connection still in its pool
-	// (4 on a two-core machine) costs one call its deadline (half the lease) before the
-	// driver drops it, and the claim loop backs off up to 5 s between failures: room
-	// for all four and two back-offs. Without deadlines a node never came back (and
-	// pgx's connect default held a pool slot for 2 minutes).
-	netRecoverBound = 4*(faultLease/2) + 2*5*time.Second
+	// and firing again, without a restart. A connect begun in the blackhole holds its
+	// pool slot until the stores' connect timeout (10 s) gives up on it, so a node whose
+	// four slots were all connecting when the path came back waits that long; then a
+	// claim on a dead pooled connection costs its deadline (half the lease), and the
+	// claim loop backs off up to 2 s between failures (claimRetryCap): 14.5 s, with
+	// room for a loaded CI machine. Without deadlines a node never came back (and pgx's
+	// connect default held a pool slot for 2 minutes).
+	netRecoverBound = 10*time.Second + faultLease/2 + 2*2*time.Second + 5*time.Second
 )
 
 // TestFaultNetwork is scenario 6: three nodes reach the database each through a proxy
