@@ -24,8 +24,8 @@ import (
 // slots) → hand the batch to a goroutine that (at-most-once: commits the advance)
 // delivers every wake concurrently, decides each outcome and applies the whole batch of transitions in one store call. The loop
 // does not wait for that: it claims again at once while slots are free and the last
-// claim was full (pipelining), and otherwise sleeps until the next due time, a hint or
-// the tick, whichever is first.
+// claim was full (pipelining) or came from a dense stream (denseStream), and otherwise
+// sleeps until the next due time, a hint or the tick, whichever is first.
 type Dispatcher struct {
 	store   Store
 	waker   ports.Waker
@@ -175,6 +175,10 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		}
 		if more := fair.observe(params, claimed); more || got == n {
 			continue // more may be due right now
+		}
+		if denseStream(claimed.Alarms, took) {
+			d.stats.denseClaims.Add(1)
+			continue // the next is most likely due before NextDue would answer
 		}
 		d.idle(ctx)
 	}

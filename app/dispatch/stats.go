@@ -13,6 +13,7 @@ type Stats struct {
 	applied, stale, applyErrors  atomic.Int64
 	advanceSkipped, applyCalls   atomic.Int64
 	claimNanos                   atomic.Int64
+	denseClaims                  atomic.Int64
 }
 
 // StatsSnapshot is a point-in-time copy of Stats.
@@ -30,6 +31,7 @@ type StatsSnapshot struct {
 	AdvanceSkipped int64         // at-most-once wakes not sent because the advance did not commit
 	ApplyCalls     int64         // Apply round trips
 	ClaimTime      time.Duration // total time of the successful ClaimDue calls
+	DenseClaims    int64         // claims followed at once by another, the stream being dense (no NextDue read between)
 }
 
 func (s *Stats) snapshot() StatsSnapshot {
@@ -38,6 +40,6 @@ func (s *Stats) snapshot() StatsSnapshot {
 		Delivered: s.delivered.Load(), Failed: s.failed.Load(), Abandoned: s.abandoned.Load(), Deferred: s.deferred.Load(),
 		Applied: s.applied.Load(), Stale: s.stale.Load(), ApplyErrors: s.applyErrors.Load(),
 		AdvanceSkipped: s.advanceSkipped.Load(), ApplyCalls: s.applyCalls.Load(),
-		ClaimTime: time.Duration(s.claimNanos.Load()),
+		ClaimTime: time.Duration(s.claimNanos.Load()), DenseClaims: s.denseClaims.Load(),
 	}
 }
