@@ -54,8 +54,11 @@ screenshots:
 
 ## race: the domain, app and adapters under the race detector. The contract suite through
 ## PgBouncer and over TLS runs in `make test` only: the same store code on another connection.
+## So do the query-plan tests (a table loaded, then EXPLAIN) and the migration upgrades: one
+## goroutine each, nothing for the detector to find, and under it the SQLite package's
+## longest tests (its suite is the race run's longest path).
 race:
-	$(GO) test -count=1 -race -timeout 20m -skip 'TestContractThroughPgBouncer|TestTLS$$' ./domain/... ./app/... ./adapters/...
+	$(GO) test -count=1 -race -timeout 20m -skip 'TestContractThroughPgBouncer|TestTLS$$|Plans?$$|^TestPlansWithoutStatistics$$|^TestMigrat(e|ion)Upgrades$$' ./domain/... ./app/... ./adapters/...
 
 ## lint: formatting, vet, and the layering rules of docs/architecture.md
 lint:
