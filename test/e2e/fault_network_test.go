@@ -136,9 +136,21 @@ func runNetworkFaults(t *testing.T, kind storeKind) {
 
 	// Every node fires again, as the process it was.
 	var firing time.Duration // the slowest cut-off node's
+	var stuck []*Node
 	for i, nd := range nodes {
-		if took := waitFiring(t, recv, nd, black.To, netRecoverBound); i < len(cut) {
+		took := waitFiring(t, recv, nd, black.To, netRecoverBound)
+		if took >= netRecoverBound {
+			stuck = append(stuck, nd)
+		}
+		if i < len(cut) {
 			firing = max(firing, took)
+		}
+	}
+	// A node that never fired again: where its claim loop and its batches wait, before
+	// the rest of the test stops it (it is then not the process it was, which fails too).
+	for _, nd := range stuck {
+		for _, s := range nd.Stacks("(*Dispatcher).Run", "(*Dispatcher).fire", "(*Dispatcher).apply") {
+			t.Errorf("node %s: %s", nd.Name, s)
 		}
 	}
 	WaitOnceAlarmsFinished(t, in, 60*time.Second)

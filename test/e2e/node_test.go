@@ -287,3 +287,39 @@ func (n *Node) send(sig syscall.Signal) {
 		_ = cmd.Process.Signal(sig)
 	}
 }
+
+// Stacks sends SIGQUIT, so that the Go runtime prints every goroutine's stack into the
+// node's log and exits, and returns, one line each, the stacks of the goroutines that
+// run through any of fns (function names only, innermost first): what a node that
+// stopped working was waiting for, short enough for the part of a failed run CI shows.
+func (n *Node) Stacks(fns ...string) []string {
+	n.signal(syscall.SIGQUIT)
+	var out []string
+	for _, block := range strings.Split(n.Logs(), "\n\ngoroutine ") {
+		lines := strings.Split(block, "\n")
+		var funcs []string
+		hit := false
+		for _, l := range lines[1:] {
+			if l == "" || strings.HasPrefix(l, "\t") {
+				continue
+			}
+			name := l
+			if i := strings.LastIndex(name, "("); i > 0 {
+				name = name[:i]
+			}
+			name = name[strings.LastIndex(name, "/")+1:]
+			if !strings.HasPrefix(name, "runtime.") {
+				funcs = append(funcs, name)
+			}
+			for _, fn := range fns {
+				if strings.Contains(l, fn) {
+					hit = true
+				}
+			}
+		}
+		if hit && len(out) < 8 {
+			out = append(out, "goroutine "+lines[0]+" "+strings.Join(funcs, " < "))
+		}
+	}
+	return out
+}
