@@ -46,15 +46,18 @@ const (
 // see parseURL), refuses servers older than MySQL 8.0 or MariaDB 10.6, and migrates the
 // schema when opts.Migrate is set, or else checks that it is at this binary's version.
 func Open(ctx context.Context, url string, opts Options) (*Store, error) {
-	db, server, err := connect(ctx, url)
+	if opts.Migrate {
+		// On a pool of its own, without the store's I/O deadline: a migration's ALTER
+		// may run for minutes on a large table.
+		if err := Migrate(ctx, url); err != nil {
+			return nil, err
+		}
+	}
+	db, server, err := connect(ctx, url, ioTimeout)
 	if err != nil {
 		return nil, err
 	}
-	if opts.Migrate {
-		err = migrate(ctx, db)
-	} else {
-		err = checkSchema(ctx, db)
-	}
+	err = checkSchema(ctx, db)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -67,7 +70,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 // Migrate applies every pending migration to the database at url. Several processes
 // may call it at once: they take turns on a server-side named lock.
 func Migrate(ctx context.Context, url string) error {
-	db, _, err := connect(ctx, url)
+	db, _, err := connect(ctx, url, 0)
 	if err != nil {
 		return err
 	}
@@ -75,13 +78,30 @@ func Migrate(ctx context.Context, url string) error {
 	return migrate(ctx, db)
 }
 
-// connect opens the pool and checks the server.
-func connect(ctx context.Context, url string) (*sql.DB, serverVersion, error) {
+// ioTimeout bounds each read and each write on a store connection unless the URL sets
+// readTimeout or writeTimeout. The driver honours a context while it sends a statement
+// and reads its answer, but database/sql's Tx.Commit takes no context, and the driver
+// reads COMMIT's answer with no deadline of its own: on a connection lost without a word
+// (a blackholed network path) a claim's or an apply's commit waited for ever, and with it
+// the claim loop, so the node never fired again (e2e TestFaultNetwork, whose SIGQUIT
+// stacks showed it). No statement of the store's waits this long on its answer; a row
+// lock waits at most innodb_lock_wait_timeout, reported as unavailable either way.
+const ioTimeout = 15 * time.Second
+
+// connect opens the pool and checks the server. io bounds each read and write of its
+// connections where the URL sets no timeout of its own (0: no bound).
+func connect(ctx context.Context, url string, io time.Duration) (*sql.DB, serverVersion, error) {
 	cc, err := parseURL(url)
 	if err != nil {
 		return nil, serverVersion{}, err
 	}
 	cfg := cc.driver
+	if cfg.ReadTimeout == 0 {
+		cfg.ReadTimeout = io
+	}
+	if cfg.WriteTimeout == 0 {
+		cfg.WriteTimeout = io
+	}
 	c, err := newConnector(cfg)
 	if err != nil {
 		return nil, serverVersion{}, err

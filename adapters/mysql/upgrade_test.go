@@ -14,7 +14,7 @@ import (
 func upgradeDB(t *testing.T) upgradetest.Database[*Store] {
 	t.Helper()
 	u := newDatabase(t)
-	db, _, err := connect(t.Context(), u)
+	db, _, err := connect(t.Context(), u, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

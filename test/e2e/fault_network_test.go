@@ -31,7 +31,9 @@ const (
 	// netRecoverBound: how soon after the blackhole lifts a cut-off node must be ready
 	// and firing again, without a restart. A connect begun in the blackhole holds its
 	// pool slot until the stores' connect timeout (10 s) gives up on it, so a node whose
-	// four slots were all connecting when the path came back waits that long; then a
+	// four slots were all connecting when the path came back waits that long (a MySQL
+	// commit sent into the blackhole waits out the store's 15 s I/O bound: 5 s after it
+	// lifts, within that); then a
 	// claim on a dead pooled connection costs its deadline (half the lease), and the
 	// claim loop backs off up to 2 s between failures (claimRetryCap): 14.5 s, with
 	// room for a loaded CI machine. Without deadlines a node never came back (and pgx's
