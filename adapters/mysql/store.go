@@ -84,8 +84,9 @@ func Migrate(ctx context.Context, url string) error {
 // reads COMMIT's answer with no deadline of its own: on a connection lost without a word
 // (a blackholed network path) a claim's or an apply's commit waited for ever, and with it
 // the claim loop, so the node never fired again (e2e TestFaultNetwork, whose SIGQUIT
-// stacks showed it). No statement of the store's waits this long on its answer; a row
-// lock waits at most innodb_lock_wait_timeout, reported as unavailable either way.
+// stacks showed it). A statement whose answer takes longer (a row lock waited on past
+// it, a count over a very large table) now fails as unavailable, as a lock wait timeout
+// already did; a URL's readTimeout lifts the bound.
 const ioTimeout = 15 * time.Second
 
 // connect opens the pool and checks the server. io bounds each read and write of its

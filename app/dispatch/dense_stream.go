@@ -22,7 +22,13 @@ func denseStream(alarms []domain.Alarm, took time.Duration) bool {
 	if len(alarms) < 2 {
 		return false
 	}
-	oldest, newest := alarms[0].NextFireAt, alarms[0].NextFireAt
+	oldest, newest := dueSpan(alarms)
+	return newest.Sub(oldest) < took*time.Duration(len(alarms)-1)
+}
+
+// dueSpan is the earliest and the latest due time among alarms (none empty).
+func dueSpan(alarms []domain.Alarm) (oldest, newest time.Time) {
+	oldest, newest = alarms[0].NextFireAt, alarms[0].NextFireAt
 	for i := range alarms {
 		at := alarms[i].NextFireAt
 		if at.Before(oldest) {
@@ -32,5 +38,5 @@ func denseStream(alarms []domain.Alarm, took time.Duration) bool {
 			newest = at
 		}
 	}
-	return newest.Sub(oldest) < took*time.Duration(len(alarms)-1)
+	return oldest, newest
 }

@@ -89,12 +89,7 @@ func (f *fairTurn) observe(p ports.ClaimParams, c ports.Claimed) bool {
 
 // newestDue is the latest due time among alarms (none empty).
 func newestDue(alarms []domain.Alarm) time.Time {
-	newest := alarms[0].NextFireAt
-	for i := range alarms {
-		if alarms[i].NextFireAt.After(newest) {
-			newest = alarms[i].NextFireAt
-		}
-	}
+	_, newest := dueSpan(alarms)
 	return newest
 }
 
