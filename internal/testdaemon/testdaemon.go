@@ -6,6 +6,7 @@
 package testdaemon
 
 import (
+	"errors"
 	"io/fs"
 	"net"
 	"os"
@@ -73,11 +74,17 @@ func AsUser(t testing.TB, name, dir string, cmd *exec.Cmd) *exec.Cmd {
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
+	// A server already running under dir (a primary while its standby is promoted)
+	// creates and renames files of its own as the walk goes: one gone between the
+	// listing and the chown is that server's, and already the user's.
 	err = filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+		if err == nil {
+			err = os.Lchown(path, uid, gid)
 		}
-		return os.Lchown(path, uid, gid)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
