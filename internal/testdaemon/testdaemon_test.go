@@ -24,6 +24,7 @@ func TestAsUserWhileAServerRenamesItsFiles(t *testing.T) {
 	}
 	stop := make(chan struct{})
 	done := make(chan struct{})
+	t.Cleanup(func() { close(stop); <-done }) // before Dir's removal, also when AsUser fails
 	go func() { // a server's temp-file-then-rename, as fast as it goes
 		defer close(done)
 		for i := 0; ; i++ {
@@ -41,8 +42,6 @@ func TestAsUserWhileAServerRenamesItsFiles(t *testing.T) {
 	for range 300 {
 		AsUser(t, "nobody", dir, exec.Command("true"))
 	}
-	close(stop)
-	<-done
 	nobody, err := user.Lookup("nobody")
 	if err != nil {
 		t.Fatal(err)
