@@ -25,7 +25,7 @@ func TestAsUserWhileAServerRenamesItsFiles(t *testing.T) {
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	t.Cleanup(func() { close(stop); <-done }) // before Dir's removal, also when AsUser fails
-	go func() { // a server's temp-file-then-rename, as fast as it goes
+	go func() {                               // a server's temp-file-then-rename, as fast as it goes
 		defer close(done)
 		for i := 0; ; i++ {
 			select {
