@@ -24,8 +24,10 @@ func TestAsUserWhileAServerRenamesItsFiles(t *testing.T) {
 	}
 	stop := make(chan struct{})
 	done := make(chan struct{})
-	t.Cleanup(func() { close(stop); <-done }) // before Dir's removal, also when AsUser fails
-	go func() {                               // a server's temp-file-then-rename, as fast as it goes
+	// Stopped before Dir's removal, also when AsUser fails.
+	t.Cleanup(func() { close(stop); <-done })
+	// A server's temp-file-then-rename, as fast as it goes.
+	go func() {
 		defer close(done)
 		for i := 0; ; i++ {
 			select {
