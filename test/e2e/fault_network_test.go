@@ -33,10 +33,9 @@ const (
 	// pool slot until the stores' connect timeout (10 s) gives up on it, so a node whose
 	// four slots were all connecting when the path came back waits that long (a MySQL
 	// commit sent into the blackhole waits out the store's 15 s I/O bound: 5 s after it
-	// lifts, within that); then a
-	// claim on a dead pooled connection costs its deadline (half the lease), and the
-	// claim loop backs off up to 2 s between failures (claimRetryCap): 14.5 s, with
-	// room for a loaded CI machine. Without deadlines a node never came back (and pgx's
+	// lifts, within that); then a claim on a dead pooled connection costs its deadline
+	// (half the lease), and the claim loop backs off up to 2 s between failures
+	// (claimRetryCap): 14.5 s, with room for a loaded CI machine. Without deadlines a node never came back (and pgx's
 	// connect default held a pool slot for 2 minutes).
 	netRecoverBound = 10*time.Second + faultLease/2 + 2*2*time.Second + 5*time.Second
 )
