@@ -25,14 +25,18 @@ type Mix struct {
 	Tags bool
 }
 
-// benchTags are the tags of the i-th alarm with Mix.Tags: customer:<i mod 100> (1% of
-// the alarms each) and plan pro or free (half of each customer's each).
+// benchTags are the tags of the i-th alarm with Mix.Tags: customer:<(i/10) mod 100> (1%
+// of the alarms each, in runs of ten), and plan pro or free (half of each customer's
+// each, by thousands). A customer's runs of ten hold one alarm of each other pick by
+// i mod 10, so a cron fraction of 0.1 (picked: i mod 10 = 9) makes a tenth of every
+// customer's alarms cron series. (By i mod 100, as before the eleventh session, every
+// cron series fell on the customers 9, 19, ..., 99, and customer:7 had none.)
 func benchTags(i int) map[string]string {
 	plan := "free"
-	if (i/100)%2 == 0 {
+	if (i/1000)%2 == 0 {
 		plan = "pro"
 	}
-	return map[string]string{"customer": strconv.Itoa(i % 100), "plan": plan}
+	return map[string]string{"customer": strconv.Itoa((i / 10) % 100), "plan": plan}
 }
 
 // Validate refuses a mix that cannot be built.
