@@ -93,7 +93,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.Mix.CronFraction, "cron", 0.1, "fraction of cron series among the alarms")
 	fs.Float64Var(&c.Mix.AtMostOnceFraction, "at-most-once", 0, "fraction of at-most-once alarms")
 	fs.IntVar(&c.Mix.PayloadBytes, "payload", 100, "payload size in bytes")
-	fs.BoolVar(&c.Mix.Tags, "tags", false, "give every alarm two tags, customer:<(n/10) mod 100> (1% each, a tenth of them cron series) and plan:pro|free (half each), for the tag variants of --list-clients")
+	fs.BoolVar(&c.Mix.Tags, "tags", false, "give every alarm two tags, customer:<(n/10) mod 100> (1% each; with the default --cron, a tenth of each customer's are cron series) and plan:pro|free (half each), for the tag variants of --list-clients")
 	fs.IntVar(&c.Rate, "rate", 0, "steady mode: once alarms created per second (--cron applies to burn-down only), each due --lead after its creation (0: burn-down)")
 	fs.DurationVar(&c.Duration, "duration", 30*time.Second, "steady mode: how long alarms are created; --hung-endpoint: the longest the hung period lasts (it ends sooner once every hung alarm had an attempt)")
 	fs.DurationVar(&c.Lead, "lead", 2*time.Second, "steady mode, and --noisy-owner's quiet owners' and --hung-endpoint's fast endpoint's alarms: how far ahead of its creation an alarm falls due")
