@@ -116,7 +116,7 @@ vulncheck:
 fuzz:
 	@set -e; for file in $$(grep -rlE --include='*_test.go' '^func Fuzz[A-Z0-9_]' . | sort); do \
 	  for f in $$(sed -nE 's/^func (Fuzz[A-Za-z0-9_]*)\(.*\*testing\.F\).*/\1/p' $$file); do \
-	    echo "fuzz $$(dirname $$file) $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./$$(dirname $$file); \
+	    echo "fuzz $$(dirname $$file) $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$(dirname $$file); \
 	  done; done
 
 ## fuzz-api: the HTTP API's fuzz target alone, longer (FUZZTIME_API; a count such as

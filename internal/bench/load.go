@@ -27,10 +27,10 @@ type Mix struct {
 
 // benchTags are the tags of the i-th alarm with Mix.Tags: customer:<(i/10) mod 100> (1%
 // of the alarms each, in runs of ten), and plan pro or free (half of each customer's
-// each, by thousands). A customer's runs of ten hold one alarm of each other pick by
-// i mod 10, so a cron fraction of 0.1 (picked: i mod 10 = 9) makes a tenth of every
-// customer's alarms cron series. (By i mod 100, as before the eleventh session, every
-// cron series fell on the customers 9, 19, ..., 99, and customer:7 had none.)
+// each, by thousands). Each run of ten covers every value of i mod 10, so the mix's
+// picks by i (picked: a cron fraction of 0.1 takes i mod 10 = 9) fall on every customer
+// alike, a tenth of each one's alarms cron series. By i mod 100 every cron series fell
+// on the customers 9, 19, ..., 99, and the status=active variant matched nothing.
 func benchTags(i int) map[string]string {
 	plan := "free"
 	if (i/1000)%2 == 0 {

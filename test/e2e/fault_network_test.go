@@ -35,8 +35,9 @@ const (
 	// commit sent into the blackhole waits out the store's 15 s I/O bound: 5 s after it
 	// lifts, within that); then a claim on a dead pooled connection costs its deadline
 	// (half the lease), and the claim loop backs off up to 2 s between failures
-	// (claimRetryCap): 14.5 s, with room for a loaded CI machine. Without deadlines a node never came back (and pgx's
-	// connect default held a pool slot for 2 minutes).
+	// (claimRetryCap), twice: 16.5 s, and 5 s of room for a loaded CI machine, 21.5 s.
+	// Without deadlines a node never came back (and pgx's connect default held a pool
+	// slot for 2 minutes).
 	netRecoverBound = 10*time.Second + faultLease/2 + 2*2*time.Second + 5*time.Second
 )
 
