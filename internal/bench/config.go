@@ -59,6 +59,7 @@ type Config struct {
 	Via          string
 	ListClients  int
 	ListDuration time.Duration
+	ListRounds   int
 	UnfairClaims bool
 	// WakeURLMaxInFlight is the nodes' --wake-url-max-in-flight.
 	WakeURLMaxInFlight int
@@ -105,6 +106,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run (worker processes: FILE.nodeN)")
 	fs.IntVar(&c.ListClients, "list-clients", 0, "after the run, this many clients page through the bench owner's alarms with store.List (first page, deep page, two status filters; with --tags, tag filters too); 0: no list benchmark")
 	fs.DurationVar(&c.ListDuration, "list-duration", 10*time.Second, "--list-clients: how long each variant runs")
+	fs.IntVar(&c.ListRounds, "list-rounds", 1, "--list-clients: run every variant this many times, the variants in turn in each round (several runs of each from one load)")
 	fs.StringVar(&c.Via, "via", "store", "steady mode: how alarms are created: store (owners.Alarms.CreateBatch, the API's own path, one transaction per 10 ms) or api (POST /v1/alarms/batch to an HTTP API the bench runs next to the node)")
 	fs.DurationVar(&c.Retention, "retention", 0, "run retention in the nodes as serve does, with this --retention (0: off; at least 1m)")
 	fs.IntVar(&c.EventsCap, "events-per-alarm", 1000, "serve's --events-per-alarm, with --retention")
@@ -152,6 +154,9 @@ func (c *Config) validate() error {
 	}
 	if c.Rate == 0 && c.Alarms < 1 {
 		errs = append(errs, fmt.Errorf("--alarms must be at least 1, got %d", c.Alarms))
+	}
+	if c.ListRounds < 1 {
+		errs = append(errs, fmt.Errorf("--list-rounds must be at least 1, got %d", c.ListRounds))
 	}
 	if c.Via != "store" && c.Via != "api" {
 		errs = append(errs, fmt.Errorf("--via must be store or api, got %q", c.Via))

@@ -13,6 +13,7 @@ import (
 // listResult is one variant of --list-clients: store.List called by C clients at once.
 type listResult struct {
 	Variant string  `json:"variant"`
+	Round   int     `json:"round,omitempty"` // 1, 2, ... with --list-rounds above 1
 	Calls   int64   `json:"calls"`
 	PerSec  float64 `json:"per_sec"`
 	P50Ms   float64 `json:"p50_ms"`
@@ -23,7 +24,9 @@ type listResult struct {
 // through the store itself (no HTTP): the first page, a page 100,000 alarms deep, a
 // status that matches the cron series (10% by default), and one that matches nothing;
 // --list-clients at once, --list-duration each; with --tags, the tagVariants too. The
-// tables are as the run left them: never analyzed.
+// tables are as the run left them: never analyzed. With --list-rounds N every variant
+// runs N times, the variants in turn in each round: N runs of each from one load, whose
+// spread says how far the day's machine moves a figure.
 func (r *runner) listBench(ctx context.Context) ([]listResult, error) {
 	s, err := r.w.Open(ctx, r.db.url, false)
 	if err != nil {
@@ -54,37 +57,53 @@ func (r *runner) listBench(ctx context.Context) ([]listResult, error) {
 		variants = append(variants, tagVariants...)
 	}
 	var out []listResult
-	for _, v := range variants {
-		var h Histogram
-		var mu sync.Mutex
-		var firstErr error
-		deadline := time.Now().Add(r.cfg.ListDuration)
-		var wg sync.WaitGroup
-		for range r.cfg.ListClients {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for time.Now().Before(deadline) {
-					t0 := time.Now()
-					if _, _, err := s.List(ctx, v.f); err != nil {
-						mu.Lock()
-						firstErr = err
-						mu.Unlock()
-						return
-					}
-					h.Record(time.Since(t0))
-				}
-			}()
+	for round := 1; round <= r.cfg.ListRounds; round++ {
+		for _, v := range variants {
+			res, err := r.listVariant(ctx, s, v.f)
+			if err != nil {
+				return nil, fmt.Errorf("bench: list %s: %w", v.name, err)
+			}
+			res.Variant = v.name
+			if r.cfg.ListRounds > 1 {
+				res.Round = round
+			}
+			out = append(out, res)
 		}
-		wg.Wait()
-		if firstErr != nil {
-			return nil, fmt.Errorf("bench: list %s: %w", v.name, firstErr)
-		}
-		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-		out = append(out, listResult{Variant: v.name, Calls: int64(h.Count()),
-			PerSec: float64(h.Count()) / r.cfg.ListDuration.Seconds(), P50Ms: ms(h.Quantile(0.5)), P99Ms: ms(h.Quantile(0.99))})
 	}
 	return out, nil
+}
+
+// listVariant is one variant's figures: --list-clients calling s.List(f) for
+// --list-duration.
+func (r *runner) listVariant(ctx context.Context, s ports.Store, f ports.ListFilter) (listResult, error) {
+	var h Histogram
+	var mu sync.Mutex
+	var firstErr error
+	deadline := time.Now().Add(r.cfg.ListDuration)
+	var wg sync.WaitGroup
+	for range r.cfg.ListClients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				t0 := time.Now()
+				if _, _, err := s.List(ctx, f); err != nil {
+					mu.Lock()
+					firstErr = err
+					mu.Unlock()
+					return
+				}
+				h.Record(time.Since(t0))
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return listResult{}, firstErr
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return listResult{Calls: int64(h.Count()), PerSec: float64(h.Count()) / r.cfg.ListDuration.Seconds(),
+		P50Ms: ms(h.Quantile(0.5)), P99Ms: ms(h.Quantile(0.99))}, nil
 }
 
 // tagVariants are the list benchmark's tag filters over the alarms Mix.Tags tagged: one

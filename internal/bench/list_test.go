@@ -1,6 +1,9 @@
 package bench
 
 import (
+	"flag"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -47,5 +50,37 @@ func TestBenchListWithTags(t *testing.T) {
 	}
 	if got := strings.Join(names, "; "); !strings.Contains(got, "tags customer:7, plan:pro (0.5%)") || len(names) != 4+len(tagVariants) {
 		t.Errorf("list variants: %s", got)
+	}
+}
+
+// --list-rounds N runs every variant N times from one load, the variants in turn in each
+// round, and numbers the rounds.
+func TestBenchListRounds(t *testing.T) {
+	res := runBench(t, "--alarms", "200", "--list-clients", "1", "--list-duration", "20ms", "--list-rounds", "2")
+	list, _ := res["list"].([]any)
+	var got []string
+	for _, v := range list {
+		row := v.(map[string]any)
+		round, _ := row["round"].(float64)
+		got = append(got, fmt.Sprintf("%s/%v", row["variant"], round))
+		if row["calls"].(float64) < 1 {
+			t.Errorf("variant %v of round %v made no call", row["variant"], round)
+		}
+	}
+	want := "first page/1, deep page/1, status=active/1, status=failed/1, " +
+		"first page/2, deep page/2, status=active/2, status=failed/2"
+	if strings.Join(got, ", ") != want {
+		t.Errorf("list rows: %s\nwant %s", strings.Join(got, ", "), want)
+	}
+
+	var cfg Config
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	cfg.RegisterFlags(fs)
+	if err := fs.Parse([]string{"--list-rounds", "0"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.validate(); err == nil || !strings.Contains(err.Error(), "--list-rounds") {
+		t.Errorf("--list-rounds 0: %v, want an error naming --list-rounds", err)
 	}
 }

@@ -160,7 +160,11 @@ func (res *result) printTable(w io.Writer) {
 	row("tables at start", "%s", formatSizes(res.SizesStart))
 	row("tables at end", "%s", formatSizes(res.SizesEnd))
 	for _, l := range res.List {
-		row("list: "+l.Variant, "%.0f calls/s, p50 %.2f ms, p99 %.2f ms", l.PerSec, l.P50Ms, l.P99Ms)
+		name := "list: " + l.Variant
+		if l.Round > 0 {
+			name += fmt.Sprintf(" (round %d)", l.Round)
+		}
+		row(name, "%.0f calls/s, p50 %.2f ms, p99 %.2f ms", l.PerSec, l.P50Ms, l.P99Ms)
 	}
 	_ = tw.Flush()
 }
