@@ -59,11 +59,11 @@ screenshots:
 ## longest tests (its suite is the race run's longest path).
 ## The SQLite engine (modernc.org/sqlite: C translated to Go) is built without checkptr,
 ## whose checks of its unsafe pointer arithmetic doubled the SQLite package's run (188 s
-## against 96 s, tenth session). It keeps the detector's instrumentation: built without it (-race=false),
-## the engine's own synchronization (atomics in uninstrumented code) is invisible to the
-## detector, which may then call two accesses ordered only by it a race. One CI run so
-## built reported a race in the SQLite contract suite that eight runs here, with the same
-## flags, and no fully instrumented run ever showed.
+## against 96 s, tenth session). It keeps the detector's instrumentation: built without
+## it (-race=false), the engine's own synchronization (atomics in uninstrumented code) is
+## invisible to the detector, which may then call two accesses ordered only by it a race.
+## One CI run so built reported a race in the SQLite contract suite that nine runs here,
+## with the same flags, and no fully instrumented run ever showed.
 RACE_GCFLAGS := modernc.org/...=-d=checkptr=0
 race:
 	$(GO) test -count=1 -race -gcflags='$(RACE_GCFLAGS)' -timeout 20m -skip 'TestContractThroughPgBouncer|TestTLS$$|Plans?$$|^TestPlansWithoutStatistics$$|^TestMigrat(e|ion)Upgrades$$' ./domain/... ./app/... ./adapters/...

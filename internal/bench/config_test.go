@@ -19,18 +19,25 @@ func TestConcurrencyDefaultsByMode(t *testing.T) {
 		{[]string{"--noisy-owner", "100", "--concurrency", "4000"}, 4000},
 		{[]string{"--alarms", "10", "--concurrency", "64"}, 64},
 	} {
-		var cfg Config
-		fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		cfg.RegisterFlags(fs)
-		if err := fs.Parse(c.args); err != nil {
-			t.Fatal(err)
-		}
-		if err := cfg.validate(); err != nil {
+		cfg, err := parseConfig(t, c.args...)
+		if err != nil {
 			t.Fatalf("%v: %v", c.args, err)
 		}
 		if cfg.Concurrency != c.want {
 			t.Errorf("%v: --concurrency %d, want %d", c.args, cfg.Concurrency, c.want)
 		}
 	}
+}
+
+// parseConfig is the Config `chronos bench args...` runs with, and validate's error.
+func parseConfig(t *testing.T, args ...string) (Config, error) {
+	t.Helper()
+	var cfg Config
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	cfg.RegisterFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, cfg.validate()
 }

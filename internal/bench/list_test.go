@@ -1,9 +1,7 @@
 package bench
 
 import (
-	"flag"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -73,14 +71,7 @@ func TestBenchListRounds(t *testing.T) {
 		t.Errorf("list rows: %s\nwant %s", strings.Join(got, ", "), want)
 	}
 
-	var cfg Config
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	cfg.RegisterFlags(fs)
-	if err := fs.Parse([]string{"--list-rounds", "0"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := cfg.validate(); err == nil || !strings.Contains(err.Error(), "--list-rounds") {
+	if _, err := parseConfig(t, "--list-rounds", "0"); err == nil || !strings.Contains(err.Error(), "--list-rounds") {
 		t.Errorf("--list-rounds 0: %v, want an error naming --list-rounds", err)
 	}
 }
