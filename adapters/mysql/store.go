@@ -30,6 +30,7 @@ type Store struct {
 	clock   ports.Clock // nil: the database clock
 	server  serverVersion
 	stmts   *stmtCache   // the prepared batch statements
+	reads   *readCache   // the prepared reads
 	retries atomic.Int64 // transactions run again after a deadlock or lock wait timeout
 
 	sqlstore.Engine[sql.NullTime] // tokens, sessions, state, workers
@@ -62,7 +63,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	s := &Store{db: db, clock: opts.Clock, server: server, stmts: newStmtCache(db)}
+	s := &Store{db: db, clock: opts.Clock, server: server, stmts: newStmtCache(db), reads: newReadCache(db)}
 	s.Engine = s.newEngine()
 	return s, nil
 }
@@ -185,5 +186,6 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close releases the pool. Later calls fail with "sql: database is closed".
 func (s *Store) Close() error {
 	s.stmts.close()
+	s.reads.close()
 	return mapError(s.db.Close())
 }
