@@ -50,28 +50,28 @@ func TestReadsPreparedOnTheirSecondCallAnswerAsText(t *testing.T) {
 		"events": func() (any, error) { return s.Events(ctx, ports.OwnedBy("o"), as[1].ID, 10) },
 	}
 	for name, read := range reads {
-		before := s.reads.prepared()
+		before := s.reads.Held()
 		asText, err := read()
 		if err != nil {
 			t.Fatalf("%s as text: %v", name, err)
 		}
-		if got := s.reads.prepared(); got != before {
+		if got := s.reads.Held(); got != before {
 			t.Errorf("%s: %d reads prepared after its first call, want %d: a text is prepared on its second", name, got, before)
 		}
 		for call := 2; call <= 3; call++ {
-			runs := s.reads.runs.Load()
+			runs := s.reads.Runs()
 			got, err := read()
 			if err != nil {
 				t.Fatalf("%s, call %d (prepared): %v", name, call, err)
 			}
-			if s.reads.runs.Load() == runs {
+			if s.reads.Runs() == runs {
 				t.Errorf("%s, call %d: no read ran prepared", name, call)
 			}
 			if !reflect.DeepEqual(got, asText) {
 				t.Errorf("%s, call %d (prepared) =\n%+v\nwant, as text:\n%+v", name, call, got, asText)
 			}
 		}
-		if got := s.reads.prepared(); got <= before {
+		if got := s.reads.Held(); got <= before {
 			t.Errorf("%s: %d reads prepared after its second call, want more than %d", name, got, before)
 		}
 	}
@@ -79,48 +79,5 @@ func TestReadsPreparedOnTheirSecondCallAnswerAsText(t *testing.T) {
 	if err != nil || got.Status != domain.StatusCancelled || !got.UpdatedAt.Equal(testNow.Truncate(time.Microsecond)) ||
 		string(got.Payload) != string(as[1].Payload) || !reflect.DeepEqual(got.Tags, as[1].Tags) {
 		t.Errorf("Get (prepared) = %+v, %v; want the cancelled alarm, updated at %v, its payload and tags", got, err, testNow)
-	}
-}
-
-// The cache keeps at most max texts prepared and closes the least recently used to
-// make room; a text it closed runs again as text, and is prepared again on its next
-// second call.
-func TestReadCacheClosesTheLeastRecentlyUsed(t *testing.T) {
-	s, _ := openTestStore(t, Options{})
-	c := newReadCache(s.db)
-	c.max = 2
-	defer c.close()
-	ctx := t.Context()
-	q1, q2, q3 := "SELECT 1", "SELECT 2", "SELECT 3"
-	twice := func(q string) {
-		t.Helper()
-		if c.get(ctx, q) != nil {
-			t.Fatalf("%s: prepared on its first call", q)
-		}
-		if c.get(ctx, q) == nil {
-			t.Fatalf("%s: not prepared on its second call", q)
-		}
-	}
-	twice(q1)
-	twice(q2)
-	st2 := c.get(ctx, q2)
-	if c.get(ctx, q1) == nil { // q1 used last: q2 is now the least recent
-		t.Fatal("q1 is no longer prepared")
-	}
-	twice(q3)
-	if c.prepared() != 2 {
-		t.Errorf("%d texts prepared, want max = 2", c.prepared())
-	}
-	if c.get(ctx, q1) == nil || c.get(ctx, q3) == nil {
-		t.Error("q1 or q3 is not prepared: the least recently used (q2) was to go")
-	}
-	if c.get(ctx, q2) != nil {
-		t.Error("q2 is still prepared")
-	}
-	if err := st2.QueryRowContext(ctx).Scan(new(int)); err == nil {
-		t.Error("q2's evicted statement still runs: it was not closed")
-	}
-	if c.get(ctx, q2) == nil {
-		t.Error("q2, called again twice, is not prepared again")
 	}
 }

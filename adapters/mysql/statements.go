@@ -62,7 +62,7 @@ var engineSQL = func() sqlstore.Statements {
 func (s *Store) newEngine() sqlstore.Engine[sql.NullTime] {
 	db := sqlstore.Std(s.db)
 	return sqlstore.Engine[sql.NullTime]{
-		Name: "mysql", SQL: &engineSQL, Read: readDB{DB: db, stmts: s.reads}, Write: db,
+		Name: "mysql", SQL: &engineSQL, Read: s.reads, Write: db,
 		MapError: mapError,
 		TimeArg:  timeArg,
 		ToTime:   sqlrow.NullTime,

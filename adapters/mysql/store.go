@@ -29,9 +29,9 @@ type Store struct {
 	db      *sql.DB
 	clock   ports.Clock // nil: the database clock
 	server  serverVersion
-	stmts   *stmtCache   // the prepared batch statements
-	reads   *readCache   // the prepared reads
-	retries atomic.Int64 // transactions run again after a deadlock or lock wait timeout
+	stmts   *stmtCache           // the prepared batch statements
+	reads   *sqlstore.PreparedDB // the engine's reads, prepared once repeated
+	retries atomic.Int64         // transactions run again after a deadlock or lock wait timeout
 
 	sqlstore.Engine[sql.NullTime] // tokens, sessions, state, workers
 }
@@ -63,7 +63,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	s := &Store{db: db, clock: opts.Clock, server: server, stmts: newStmtCache(db), reads: newReadCache(db)}
+	s := &Store{db: db, clock: opts.Clock, server: server, stmts: newStmtCache(db), reads: newReads(db)}
 	s.Engine = s.newEngine()
 	return s, nil
 }
@@ -186,6 +186,6 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close releases the pool. Later calls fail with "sql: database is closed".
 func (s *Store) Close() error {
 	s.stmts.close()
-	s.reads.close()
+	s.reads.Close()
 	return mapError(s.db.Close())
 }

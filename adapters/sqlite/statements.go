@@ -220,13 +220,17 @@ var engineSQL = func() sqlstore.Statements {
 	return st
 }()
 
+// preparedTexts is how the engine's statements are kept prepared: every text from its
+// first call, as SQLite parses each unprepared text anew; at most 1,024 per pool (the
+// store sends a few hundred), so no flow of new texts can grow a process without bound.
+var preparedTexts = sqlstore.PreparedOptions{Max: 1024, After: 1}
+
 // newEngine is the shared engine on the store's pools: reads on the reader, writes
-// outside a transaction on the writer, every statement prepared (SQLite parses each
-// unprepared text anew).
+// outside a transaction on the writer, every statement prepared (preparedTexts).
 func (s *Store) newEngine() sqlstore.Engine[sql.NullInt64] {
 	return sqlstore.Engine[sql.NullInt64]{
 		Name: "sqlite", SQL: &engineSQL,
-		Read: sqlstore.Prepared(s.reader), Write: sqlstore.Prepared(s.writer),
+		Read: sqlstore.Prepared(s.reader, preparedTexts), Write: sqlstore.Prepared(s.writer, preparedTexts),
 		MapError: mapError,
 		TimeArg:  func(t time.Time) any { return toDB(trunc(t)) },
 		ToTime:   fromDB,

@@ -97,3 +97,8 @@ func TestTagWalkFor(t *testing.T) {
 		}
 	}
 }
+
+// errRow is a row that fails with err.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
