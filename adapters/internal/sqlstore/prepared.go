@@ -47,13 +47,14 @@ type PreparedDB struct {
 }
 
 // preparedText is one text of the cache. users counts the calls between taking stmt and
-// the statement's start: database/sql refuses a closed statement, so an evicted one is
-// closed by the last of them (a statement's open rows keep it alive by themselves).
+// the statement's start: database/sql refuses a closed statement, so one let go while
+// held is closed by the last of them (a statement's open rows keep it alive by
+// themselves).
 type preparedText struct {
 	query   string
-	stmt    *sql.Stmt // nil: being prepared, or refused; run as text
-	users   int
-	evicted bool
+	stmt    *sql.Stmt // nil: being prepared, or refused; run as text (set under mu)
+	users   atomic.Int32
+	evicted atomic.Bool
 }
 
 // take returns query's prepared statement and the release to call once it has started,
@@ -69,9 +70,9 @@ func (p *PreparedDB) take(ctx context.Context, query string) (*sql.Stmt, func())
 			p.mu.Unlock()
 			return nil, nil
 		}
-		pt.users++
+		pt.users.Add(1)
 		p.mu.Unlock()
-		return pt.stmt, func() { p.release(pt) }
+		return pt.stmt, pt.release
 	}
 	if n := p.seen[query] + 1; n < p.opts.After {
 		if len(p.seen) >= 4*p.opts.Max {
@@ -96,7 +97,7 @@ func (p *PreparedDB) take(ctx context.Context, query string) (*sql.Stmt, func())
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
-	case pt.evicted:
+	case pt.evicted.Load():
 		// Let go while it was being prepared: not kept.
 		if err == nil {
 			_ = st.Close()
@@ -104,8 +105,8 @@ func (p *PreparedDB) take(ctx context.Context, query string) (*sql.Stmt, func())
 		return nil, nil
 	case err == nil:
 		pt.stmt = st
-		pt.users++
-		return st, func() { p.release(pt) }
+		pt.users.Add(1)
+		return st, pt.release
 	case p.opts.Refused != nil && p.opts.Refused(err):
 		return nil, nil // kept without a statement: not prepared again until let go
 	default:
@@ -113,7 +114,7 @@ func (p *PreparedDB) take(ctx context.Context, query string) (*sql.Stmt, func())
 		// (which its run as text reports): prepared again on a later call.
 		p.lru.Remove(p.byQ[query])
 		delete(p.byQ, query)
-		pt.evicted = true
+		pt.evicted.Store(true)
 		return nil, nil
 	}
 }
@@ -124,19 +125,19 @@ func (p *PreparedDB) evict(e *list.Element) *sql.Stmt {
 	pt := e.Value.(*preparedText)
 	p.lru.Remove(e)
 	delete(p.byQ, pt.query)
-	pt.evicted = true
-	if pt.users > 0 {
+	pt.evicted.Store(true)
+	if pt.users.Load() > 0 {
 		return nil
 	}
 	return pt.stmt
 }
 
-func (p *PreparedDB) release(pt *preparedText) {
-	p.mu.Lock()
-	pt.users--
-	closing := pt.evicted && pt.users == 0
-	p.mu.Unlock()
-	if closing {
+// release ends a call's hold on pt's statement, and closes it when the call was the
+// last to hold a statement let go. Without a lock: evict marks before it counts the
+// holders, release counts down before it reads the mark, so one of them sees the other
+// (at worst both close it, which database/sql allows).
+func (pt *preparedText) release() {
+	if pt.users.Add(-1) == 0 && pt.evicted.Load() {
 		_ = pt.stmt.Close() // database/sql closes it once its open rows are done
 	}
 }
