@@ -12,7 +12,7 @@ import (
 // text the driver converts; prepared, a read is one round trip (COM_STMT_EXECUTE) with
 // binary parameters and rows, as pgx's statement cache gives PostgreSQL. On a
 // 1,000,000-alarm database, 8 clients: the first page 1.21× the calls a second, a tag
-// page of two pairs 1.20× (docs/benchmarks.md, "Prepared reads").
+// page of two pairs 1.20× (docs/benchmarks.md, "Prepared reads on MySQL/MariaDB").
 //
 // A text called only once is never prepared. At most 64 are kept, each prepared on
 // every connection that ran it, against the server's max_prepared_stmt_count (shared
