@@ -11,7 +11,7 @@ import (
 // again. Sent as text, each is lexed and parsed on every call and its rows come back as
 // text the driver converts; prepared, a read is one round trip (COM_STMT_EXECUTE) with
 // binary parameters and rows, as pgx's statement cache gives PostgreSQL. On a
-// 1,000,000-alarm database, 8 clients: the first page 1.21× the calls a second, a tag
+// 1,000,000-alarm database, 8 clients: the first page 1.22× the calls a second, a tag
 // page of two pairs 1.20× (docs/benchmarks.md, "Prepared reads on MySQL/MariaDB").
 //
 // A text called only once is never prepared. At most 64 are kept, each prepared on
