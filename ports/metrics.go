@@ -11,6 +11,9 @@ import "time"
 type Metrics interface {
 	// Claimed: one successful ClaimDue that took took and returned n alarms (n may be 0).
 	Claimed(n int, took time.Duration)
+	// NextDueRead: the dispatcher read the next due time (ClaimStore.NextDue) before
+	// sleeping. With Claimed, it is what a node with nothing due asks of the store.
+	NextDueRead()
 	// Woke: one wake finished. outcome is WakeDelivered or WakeFailed; lag is when it
 	// was delivered minus when it was due (the alarm's next_fire_at at the claim);
 	// took is the delivery's own duration.
@@ -73,6 +76,7 @@ const (
 type NopMetrics struct{}
 
 func (NopMetrics) Claimed(int, time.Duration)                 {}
+func (NopMetrics) NextDueRead()                               {}
 func (NopMetrics) Woke(string, time.Duration, time.Duration)  {}
 func (NopMetrics) Stale(int)                                  {}
 func (NopMetrics) Deferred(string)                            {}

@@ -44,6 +44,7 @@ type Metrics struct {
 
 	claims, claimed prometheus.Counter
 	claimDuration   prometheus.Histogram
+	nextDueReads    prometheus.Counter
 
 	retentionDeleted *prometheus.CounterVec
 	dispatchPaused   prometheus.Gauge
@@ -88,6 +89,8 @@ func New(opts Options) *Metrics {
 			"Alarms claimed by this node."),
 		claimDuration: histogram("chronos_claim_duration_seconds", claimBuckets,
 			"Seconds one successful ClaimDue call took."),
+		nextDueReads: counter("chronos_next_due_reads_total",
+			"NextDue reads this node's dispatcher made before sleeping: with chronos_claims_total, what an idle node asks of the store."),
 		retentionDeleted: counterVec("chronos_retention_deleted_total", []string{"table"},
 			"Rows deleted by retention on this node, by table."),
 		dispatchPaused: gauge("chronos_dispatch_paused",
@@ -138,7 +141,7 @@ func New(opts Options) *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildInfo,
 		m.wakes, m.wakeLag, m.delivery,
-		m.claims, m.claimed, m.claimDuration,
+		m.claims, m.claimed, m.claimDuration, m.nextDueReads,
 		m.retentionDeleted, m.dispatchPaused, m.sample, m.breakerChanges, m.breakersOpen,
 		m.deferredBy, m.claimOwners, m.queuingEndpoints, m.queuedWakes,
 		m.requests, m.requestDuration, m.refusals,
@@ -173,6 +176,9 @@ const (
 	wakeStale    = "stale"
 	wakeDeferred = "deferred"
 )
+
+// NextDueRead implements ports.Metrics.
+func (m *Metrics) NextDueRead() { m.nextDueReads.Inc() }
 
 // Claimed implements ports.Metrics.
 func (m *Metrics) Claimed(n int, took time.Duration) {

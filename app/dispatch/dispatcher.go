@@ -216,11 +216,16 @@ func (d *Dispatcher) release(n int) {
 }
 
 // idle sleeps until the earliest of: the next due alarm, a hint, the tick, ctx done.
+// A hint only ever brings the wake-up forward: a stream of creates each due a little
+// later than the one before must not keep pushing back the instant an earlier one, or
+// the next due alarm, is due at.
 func (d *Dispatcher) idle(ctx context.Context) {
 	wait := d.cfg.Tick
 	nextCtx, cancel := context.WithTimeout(ctx, d.cfg.storeTimeout())
 	next, ok, err := d.store.NextDue(nextCtx)
 	cancel()
+	d.stats.nextDueReads.Add(1)
+	d.metrics.NextDueRead()
 	if err != nil {
 		if ctx.Err() == nil {
 			d.log.Warn("reading next due time failed; sleeping one tick", zap.Error(err))
@@ -231,6 +236,7 @@ func (d *Dispatcher) idle(ctx context.Context) {
 	if wait <= 0 {
 		return
 	}
+	deadline := time.Now().Add(wait)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
@@ -248,7 +254,10 @@ func (d *Dispatcher) idle(ctx context.Context) {
 			if until <= 0 {
 				return
 			}
-			timer.Reset(min(until, wait))
+			if wake := time.Now().Add(until); wake.Before(deadline) {
+				deadline = wake
+				timer.Reset(until)
+			}
 		}
 	}
 }

@@ -14,6 +14,7 @@ type Stats struct {
 	advanceSkipped, applyCalls   atomic.Int64
 	claimNanos                   atomic.Int64
 	denseClaims                  atomic.Int64
+	nextDueReads                 atomic.Int64
 }
 
 // StatsSnapshot is a point-in-time copy of Stats.
@@ -32,6 +33,7 @@ type StatsSnapshot struct {
 	ApplyCalls     int64         // Apply round trips
 	ClaimTime      time.Duration // total time of the successful ClaimDue calls
 	DenseClaims    int64         // claims followed at once by another, the stream being dense (no NextDue read between)
+	NextDueReads   int64         // NextDue calls made before sleeping (an idle node's cost, with Claims)
 }
 
 func (s *Stats) snapshot() StatsSnapshot {
@@ -41,5 +43,6 @@ func (s *Stats) snapshot() StatsSnapshot {
 		Applied: s.applied.Load(), Stale: s.stale.Load(), ApplyErrors: s.applyErrors.Load(),
 		AdvanceSkipped: s.advanceSkipped.Load(), ApplyCalls: s.applyCalls.Load(),
 		ClaimTime: time.Duration(s.claimNanos.Load()), DenseClaims: s.denseClaims.Load(),
+		NextDueReads: s.nextDueReads.Load(),
 	}
 }

@@ -1,0 +1,45 @@
+package dispatch_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/chronoshq/chronos/domain"
+)
+
+// With serve's one-second tick, alarms created one after another, each due shortly
+// after its create, arrive on time: every create hints the sleeping loop, and a later
+// hint must never push back the wake-up an earlier one (or the next due alarm) asked
+// for. A loop that re-armed its timer on every hint woke only when the creates stopped,
+// seconds late.
+func TestTrickleOfSoonDueAlarmsArrivesOnTime(t *testing.T) {
+	e := newEnv(t)
+	r := newReceiver(t, nil)
+	cfg := testConfig("w1")
+	cfg.Tick = time.Second // serve's default: the hints, not the tick, must keep time
+	e.start(t, e.waker(t, r), cfg)
+
+	delays := []time.Duration{150 * time.Millisecond, 600 * time.Millisecond, 300 * time.Millisecond}
+	const n = 30
+	for i := range n {
+		e.create(t, domain.Spec{Kind: domain.KindOnce, Delay: ptr(delays[i%len(delays)])})
+		time.Sleep(50 * time.Millisecond)
+	}
+	eventually(t, 5*time.Second, "every wake", func() bool { return len(r.received()) >= n })
+
+	// The bound is loose for a busy CI machine; the loop this guards against was late
+	// by about as long as the creates went on (1.5 s here).
+	const bound = 400 * time.Millisecond
+	late := 0
+	var worst time.Duration
+	for _, w := range r.received() {
+		lag := w.At.Sub(w.ScheduledFor)
+		worst = max(worst, lag)
+		if lag > bound {
+			late++
+		}
+	}
+	if late > 0 {
+		t.Errorf("%d of %d wakes arrived more than %s after their scheduled_for (worst %s)", late, n, bound, worst)
+	}
+}
