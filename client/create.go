@@ -22,7 +22,7 @@ type CreateAlarm struct {
 	// Delay fires a once alarm this long after the server receives the request. A once
 	// alarm with neither FireAt nor Delay fires as soon as possible (a delay of 0).
 	Delay time.Duration
-	// CronExpr is a five-field cron expression; Timezone the IANA zone it is read in
+	// CronExpr is a five-field cron expression (six with a leading seconds field); Timezone the IANA zone it is read in
 	// (the server's default is UTC).
 	CronExpr string
 	Timezone string

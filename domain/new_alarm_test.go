@@ -75,7 +75,7 @@ func TestNewAlarmRefusesBadInput(t *testing.T) {
 		{"cron with blank expression", func() Spec { s := nwCronSpec(); s.CronExpr = "   "; return s }, "cron_expr"},
 		{"cron expression malformed", func() Spec { s := nwCronSpec(); s.CronExpr = "0 9 * *"; return s }, "cron_expr"},
 		{"cron expression out of range", func() Spec { s := nwCronSpec(); s.CronExpr = "0 25 * * *"; return s }, "cron_expr"},
-		{"cron expression with seconds field", func() Spec { s := nwCronSpec(); s.CronExpr = "0 0 9 * * *"; return s }, "cron_expr"},
+		{"cron expression with seven fields", func() Spec { s := nwCronSpec(); s.CronExpr = "0 0 9 * * * *"; return s }, "cron_expr"},
 		{"cron expression that never fires", func() Spec { s := nwCronSpec(); s.CronExpr = "0 0 30 2 *"; return s }, "cron_expr"},
 		{"cron expression with a TZ prefix", func() Spec { s := nwCronSpec(); s.CronExpr = "CRON_TZ=UTC 0 9 * * *"; return s }, "cron_expr"},
 		{"cron descriptor unknown", func() Spec { s := nwCronSpec(); s.CronExpr = "@fortnightly"; return s }, "cron_expr"},

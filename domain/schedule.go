@@ -20,7 +20,9 @@ const MinEvery = time.Second
 // far, never need to look further than this.
 const zoneReach = 48 * time.Hour
 
-var parser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+// parser reads five fields, or six with a leading seconds field ("*/10 * * * * *"):
+// a five-field expression fires at second 0, as it always has.
+var parser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
 // Schedule is a parsed cron expression bound to a timezone.
 //
@@ -45,8 +47,9 @@ type Schedule struct {
 	namedHours bool
 }
 
-// ParseSchedule parses a 5-field expression, an "@daily"-style descriptor or
-// "@every <duration>" (whole seconds, at least 1s) in the IANA zone tz. Errors are
+// ParseSchedule parses a 5-field expression (6 with a leading seconds field), an
+// "@daily"-style descriptor or "@every <duration>" (whole seconds, at least 1s) in the
+// IANA zone tz. Errors are
 // *ValidationError naming "cron_expr" or "timezone". A Schedule is immutable and safe
 // to share; parsed schedules are cached (see schedule_cache.go).
 func ParseSchedule(expr, tz string) (*Schedule, error) {
@@ -125,10 +128,14 @@ func namesHours(expr string) bool {
 		return expr != "@hourly"
 	}
 	fields := strings.Fields(expr)
-	if len(fields) < 2 {
-		return true // unreachable: the parser demands five fields
+	hour := 1
+	if len(fields) == 6 {
+		hour = 2 // after the seconds field
 	}
-	for _, part := range strings.Split(fields[1], ",") {
+	if len(fields) <= hour {
+		return true // unreachable: the parser demands five or six fields
+	}
+	for _, part := range strings.Split(fields[hour], ",") {
 		if strings.HasPrefix(part, "*") || strings.HasPrefix(part, "?") {
 			return false
 		}

@@ -93,11 +93,13 @@ func TestScheduleDSTTransitionDays(t *testing.T) {
 				want []time.Time
 			}{
 				{"30 2 * * *", want},
+				{"0 30 2 * * *", want}, // six fields: the hour is the third
 				// Wildcard hours follow elapsed time: one fire per real hour (half hour),
 				// so 23 on the short day and 25 on the long one, evenly spaced in UTC.
 				{"0 * * * *", series(from, time.Hour, day.hours)},
 				{"@hourly", series(from, time.Hour, day.hours)},
 				{"*/30 * * * *", series(from, 30*time.Minute, 2*day.hours)},
+				{"0 0 * * * *", series(from, time.Hour, day.hours)},
 			}
 			for _, c := range cases {
 				got := occurrences(mustParse(t, c.expr, day.tz), from, to)

@@ -66,6 +66,12 @@ func TestScheduleNext(t *testing.T) {
 		{expr: "@every 90s", tz: "UTC", want: "2026-01-15T10:09:00Z"},  // elapsed from after
 		{expr: "@every 1s", tz: "UTC", after: "2026-01-15T10:07:30.75Z", want: "2026-01-15T10:07:31Z"},
 		{expr: "@every 1h30m", tz: "Asia/Tokyo", want: "2026-01-15T11:37:30Z"}, // zone plays no part
+		// Six fields: a leading seconds field.
+		{expr: "* * * * * *", tz: "UTC", want: "2026-01-15T10:07:31Z"},
+		{expr: "* * * * * *", tz: "UTC", after: "2026-01-15T10:07:30.25Z", want: "2026-01-15T10:07:31Z"},
+		{expr: "*/20 * * * * *", tz: "UTC", want: "2026-01-15T10:07:40Z"},
+		{expr: "15 0 9 * * 1-5", tz: "UTC", want: "2026-01-16T09:00:15Z"},
+		{expr: "0 0 9 * * *", tz: "Europe/Paris", want: "2026-01-16T08:00:00Z"},
 		// Zones: the expression is read on the zone's wall clock.
 		{expr: "0 12 * * *", tz: "Asia/Tokyo", want: "2026-01-16T03:00:00Z"},
 		{expr: "0 9 * * *", tz: "America/New_York", want: "2026-01-15T14:00:00Z"},
@@ -129,7 +135,8 @@ func TestParseScheduleRejects(t *testing.T) {
 		{"", "UTC", "cron_expr"},
 		{"   ", "UTC", "cron_expr"},
 		{"* * * *", "UTC", "cron_expr"},
-		{"0 0 * * * *", "UTC", "cron_expr"}, // six fields: no seconds
+		{"60 0 * * * *", "UTC", "cron_expr"},  // seconds run 0-59
+		{"0 0 0 * * * *", "UTC", "cron_expr"}, // seven fields
 		{"60 * * * *", "UTC", "cron_expr"},
 		{"0 24 * * *", "UTC", "cron_expr"},
 		{"0 0 0 * *", "UTC", "cron_expr"},

@@ -184,7 +184,7 @@ func noArgs(fs *flag.FlagSet, args []string) error {
 func alarmCreate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []string, stdout io.Writer) error {
 	in := fs.Duration("in", 0, "fire once after this long (a Go duration: 90s, 10m, 2h30m)")
 	at := fs.String("at", "", "fire once at this RFC 3339 time (2030-01-02T15:04:05Z, or with an offset)")
-	cron := cronFlag(fs, `fire on this five-field cron expression ("0 9 * * 1-5")`)
+	cron := cronFlag(fs, `fire on this cron expression: five fields ("0 9 * * 1-5"), or six with seconds first ("*/10 * * * * *")`)
 	tz := tzFlag(fs)
 	label := fs.String("label", "", "a label for people")
 	var payload payloadFlags

@@ -145,7 +145,7 @@ func alarmUpcoming(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []st
 }
 
 func alarmPreview(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []string, stdout io.Writer) error {
-	cron := cronFlag(fs, `the five-field cron expression ("0 9 * * 1-5")`)
+	cron := cronFlag(fs, `the cron expression: five fields ("0 9 * * 1-5"), or six with seconds first`)
 	tz := tzFlag(fs)
 	from := fs.String("from", "", "list occurrences after this RFC 3339 time (the server's now when left out)")
 	count := fs.Int("count", 0, "list this many, 1..100 (the server's default: 10)")

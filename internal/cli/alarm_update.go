@@ -12,7 +12,7 @@ import (
 
 func alarmUpdate(ctx context.Context, fs *flag.FlagSet, f *apiFlags, args []string, stdout io.Writer) error {
 	label := fs.String("label", "", "a label for people")
-	cron := cronFlag(fs, `the series' new five-field cron expression ("0 9 * * 1-5")`)
+	cron := cronFlag(fs, `the series' new cron expression: five fields ("0 9 * * 1-5"), or six with seconds first`)
 	tz := tzFlag(fs)
 	wake := fs.String("wake-message", "", "the message of the wake")
 	maxFailures := fs.Int("max-failures", 0, "failed deliveries of one occurrence before giving up")
