@@ -43,7 +43,14 @@ type Dispatcher struct {
 	stats     Stats
 	lag       wakelag.Histogram // wake lags, for the heartbeat's percentiles
 	pauses    pauseEnds         // resumes series whose pause has ended, once a tick
-	calendars *calendarCache    // the owners' calendars, for series naming some; nil: none
+	// The idle loop's state: the last next due time read, whether the last claim was a
+	// lease sweep (so the next wait uses it instead of reading it again), and the
+	// wake-ups by the tick alone so far.
+	next      time.Time
+	nextOK    bool
+	sweeping  bool
+	idleTicks int
+	calendars *calendarCache // the owners' calendars, for series naming some; nil: none
 }
 
 // New builds a dispatcher; cfg must pass Validate. hints may be shared with
@@ -153,7 +160,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			d.stats.claimErrors.Add(1)
 			wait := errWait.next()
 			d.log.Warn("claim failed; retrying", zap.Error(err), zap.Duration("retry_in", wait))
-			sleep(ctx, wait)
+			sleepFor(ctx, wait)
 			continue
 		}
 		errWait.reset()
@@ -215,36 +222,74 @@ func (d *Dispatcher) release(n int) {
 	}
 }
 
-// idle sleeps until the earliest of: the next due alarm, a hint, the tick, ctx done.
+// idle sleeps until something may be due: the next due alarm's time, a hint of one,
+// ctx done. An idle node makes one store call a tick: a wake-up by the tick alone
+// reads the next due time and claims only when that says something is due, except on
+// every leaseSweepTicks-th, which claims instead (NextDue leaves leased rows out, so
+// only a claim finds a lease that ran out on a node that died) and then sleeps on the
+// last next due time read.
+//
 // A hint only ever brings the wake-up forward: a stream of creates each due a little
-// later than the one before must not keep pushing back the instant an earlier one, or
-// the next due alarm, is due at.
+// later than the one before must not push back the instant an earlier one, or the
+// next due alarm, is due at.
 func (d *Dispatcher) idle(ctx context.Context) {
-	wait := d.cfg.Tick
-	nextCtx, cancel := context.WithTimeout(ctx, d.cfg.storeTimeout())
-	next, ok, err := d.store.NextDue(nextCtx)
-	cancel()
-	d.stats.nextDueReads.Add(1)
-	d.metrics.NextDueRead()
-	if err != nil {
-		if ctx.Err() == nil {
-			d.log.Warn("reading next due time failed; sleeping one tick", zap.Error(err))
+	for {
+		wait := d.nextWait(ctx, d.sweeping)
+		d.sweeping = false
+		if wait <= 0 || d.sleep(ctx, wait) {
+			return
 		}
-	} else if ok {
-		wait = min(wait, max(next.Sub(d.clock.Now()), 0))
+		d.idleTicks++
+		if d.idleTicks%leaseSweepTicks == 0 {
+			d.sweeping = true
+			return
+		}
+		d.pauses.run(ctx, d)
 	}
-	if wait <= 0 {
-		return
+}
+
+// leaseSweepTicks: an idle node claims on every this-many-th wake-up by the tick, to
+// find leases that ran out; the others only read the next due time.
+const leaseSweepTicks = 5
+
+// nextWait is how long to sleep: until the next due time (read from the store, or the
+// last one read when cached), at most a tick.
+func (d *Dispatcher) nextWait(ctx context.Context, cached bool) time.Duration {
+	wait := d.cfg.Tick
+	if !cached {
+		nextCtx, cancel := context.WithTimeout(ctx, d.cfg.storeTimeout())
+		next, ok, err := d.store.NextDue(nextCtx)
+		cancel()
+		d.stats.nextDueReads.Add(1)
+		d.metrics.NextDueRead()
+		if err != nil {
+			if ctx.Err() == nil {
+				d.log.Warn("reading next due time failed; sleeping one tick", zap.Error(err))
+			}
+			next, ok = time.Time{}, false
+		}
+		d.next, d.nextOK = next, ok
 	}
+	if d.nextOK {
+		wait = min(wait, max(d.next.Sub(d.clock.Now()), 0))
+	}
+	return wait
+}
+
+// sleep waits up to wait, and less when a hint brings something due sooner. It says
+// whether to claim: true when the wait ended at a known due time, at a hinted one or
+// with ctx; false when only the tick passed.
+func (d *Dispatcher) sleep(ctx context.Context, wait time.Duration) bool {
 	deadline := time.Now().Add(wait)
+	due := wait < d.cfg.Tick // the wait ends at a due time, not at the tick
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return true
 		case <-timer.C:
-			return
+			return due
 		case <-d.hints.C():
 			at := d.hints.Take()
 			if at.IsZero() {
@@ -252,10 +297,10 @@ func (d *Dispatcher) idle(ctx context.Context) {
 			}
 			until := at.Sub(d.clock.Now())
 			if until <= 0 {
-				return
+				return true
 			}
 			if wake := time.Now().Add(until); wake.Before(deadline) {
-				deadline = wake
+				deadline, due = wake, true
 				timer.Reset(until)
 			}
 		}
@@ -291,7 +336,7 @@ func (d *Dispatcher) forwardStoreHints(ctx context.Context) {
 	}
 }
 
-func sleep(ctx context.Context, d time.Duration) {
+func sleepFor(ctx context.Context, d time.Duration) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

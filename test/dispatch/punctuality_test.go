@@ -43,3 +43,28 @@ func TestTrickleOfSoonDueAlarmsArrivesOnTime(t *testing.T) {
 		t.Errorf("%d of %d wakes arrived more than %s after their scheduled_for (worst %s)", late, n, bound, worst)
 	}
 }
+
+// A node with nothing due asks the store one thing a tick: the next due time, or, on
+// every few ticks, a claim that finds leases run out. Punctuality comes from the hints
+// and the next due time, not from polling harder.
+func TestIdleNodeMakesOneStoreCallATick(t *testing.T) {
+	e := newEnv(t)
+	r := newReceiver(t, nil)
+	cfg := testConfig("w1")
+	cfg.Tick = 50 * time.Millisecond
+	d, _ := e.start(t, e.waker(t, r), cfg)
+
+	time.Sleep(200 * time.Millisecond) // past the first claim and read
+	before := d.Stats()
+	const window = 1500 * time.Millisecond
+	time.Sleep(window)
+	after := d.Stats()
+	calls := (after.Claims - before.Claims) + (after.NextDueReads - before.NextDueReads)
+	ticks := int64(window / cfg.Tick)
+	if calls > ticks+3 {
+		t.Errorf("an idle node made %d claims and next-due reads in %s, want at most one a tick (%d)", calls, window, ticks)
+	}
+	if after.Claims == before.Claims {
+		t.Errorf("an idle node made no claim in %s: expired leases would never be found", window)
+	}
+}
