@@ -77,6 +77,9 @@ type Config struct {
 	EndpointMaxInFlight int
 	DeliveryTimeout     time.Duration
 	AlsoWithout         bool
+	// Punctuality is the punctuality mode (punctuality.go): serve nodes with the
+	// default flags, lateness taken at a receiver.
+	Punctuality bool
 	// hungWithout is --also-without's second run: the hung endpoint's alarms are not
 	// loaded, and the hung period lasts --duration (the first run's).
 	hungWithout bool
@@ -124,6 +127,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.HungEndpoint, "hung-endpoint", 0, "hung-endpoint mode (with --waker webhook): owner "+HungOwner+" has this many once alarms due at one instant for its endpoint \""+HungEndpoint+"\", which never answers; owner "+FastOwner+"'s endpoint \""+FastEndpoint+"\" answers at once and gets a steady trickle (--quiet-rate) due before, during and after the hung period; reports the fast endpoint's lag while the hung one holds its wakes (0: off)")
 	fs.IntVar(&c.EndpointMaxInFlight, "endpoint-max-in-flight", 10, "--hung-endpoint: both endpoints' max_in_flight (0: no cap)")
 	fs.DurationVar(&c.DeliveryTimeout, "delivery-timeout", 5*time.Second, "--hung-endpoint: the nodes' --delivery-timeout and both endpoints' timeout")
+	fs.BoolVar(&c.Punctuality, "punctuality", false, "punctuality mode: --nodes `chronos serve` processes with the default flags (--tick only when given), one alarm created every 100ms over the API on a random node for --duration, due 50ms to 60s later, an @every 1s and a six-field every-second series throughout; reports each wake's lateness at a receiver over loopback (arrival − scheduled_for), then the idle nodes' store calls")
 	fs.BoolVar(&c.AlsoWithout, "also-without", false, "--hung-endpoint: run again on a new database without the hung endpoint's alarms (the hung period as long as the first run's), and compare the fast endpoint's lag: the p99 the hung endpoint added")
 }
 
@@ -176,6 +180,9 @@ func (c *Config) validate() error {
 	if c.AlsoUnfair && c.NoisyOwner == 0 {
 		errs = append(errs, errors.New("--also-unfair compares two --noisy-owner runs: it needs --noisy-owner"))
 	}
+	if c.Punctuality && (c.Duration <= 0 || c.NoisyOwner != 0 || c.HungEndpoint != 0 || c.Rate != 0 || c.FindKnee) {
+		errs = append(errs, errors.New("--punctuality takes a positive --duration and none of --rate, --find-knee, --noisy-owner, --hung-endpoint"))
+	}
 	if c.FindKnee && c.Rate == 0 {
 		c.Rate = 5000
 	}
@@ -198,6 +205,8 @@ func (c *Config) inProcess() bool {
 
 func (c *Config) mode() string {
 	switch {
+	case c.Punctuality:
+		return "punctuality"
 	case c.NoisyOwner > 0:
 		return "fairness"
 	case c.HungEndpoint > 0:

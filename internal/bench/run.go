@@ -25,6 +25,9 @@ func Run(ctx context.Context, cfg Config, w Wiring, stdout, stderr io.Writer) er
 	if err := cfg.validate(); err != nil {
 		return fmt.Errorf("bench:\n%w", err)
 	}
+	if cfg.Punctuality {
+		return runPunctuality(ctx, cfg, stdout, stderr)
+	}
 	if cfg.FindKnee {
 		return findKnee(ctx, cfg, w, stdout, stderr)
 	}

@@ -1,0 +1,93 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"text/tabwriter"
+	"time"
+)
+
+// punctualityResult is what a punctuality run prints: a table, then one JSON line.
+type punctualityResult struct {
+	Store         string          `json:"store"`
+	Nodes         int             `json:"nodes"`
+	Tick          string          `json:"tick"`
+	Mode          string          `json:"mode"`
+	ElapsedSec    float64         `json:"elapsed_s"`
+	SparseCreated int             `json:"sparse_created"`
+	Sparse        lateness        `json:"sparse"`
+	SparseByDelay []delayLateness `json:"sparse_by_delay"`
+	Every         lateness        `json:"every_1s"`
+	Cron6         lateness        `json:"cron_every_second"`
+	Doubles       int64           `json:"double_fires"`
+	Early         int64           `json:"early_fires"`
+	BadSignatures int64           `json:"bad_signatures"`
+	Idle          idleCost        `json:"idle"`
+}
+
+// lateness is a distribution of arrival − scheduled_for, in milliseconds.
+type lateness struct {
+	N     int     `json:"n"`
+	P50Ms float64 `json:"p50_ms"`
+	P90Ms float64 `json:"p90_ms"`
+	P99Ms float64 `json:"p99_ms"`
+	MaxMs float64 `json:"max_ms"`
+}
+
+type delayLateness struct {
+	Delay string `json:"delay"`
+	lateness
+}
+
+// idleCost is what the nodes asked of the store with nothing due.
+type idleCost struct {
+	Seconds float64 `json:"seconds"`
+	// CallsPerNodeSec: claims plus next-due reads, per node and second (the nodes'
+	// chronos_claims_total and chronos_next_due_reads_total).
+	CallsPerNodeSec float64 `json:"store_calls_per_node_sec"`
+	// CommitsPerSec: the database's committed transactions a second, every node's
+	// and every kind (heartbeats too), where the server counts them.
+	CommitsPerSec float64 `json:"commits_per_sec,omitempty"`
+	CommitsSource string  `json:"commits_source,omitempty"`
+}
+
+// summarizeLateness sorts l and reads its quantiles (nearest rank).
+func summarizeLateness(l []time.Duration) lateness {
+	if len(l) == 0 {
+		return lateness{}
+	}
+	slices.Sort(l)
+	q := func(p float64) float64 {
+		i := int(p*float64(len(l))+0.999999) - 1
+		return ms(l[min(max(i, 0), len(l)-1)])
+	}
+	return lateness{N: len(l), P50Ms: q(0.50), P90Ms: q(0.90), P99Ms: q(0.99), MaxMs: ms(l[len(l)-1])}
+}
+
+func (r *punctualityResult) print(w io.Writer) {
+	r.Mode = "punctuality"
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(w, "punctuality: %s, %d serve node(s), --tick %s, %.0fs; lateness = arrival at the receiver − scheduled_for\n",
+		r.Store, r.Nodes, r.Tick, r.ElapsedSec)
+	fmt.Fprintln(tw, "wakes\tn\tp50 ms\tp90 ms\tp99 ms\tmax ms\t")
+	row := func(name string, l lateness) {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t\n", name, l.N, l.P50Ms, l.P90Ms, l.P99Ms, l.MaxMs)
+	}
+	row("sparse, all", r.Sparse)
+	for _, d := range r.SparseByDelay {
+		row("  due after "+d.Delay, d.lateness)
+	}
+	row("@every 1s", r.Every)
+	row("* * * * * *", r.Cron6)
+	_ = tw.Flush()
+	fmt.Fprintf(w, "sparse created %d; double fires %d, early %d, bad signatures %d\n", r.SparseCreated, r.Doubles, r.Early, r.BadSignatures)
+	fmt.Fprintf(w, "idle, %.0fs: %.2f store calls (claims + next-due reads) a node a second", r.Idle.Seconds, r.Idle.CallsPerNodeSec)
+	if r.Idle.CommitsSource != "" {
+		fmt.Fprintf(w, "; the database committed %.1f transactions a second (%s, every kind)", r.Idle.CommitsPerSec, r.Idle.CommitsSource)
+	}
+	fmt.Fprintln(w)
+	b, _ := json.Marshal(r)
+	fmt.Fprintln(w, string(b))
+}
