@@ -269,6 +269,7 @@ func (d *Dispatcher) applyOnce(ctx context.Context, ts []domain.Transition) (map
 	}
 	d.stats.applied.Add(int64(res.Applied))
 	if len(res.Stale) == 0 {
+		d.hintNext(ts, nil)
 		return nil, nil
 	}
 	d.stats.stale.Add(int64(len(res.Stale)))
@@ -279,5 +280,25 @@ func (d *Dispatcher) applyOnce(ctx context.Context, ts []domain.Transition) (map
 	for _, id := range res.Stale {
 		stale[id] = true
 	}
+	d.hintNext(ts, stale)
 	return stale, nil
+}
+
+// hintNext wakes this node's idle loop for the soonest alarm an apply left due within
+// a tick (a series' next occurrence, a retry): the loop's last read of the next due
+// time ran while those alarms were leased, so it could not see them.
+func (d *Dispatcher) hintNext(ts []domain.Transition, stale map[string]bool) {
+	var soonest time.Time
+	for i := range ts {
+		t := &ts[i]
+		if t.KeepLease || t.Status != domain.StatusActive || t.NextFireAt.IsZero() || stale[t.AlarmID] {
+			continue
+		}
+		if soonest.IsZero() || t.NextFireAt.Before(soonest) {
+			soonest = t.NextFireAt
+		}
+	}
+	if !soonest.IsZero() && soonest.Sub(d.clock.Now()) < d.cfg.Tick {
+		d.hints.Hint(soonest)
+	}
 }
