@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -12,11 +13,24 @@ import (
 // offset between the store's Now and the process clock, refreshed by Sync and by every
 // claim (Observe). On PostgreSQL and MySQL that makes a node with a skewed clock compute
 // fire_at, backoff and reschedules on the database's time, like every other node.
+//
+// A reading is taken somewhere within its round trip, assumed halfway: its error is up
+// to half the round trip. A claim that waited 100 ms on a busy machine would move the
+// offset by up to 50 ms, and every wake with it, so a reading only replaces the
+// offset when its round trip is no slower than twice the one the offset came from, or
+// when that one is older than offsetFresh (the clocks may drift apart).
 type StoreClock struct {
 	offset atomic.Int64 // store time minus process time, in nanoseconds
 	skew   time.Duration
 	local  func() time.Time
+
+	mu     sync.Mutex
+	rtt    time.Duration // the round trip of the reading the offset came from
+	readAt time.Time     // when that reading was taken (process clock)
 }
+
+// offsetFresh is how long the offset from a fast reading is kept over slower ones.
+const offsetFresh = 30 * time.Second
 
 // StoreClockOption configures NewStoreClock.
 type StoreClockOption func(*StoreClock)
@@ -52,21 +66,31 @@ func (c *StoreClock) Now() time.Time {
 func (c *StoreClock) Sync(ctx context.Context, s interface {
 	Now(context.Context) (time.Time, error)
 }) error {
-	before := c.local()
+	before := time.Now()
 	storeNow, err := s.Now(ctx)
 	if err != nil {
 		return err
 	}
-	after := c.local()
-	mid := before.Add(after.Sub(before) / 2)
-	c.offset.Store(int64(storeNow.Sub(mid)))
+	c.mu.Lock()
+	c.readAt = time.Time{} // Sync always takes its reading
+	c.mu.Unlock()
+	c.Observe(storeNow, before, time.Now())
 	return nil
 }
 
-// Observe records a store reading taken at about `at`, a time.Now() reading (callers
-// measure round trips with time.Now; a test skew is added here, so they need not know).
-func (c *StoreClock) Observe(storeNow, at time.Time) {
-	c.offset.Store(int64(storeNow.Sub(at.Add(c.skew))))
+// Observe records a store reading taken during a round trip from start to end, both
+// time.Now() readings (a test skew is added here, so callers need not know). It keeps
+// the offset it has when the reading's round trip was much slower (see StoreClock).
+func (c *StoreClock) Observe(storeNow, start, end time.Time) {
+	rtt := max(end.Sub(start), 0)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.readAt.IsZero() && rtt > 2*c.rtt && end.Sub(c.readAt) < offsetFresh {
+		return
+	}
+	c.rtt, c.readAt = rtt, end
+	mid := start.Add(rtt / 2).Add(c.skew)
+	c.offset.Store(int64(storeNow.Sub(mid)))
 }
 
 var _ ports.Clock = (*StoreClock)(nil)

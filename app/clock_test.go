@@ -29,7 +29,7 @@ func TestStoreClockWithSkewFollowsTheStore(t *testing.T) {
 	near("after Sync")
 	start := time.Now()
 	storeNow, _ := processClock{}.Now(context.Background())
-	c.Observe(storeNow, start.Add(time.Since(start)/2))
+	c.Observe(storeNow, start, time.Now())
 	near("after Observe")
 }
 
@@ -44,8 +44,37 @@ func TestStoreClockFollowsTheStoreOffset(t *testing.T) {
 	local := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	c := NewStoreClock()
 	c.local = func() time.Time { return local }
-	c.Observe(local.Add(30*time.Second), local) // the store is 30s ahead
+	c.Observe(local.Add(30*time.Second), local, local) // the store is 30s ahead
 	if got := c.Now(); !got.Equal(local.Add(30 * time.Second)) {
 		t.Errorf("Now = %s, want the store's time %s", got, local.Add(30*time.Second))
+	}
+}
+
+// A reading taken during a slow round trip (a claim that waited on a busy machine) may
+// be off by half of it: it does not replace an offset read on a fast one, unless that
+// one is older than offsetFresh.
+func TestStoreClockKeepsTheOffsetOfFastReadings(t *testing.T) {
+	start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	c := NewStoreClock()
+	c.Observe(start.Add(500*time.Microsecond), start, start.Add(time.Millisecond)) // offset 0, 1ms round trip
+	offset := func() time.Duration { return time.Duration(c.offset.Load()) }
+
+	// 200ms round trip, the reading taken near its start: 100ms off if believed.
+	at := start.Add(time.Second)
+	c.Observe(at, at, at.Add(200*time.Millisecond))
+	if got := offset(); got != 0 {
+		t.Errorf("after a slow reading the offset is %s, want 0 (the fast reading's)", got)
+	}
+	// A fast reading that finds the store 2ms ahead is taken.
+	at = start.Add(2 * time.Second)
+	c.Observe(at.Add(2*time.Millisecond+600*time.Microsecond), at, at.Add(1200*time.Microsecond))
+	if got := offset(); got != 2*time.Millisecond {
+		t.Errorf("after a fast reading the offset is %s, want 2ms", got)
+	}
+	// Once the fast reading is older than offsetFresh, a slower one is taken.
+	at = start.Add(2*time.Second + offsetFresh + time.Second)
+	c.Observe(at.Add(50*time.Millisecond), at, at.Add(100*time.Millisecond))
+	if got := offset(); got != 0 {
+		t.Errorf("after a slow reading past offsetFresh the offset is %s, want 0", got)
 	}
 }

@@ -164,7 +164,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			continue
 		}
 		errWait.reset()
-		d.clock.Observe(claimed.Now, start.Add(time.Since(start)/2))
+		d.clock.Observe(claimed.Now, start, time.Now())
 		got := len(claimed.Alarms)
 		d.release(n - got)
 		size.observe(n, got)
