@@ -80,6 +80,9 @@ type Config struct {
 	// Punctuality is the punctuality mode (punctuality.go): serve nodes with the
 	// default flags, lateness taken at a receiver.
 	Punctuality bool
+	// PunctualityNoise and NoiseAlarms are its noise (punctuality_noise.go).
+	PunctualityNoise string
+	NoiseAlarms      int
 	// hungWithout is --also-without's second run: the hung endpoint's alarms are not
 	// loaded, and the hung period lasts --duration (the first run's).
 	hungWithout bool
@@ -128,6 +131,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.EndpointMaxInFlight, "endpoint-max-in-flight", 10, "--hung-endpoint: both endpoints' max_in_flight (0: no cap)")
 	fs.DurationVar(&c.DeliveryTimeout, "delivery-timeout", 5*time.Second, "--hung-endpoint: the nodes' --delivery-timeout and both endpoints' timeout")
 	fs.BoolVar(&c.Punctuality, "punctuality", false, "punctuality mode: --nodes `chronos serve` processes with the default flags (--tick only when given), one alarm created every 100ms over the API on a random node for --duration, due 50ms to 60s later, an @every 1s and a six-field every-second series throughout; reports each wake's lateness at a receiver over loopback (arrival − scheduled_for), then the idle nodes' store calls")
+	fs.StringVar(&c.PunctualityNoise, "punctuality-noise", "", "--punctuality with noise: the quiet owner's alarms each due 500ms after its create, while burst (another owner's --noise-alarms due at once on the wake URL), hung (another owner's endpoint that never answers, --noise-alarms wakes due at once, the quiet owner on an endpoint of its own), sibling (the quiet owner's two endpoints with --noise-alarms due at once each, one hanging) or sibling-answering (both answering) falls due 5s in; endpoints take --endpoint-max-in-flight and --delivery-timeout")
+	fs.IntVar(&c.NoiseAlarms, "noise-alarms", 0, "--punctuality-noise: how many alarms the noise has (0: 30000 burst, 3000 hung, 200 sibling)")
 	fs.BoolVar(&c.AlsoWithout, "also-without", false, "--hung-endpoint: run again on a new database without the hung endpoint's alarms (the hung period as long as the first run's), and compare the fast endpoint's lag: the p99 the hung endpoint added")
 }
 
@@ -180,8 +185,10 @@ func (c *Config) validate() error {
 	if c.AlsoUnfair && c.NoisyOwner == 0 {
 		errs = append(errs, errors.New("--also-unfair compares two --noisy-owner runs: it needs --noisy-owner"))
 	}
-	if c.Punctuality && (c.Duration <= 0 || c.NoisyOwner != 0 || c.HungEndpoint != 0 || c.Rate != 0 || c.FindKnee) {
-		errs = append(errs, errors.New("--punctuality takes a positive --duration and none of --rate, --find-knee, --noisy-owner, --hung-endpoint"))
+	if c.Punctuality {
+		errs = append(errs, c.validatePunctuality()...)
+	} else if c.PunctualityNoise != "" {
+		errs = append(errs, errors.New("--punctuality-noise needs --punctuality"))
 	}
 	if c.FindKnee && c.Rate == 0 {
 		c.Rate = 5000

@@ -120,6 +120,9 @@ func (p *punctualityRun) run(ctx context.Context, dir string) (*punctualityResul
 	fmt.Fprintf(p.stderr, "bench: punctuality: %d serve node(s) on %s, default flags%s\n", len(p.nodes), p.db.dialect, tickNote(p.cfg.Tick))
 
 	res := &punctualityResult{Store: p.db.dialect, Nodes: len(p.nodes), Tick: p.cfg.Tick.String()}
+	if p.cfg.PunctualityNoise != "" {
+		return p.runNoise(ctx, res, strings.TrimSuffix(wakeURL, "/wake"), secret)
+	}
 	start := time.Now()
 	series := make([]string, 0, 2)
 	for _, expr := range []string{"@every 1s", "* * * * * *"} {
@@ -129,7 +132,7 @@ func (p *punctualityRun) run(ctx context.Context, dir string) (*punctualityResul
 		}
 		series = append(series, id)
 	}
-	sparse, lastDue, err := p.createSparse(ctx)
+	sparse, lastDue, err := p.createSparse(ctx, nil, "")
 	if err != nil {
 		return nil, err
 	}
@@ -161,18 +164,57 @@ func (p *punctualityRun) run(ctx context.Context, dir string) (*punctualityResul
 	return res, nil
 }
 
+// runNoise is a run with --punctuality-noise: the quiet owner's trickle, each alarm
+// due noiseLead after its create, while the noise falls due.
+func (p *punctualityRun) runNoise(ctx context.Context, res *punctualityResult, base, secret string) (*punctualityResult, error) {
+	start := time.Now()
+	plan, err := p.loadNoise(ctx, base, secret)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(p.stderr, "bench: punctuality: %d %s alarms due at %s; the quiet owner's trickle runs %s\n",
+		p.cfg.NoiseAlarms, p.cfg.PunctualityNoise, plan.due.Format(time.RFC3339), p.cfg.Duration)
+	sparse, lastDue, err := p.createSparse(ctx, []time.Duration{noiseLead}, plan.quietEnds)
+	if err != nil {
+		return nil, err
+	}
+	if !sleepCtx(ctx, time.Until(lastDue)+2*time.Second) {
+		return nil, ctx.Err()
+	}
+	res.ElapsedSec = time.Since(start).Seconds()
+	res.SparseCreated = sparse
+	res.Sparse = p.recv.figures("sparse")
+	res.Doubles, res.Early, res.BadSignatures = p.recv.doubles, p.recv.early, p.recv.bad
+	noise := &noiseFigures{Kind: p.cfg.PunctualityNoise, Alarms: p.cfg.NoiseAlarms}
+	switch p.cfg.PunctualityNoise {
+	case noiseBurst:
+		noise.Noise = p.recv.figures("noise")
+	case noiseSibling, noiseSiblingAnswering:
+		noise.Noise = p.recv.figures("sibling:" + fastEndpointName)
+	}
+	res.Noise = noise
+	return res, nil
+}
+
 // createSparse creates one alarm every punctualityEvery for the run's duration, each
-// on a random node, and returns how many and when the last is due.
-func (p *punctualityRun) createSparse(ctx context.Context) (int, time.Time, error) {
+// on a random node, due delays after its create in turn (nil: punctualityDelays), for
+// endpoint ("": the wake URL); it returns how many and when the last is due.
+func (p *punctualityRun) createSparse(ctx context.Context, delays []time.Duration, endpoint string) (int, time.Time, error) {
+	if delays == nil {
+		delays = punctualityDelays
+	}
 	tick := time.NewTicker(punctualityEvery)
 	defer tick.Stop()
 	end := time.Now().Add(p.cfg.Duration)
 	var lastDue time.Time
 	n := 0
 	for time.Now().Before(end) {
-		d := punctualityDelays[n%len(punctualityDelays)]
-		label := "sparse:" + d.String()
-		if _, err := p.create(ctx, map[string]any{"kind": "once", "delay_seconds": d.Seconds(), "label": label}); err != nil {
+		d := delays[n%len(delays)]
+		body := map[string]any{"kind": "once", "delay_seconds": d.Seconds(), "label": "sparse:" + d.String()}
+		if endpoint != "" {
+			body["endpoint"] = endpoint
+		}
+		if _, err := p.create(ctx, body); err != nil {
 			return n, lastDue, err
 		}
 		n++
@@ -327,7 +369,10 @@ func (r *lateReceiver) start() (string, func(), error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("bench: receiver: %w", err)
 	}
-	srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hung", hungHandler)
+	mux.Handle("/", r)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String() + "/wake", func() { _ = srv.Close() }, nil
 }

@@ -25,6 +25,7 @@ type punctualityResult struct {
 	Early         int64           `json:"early_fires"`
 	BadSignatures int64           `json:"bad_signatures"`
 	Idle          idleCost        `json:"idle"`
+	Noise         *noiseFigures   `json:"noise,omitempty"`
 }
 
 // lateness is a distribution of arrival − scheduled_for, in milliseconds.
@@ -75,6 +76,10 @@ func (r *punctualityResult) print(w io.Writer) {
 	row := func(name string, l lateness) {
 		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t\n", name, l.N, l.P50Ms, l.P90Ms, l.P99Ms, l.MaxMs)
 	}
+	if r.Noise != nil {
+		r.printNoise(w, tw, row)
+		return
+	}
 	row("sparse, all", r.Sparse)
 	for _, d := range r.SparseByDelay {
 		row("  due after "+d.Delay, d.lateness)
@@ -88,6 +93,21 @@ func (r *punctualityResult) print(w io.Writer) {
 		fmt.Fprintf(w, "; the database committed %.1f transactions a second (%s, every kind)", r.Idle.CommitsPerSec, r.Idle.CommitsSource)
 	}
 	fmt.Fprintln(w)
+	b, _ := json.Marshal(r)
+	fmt.Fprintln(w, string(b))
+}
+
+func (r *punctualityResult) printNoise(w io.Writer, tw *tabwriter.Writer, row func(string, lateness)) {
+	row("quiet owner, due 500ms after create", r.Sparse)
+	switch r.Noise.Kind {
+	case noiseBurst:
+		row(fmt.Sprintf("the burst (%d due at once)", r.Noise.Alarms), r.Noise.Noise)
+	case noiseSibling, noiseSiblingAnswering:
+		row(fmt.Sprintf("answering endpoint, %d due at once", r.Noise.Alarms), r.Noise.Noise)
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(w, "noise %s; quiet alarms created %d; double fires %d, early %d, bad signatures %d\n",
+		r.Noise.Kind, r.SparseCreated, r.Doubles, r.Early, r.BadSignatures)
 	b, _ := json.Marshal(r)
 	fmt.Fprintln(w, string(b))
 }
