@@ -294,7 +294,7 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	}, log.Named("alarms"))
 	n.limiter = owners.NewRateLimiter(cfg.RateLimit, cfg.LimitsClock, metrics)
 	n.tokens = admin.NewTokens(store, n.clock).WithLogger(log.Named("tokens"))
-	n.endpoints = admin.NewEndpoints(store, n.clock, log.Named("endpoints"))
+	n.endpoints = admin.NewEndpoints(store, n.clock, log.Named("endpoints")).WithEgress(cfg.Endpoints.egress())
 	n.calendars = owners.NewCalendars(store, n.clock, log.Named("calendars"))
 	n.gate = chores.NewDispatchGate(store, dc.Tick, metrics, log.Named("dispatch-gate"))
 	n.retention, err = chores.NewRetention(store, chores.RetentionConfig{

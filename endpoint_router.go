@@ -2,6 +2,7 @@ package chronos
 
 import (
 	"cmp"
+	"net/netip"
 	"time"
 
 	"go.uber.org/zap"
@@ -29,6 +30,18 @@ type EndpointOptions struct {
 	// Waker, when set, makes each endpoint's waker instead of signed POSTs (serve
 	// --dev prints every wake).
 	Waker dispatch.WakerBuilder
+	// AllowCIDRs are ranges an endpoint's url and failure_url may reach although the
+	// egress policy refuses them (domain.EgressPolicy: loopback, private, link-local,
+	// unspecified, multicast, CGNAT, reserved): serve's --endpoint-allow-cidr. Without
+	// them a wake to such an address is refused when the node connects, recorded as a
+	// failed attempt and not retried, and such a URL written as an address is refused
+	// when registered. Config.Waker (--wake-url) is the operator's and never checked.
+	AllowCIDRs []netip.Prefix
+}
+
+// egress is the policy wakes to the owners' endpoints are held to.
+func (o EndpointOptions) egress() domain.EgressPolicy {
+	return domain.NewEgressPolicy(o.AllowCIDRs)
 }
 
 // NewWebhookWaker is the waker `chronos serve` gives Config.Waker: POSTs to url signed
@@ -56,6 +69,7 @@ func NewWebhookWaker(cfg Config, url string, secrets []string) (*webhook.Waker, 
 func newEndpointRouter(store ports.Store, def ports.Waker, o EndpointOptions, d dispatch.Config, sharedMax int, metrics ports.Metrics, log *zap.Logger) *dispatch.EndpointRouter {
 	bodyBytes := max(d.AttemptBodyBytes, 0) // dispatch.Config.Validate refuses a bad one
 	build := o.Waker
+	egress := o.egress()
 	if build == nil {
 		// Each endpoint's waker keeps its own connections, as many as it may use at once.
 		build = func(e domain.Endpoint) (ports.Waker, error) {
@@ -68,7 +82,8 @@ func newEndpointRouter(store ports.Store, def ports.Waker, o EndpointOptions, d 
 				conns = min(conns, e.MaxInFlight)
 			}
 			return webhook.New(webhook.Options{URL: e.URL, Secrets: e.Secrets, Timeout: timeout, MaxConns: conns,
-				UserAgent: o.UserAgent, ReceiverErrors: o.ReceiverErrors, AttemptBodyBytes: min(bodyBytes, domain.MaxReceiptBody)})
+				UserAgent: o.UserAgent, ReceiverErrors: o.ReceiverErrors, AttemptBodyBytes: min(bodyBytes, domain.MaxReceiptBody),
+				Egress: &egress})
 		}
 	}
 	return dispatch.NewEndpointRouter(def, store, build, dispatch.EndpointRouterConfig{

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -14,6 +15,10 @@ import (
 	"github.com/chronoshq/chronos/app/admin"
 	"github.com/chronoshq/chronos/domain"
 )
+
+// loopback lets endpoints reach the tests' receivers on 127.0.0.1, as an operator's
+// --endpoint-allow-cidr 127.0.0.0/8 does: the tests are the operator here.
+var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 
 // arrival is a wake as a receiver saw it: where it arrived, and which secret verifies
 // its signature ("" none of those the receiver knows).
@@ -56,7 +61,7 @@ func TestEmbeddedNodeWakesAnEndpoint(t *testing.T) {
 	node := runNode(t, memory.New(nil), chronos.Config{Handler: chronos.HandlerFunc(func(_ context.Context, w domain.Wake) error {
 		handled <- w.AlarmID
 		return nil
-	})})
+	}), Endpoints: chronos.EndpointOptions{AllowCIDRs: loopback}})
 	if _, err := node.Endpoints().Create(t.Context(), domain.Endpoint{Owner: "o", Name: "mine", URL: own.URL + "/mine",
 		Secrets: []string{secret}}, "test"); err != nil {
 		t.Fatal(err)
@@ -92,7 +97,7 @@ func TestEmbeddedNodeWakesAnEndpoint(t *testing.T) {
 func TestWebhookNodeRoutesByEndpoint(t *testing.T) {
 	arrived := make(chan arrival, 2)
 	def, own := receiver(t, "default-secret", arrived), receiver(t, "endpoint-secret", arrived)
-	cfg := chronos.Config{Concurrency: 10, Endpoints: chronos.EndpointOptions{UserAgent: "chronos/test"}}
+	cfg := chronos.Config{Concurrency: 10, Endpoints: chronos.EndpointOptions{UserAgent: "chronos/test", AllowCIDRs: loopback}}
 	w, err := chronos.NewWebhookWaker(cfg, def.URL+"/default", []string{"default-secret"})
 	if err != nil {
 		t.Fatal(err)

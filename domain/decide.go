@@ -16,6 +16,10 @@ type Outcome struct {
 	// Gone: the receiver will never take this occurrence (410 Gone). It is not retried:
 	// a once alarm fails, a series moves on as after its last failed delivery.
 	Gone bool
+	// Refused: the node refused to send the wake, its address being one the egress
+	// policy forbids (EgressError); nothing reached any receiver. Not retried either:
+	// every retry would be refused alike until the operator allows the range.
+	Refused bool
 	// Defer: the wake was not sent (its endpoint had no room, or its breaker was open)
 	// and the alarm is due again after this long. Not an attempt: nothing is counted,
 	// no retry is used. Error says why, for the log.
@@ -159,7 +163,7 @@ func decide(f Firing, o Outcome, now time.Time, p Policy) Transition {
 		return advance(f, now, p)
 	}
 	failures := a.FailureCount + 1
-	if failures < a.MaxFailures && !o.Gone {
+	if failures < a.MaxFailures && !o.Gone && !o.Refused {
 		t := base(TransitionRetry, a, now)
 		t.FailureCount = failures
 		t.LastError = o.Error
@@ -171,8 +175,11 @@ func decide(f Firing, o Outcome, now time.Time, p Policy) Transition {
 		t.event(EventRetryScheduled, a, now, o.Error)
 		return t
 	}
-	if o.Gone {
+	switch {
+	case o.Gone:
 		o.Error += " (410 Gone: not retried)"
+	case o.Refused:
+		o.Error += " (not retried)"
 	}
 	if a.Kind == KindOnce {
 		t := base(TransitionFailed, a, now)

@@ -641,6 +641,26 @@ func TestDecideHonoursTheReceiversWord(t *testing.T) {
 	}
 }
 
+// A wake the egress policy refused is an attempt that is not retried: the same policy
+// would refuse every retry, so a once alarm fails at once and a series moves on, with
+// the refusal as its last_error.
+func TestDecideEgressRefusedIsNotRetried(t *testing.T) {
+	p := Policy{Backoff: DefaultBackoff}
+	refused := DeliveryFailed("egress refused: 127.0.0.1 is loopback; see --endpoint-allow-cidr")
+	refused.Refused = true
+	once := fxClaim(fxOnce(t), fxWorker, fxClaimedAt)
+	tr := Decide(Begin(once, fxNow, p), refused, fxNow, p)
+	if tr.Kind != TransitionFailed || tr.Status != StatusFailed || tr.FailureCount != 1 ||
+		tr.LastError != "egress refused: 127.0.0.1 is loopback; see --endpoint-allow-cidr (not retried)" {
+		t.Errorf("once: %s %s failures %d %q, want failed at the first attempt", tr.Kind, tr.Status, tr.FailureCount, tr.LastError)
+	}
+	cron := fxClaim(fxCron(t), fxWorker, fxClaimedAt)
+	tr = Decide(Begin(cron, fxNow, p), refused, fxNow, p)
+	if tr.Kind != TransitionSkipped || tr.Status != StatusActive || !tr.ScheduledFor.Equal(fxNextDay) || tr.SkipStreak != 1 {
+		t.Errorf("series: %s %s next %s streak %d, want skipped to the next occurrence", tr.Kind, tr.Status, tr.ScheduledFor, tr.SkipStreak)
+	}
+}
+
 // A wake held back (its endpoint busy, its breaker open) is not an attempt: the alarm is
 // due again later with nothing counted; an at-most-once alarm's advance is undone.
 func TestDecideDeferred(t *testing.T) {

@@ -156,6 +156,18 @@ func WeakSecret(s string) bool {
 	return len(s) < MinEndpointSecretLen
 }
 
+// RedactedURL is raw as every view shows it: the credentials of a URL stored before
+// they were refused (ValidateEndpointWrite) as xxxxx, "https://user:pass@host/p" as
+// "https://xxxxx@host/p". The node still sends them; no view shows them.
+func RedactedURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = url.User("xxxxx")
+	return u.String()
+}
+
 // HasUserinfo reports a URL that carries credentials (user or user:password before
 // the host).
 func HasUserinfo(raw string) bool {

@@ -51,3 +51,17 @@ func TestValidateEndpointWrite(t *testing.T) {
 		t.Error("WeakSecret does not go by the key's bytes")
 	}
 }
+
+// Every view shows a stored URL's credentials as xxxxx, and any other URL as it is.
+func TestRedactedURL(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://user:pass@h.example.com/p?q=1": "https://xxxxx@h.example.com/p?q=1",
+		"https://token@h.example.com/p":         "https://xxxxx@h.example.com/p",
+		"https://h.example.com/p":               "https://h.example.com/p",
+		"":                                      "",
+	} {
+		if got := RedactedURL(raw); got != want {
+			t.Errorf("RedactedURL(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}

@@ -25,8 +25,9 @@ const NoticeMaxFailures = 10
 // A notice is the server's, not its owner's: its body is signed with the endpoint's
 // secrets and may reach a receiver other owners' notices reach too, so what it says,
 // how often it is sent and when must stay what Decide made. Its owner may read, cancel
-// and delete it; Update and Trigger refuse it (refuseNotice), and no create path takes
-// Series.Notice (Spec.validate). An admin's retry or trigger sends it as it is.
+// and delete it; Update, Trigger and RedeliveryTarget refuse it (refuseNotice), and no
+// create path takes Series.Notice (Spec.validate). An admin's retry or trigger sends it
+// as it is.
 
 // refuseNotice is the refusal of an owner action that would change what a notice sends
 // or when, or nil for any other alarm.

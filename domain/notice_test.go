@@ -83,6 +83,10 @@ func TestNoticesAreTheServers(t *testing.T) {
 	if _, err := Trigger(n, fxNow); !errors.Is(err, ErrInvalidState) {
 		t.Errorf("owner trigger of a notice: %v, want ErrInvalidState", err)
 	}
+	delivered := []Event{{ID: 1, AlarmID: n.ID, Type: EventFired, ScheduledFor: n.ScheduledFor, Attempt: 1}}
+	if _, _, err := RedeliveryTarget(n, delivered, ""); !errors.Is(err, ErrInvalidState) {
+		t.Errorf("redelivery of a delivered notice: %v, want ErrInvalidState", err)
+	}
 	if _, changed := Cancel(n, fxNow); !changed {
 		t.Error("the owner cannot cancel a notice")
 	}

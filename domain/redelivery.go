@@ -28,8 +28,13 @@ func (e Event) recordsDelivery() bool { return deliveryEvents[e.Type] }
 // order; events read twice count once): the one key names, or with key "" the
 // occurrence of the latest attempt (the delivery event with the highest id). Attempt is
 // the number the redelivery carries: one more than the occurrence's attempts so far. An
-// occurrence never attempted cannot be redelivered: there is nothing to send again.
+// occurrence never attempted cannot be redelivered: there is nothing to send again. A
+// failure notice is never redelivered: it is sent as the server made it, at most its
+// NoticeMaxFailures times (refuseNotice).
 func RedeliveryTarget(a Alarm, history []Event, key string) (scheduledFor time.Time, attempt int, err error) {
+	if err := refuseNotice(a, "redeliver"); err != nil {
+		return time.Time{}, 0, err
+	}
 	if key != "" {
 		if err := checkOccurrenceKey(a, key); err != nil {
 			return time.Time{}, 0, err

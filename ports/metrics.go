@@ -31,6 +31,10 @@ type Metrics interface {
 	EndpointQueues(endpoints, wakes int)
 	// EndpointBreaker: an endpoint's breaker opened (open) or closed again on this node.
 	EndpointBreaker(open bool)
+	// EgressRefused: a wake to an endpoint or a failure_url not sent because the egress
+	// policy refuses its address; class is one of domain.EgressClasses. The attempt is
+	// recorded as failed too (Woke).
+	EgressRefused(class string)
 	// Stale: n outcomes refused by the lease fence (another worker or an admin or owner
 	// action took the alarm first).
 	Stale(n int)
@@ -83,6 +87,7 @@ func (NopMetrics) Deferred(string)                            {}
 func (NopMetrics) ClaimOwners(int)                            {}
 func (NopMetrics) EndpointQueues(int, int)                    {}
 func (NopMetrics) EndpointBreaker(bool)                       {}
+func (NopMetrics) EgressRefused(string)                       {}
 func (NopMetrics) RetentionDeleted(string, int)               {}
 func (NopMetrics) DispatchPaused(bool)                        {}
 func (NopMetrics) AlarmCounts(AlarmCounts, bool)              {}

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"unicode"
 	"unicode/utf8"
 
@@ -58,20 +57,8 @@ type endpointView struct {
 }
 
 func newEndpointView(e domain.Endpoint) endpointView {
-	return endpointView{Name: e.Name, URL: redactURL(e.URL), TimeoutSeconds: e.Timeout.Seconds(), MaxInFlight: e.MaxInFlight,
-		RatePerSecond: e.RatePerSecond, FailureURL: redactURL(e.FailureURL)}
-}
-
-// redactURL hides the credentials of a URL stored before they were refused
-// (domain.ValidateEndpointWrite): "https://user:pass@host/p" shows as
-// "https://xxxxx@host/p". The node still sends them; no view shows them.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	u.User = url.User("xxxxx")
-	return u.String()
+	return endpointView{Name: e.Name, URL: domain.RedactedURL(e.URL), TimeoutSeconds: e.Timeout.Seconds(), MaxInFlight: e.MaxInFlight,
+		RatePerSecond: e.RatePerSecond, FailureURL: domain.RedactedURL(e.FailureURL)}
 }
 
 // adminEndpointView is an endpoint as an admin sees it: the owner's view plus its owner,

@@ -151,7 +151,7 @@ func New(alarms Alarms, auth Authenticator, ready Pinger, opts Options) http.Han
 	if a.log == nil {
 		a.log = zap.NewNop()
 	}
-	return a.withRequestID(a.withMetrics(a.withAccessLog(a.withRecovery(a.routes()))))
+	return a.withRequestID(a.withMetrics(a.withAccessLog(a.withRecovery(a.withIgnoredBody(a.routes())))))
 }
 
 // newAPI hands each group of handlers its part of the use cases; New and Routes share

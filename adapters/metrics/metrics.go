@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.uber.org/zap"
 
+	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -38,6 +39,7 @@ type Metrics struct {
 	queuedWakes              prometheus.Gauge
 	breakerChanges           *prometheus.CounterVec
 	breakersOpen             prometheus.Gauge
+	egressRefused            *prometheus.CounterVec
 	wakes                    *prometheus.CounterVec
 	wakeLag                  prometheus.Histogram
 	delivery                 prometheus.Histogram
@@ -108,6 +110,8 @@ func New(opts Options) *Metrics {
 			"Wakes waiting on this node in an endpoint's queue for room now."),
 		breakersOpen: gauge("chronos_endpoint_breakers_open",
 			"Endpoints whose breaker is open on this node now."),
+		egressRefused: counterVec("chronos_egress_refused_total", []string{"class"},
+			"Wakes to an endpoint or a failure_url this node did not send because the egress policy refuses the address (--endpoint-allow-cidr), by the address's class: unspecified, loopback, private, link-local, CGNAT, multicast, reserved. Each is a failed attempt too."),
 		requests: counterVec("chronos_api_requests_total", []string{"method", "route", "code"},
 			"API requests answered by this node, by method, route template and status code."),
 		requestDuration: histogramVec("chronos_api_request_duration_seconds", requestBuckets, []string{"method", "route"},
@@ -124,6 +128,9 @@ func New(opts Options) *Metrics {
 	}
 	m.breakerChanges.WithLabelValues("open")
 	m.breakerChanges.WithLabelValues("closed")
+	for _, c := range domain.EgressClasses {
+		m.egressRefused.WithLabelValues(c)
+	}
 	m.retentionDeleted.WithLabelValues("alarms")
 	m.retentionDeleted.WithLabelValues("alarm_events")
 	m.refusals.WithLabelValues(ports.RefusedQuota)
@@ -143,7 +150,7 @@ func New(opts Options) *Metrics {
 		m.wakes, m.wakeLag, m.delivery,
 		m.claims, m.claimed, m.claimDuration, m.nextDueReads,
 		m.retentionDeleted, m.dispatchPaused, m.sample, m.breakerChanges, m.breakersOpen,
-		m.deferredBy, m.claimOwners, m.queuingEndpoints, m.queuedWakes,
+		m.deferredBy, m.claimOwners, m.queuingEndpoints, m.queuedWakes, m.egressRefused,
 		m.requests, m.requestDuration, m.refusals,
 	)
 	m.handler = newHandler(m.registry, opts.Logger)
@@ -233,6 +240,11 @@ func (m *Metrics) EndpointBreaker(open bool) {
 	}
 	m.breakerChanges.WithLabelValues("closed").Inc()
 	m.breakersOpen.Dec()
+}
+
+// EgressRefused implements ports.Metrics.
+func (m *Metrics) EgressRefused(class string) {
+	m.egressRefused.WithLabelValues(validUTF8(class)).Inc()
 }
 
 // Stale implements ports.Metrics.

@@ -130,6 +130,7 @@ func driveAll(m *metrics.Metrics) {
 	m.EndpointQueues(1, 2)
 	m.EndpointBreaker(true)
 	m.Refused(ports.RefusedRate)
+	m.EgressRefused(domain.EgressLoopback)
 }
 
 var none = map[string]string{}
@@ -165,6 +166,7 @@ func TestEveryMetricIsExposedWithItsTypeAndHelp(t *testing.T) {
 		"chronos_claim_owners":                   dto.MetricType_HISTOGRAM,
 		"chronos_endpoints_queuing":              dto.MetricType_GAUGE,
 		"chronos_endpoint_queued_wakes":          dto.MetricType_GAUGE,
+		"chronos_egress_refused_total":           dto.MetricType_COUNTER,
 	}
 	for name, typ := range want {
 		mf, ok := fams[name]
@@ -420,11 +422,16 @@ func TestLabelValuesAreOnlyWhatWasPassed(t *testing.T) {
 	for _, st := range domain.Statuses {
 		statuses[string(st)] = true
 	}
+	egressClasses := map[string]bool{}
+	for _, c := range domain.EgressClasses {
+		egressClasses[c] = true
+	}
 	allowed := map[string]map[string]bool{
 		"outcome": {"delivered": true, "failed": true, "stale": true, "deferred": true},
 		"to":      {"open": true, "closed": true},
 		"table":   {"alarms": true, "alarm_events": true},
 		"reason":  {"quota_exceeded": true, "rate_limited": true},
+		"class":   egressClasses,
 		"status":  statuses,
 		"method":  {"GET": true, "DELETE": true},
 		"route":   {"/v1/alarms/{id}": true, "unmatched": true},
@@ -578,6 +585,21 @@ func TestDeferredCountsTheOutcomeAndTheReason(t *testing.T) {
 	}
 	if n := len(fams["chronos_wakes_deferred_total"].GetMetric()); n != len(deferReasons) {
 		t.Errorf("chronos_wakes_deferred_total has %d series, want %d", n, len(deferReasons))
+	}
+}
+
+// A refused wake counts under its address's class; every class reads 0 until then.
+func TestEgressRefusedCountsByClass(t *testing.T) {
+	m := metrics.New(metrics.Options{})
+	m.EgressRefused(domain.EgressLoopback)
+	m.EgressRefused(domain.EgressLinkLocal)
+	m.EgressRefused(domain.EgressLoopback)
+	fams := scrape(t, m)
+	for _, class := range domain.EgressClasses {
+		want := map[string]float64{domain.EgressLoopback: 2, domain.EgressLinkLocal: 1}[class]
+		if got := counter(t, fams, "chronos_egress_refused_total", map[string]string{"class": class}); got != want {
+			t.Errorf("chronos_egress_refused_total{class=%q} = %g, want %g", class, got, want)
+		}
 	}
 }
 

@@ -26,6 +26,10 @@
 // body was cut short. Redirects are never followed: the signed wake goes only to the
 // configured URL. Response headers over 64 KiB fail the attempt.
 //
+// A waker given an egress policy (Options.Egress: the owners' endpoints) checks every
+// address it connects to, after DNS, and refuses those the policy does not allow; the
+// attempt then fails with the policy's *domain.EgressError and nothing is sent.
+//
 // Receivers check the signature with Verify; the dev server prints wakes with Printer,
 // which writes the same JSON as Body.
 package webhook

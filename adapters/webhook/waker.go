@@ -79,6 +79,12 @@ type Options struct {
 	// attempt log (0: none; at most domain.MaxReceiptBody). An answer without a body
 	// (a 204, Content-Length: 0) reads nothing.
 	AttemptBodyBytes int
+	// Egress, when set, is checked on every address the waker connects to, after DNS
+	// (a net.Dialer Control): a refused one is not connected to, and the delivery's
+	// error is the policy's *domain.EgressError. Such a waker ignores HTTP_PROXY and
+	// HTTPS_PROXY: through a proxy the address it connects to is the proxy's, and the
+	// receiver's would go unchecked. nil: no check (the operator's own --wake-url).
+	Egress *domain.EgressPolicy
 }
 
 // ReceiverErrors says how much of what went wrong at the receiver a delivery's error
@@ -176,6 +182,10 @@ func New(o Options) (*Waker, error) {
 	// the environment and HTTP/2. The default keeps only 2 idle connections per host,
 	// which under concurrent wakes to a single receiver means constant reconnecting.
 	t := http.DefaultTransport.(*http.Transport).Clone()
+	if o.Egress != nil {
+		t.Proxy = nil
+		t.DialContext = egressDialer(*o.Egress).DialContext
+	}
 	t.MaxIdleConns = maxConns
 	t.MaxIdleConnsPerHost = maxConns
 	t.MaxResponseHeaderBytes = maxHeaderBytes
@@ -308,6 +318,10 @@ func (wk *Waker) cutReason(ctx, reqCtx context.Context, err error) string {
 func (wk *Waker) deliveryError(ctx, reqCtx context.Context, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr // the caller gave up (shutdown, its own deadline): not the receiver's fault
+	}
+	var refused *domain.EgressError
+	if errors.As(err, &refused) {
+		return refused // said in the policy's words, whatever ReceiverErrors: nothing was sent
 	}
 	if errors.Is(context.Cause(reqCtx), errTimedOut) {
 		return fmt.Errorf("%w after %s", ErrTimeout, wk.timeout)

@@ -8,7 +8,8 @@ import (
 )
 
 // endpointRow is an endpoint as the page shows it: its Secrets cleared (the page says
-// how many), its load summed over the live nodes (zero when none reports it).
+// how many), its URLs redacted as the API's views redact them, its load summed over the
+// live nodes (zero when none reports it).
 type endpointRow struct {
 	domain.Endpoint
 	SecretCount int
@@ -41,6 +42,7 @@ func (u *UI) endpointsPage(w http.ResponseWriter, r *http.Request, v viewer) {
 	for i, e := range es {
 		n := len(e.Secrets)
 		e.Secrets = nil // no template can show one
+		e.URL, e.FailureURL = domain.RedactedURL(e.URL), domain.RedactedURL(e.FailureURL)
 		d.Endpoints[i] = endpointRow{Endpoint: e, SecretCount: n, Load: loads[[2]string{e.Owner, e.Name}]}
 	}
 	u.render(w, r, http.StatusOK, "endpoints", page{Title: "Endpoints", Nav: "endpoints", Viewer: &v, Data: d})

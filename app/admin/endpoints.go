@@ -24,9 +24,10 @@ import (
 // owner's delivery targets. Only admin tokens reach it (the owner's own list is
 // List(owner)); every change names the token that made it (by) in the log.
 type Endpoints struct {
-	store EndpointStore
-	clock ports.Clock
-	log   *zap.Logger
+	store  EndpointStore
+	clock  ports.Clock
+	log    *zap.Logger
+	egress domain.EgressPolicy
 
 	mu    sync.Mutex
 	fpKey []byte // the secrets' fingerprint key, once loaded (secret_fingerprint.go)
@@ -47,6 +48,15 @@ func NewEndpoints(store EndpointStore, clock ports.Clock, log *zap.Logger) *Endp
 	return &Endpoints{store: store, clock: clock, log: log}
 }
 
+// WithEgress makes writes refuse a url or failure_url written as an address the
+// node's egress policy refuses (domain.EgressPolicy.CheckURL); the node refuses to
+// connect there anyway, and says so at once. Without it the zero policy applies: every
+// loopback, private, link-local and other internal address is refused.
+func (s *Endpoints) WithEgress(p domain.EgressPolicy) *Endpoints {
+	s.egress = p
+	return s
+}
+
 // changedTimeout bounds telling the nodes of a change (a write of one small row).
 const changedTimeout = 10 * time.Second
 
@@ -62,7 +72,7 @@ func (s *Endpoints) Create(ctx context.Context, e domain.Endpoint, by string) (d
 	if len(e.Secrets) == 0 {
 		e.Secrets = []string{NewEndpointSecret()}
 	}
-	if err := validateEndpoint(e, nil); err != nil {
+	if err := s.validate(e, nil); err != nil {
 		return domain.Endpoint{}, err
 	}
 	stored, err := s.store.CreateEndpoint(ctx, e)
@@ -94,7 +104,7 @@ func (s *Endpoints) Update(ctx context.Context, owner, name string, p domain.End
 		return domain.Endpoint{}, err
 	}
 	e := endpointAsStored(p.ApplyTo(old))
-	if err := validateEndpoint(e, &old); err != nil {
+	if err := s.validate(e, &old); err != nil {
 		return domain.Endpoint{}, err
 	}
 	if sameEndpoint(e, old) {
@@ -147,13 +157,30 @@ func endpointAsStored(e domain.Endpoint) domain.Endpoint {
 	return e
 }
 
-// validateEndpoint is domain.ValidateEndpointWrite, and an owner a token could have: the
-// stores key on it (PostgreSQL text refuses NUL, MySQL's key is 255 bytes).
-func validateEndpoint(e domain.Endpoint, before *domain.Endpoint) error {
+// validate is domain.ValidateEndpointWrite, an owner a token could have (the stores key
+// on it: PostgreSQL text refuses NUL, MySQL's key is 255 bytes), and the egress policy
+// on a url or failure_url given now; one kept from before passes as it is, as
+// ValidateEndpointWrite lets it.
+func (s *Endpoints) validate(e domain.Endpoint, before *domain.Endpoint) error {
 	if o := e.Owner; o != "" && (len(o) > maxOwnerLen || !utf8.ValidString(o) || strings.ContainsRune(o, 0)) {
 		return &domain.ValidationError{Field: "owner", Message: fmt.Sprintf("must be valid UTF-8 without NUL, at most %d bytes", maxOwnerLen)}
 	}
-	return domain.ValidateEndpointWrite(e, before)
+	if err := domain.ValidateEndpointWrite(e, before); err != nil {
+		return err
+	}
+	var was domain.Endpoint
+	if before != nil {
+		was = *before
+	}
+	if e.URL != was.URL {
+		if err := s.egress.CheckURL("url", e.URL); err != nil {
+			return err
+		}
+	}
+	if e.FailureURL != was.FailureURL {
+		return s.egress.CheckURL("failure_url", e.FailureURL)
+	}
+	return nil
 }
 
 // NewEndpointSecret makes a secret for an endpoint registered without one: 32 random

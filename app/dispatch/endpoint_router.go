@@ -196,8 +196,17 @@ func (r *EndpointRouter) WakeResponse(ctx context.Context, w domain.Wake) (ports
 	}
 	start := time.Now()
 	resp, err := ports.WakeFor(sendCtx, waker, w)
+	r.countRefusal(err)
 	r.settle(ctx, st, err, probe, time.Since(start))
 	return resp, err
+}
+
+// countRefusal counts a wake the egress policy refused (domain.EgressError).
+func (r *EndpointRouter) countRefusal(err error) {
+	var refused *domain.EgressError
+	if errors.As(err, &refused) {
+		r.cfg.Metrics.EgressRefused(refused.Class)
+	}
 }
 
 // wakeDefault delivers w to the default waker, taking its owner's turn at the shared
@@ -232,7 +241,9 @@ func (r *EndpointRouter) notify(ctx context.Context, st *endpointState, w domain
 	if notices == nil {
 		return errNoFailureURL{name: w.Endpoint}
 	}
-	return notices.Wake(ctx, w)
+	err := notices.Wake(ctx, w)
+	r.countRefusal(err)
+	return err
 }
 
 // errNoFailureURL is the outcome of a notice whose endpoint has no failure_url (any
@@ -433,7 +444,8 @@ func (r *EndpointRouter) queuesChanged(delta int) {
 }
 
 // settle releases the wake's room and feeds the breaker. A wake the caller gave up on
-// (shutdown) says nothing about the receiver; a 410 Gone is a receiver that answered.
+// (shutdown), or one the egress policy refused, says nothing about the receiver; a 410
+// Gone is a receiver that answered.
 func (r *EndpointRouter) settle(ctx context.Context, st *endpointState, err error, probe bool, took time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -443,7 +455,10 @@ func (r *EndpointRouter) settle(ctx context.Context, st *endpointState, err erro
 		st.probing = false
 	}
 	var verdict ports.ReceiverVerdict
+	var refused *domain.EgressError
 	switch {
+	case errors.As(err, &refused):
+		return
 	case ctx.Err() != nil && err != nil && !errors.Is(context.Cause(ctx), errDeliveryTimeout):
 		// Cut short by the node (shutdown abandoned it), not failed by the receiver: the
 		// breaker learns nothing. A wake that ran out its delivery timeout did fail: with

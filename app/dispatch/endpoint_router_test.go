@@ -3,6 +3,7 @@ package dispatch_test
 import (
 	"context"
 	"errors"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -249,5 +250,41 @@ func TestRouterSendsNoticesToTheFailureURL(t *testing.T) {
 		if got := e.router.HasFailureURL("o", name); got != want {
 			t.Errorf("HasFailureURL(%s) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// egressMetrics counts the egress refusals a router reports.
+type egressMetrics struct {
+	ports.NopMetrics
+	mu      sync.Mutex
+	refused []string
+}
+
+func (m *egressMetrics) EgressRefused(class string) {
+	m.mu.Lock()
+	m.refused = append(m.refused, class)
+	m.mu.Unlock()
+}
+
+// A wake or notice the egress policy refused is counted by its class and teaches the
+// breaker nothing: no receiver was reached, and a refusal is not retried anyway.
+func TestRouterCountsEgressRefusals(t *testing.T) {
+	m := &egressMetrics{}
+	e := newRouterEnv(dispatch.EndpointRouterConfig{BreakerFailures: 2, Metrics: m},
+		domain.Endpoint{Owner: "o", Name: "internal", URL: "http://internal", FailureURL: "http://internal/failures"})
+	e.answer = func() error {
+		return &domain.EgressError{Addr: netip.MustParseAddr("10.0.0.7"), Class: domain.EgressPrivate}
+	}
+	for i := range 4 {
+		var refused *domain.EgressError
+		if err := e.wake(t, "internal"); !errors.As(err, &refused) {
+			t.Fatalf("wake %d: %v, want the refusal (not held back by a breaker)", i, err)
+		}
+	}
+	if err := e.router.Wake(t.Context(), domain.Wake{AlarmID: "n", Owner: "o", Endpoint: "internal", Notice: domain.NoticeFailed}); err == nil {
+		t.Fatal("the notice: delivered, want refused")
+	}
+	if got := strings.Join(m.refused, " "); got != "private private private private private" {
+		t.Errorf("refusals counted: %q, want five of class private", got)
 	}
 }

@@ -216,13 +216,16 @@ func (d *Dispatcher) receipt(r ports.Response, took time.Duration) *domain.Recei
 }
 
 // failedOutcome is the outcome of a failed wake, with what the receiver said about a
-// retry when the waker's error carries it (ports.ReceiverVerdict).
+// retry when the waker's error carries it (ports.ReceiverVerdict), or that the egress
+// policy refused its address (not retried).
 func failedOutcome(err error) domain.Outcome {
 	o := domain.DeliveryFailed(err.Error())
 	var v ports.ReceiverVerdict
 	if errors.As(err, &v) {
 		o.RetryAfter, o.Gone = v.RetryAfter(), v.Gone()
 	}
+	var refused *domain.EgressError
+	o.Refused = errors.As(err, &refused)
 	return o
 }
 

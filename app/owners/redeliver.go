@@ -140,8 +140,8 @@ func (r *Redeliveries) wake(ctx context.Context, w domain.Wake) (domain.Outcome,
 // f matches (by default status failed; since narrows it to alarms failed at or after
 // it), newest first, at most limit of them, bulk.Workers at a time, and returns a
 // cursor to go on with: the owner's dead-letter queue, emptied in bounded calls. One
-// bulk call per owner runs at a time (ErrBulkRunning). An alarm never delivered is
-// skipped, not counted.
+// bulk call per owner runs at a time (ErrBulkRunning). An alarm never delivered, or a
+// failure notice, is skipped, not counted.
 func (r *Redeliveries) RedeliverFailed(ctx context.Context, owner string, f ports.ListFilter, limit int) (domain.BulkRedelivery, error) {
 	var res domain.BulkRedelivery
 	switch {
@@ -196,7 +196,7 @@ func (r *Redeliveries) redeliverPage(ctx context.Context, scope ports.Scope, pag
 		case errors.As(err, &limited):
 			res.HeldBack++
 		case errors.Is(err, domain.ErrInvalidState), errors.Is(err, ports.ErrNotFound):
-			// never delivered, or deleted since the page was read
+			// never delivered, a failure notice, or deleted since the page was read
 		default:
 			return err
 		}

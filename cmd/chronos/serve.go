@@ -217,8 +217,9 @@ func provideNode(s ports.Store, replica readReplica, w ports.Waker, m *metrics.M
 	return chronos.New(s, c)
 }
 
-// node is the node's configuration the flags give.
+// node is the node's configuration the flags give (validate has checked them).
 func (cfg *serveConfig) node() chronos.Config {
+	allow, _ := cfg.endpointAllowCIDRs()
 	return chronos.Config{
 		Version: Version(),
 		Tick:    cfg.Tick, Lease: cfg.Lease, Batch: cfg.Batch, Concurrency: cfg.Concurrency,
@@ -231,7 +232,7 @@ func (cfg *serveConfig) node() chronos.Config {
 		Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL, BackupDir: cfg.BackupDir,
 		OTelEndpoint: cfg.OTelEndpoint,
 		Endpoints: chronos.EndpointOptions{UserAgent: "chronos/" + Version(), ReceiverErrors: webhook.ReceiverErrors(cfg.ReceiverErrors),
-			BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown},
+			BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown, AllowCIDRs: allow},
 	}
 }
 

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/webhook"
@@ -46,6 +48,7 @@ type serveConfig struct {
 	MisfireThreshold   time.Duration
 	BreakerFailures    int
 	BreakerCooldown    time.Duration
+	EndpointAllowCIDRs flagenv.List
 	DeliveryTimeout    time.Duration
 	ReceiverErrors     string
 	DrainTimeout       time.Duration
@@ -95,6 +98,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.MisfireThreshold, "misfire-threshold", d.Policy.MisfireThreshold, "how late a cron occurrence may fall due before its series' misfire policy counts it as missed")
 	fs.IntVar(&c.BreakerFailures, "endpoint-breaker-failures", 10, "failed deliveries in a row that open an endpoint's breaker (its wakes are then held back, not retried)")
 	fs.DurationVar(&c.BreakerCooldown, "endpoint-breaker-cooldown", 30*time.Second, "how long an endpoint's breaker first stays open; doubles after each failed probe, up to 10m")
+	fs.Var(&c.EndpointAllowCIDRs, "endpoint-allow-cidr", "let wakes to the owners' endpoints and failure_urls reach this range, e.g. 10.20.0.0/16, although it is loopback, private, link-local, unspecified, multicast, CGNAT or reserved (refused by default; --dev allows loopback); repeat it for several, comma-separated in the environment (docs/security.md, \"Egress\"). --wake-url is never checked")
 	fs.DurationVar(&c.DeliveryTimeout, "delivery-timeout", d.DeliveryTimeout, "how long a receiver has to answer a wake")
 	fs.StringVar(&c.ReceiverErrors, "receiver-errors", string(webhook.ReceiverErrorsStatus), "what a failed delivery's last_error quotes of the receiver: status (the status code and its standard text; a failure before any answer in generic words, no address) or full (also its body's first 512 bytes, its own status text, a redirect's Location, the transport's text with addresses)")
 	fs.DurationVar(&c.DrainTimeout, "drain-timeout", d.DrainTimeout, "on shutdown, how long in-flight wakes may finish")
@@ -176,6 +180,9 @@ func (c *serveConfig) validate() error {
 			errs = append(errs, fmt.Errorf("--otel-endpoint %q must be an absolute http:// or https:// URL, e.g. http://collector:4318", c.OTelEndpoint))
 		}
 	}
+	if _, err := c.endpointAllowCIDRs(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.BreakerFailures < 1 {
 		errs = append(errs, fmt.Errorf("--endpoint-breaker-failures must be at least 1, got %d", c.BreakerFailures))
 	}
@@ -223,4 +230,24 @@ func (c *serveConfig) validate() error {
 		errs = append(errs, fmt.Errorf("--retention / --events-per-alarm: %w", err))
 	}
 	return errors.Join(errs...)
+}
+
+// loopbackRanges are what --dev lets endpoints reach besides --endpoint-allow-cidr: a
+// receiver on the developer's machine.
+var loopbackRanges = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+
+// endpointAllowCIDRs parses --endpoint-allow-cidr, with loopback under --dev.
+func (c *serveConfig) endpointAllowCIDRs() ([]netip.Prefix, error) {
+	var allow []netip.Prefix
+	for _, v := range c.EndpointAllowCIDRs.Values {
+		p, err := netip.ParsePrefix(strings.TrimSpace(v))
+		if err != nil {
+			return nil, fmt.Errorf("--endpoint-allow-cidr %q must be an address range in CIDR form, e.g. 10.20.0.0/16 or fd00::/8", v)
+		}
+		allow = append(allow, p)
+	}
+	if c.Dev {
+		allow = append(allow, loopbackRanges...)
+	}
+	return allow, nil
 }

@@ -42,6 +42,7 @@ func TestServeRefusesUnsafeConfiguration(t *testing.T) {
 		{"otel endpoint without scheme", []string{"--dev", "--otel-endpoint", "collector:4318"}, nil, []string{"--otel-endpoint \"collector:4318\" must be an absolute http:// or https:// URL"}},
 		{"missing backup dir", []string{"--dev", "--backup-dir", "/nonexistent/backups"}, nil, []string{`--backup-dir "/nonexistent/backups"`, "no such file or directory"}},
 		{"backup dir is a file", []string{"--dev", "--backup-dir", "backup.go"}, nil, []string{`--backup-dir "backup.go" is not a directory`}},
+		{"endpoint allow range not CIDR", []string{"--dev", "--endpoint-allow-cidr", "10.0.0.0/8", "--endpoint-allow-cidr", "10.1.2.3"}, nil, []string{`--endpoint-allow-cidr "10.1.2.3" must be an address range in CIDR form`}},
 		{"backoff cap below base", []string{"--dev", "--backoff-base", "1m", "--backoff-cap", "30s"}, nil, []string{"backoff base (1m0s) must be positive and not above the cap (30s)"}},
 	}
 	for _, c := range cases {
@@ -113,6 +114,38 @@ func TestLimitFlags(t *testing.T) {
 	}
 	if c := parse([]string{"--rate-limit", "50", "--max-active-alarms-per-owner", "10"}); c.MaxActive != 10 || c.RateLimit != 50 {
 		t.Errorf("flags over the environment: quota %d, rate %d; want 10, 50", c.MaxActive, c.RateLimit)
+	}
+}
+
+// --endpoint-allow-cidr repeats, the environment gives ranges comma-separated, and
+// --dev adds loopback: the ranges the node's endpoints may reach.
+func TestEndpointAllowCIDRFlag(t *testing.T) {
+	allow := func(args []string) []string {
+		t.Helper()
+		var cfg serveConfig
+		fs := flagenv.New("serve", &bytes.Buffer{})
+		cfg.register(fs)
+		if err := flagenv.Parse(fs, args); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range cfg.node().Endpoints.AllowCIDRs {
+			got = append(got, p.String())
+		}
+		return got
+	}
+	if got := allow(nil); len(got) != 0 {
+		t.Errorf("default: %v, want nothing allowed", got)
+	}
+	if got := strings.Join(allow([]string{"--endpoint-allow-cidr", "10.20.0.0/16", "--endpoint-allow-cidr", "fd00::/8"}), " "); got != "10.20.0.0/16 fd00::/8" {
+		t.Errorf("flags: %s", got)
+	}
+	if got := strings.Join(allow([]string{"--dev"}), " "); got != "127.0.0.0/8 ::1/128" {
+		t.Errorf("--dev: %s, want loopback", got)
+	}
+	t.Setenv("CHRONOS_ENDPOINT_ALLOW_CIDR", "10.20.0.0/16, 192.168.5.0/24")
+	if got := strings.Join(allow(nil), " "); got != "10.20.0.0/16 192.168.5.0/24" {
+		t.Errorf("environment: %s", got)
 	}
 }
 

@@ -121,7 +121,7 @@ func (r *runner) createEndpoints(ctx context.Context, base, secret string) error
 	if err := clock.Sync(ctx, store); err != nil {
 		return err
 	}
-	eps := admin.NewEndpoints(store, clock, nil)
+	eps := admin.NewEndpoints(store, clock, nil).WithEgress(domain.NewEgressPolicy(receiverRanges))
 	for _, e := range []struct{ owner, name, path string }{
 		{HungOwner, HungEndpoint, "/hung"},
 		{FastOwner, FastEndpoint, "/wake"},

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -93,6 +94,11 @@ type dispatcherNode struct {
 	tracked atomic.Bool
 }
 
+// receiverRanges are what the bench's endpoints may reach: its own receiver, which
+// listens on 127.0.0.1 (startReceiver). The bench is the operator here, as
+// --endpoint-allow-cidr 127.0.0.0/8 would make one.
+var receiverRanges = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+
 // newDispatcherNode opens the store and builds the node, ready to start.
 func newDispatcherNode(ctx context.Context, cfg nodeConfig, wr Wiring) (*dispatcherNode, error) {
 	s, err := wr.Open(ctx, cfg.Store, false)
@@ -108,7 +114,7 @@ func newDispatcherNode(ctx context.Context, cfg nodeConfig, wr Wiring) (*dispatc
 		OTelEndpoint: cfg.OTelEndpoint,
 		Retention:    cfg.Retention, EventsPerAlarm: cfg.EventsCap,
 		Metrics: n.held, Logger: wr.log(),
-		Endpoints: chronos.EndpointOptions{UserAgent: "chronos-bench/" + wr.Version},
+		Endpoints: chronos.EndpointOptions{UserAgent: "chronos-bench/" + wr.Version, AllowCIDRs: receiverRanges},
 		Without:   chronos.Without{PauseGate: true, CountSampler: true},
 	}
 	switch cfg.Waker {

@@ -250,6 +250,18 @@ func TestEndpointValidation(t *testing.T) {
 		{`{` + base + `,"failure_url":"mailto:ops@example.com"}`, "invalid_argument", "failure_url"},
 		{`{` + base + `,"max_in_flight":"many"}`, "invalid_request", "max_in_flight"},
 		{`{` + base + `,"secret":"s"}`, "invalid_request", "secret"},
+		// Addresses the node will not deliver to (docs/security.md, "Egress"), in any spelling.
+		{`{"name":"x","url":"http://127.0.0.1:8080/w","secrets":["test-secret-of-24-bytes-s"]}`, "invalid_argument", "url"},
+		{`{"name":"x","url":"http://127.1/w","secrets":["test-secret-of-24-bytes-s"]}`, "invalid_argument", "url"},
+		{`{"name":"x","url":"http://2130706433/w","secrets":["test-secret-of-24-bytes-s"]}`, "invalid_argument", "url"},
+		{`{"name":"x","url":"http://0x7f.1/w","secrets":["test-secret-of-24-bytes-s"]}`, "invalid_argument", "url"},
+		{`{"name":"x","url":"http://[::1]/w","secrets":["test-secret-of-24-bytes-s"]}`, "invalid_argument", "url"},
+		{`{"name":"x","url":"http://[::ffff:127.0.0.1]/w","secrets":["test-secret-of-24-bytes-s"]}`, "invalid_argument", "url"},
+		{`{"name":"x","url":"http://0.0.0.0:8080/w","secrets":["test-secret-of-24-bytes-s"]}`, "invalid_argument", "url"},
+		{`{"name":"x","url":"http://169.254.169.254/latest/meta-data/","secrets":["test-secret-of-24-bytes-s"]}`, "invalid_argument", "url"},
+		{`{"name":"x","url":"http://10.0.0.5/w","secrets":["test-secret-of-24-bytes-s"]}`, "invalid_argument", "url"},
+		{`{"name":"x","url":"http://100.64.0.1/w","secrets":["test-secret-of-24-bytes-s"]}`, "invalid_argument", "url"},
+		{`{` + base + `,"failure_url":"http://192.168.1.1/f"}`, "invalid_argument", "failure_url"},
 	} {
 		res := e.as(e.ops, "POST", "/admin/v1/owners/alice/endpoints", c.body)
 		expectError(t, res, http.StatusBadRequest, c.code, c.field)
@@ -267,6 +279,8 @@ func TestEndpointValidation(t *testing.T) {
 		{`{"secrets":[]}`, "invalid_argument", "secrets"},
 		{`{"secrets":["short"]}`, "invalid_argument", "secrets"},
 		{`{"url":"https://u:p@hooks.example.com/billing"}`, "invalid_argument", "url"},
+		{`{"url":"http://127.1:9000/w"}`, "invalid_argument", "url"},
+		{`{"failure_url":"http://[fd00::1]/f"}`, "invalid_argument", "failure_url"},
 		{`{"timeout_seconds":600}`, "invalid_argument", "timeout_seconds"},
 		{`{"max_in_flight":-2}`, "invalid_argument", "max_in_flight"},
 		{`{"rate_per_second":"fast"}`, "invalid_request", "rate_per_second"},

@@ -60,3 +60,31 @@ func TestOwnerCannotRewriteANotice(t *testing.T) {
 		t.Errorf("owner cancel of a notice: %d %s", res.status, res.body)
 	}
 }
+
+// A notice is sent as the server made it, at most its own max_failures times: its
+// owner cannot have it sent again, freshly signed, by redelivery. The refusal is a 409
+// saying why, and records nothing.
+func TestOwnerCannotRedeliverANotice(t *testing.T) {
+	e := newEnv(t)
+	n := e.failWithNotice()
+	e.server.Fail(t, "") // the notice is delivered: now it could be sent again
+	before := expectAlarm(t, e.as(e.alice, "GET", "/v1/alarms/"+n.ID, ""))
+	if before.Status != "fired" {
+		t.Fatalf("the notice is %s, want fired", before.Status)
+	}
+	for _, body := range []string{"", `{"occurrence_key":"` + n.ID + `/` + (*before.ScheduledFor)[:19] + `Z"}`} {
+		res := expectError(t, e.as(e.alice, "POST", "/v1/alarms/"+n.ID+"/redeliver", body), http.StatusConflict, "invalid_state", "")
+		if !strings.Contains(res.Message, "failure notice") || !strings.Contains(res.Message, "redeliver") {
+			t.Errorf("redeliver %s: the refusal %q does not say why", body, res.Message)
+		}
+	}
+	var events struct {
+		Events []eventView `json:"events"`
+	}
+	decodeStrict(t, e.as(e.alice, "GET", "/v1/alarms/"+n.ID+"/events", ""), &events)
+	for _, ev := range events.Events {
+		if ev.Type == "redelivered" {
+			t.Errorf("a refused redelivery was recorded: %+v", ev)
+		}
+	}
+}

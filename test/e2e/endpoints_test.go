@@ -50,7 +50,7 @@ func TestEndpointsKeepReceiversApart(t *testing.T) {
 	owner := CreateToken(t, store, "e2e")
 	node := StartNode(t, "n1", NodeConfig{Store: store, WakeURL: b.URL, Secret: e2eSecret, Extra: faultFlags(
 		"--backoff-base", "500ms", "--backoff-cap", "2s", "--max-failures", "20",
-		"--endpoint-breaker-failures", "10", "--endpoint-breaker-cooldown", "1s")})
+		"--endpoint-breaker-failures", "10", "--endpoint-breaker-cooldown", "1s", "--endpoint-allow-cidr", receiverRange)})
 	ops, c := NewClient(t, admin), NewClient(t, owner)
 	for _, ep := range []string{
 		fmt.Sprintf(`{"name":"a","url":%q,"secrets":[%q],"timeout_seconds":%g,"max_in_flight":10}`, a.URL, e2eSecret, aTimeout.Seconds()),

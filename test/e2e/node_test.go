@@ -41,6 +41,11 @@ type Kill struct {
 	At   time.Time
 }
 
+// receiverRange is where the tests' receivers listen (httptest, 127.0.0.1): a node whose
+// endpoints point at them is given it with --endpoint-allow-cidr, as an operator whose
+// receivers are internal would.
+const receiverRange = "127.0.0.0/8"
+
 // NodeConfig is what a node is started with; Extra flags are appended.
 type NodeConfig struct {
 	Binary  string // the chronos executable; "" for the one built for this run

@@ -110,7 +110,8 @@ func runHungEndpoint(t *testing.T, kind storeKind, loads []endpointLoad) {
 	gates := NewGates(t, recv)
 	gates.Hold("hang")
 	node := StartNode(t, "n1", NodeConfig{Store: store, WakeURL: recv.URL, Secret: e2eSecret, Extra: noisyFlags(
-		"--endpoint-breaker-cooldown", "1s", "--backoff-base", "500ms", "--backoff-cap", "2s", "--max-failures", "100")})
+		"--endpoint-breaker-cooldown", "1s", "--backoff-base", "500ms", "--backoff-cap", "2s", "--max-failures", "100",
+		"--endpoint-allow-cidr", receiverRange)})
 	ops := NewClient(t, CreateToken(t, store, "ops", "--admin"))
 	clients := map[string]*Client{}
 	for _, l := range loads {

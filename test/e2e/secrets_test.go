@@ -76,7 +76,7 @@ func logsKeepSecrets(t *testing.T, kind storeKind, format string) {
 	node := StartNode(t, "keeper", NodeConfig{Store: store, WakeURL: def.URL + "/hook?key=" + secrets["wake URL key"],
 		Secret: secrets["wake secret"], Extra: faultFlags("--log-level", "debug", "--log-format", format,
 			"--backoff-base", "300ms", "--backoff-cap", "1s", "--max-failures", "4",
-			"--endpoint-breaker-failures", "2", "--endpoint-breaker-cooldown", "1s")})
+			"--endpoint-breaker-failures", "2", "--endpoint-breaker-cooldown", "1s", "--endpoint-allow-cidr", receiverRange)})
 	c, ops := NewClient(t, owner), NewClient(t, admin)
 
 	// The operator registers an endpoint with a secret, then rotates a second one in.

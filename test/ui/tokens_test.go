@@ -130,6 +130,33 @@ func TestEndpointsPage(t *testing.T) {
 	}
 }
 
+// A URL stored with credentials before they were refused shows them as xxxxx on the
+// endpoints page, as every API view does, to an admin:read session too.
+func TestEndpointsPageRedactsCredentials(t *testing.T) {
+	e := newEnv(t)
+	if _, err := e.store.CreateEndpoint(e.ctx, domain.Endpoint{Owner: "shop", Name: "old",
+		URL: "https://user:hunter2@billing.example.com/wake", FailureURL: "https://failtoken@billing.example.com/failures",
+		Secrets: []string{"topsecret-one-of-at-least-24-bytes"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []string{e.reader, e.admin} {
+		page := e.get(e.signIn(who), "/ui/endpoints")
+		if page.status != http.StatusOK {
+			t.Fatalf("endpoints page: %d", page.status)
+		}
+		for _, leak := range []string{"hunter2", "user:", "failtoken"} {
+			if strings.Contains(page.body, leak) {
+				t.Errorf("the endpoints page shows %q", leak)
+			}
+		}
+		for _, want := range []string{"https://xxxxx@billing.example.com/wake", "https://xxxxx@billing.example.com/failures"} {
+			if !strings.Contains(page.body, want) {
+				t.Errorf("the endpoints page lacks %q", want)
+			}
+		}
+	}
+}
+
 // adminPost posts body to the admin API as the admin token and expects 201.
 func (e *env) adminPost(path, body string) {
 	e.t.Helper()
