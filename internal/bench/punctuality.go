@@ -105,6 +105,11 @@ func (p *punctualityRun) run(ctx context.Context, dir string) (*punctualityResul
 	if p.cfg.Tick != dispatch.DefaultConfig().Tick {
 		args = append(args, "--tick", p.cfg.Tick.String())
 	}
+	if usesEndpoints(p.cfg.PunctualityNoise) {
+		// The endpoints are the receiver's, on loopback, which owners' endpoints may
+		// not reach unless the operator allows it.
+		args = append(args, "--endpoint-allow-cidr", "127.0.0.0/8")
+	}
 	for i := range p.cfg.Nodes {
 		n, err := startServeNode(ctx, i, dir, args)
 		if err != nil {
