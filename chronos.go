@@ -321,7 +321,7 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	interval := chores.HeartbeatInterval(dc.Lease)
 	n.admin = admin.New(store, n.clock, n.gate, n.retention, admin.Config{
 		Lease: dc.Lease, WorkerTimeout: 3 * interval, CountsMaxAge: 3 * countSampleInterval, BackupDir: cfg.BackupDir,
-		Replica: cfg.ReadReplica,
+		Replica: cfg.ReadReplica, Hint: n.alarms.HintDue,
 	}, log.Named("admin"))
 	n.heartbeat = chores.NewHeartbeat(store, worker, cfg.Version, n.dispatch, interval, log.Named("heartbeat"))
 	n.sampler = chores.NewCountSampler(store, metrics, worker, countSampleInterval, dc.Lease, log.Named("count-sampler"))

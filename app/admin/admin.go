@@ -32,6 +32,10 @@ type Config struct {
 	// Replica, when set, serves the lists, counts, alarm pages and histories (the
 	// primary does when it fails); nil: the store serves every read.
 	Replica ports.ReadReplica
+	// Hint, when set, tells the dispatchers an alarm is due at at (a retry or trigger
+	// makes one due now), so an operator's action is as punctual as an owner's; nil:
+	// the dispatchers find it at their next look at the next due time (a tick).
+	Hint func(ctx context.Context, at time.Time)
 }
 
 // Admin is the set of operator use cases: every owner's alarms, the workers, the pause

@@ -15,7 +15,18 @@ import (
 // Retry makes a failed alarm active and due now, its failure count reset; its history
 // records who did it.
 func (s *Admin) Retry(ctx context.Context, id, by string) (domain.Alarm, error) {
-	return s.store.Mutate(ctx, ports.AnyOwner, id, retryBy(by))
+	return s.hinted(ctx)(s.store.Mutate(ctx, ports.AnyOwner, id, retryBy(by)))
+}
+
+// hinted passes an action's result on, hinting the dispatchers when it left the alarm
+// active (due now, or at its next occurrence).
+func (s *Admin) hinted(ctx context.Context) func(domain.Alarm, error) (domain.Alarm, error) {
+	return func(a domain.Alarm, err error) (domain.Alarm, error) {
+		if err == nil && s.cfg.Hint != nil && a.Status == domain.StatusActive {
+			s.cfg.Hint(ctx, a.NextFireAt)
+		}
+		return a, err
+	}
 }
 
 // Cancel cancels any owner's alarm; cancelling a terminal alarm changes nothing.
@@ -148,15 +159,15 @@ func (s *Admin) Pause(ctx context.Context, id, by string) (domain.Alarm, error) 
 
 // Resume resumes any owner's paused series at its next occurrence.
 func (s *Admin) Resume(ctx context.Context, id, by string) (domain.Alarm, error) {
-	return s.store.Mutate(ctx, ports.AnyOwner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	return s.hinted(ctx)(s.store.Mutate(ctx, ports.AnyOwner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		return domain.AdminResume(a, now, by)
-	})
+	}))
 }
 
 // Trigger makes any owner's active alarm due now.
 func (s *Admin) Trigger(ctx context.Context, id, by string) (domain.Alarm, error) {
-	return s.store.Mutate(ctx, ports.AnyOwner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+	return s.hinted(ctx)(s.store.Mutate(ctx, ports.AnyOwner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
 		t, err := domain.AdminTrigger(a, now, by)
 		return t, err == nil, err
-	})
+	}))
 }

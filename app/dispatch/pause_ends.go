@@ -51,8 +51,11 @@ func (p *pauseEnds) run(ctx context.Context, d *Dispatcher) {
 			}
 			continue
 		}
-		// The resumed series is due at its next occurrence, which the dispatcher's
-		// next look at NextDue finds.
+		// The resumed series is due at its next occurrence: this loop claims it then
+		// (its last read of the next due time ran while the series was paused).
+		if a.Status == domain.StatusActive {
+			d.hints.Hint(a.NextFireAt)
+		}
 		d.log.Info("pause ended", zap.String("alarm", id), zap.String("status", string(a.Status)))
 	}
 }

@@ -267,6 +267,11 @@ func noSuchEndpoint(err error, owner, name string) error {
 		Message: fmt.Sprintf("no endpoint named %q for owner %q: an admin registers endpoints (chronos endpoint create)", name, owner)}
 }
 
+// HintDue tells the dispatchers that an alarm is due at at, when that is within the
+// hint window: this node's at once, the others' through the store where it carries
+// hints. An operator's action that makes an alarm due (admin.Config.Hint) calls it.
+func (s *Alarms) HintDue(ctx context.Context, at time.Time) { s.hintIfDueSoon(ctx, at, s.clock.Now()) }
+
 func (s *Alarms) hintIfDueSoon(ctx context.Context, at, now time.Time) {
 	if at.Sub(now) > s.cfg.HintWindow {
 		return
