@@ -7,7 +7,7 @@ FUZZTIME  ?= 10s
 FUZZTIME_API ?= 60s
 BIN       ?= bin/chronos
 
-.PHONY: all build image run test test-e2e test-ui screenshots lint lint-openapi vulncheck fuzz fuzz-api bench race clean
+.PHONY: all build image run test test-e2e test-ui screenshots lint lint-openapi vulncheck fuzz fuzz-api bench bench-punctuality race clean
 
 all: lint test
 
@@ -129,6 +129,11 @@ fuzz-api:
 ## bench: burn-down benchmarks on SQLite, PostgreSQL and MariaDB (docs/benchmarks.md)
 bench: build
 	bash .ci/bench
+
+## bench-punctuality: wakes' lateness at a receiver with serve's default flags, beside
+## --tick 200ms, on every store (docs/benchmarks.md, "Punctuality with the default flags")
+bench-punctuality: build
+	bash .ci/bench-punctuality
 
 clean:
 	rm -rf bin chronos.db chronos.db-wal chronos.db-shm
