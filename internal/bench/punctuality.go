@@ -155,6 +155,7 @@ func (p *punctualityRun) run(ctx context.Context, dir string) (*punctualityResul
 	}
 	res.ElapsedSec = time.Since(start).Seconds()
 	res.Sparse = p.recv.figures("sparse")
+	res.SparseFired = p.recv.firedFigures("sparse")
 	res.SparseByDelay = p.recv.byDelay()
 	res.Every = p.recv.figures(punctualitySeries + ":@every 1s")
 	res.Cron6 = p.recv.figures(punctualitySeries + ":* * * * * *")
@@ -189,6 +190,7 @@ func (p *punctualityRun) runNoise(ctx context.Context, res *punctualityResult, b
 	res.ElapsedSec = time.Since(start).Seconds()
 	res.SparseCreated = sparse
 	res.Sparse = p.recv.figures("sparse")
+	res.SparseFired = p.recv.firedFigures("sparse")
 	res.Doubles, res.Early, res.BadSignatures = p.recv.doubles, p.recv.early, p.recv.bad
 	noise := &noiseFigures{Kind: p.cfg.PunctualityNoise, Alarms: p.cfg.NoiseAlarms}
 	switch p.cfg.PunctualityNoise {
@@ -358,15 +360,19 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 // lateReceiver is the wake URL of a punctuality run: it checks each wake's signature
 // and records its lateness (arrival − scheduled_for) under the alarm's label.
 type lateReceiver struct {
-	secret              []byte
-	mu                  sync.Mutex
-	late                map[string][]time.Duration // by label
-	seen                map[string]bool            // Idempotency-Keys
+	secret []byte
+	mu     sync.Mutex
+	late   map[string][]time.Duration // by label
+	// inNode is fired_at − scheduled_for by label: the part of the lateness before the
+	// node began the wake (the claim, the delivery pool); the rest is the wake's way out
+	// (an endpoint's or the shared receiver's queue, the request).
+	inNode              map[string][]time.Duration
+	seen                map[string]bool // Idempotency-Keys
 	doubles, early, bad int64
 }
 
 func newLateReceiver(secret string) *lateReceiver {
-	return &lateReceiver{secret: []byte(secret), late: map[string][]time.Duration{}, seen: map[string]bool{}}
+	return &lateReceiver{secret: []byte(secret), late: map[string][]time.Duration{}, inNode: map[string][]time.Duration{}, seen: map[string]bool{}}
 }
 
 func (r *lateReceiver) start() (string, func(), error) {
@@ -413,17 +419,27 @@ func (r *lateReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			r.early++
 		}
 		r.late[label] = append(r.late[label], lag)
+		if v, ok := field(body, []byte(`"fired_at":"`)); ok {
+			if fired, err := time.Parse(time.RFC3339Nano, v); err == nil {
+				r.inNode[label] = append(r.inNode[label], fired.Sub(scheduled))
+			}
+		}
 	}
 	r.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
 }
 
 // figures summarizes the lateness of every label starting with prefix.
-func (r *lateReceiver) figures(prefix string) lateness {
+func (r *lateReceiver) figures(prefix string) lateness { return r.summary(r.late, prefix) }
+
+// firedFigures summarizes fired_at − scheduled_for of every label starting with prefix.
+func (r *lateReceiver) firedFigures(prefix string) lateness { return r.summary(r.inNode, prefix) }
+
+func (r *lateReceiver) summary(by map[string][]time.Duration, prefix string) lateness {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var all []time.Duration
-	for label, l := range r.late {
+	for label, l := range by {
 		if strings.HasPrefix(label, prefix) {
 			all = append(all, l...)
 		}

@@ -11,13 +11,15 @@ import (
 
 // punctualityResult is what a punctuality run prints: a table, then one JSON line.
 type punctualityResult struct {
-	Store         string          `json:"store"`
-	Nodes         int             `json:"nodes"`
-	Tick          string          `json:"tick"`
-	Mode          string          `json:"mode"`
-	ElapsedSec    float64         `json:"elapsed_s"`
-	SparseCreated int             `json:"sparse_created"`
-	Sparse        lateness        `json:"sparse"`
+	Store         string   `json:"store"`
+	Nodes         int      `json:"nodes"`
+	Tick          string   `json:"tick"`
+	Mode          string   `json:"mode"`
+	ElapsedSec    float64  `json:"elapsed_s"`
+	SparseCreated int      `json:"sparse_created"`
+	Sparse        lateness `json:"sparse"`
+	// SparseFired is fired_at − scheduled_for: the part before the node began the wake.
+	SparseFired   lateness        `json:"sparse_fired"`
 	SparseByDelay []delayLateness `json:"sparse_by_delay"`
 	Every         lateness        `json:"every_1s"`
 	Cron6         lateness        `json:"cron_every_second"`
@@ -81,6 +83,7 @@ func (r *punctualityResult) print(w io.Writer) {
 		return
 	}
 	row("sparse, all", r.Sparse)
+	row("  of it, until fired_at", r.SparseFired)
 	for _, d := range r.SparseByDelay {
 		row("  due after "+d.Delay, d.lateness)
 	}
@@ -99,6 +102,7 @@ func (r *punctualityResult) print(w io.Writer) {
 
 func (r *punctualityResult) printNoise(w io.Writer, tw *tabwriter.Writer, row func(string, lateness)) {
 	row("quiet owner, due 500ms after create", r.Sparse)
+	row("  of it, until fired_at", r.SparseFired)
 	switch r.Noise.Kind {
 	case noiseBurst:
 		row(fmt.Sprintf("the burst (%d due at once)", r.Noise.Alarms), r.Noise.Noise)
