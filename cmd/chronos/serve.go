@@ -20,6 +20,7 @@ import (
 	"github.com/chronoshq/chronos/adapters/webhook"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/internal/flagenv"
+	"github.com/chronoshq/chronos/internal/storeurl"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -108,7 +109,7 @@ var serveModule = fx.Options(
 // its hook is the first appended, so fx runs it last.
 func closeStore(lc fx.Lifecycle, s ports.Store, replica readReplica, cfg *serveConfig, log *zap.Logger) {
 	lc.Append(fx.StopHook(func() error { replica.close(); return s.Close() }))
-	log.Info("store open", zap.String("store", redact(cfg.Store)), zap.Bool("database_clock", s.Capabilities().DatabaseClock), zap.Bool("wake_hints", s.Capabilities().WakeHints))
+	log.Info("store open", zap.String("store", storeurl.Redact(cfg.Store)), zap.Bool("database_clock", s.Capabilities().DatabaseClock), zap.Bool("wake_hints", s.Capabilities().WakeHints))
 	// A PostgreSQL store declares no hints only behind a transaction pooler.
 	if !s.Capabilities().WakeHints && isPostgresURL(cfg.Store) {
 		log.Warn("wake hints off: --store goes through a transaction pooler, where a LISTEN is lost; "+
