@@ -122,6 +122,7 @@ type api struct {
 
 	auth         Authenticator
 	ready        Pinger
+	health       storeHealth
 	maxBody      int64
 	maxBatchBody int64
 	log          *zap.Logger
