@@ -17,7 +17,8 @@ func (a *api) owned(h ownedHandler) http.Handler {
 
 // authenticated resolves the bearer token before h sees it. A request without an
 // acceptable token is answered 401 and never reaches a use case, so it reads and
-// writes nothing; nor does one over its token's rate (429).
+// writes nothing; nor does one over its token's rate (429), nor one whose path names
+// an id, name or owner that nothing can have (pathVarsError).
 func (a *api) authenticated(h func(w http.ResponseWriter, r *http.Request, tok domain.Token)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		plain, err := bearerToken(r.Header.Get("Authorization"))
@@ -35,6 +36,10 @@ func (a *api) authenticated(h func(w http.ResponseWriter, r *http.Request, tok d
 				a.writeError(w, r, err)
 				return
 			}
+		}
+		if err := pathVarsError(r); err != nil {
+			a.writeError(w, r, err)
+			return
 		}
 		h(w, r, tok)
 	})

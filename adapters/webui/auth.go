@@ -6,6 +6,9 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/gorilla/mux"
+
+	"github.com/chronoshq/chronos/adapters/internal/pathvar"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -25,10 +28,22 @@ type viewHandler func(w http.ResponseWriter, r *http.Request, v viewer)
 func (u *UI) reading(h viewHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v, ok := u.viewer(w, r)
-		if ok {
+		if ok && u.pathNamesSomething(w, r) {
 			h(w, r, v)
 		}
 	})
+}
+
+// pathNamesSomething answers 404 to a path whose {id} no alarm or token can have (see
+// pathvar) and returns false; the store never sees such bytes.
+func (u *UI) pathNamesSomething(w http.ResponseWriter, r *http.Request) bool {
+	for _, v := range mux.Vars(r) {
+		if !pathvar.Valid(v) {
+			u.notFound(w, r)
+			return false
+		}
+	}
+	return true
 }
 
 // posting serves a form post of a signed-in admin that carries the session's CSRF token
@@ -47,7 +62,9 @@ func (u *UI) posting(h viewHandler) http.Handler {
 			u.fail(w, r, http.StatusForbidden, "The form's security token is missing or out of date (CSRF). Reload the page and try again.")
 			return
 		}
-		h(w, r, v)
+		if u.pathNamesSomething(w, r) {
+			h(w, r, v)
+		}
 	})
 }
 
