@@ -47,9 +47,10 @@ type Options struct {
 	ShowPayloads bool
 	// Logger receives failures the pages answer with a generic message. nil: none.
 	Logger *zap.Logger
-	// SecureCookies marks the session cookie Secure on every response: the dashboard is
-	// reached over HTTPS through a proxy that terminates TLS (serve --public-url
-	// https://...). A request that came over TLS gets a Secure cookie anyway.
+	// SecureCookies marks the dashboard's cookies (the session's and the one-line report
+	// of an action's) Secure on every response: the dashboard is reached over HTTPS
+	// through a proxy that terminates TLS (serve --public-url https://...). A request that
+	// came over TLS gets Secure cookies anyway.
 	SecureCookies bool
 	// Now is the clock of sessions; nil means time.Now.
 	Now func() time.Time
