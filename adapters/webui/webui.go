@@ -61,6 +61,19 @@ type Options struct {
 	Endpoints EndpointLister
 	// Calendars serves the calendars page; nil leaves it out.
 	Calendars CalendarLister
+	// AuthFailures paces failed sign-ins and unknown session cookies per client address,
+	// and refuses (429) an address past its limit before its token or session is looked
+	// up; nil: none.
+	AuthFailures AuthFailureLimiter
+}
+
+// AuthFailureLimiter paces, per client address, the requests that fail to authenticate
+// (*owners.AuthFailureLimiter); remote is the request's RemoteAddr. Allow refuses an
+// address with no failure left (a *domain.LimitError saying when to retry) and takes
+// nothing; Failed counts one.
+type AuthFailureLimiter interface {
+	Allow(remote string) error
+	Failed(remote string)
 }
 
 // EndpointLister lists the owners' endpoints (*admin.Endpoints): one owner's by name, or

@@ -229,7 +229,8 @@ func (cfg *serveConfig) node() chronos.Config {
 		WakeURLMaxInFlight: cfg.WakeURLMaxInFlight, AttemptBodyBytes: attemptBodyBytes(cfg.AttemptBodyBytes),
 		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
 		MaxActiveAlarmsPerOwner: cfg.MaxActive, QuotaRefresh: cfg.QuotaRefresh, RateLimit: cfg.RateLimit,
-		Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL, BackupDir: cfg.BackupDir,
+		AuthFailuresPerMinute: cfg.AuthFailures,
+		Dashboard:             cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL, BackupDir: cfg.BackupDir,
 		OTelEndpoint: cfg.OTelEndpoint,
 		Endpoints: chronos.EndpointOptions{UserAgent: "chronos/" + Version(), ReceiverErrors: webhook.ReceiverErrors(cfg.ReceiverErrors),
 			BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown},
@@ -249,7 +250,7 @@ func runNode(lc fx.Lifecycle, n *chronos.Node, cfg *serveConfig, log *zap.Logger
 				log.Info("retention on", zap.Duration("retention", cfg.Retention), zap.Int("events_per_alarm", cfg.EventsPerAlarm))
 			}
 			log.Info("limits", zap.Int("max_active_alarms_per_owner", cfg.MaxActive), zap.Duration("quota_refresh", cfg.QuotaRefresh),
-				zap.Int("rate_limit_per_token", cfg.RateLimit))
+				zap.Int("rate_limit_per_token", cfg.RateLimit), zap.Int("auth_failures_per_address_minute", cfg.AuthFailures))
 			if cfg.ShowPayloads {
 				log.Warn("--admin-show-payloads: admin views show alarm payloads and wake messages in full")
 			}

@@ -56,6 +56,7 @@ type serveConfig struct {
 	MaxActive          int
 	QuotaRefresh       time.Duration
 	RateLimit          int
+	AuthFailures       int
 	ShowPayloads       bool
 	UI                 bool
 	LogFormat          string
@@ -105,6 +106,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxActive, "max-active-alarms-per-owner", 1_000_000, "refuse (429 quota_exceeded) a create that would take its owner past this many active or paused alarms; 0: no quota")
 	fs.DurationVar(&c.QuotaRefresh, "quota-refresh", owners.DefaultQuotaRefresh, "how old a node's count of an owner's active alarms may get; on N nodes an owner can end over its quota by what the others created in about this long")
 	fs.IntVar(&c.RateLimit, "rate-limit", owners.DefaultRateLimit, "requests per second per token on this node, in bursts of twice that (429 rate_limited over it); 0: no limit")
+	fs.IntVar(&c.AuthFailures, "auth-failure-limit", owners.DefaultAuthFailuresPerMinute, "failed authentications (API requests without a valid token, dashboard sign-ins) per minute per client address on this node, in bursts of as many; past it 429 rate_limited before the token is looked up; requests that authenticate are never counted; 0: no limit")
 	fs.BoolVar(&c.ShowPayloads, "admin-show-payloads", false, "show payloads and wake messages in admin views (default: redacted to size and SHA-256)")
 	fs.BoolVar(&c.UI, "ui", true, "serve the web dashboard at /ui/ (sign in with an admin token); --ui=false answers 404 there")
 	fs.StringVar(&c.LogFormat, "log-format", "console", "log format: console or json")
@@ -229,6 +231,9 @@ func (c *serveConfig) validate() error {
 	}
 	if c.RateLimit < 0 {
 		errs = append(errs, fmt.Errorf("--rate-limit must be 0 (no limit) or more, got %d", c.RateLimit))
+	}
+	if c.AuthFailures < 0 {
+		errs = append(errs, fmt.Errorf("--auth-failure-limit must be 0 (no limit) or more, got %d", c.AuthFailures))
 	}
 	if r := webhook.ReceiverErrors(c.ReceiverErrors); r != webhook.ReceiverErrorsStatus && r != webhook.ReceiverErrorsFull {
 		errs = append(errs, fmt.Errorf("--receiver-errors must be status or full, got %q", c.ReceiverErrors))

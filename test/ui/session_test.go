@@ -17,6 +17,7 @@ import (
 	"github.com/chronoshq/chronos/adapters/webui"
 	"github.com/chronoshq/chronos/app/admin"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/testserver"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -254,6 +255,44 @@ func TestFlashCookieIsSecureWhenTheSessionIs(t *testing.T) {
 				if cleared.MaxAge >= 0 || cleared.Secure != tc.want {
 					t.Errorf("%s: the flash cookie is cleared as %+v, want Secure=%t", action, cleared, tc.want)
 				}
+			}
+		})
+	}
+}
+
+// Failed sign-ins and forged session cookies are paced per client address (serve
+// --auth-failure-limit): past the limit the sign-in page answers 429 with Retry-After
+// and says why, before the token or the session is looked up.
+func TestFailedSignInsArePacedPerAddress(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		try  func(e *env, c *http.Client) answer
+		want int // the status of a failed try within the limit
+	}{
+		{"a wrong token", func(e *env, c *http.Client) answer {
+			return e.post(c, "/ui/login", url.Values{"token": {"chr_not_a_token"}})
+		}, http.StatusUnauthorized},
+		{"a forged session cookie", func(e *env, c *http.Client) answer {
+			req, _ := http.NewRequestWithContext(e.ctx, "GET", e.srv.URL+"/ui/alarms", nil)
+			req.AddCookie(&http.Cookie{Name: "chronos_session", Value: strings.Repeat("A", 43)})
+			return e.do(c, req)
+		}, http.StatusSeeOther},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := testserver.New(t, testserver.Options{Dashboard: true, AuthFailuresPerMinute: 3})
+			srv := httptest.NewServer(s.Handler)
+			t.Cleanup(srv.Close)
+			e := &env{t: t, ctx: t.Context(), srv: srv, server: s, store: s.Store, tokens: s.Tokens, ui: s.UI}
+			c := e.browser()
+			for i := range 3 {
+				if res := tc.try(e, c); res.status != tc.want {
+					t.Fatalf("try %d: %d, want %d", i+1, res.status, tc.want)
+				}
+			}
+			res := tc.try(e, c)
+			if res.status != http.StatusTooManyRequests || res.header.Get("Retry-After") == "" ||
+				!strings.Contains(res.body, "Too many failed sign-ins from your address") {
+				t.Errorf("past the limit: %d, Retry-After %q; want 429 with Retry-After, saying why:\n%s", res.status, res.header.Get("Retry-After"), res.body)
 			}
 		})
 	}
