@@ -19,8 +19,9 @@ import (
 
 const exportHelp = `
 Writes every alarm (its whole state: status, next fire, counts, series options and
-state, endpoint, payload byte for byte, idempotency key, lease), its stored history,
-every endpoint WITH ITS SIGNING SECRETS, every API token's SHA-256 hash (never a token:
+state, endpoint, payload byte for byte, idempotency key, lease), its stored history
+with its attempt log (what each delivery's receiver answered), every endpoint WITH ITS
+SIGNING SECRETS, every API token's SHA-256 hash (never a token:
 none is stored), every owner's exclusion calendars and the cluster values that move (the dispatch pause gate, the secret
 fingerprints' key), as JSON lines.
 
