@@ -45,7 +45,7 @@ import (
 
 // Config is a Node's configuration. Its zero value, plus a Handler or a Waker, is a
 // working node with the defaults of `chronos serve`, except that Retention, the quota
-// and the rate limit are off.
+// and the rate limits are off.
 type Config struct {
 	// Handler receives in this process the wakes of alarms that name no endpoint (see
 	// HandlerFunc); those that name one go to the endpoint (Endpoints). Exactly one of
@@ -103,6 +103,12 @@ type Config struct {
 	// RateLimit paces Handler's requests per token on this node: RateLimit a second in
 	// bursts of twice that, over it 429 rate_limited; 0: no limit.
 	RateLimit int
+	// AuthFailuresPerMinute paces, per client address on this node, Handler's requests
+	// that fail to authenticate (API requests without a valid token, dashboard sign-ins
+	// and sessions): that many a minute, in bursts of as many; an address past it is
+	// answered 429 rate_limited before its token is looked up. Requests that
+	// authenticate are never counted. 0: no limit.
+	AuthFailuresPerMinute int
 
 	// Metrics receives what the node measures (adapters/metrics for Prometheus); nil:
 	// none. MetricsHandler, when set, is served at GET /metrics by Handler.
@@ -236,6 +242,7 @@ type Node struct {
 	upkeep    *chores.Maintenance
 	ui        *webui.UI
 	limiter   *owners.RateLimiter
+	failures  *owners.AuthFailureLimiter
 	tracer    trace.Tracer   // nil: no spans
 	otlp      *otlp.Exporter // the exporter of Config.OTelEndpoint, flushed by Stop
 
@@ -269,9 +276,9 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	if metrics == nil {
 		metrics = ports.NopMetrics{}
 	}
-	if cfg.MaxActiveAlarmsPerOwner < 0 || cfg.QuotaRefresh < 0 || cfg.RateLimit < 0 {
-		return nil, fmt.Errorf("chronos: MaxActiveAlarmsPerOwner (%d), QuotaRefresh (%s) and RateLimit (%d) must not be negative; 0 is off (the default refresh)",
-			cfg.MaxActiveAlarmsPerOwner, cfg.QuotaRefresh, cfg.RateLimit)
+	if cfg.MaxActiveAlarmsPerOwner < 0 || cfg.QuotaRefresh < 0 || cfg.RateLimit < 0 || cfg.AuthFailuresPerMinute < 0 {
+		return nil, fmt.Errorf("chronos: MaxActiveAlarmsPerOwner (%d), QuotaRefresh (%s), RateLimit (%d) and AuthFailuresPerMinute (%d) must not be negative; 0 is off (the default refresh)",
+			cfg.MaxActiveAlarmsPerOwner, cfg.QuotaRefresh, cfg.RateLimit, cfg.AuthFailuresPerMinute)
 	}
 	https, err := parsePublicURL(cfg.PublicURL)
 	if err != nil {
@@ -293,6 +300,7 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 		Defaults: domain.Defaults{MaxFailures: maxFailures}, HintWindow: dc.Tick, Quota: quota,
 	}, log.Named("alarms"))
 	n.limiter = owners.NewRateLimiter(cfg.RateLimit, cfg.LimitsClock, metrics)
+	n.failures = owners.NewAuthFailureLimiter(cfg.AuthFailuresPerMinute, cfg.LimitsClock, metrics)
 	n.tokens = admin.NewTokens(store, n.clock).WithLogger(log.Named("tokens"))
 	n.endpoints = admin.NewEndpoints(store, n.clock, log.Named("endpoints")).WithEgress(cfg.Endpoints.egress())
 	n.calendars = owners.NewCalendars(store, n.clock, log.Named("calendars"))
@@ -327,8 +335,12 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	n.sampler = chores.NewCountSampler(store, metrics, worker, countSampleInterval, dc.Lease, log.Named("count-sampler"))
 	n.upkeep = chores.NewMaintenance(store, 0, log.Named("maintenance"))
 	if cfg.Dashboard {
-		n.ui, err = webui.New(n.admin, n.tokens, store, webui.Options{ShowPayloads: cfg.ShowPayloads, Logger: log.Named("ui"),
-			Tokens: n.tokens, Endpoints: n.endpoints, Calendars: n.calendars, SessionTTL: cfg.SessionTTL, SecureCookies: https})
+		uo := webui.Options{ShowPayloads: cfg.ShowPayloads, Logger: log.Named("ui"),
+			Tokens: n.tokens, Endpoints: n.endpoints, Calendars: n.calendars, SessionTTL: cfg.SessionTTL, SecureCookies: https}
+		if n.failures != nil { // none: not even a call per request
+			uo.AuthFailures = n.failures
+		}
+		n.ui, err = webui.New(n.admin, n.tokens, store, uo)
 		if err != nil {
 			return nil, err
 		}
@@ -485,6 +497,9 @@ func (n *Node) Handler() http.Handler {
 	}
 	if n.limiter != nil { // none: not even a call per request
 		opts.RateLimiter = n.limiter
+	}
+	if n.failures != nil {
+		opts.AuthFailures = n.failures
 	}
 	api := httpapi.New(n.alarms, n.tokens, n.store, opts)
 	if n.ui == nil {

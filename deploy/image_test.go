@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"debug/buildinfo"
 	"encoding/hex"
 	"fmt"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -26,22 +28,9 @@ func TestImageBuildsAndRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: building an image takes a while")
 	}
-	podman, err := exec.LookPath("podman")
-	if err != nil {
-		t.Skip("podman is not installed (apt-get install podman runc); the image is not tested")
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	run := func(args ...string) (string, error) {
-		var out bytes.Buffer
-		cmd := exec.CommandContext(ctx, podman, args...)
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		return strings.TrimSpace(out.String()), err
-	}
-	if out, err := run("info"); err != nil {
-		t.Skipf("podman cannot run here: podman info: %v\n%s", err, out)
-	}
+	podman, run := podmanOrSkip(t, ctx)
 
 	// The build context `make image` stages: the static binary, CA roots, an empty /data.
 	dir := t.TempDir()
@@ -53,6 +42,7 @@ func TestImageBuildsAndRuns(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	wantGoVersion(t, "the binary `make image` wraps", filepath.Join(dir, "chronos"))
 	roots, err := os.ReadFile("/etc/ssl/certs/ca-certificates.crt")
 	if err != nil {
 		roots = nil // an image without roots still serves; only https:// wakes need them
@@ -114,6 +104,84 @@ func TestImageBuildsAndRuns(t *testing.T) {
 	if out, err := run("exec", name, "/chronos", "token", "list"); err != nil || !strings.Contains(out, "dev") {
 		t.Errorf("token list in the container: %v\n%s", err, out)
 	}
+}
+
+// The image ../Dockerfile builds from source compiles chronos with go.mod's toolchain,
+// not the golang image's own: the Go version recorded in the binary it ships (what
+// `go version -m` prints) is go.mod's toolchain line. It needs the registry (the golang
+// image) and the module proxy; without them it skips, saying why.
+func TestSourceImageUsesTheModuleToolchain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: building an image from source takes minutes")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Minute)
+	defer cancel()
+	podman, run := podmanOrSkip(t, ctx)
+	base := regexp.MustCompile(`(?m)^FROM\s+(golang:\S+)`).FindStringSubmatch(readFile(t, "../Dockerfile"))
+	if base == nil {
+		t.Fatal("../Dockerfile has no golang build stage")
+	}
+	if out, err := run("pull", "docker.io/library/"+base[1]); err != nil {
+		t.Skipf("the build stage's image cannot be pulled here (%s): %v\n%s", base[1], err, out)
+	}
+	image := "localhost/chronos-source-test:" + random()
+	if out, err := run("build", "--format", "docker", "-f", "../Dockerfile", "-t", image, ".."); err != nil {
+		t.Fatalf("podman build of ../Dockerfile: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _, _ = exec.Command(podman, "rmi", "-f", image).CombinedOutput() })
+	name := "chronos-source-test-" + random()
+	if out, err := run("create", "--name", name, image); err != nil {
+		t.Fatalf("podman create: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _, _ = exec.Command(podman, "rm", "-f", name).CombinedOutput() })
+	bin := filepath.Join(t.TempDir(), "chronos")
+	if out, err := run("cp", name+":/chronos", bin); err != nil {
+		t.Fatalf("podman cp: %v\n%s", err, out)
+	}
+	wantGoVersion(t, "the image's /chronos", bin)
+}
+
+// podmanOrSkip is podman and a runner of its commands under ctx, or skips t when podman
+// is missing or cannot run here.
+func podmanOrSkip(t *testing.T, ctx context.Context) (string, func(args ...string) (string, error)) {
+	t.Helper()
+	podman, err := exec.LookPath("podman")
+	if err != nil {
+		t.Skip("podman is not installed (apt-get install podman runc); the image is not tested")
+	}
+	run := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		cmd := exec.CommandContext(ctx, podman, args...)
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		return strings.TrimSpace(out.String()), err
+	}
+	if out, err := run("info"); err != nil {
+		t.Skipf("podman cannot run here: podman info: %v\n%s", err, out)
+	}
+	return podman, run
+}
+
+// wantGoVersion fails t unless the Go binary at path was built by go.mod's toolchain.
+// It reads what `go version -m` prints: the build information the linker records.
+func wantGoVersion(t *testing.T, what, path string) {
+	t.Helper()
+	info, err := buildinfo.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%s: reading its build information: %v", what, err)
+	}
+	if want := moduleToolchain(t); info.GoVersion != want {
+		t.Errorf("%s was built by %s, want go.mod's toolchain %s", what, info.GoVersion, want)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func random() string {

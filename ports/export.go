@@ -31,7 +31,9 @@ type Exporter interface {
 	// ExportEvents returns up to limit stored events, ordered by alarm id, then event
 	// id (each alarm's history oldest first), of the alarms whose ids lie in
 	// (after.AlarmID, through] and of after.AlarmID itself past after.ID: a keyset walk
-	// that a caller continues from the last event returned. Only stored events: no
+	// that a caller continues from the last event returned. Each carries every stored
+	// field, its Receipt too (the attempt log, as Attempts reads it; nil on an event that
+	// records no attempt), so ImportEvents rebuilds the attempt log. Only stored events: no
 	// created event is made up (domain.CreatedEvent), while one that an older version
 	// stored is returned like any other. Events whose alarm is gone (the stores have no
 	// foreign key) are returned too; the caller decides. Each event carries its stored
@@ -76,7 +78,7 @@ type Importer interface {
 	// ImportEvents appends es to their alarms' histories in the order given, so each
 	// alarm's history keeps its order: the store gives them new ids, increasing in that
 	// order (es[i].ID is ignored). Every field else is kept (times at the store's
-	// precision). Their alarms should exist: a store with a foreign key from events to
+	// precision), each Receipt as Apply writes one: Attempts reads it back. Their alarms should exist: a store with a foreign key from events to
 	// alarms refuses an event of an unknown alarm (ErrConflict or ErrNotFound), and
 	// then nothing is written. An empty slice writes nothing.
 	ImportEvents(ctx context.Context, es []domain.Event) error

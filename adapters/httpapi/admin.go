@@ -47,6 +47,7 @@ func (a *api) adminRoutes(r *mux.Router) {
 	}
 	get, post, del := http.MethodGet, http.MethodPost, http.MethodDelete
 	r.Handle("/admin/v1/overview", a.adminRead(a.adminOverview)).Methods(get)
+	r.Handle("/admin/v1/readyz", a.adminRead(a.adminReadyz)).Methods(get)
 	r.Handle("/admin/v1/alarms", a.adminRead(a.adminListAlarms)).Methods(get)
 	r.Handle("/admin/v1/alarms/retry", a.adminChange(a.adminBulk(domain.BulkRetry))).Methods(post)
 	r.Handle("/admin/v1/alarms/cancel", a.adminChange(a.adminBulk(domain.BulkCancel))).Methods(post)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/adapters/internal/operator"
+	"github.com/chronoshq/chronos/adapters/internal/pathvar"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -72,7 +73,7 @@ func (a *api) adminCreateToken(w http.ResponseWriter, r *http.Request, by domain
 // included.
 func (a *api) adminListTokens(w http.ResponseWriter, r *http.Request, _ domain.Token) {
 	owner := r.URL.Query().Get("owner")
-	if owner != "" && (len(owner) > maxOwnerLen || !printable(owner)) {
+	if owner != "" && (len(owner) > maxOwnerLen || !pathvar.Printable(owner)) {
 		a.writeError(w, r, invalidArgument("owner", "must be an owner a token can have: 1 to 200 bytes of UTF-8 without control characters"))
 		return
 	}
@@ -84,7 +85,7 @@ func (a *api) adminListTokens(w http.ResponseWriter, r *http.Request, _ domain.T
 // token already revoked.
 func (a *api) adminRevokeToken(w http.ResponseWriter, r *http.Request, by domain.Token) {
 	id := mux.Vars(r)["id"]
-	if len(id) > maxIDLen || !printable(id) {
+	if !pathvar.Valid(id) {
 		a.writeError(w, r, errNoToken)
 		return
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/chronoshq/chronos/adapters/internal/pathvar"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -27,16 +28,12 @@ type AlarmActions interface {
 	SkipNext(ctx context.Context, owner, id string) (domain.Alarm, error)
 }
 
-// maxIDLen bounds an alarm id in a path. Ids are UUIDs; the bound only keeps absurd
-// input away from the store.
-const maxIDLen = 255
-
 // alarmID returns the {id} path variable; when it cannot name any alarm (too long, not
 // UTF-8, control characters) it answers 404 without asking the store, which might
 // choke on the bytes (PostgreSQL refuses NUL in text), and returns false.
 func (a *api) alarmID(w http.ResponseWriter, r *http.Request) (string, bool) {
 	id := mux.Vars(r)["id"]
-	if id == "" || len(id) > maxIDLen || !printable(id) {
+	if !pathvar.Valid(id) {
 		a.writeError(w, r, errNoAlarm)
 		return "", false
 	}

@@ -3,12 +3,11 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
 	"github.com/chronoshq/chronos/adapters/internal/jsonio"
+	"github.com/chronoshq/chronos/adapters/internal/pathvar"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -103,7 +102,7 @@ const maxOwnerLen = 200
 // could have it (too long, not UTF-8, control characters): the store never sees it.
 func ownerParam(r *http.Request) (string, error) {
 	owner := mux.Vars(r)["owner"]
-	if owner == "" || len(owner) > maxOwnerLen || !printable(owner) {
+	if owner == "" || len(owner) > maxOwnerLen || !pathvar.Printable(owner) {
 		return "", invalidArgument("owner", "must be an owner a token can have: 1 to 200 bytes of UTF-8 without control characters")
 	}
 	return owner, nil
@@ -114,18 +113,5 @@ func ownerParam(r *http.Request) (string, error) {
 // 404 either way; this keeps bytes the store may choke on away from it).
 func endpointName(r *http.Request) (string, bool) {
 	name := mux.Vars(r)["name"]
-	return name, name != "" && len(name) <= maxIDLen && printable(name)
-}
-
-// printable reports UTF-8 without control characters.
-func printable(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, c := range s {
-		if unicode.IsControl(c) {
-			return false
-		}
-	}
-	return true
+	return name, pathvar.Valid(name)
 }

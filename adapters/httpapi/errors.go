@@ -165,6 +165,20 @@ func unavailable(err error) bool {
 func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := toAPIError(err)
 	switch ae.Status {
+	case http.StatusServiceUnavailable:
+		if !errors.Is(err, context.Canceled) {
+			a.log.Warn("store unavailable", requestFields(r, zap.Error(err))...)
+		}
+	case http.StatusInternalServerError:
+		a.log.Error("request failed", requestFields(r, zap.Error(err))...)
+	}
+	respondError(w, err, ae)
+}
+
+// respondError answers ae, the client's view of err, with the headers its status
+// calls for; it logs nothing.
+func respondError(w http.ResponseWriter, err error, ae *apiError) {
+	switch ae.Status {
 	case http.StatusUnauthorized:
 		challenge := `Bearer realm="chronos"`
 		if errors.Is(err, domain.ErrUnauthenticated) {
@@ -181,11 +195,6 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			retry = storageFullRetryAfter
 		}
 		w.Header().Set("Retry-After", retry)
-		if !errors.Is(err, context.Canceled) {
-			a.log.Warn("store unavailable", requestFields(r, zap.Error(err))...)
-		}
-	case http.StatusInternalServerError:
-		a.log.Error("request failed", requestFields(r, zap.Error(err))...)
 	}
 	writeJSON(w, ae.Status, struct {
 		Error *apiError `json:"error"`

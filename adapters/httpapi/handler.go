@@ -47,6 +47,15 @@ type RateLimiter interface {
 	Allow(tokenID string) error
 }
 
+// AuthFailureLimiter paces, per client address, the requests that fail to authenticate
+// (*owners.AuthFailureLimiter); remote is the request's RemoteAddr. Allow refuses an
+// address with no failure left, with an error wrapping domain.ErrRateLimited (a
+// *domain.LimitError saying when to retry), and takes nothing; Failed counts one.
+type AuthFailureLimiter interface {
+	Allow(remote string) error
+	Failed(remote string)
+}
+
 // Pinger reports whether the store answers; /readyz calls it.
 type Pinger interface {
 	Ping(ctx context.Context) error
@@ -90,6 +99,10 @@ type Options struct {
 	// keyed by the token's id; nil: none. Requests without one (health, metrics, the
 	// document, a 401) are not paced.
 	RateLimiter RateLimiter
+	// AuthFailures paces the requests to /v1 and /admin/v1 that fail to authenticate (no
+	// token, an unknown or revoked one) per client address, and refuses (429) an address
+	// past its limit before its token is looked up; nil: none.
+	AuthFailures AuthFailureLimiter
 	// Tracer, when set, records a span for every create (docs/tracing.md); nil: none,
 	// and no cost.
 	Tracer trace.Tracer
@@ -122,6 +135,7 @@ type api struct {
 
 	auth         Authenticator
 	ready        Pinger
+	health       storeHealth
 	maxBody      int64
 	maxBatchBody int64
 	log          *zap.Logger
@@ -129,6 +143,7 @@ type api struct {
 	metrics      ports.Metrics
 	metricsPage  http.Handler
 	limiter      RateLimiter
+	authFailures AuthFailureLimiter
 	tracer       trace.Tracer
 }
 
@@ -138,7 +153,7 @@ func New(alarms Alarms, auth Authenticator, ready Pinger, opts Options) http.Han
 	a := newAPI(alarms, opts)
 	a.auth, a.ready, a.maxBody, a.log = auth, ready, opts.MaxBodyBytes, opts.Logger
 	a.showPayloads, a.metrics, a.limiter = opts.ShowPayloads, opts.Metrics, opts.RateLimiter
-	a.tracer = opts.Tracer
+	a.tracer, a.authFailures = opts.Tracer, opts.AuthFailures
 	if a.metrics == nil {
 		a.metrics = ports.NopMetrics{}
 	}

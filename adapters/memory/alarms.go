@@ -294,18 +294,20 @@ func (s *Store) ExportAlarms(ctx context.Context, after string, limit int) ([]do
 }
 
 // ExportEvents walks the events by (alarm id, event id), as a database walks its index
-// on them; the events of a removed alarm went with it, so none is orphaned.
+// on them, each with its receipt; the events of a removed alarm went with it, so none is
+// orphaned.
 func (s *Store) ExportEvents(ctx context.Context, after ports.EventCursor, through string, limit int) ([]domain.Event, error) {
 	return txv(s, ctx, func() ([]domain.Event, error) {
 		evs := []domain.Event{}
 		for _, id := range slices.Sorted(maps.Keys(s.events)) {
 			for _, ev := range s.events[id] {
 				if len(evs) < limit && id <= through && (id > after.AlarmID || (id == after.AlarmID && ev.ID > after.ID)) {
+					ev.Receipt = keepReceipt(ev.Receipt)
 					evs = append(evs, ev)
 				}
 			}
 		}
-		return history(evs), nil // as the SQL stores' export: without receipts
+		return evs, nil
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/internal/storetest"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/storeurl"
 )
 
 // testURL is the server the tests use: CHRONOS_TEST_MYSQL_URL or the MariaDB every
@@ -49,7 +50,7 @@ func requireServer(t *testing.T) *sql.DB {
 	t.Helper()
 	db, err := adminDB()
 	if err != nil {
-		storetest.Unreachable(t, "MySQL/MariaDB test server "+storetest.Redacted(testURL())+" (set CHRONOS_TEST_MYSQL_URL)", err)
+		storetest.Unreachable(t, "MySQL/MariaDB test server "+storeurl.Redact(testURL())+" (set CHRONOS_TEST_MYSQL_URL)", err)
 	}
 	return db
 }

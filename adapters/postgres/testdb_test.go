@@ -12,6 +12,7 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/internal/storetest"
 	"github.com/chronoshq/chronos/internal/pgtest"
+	"github.com/chronoshq/chronos/internal/storeurl"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -50,7 +51,7 @@ func adminPool(t testing.TB) *pgxpool.Pool {
 		}
 	})
 	if admin.err != nil {
-		storetest.Unreachable(t, "PostgreSQL at "+storetest.Redacted(testURL())+" (set CHRONOS_TEST_POSTGRES_URL)", admin.err)
+		storetest.Unreachable(t, "PostgreSQL at "+storeurl.Redact(testURL())+" (set CHRONOS_TEST_POSTGRES_URL)", admin.err)
 	}
 	return admin.pool
 }

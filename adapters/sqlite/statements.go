@@ -200,7 +200,7 @@ var engineSQL = func() sqlstore.Statements {
 
 	// The export walks the primary key (alarms) and alarm_events_alarm (alarm_id, id).
 	st.ExportAlarms = `SELECT ` + alarmColumns + ` FROM alarms WHERE id > ? ORDER BY id LIMIT ? + 0`
-	st.ExportEvents = `SELECT id, ` + sqlrow.EventColumns + ` FROM alarm_events
+	st.ExportEvents = `SELECT id, ` + sqlrow.EventRowColumns + ` FROM alarm_events
 		WHERE alarm_id >= ?1 AND alarm_id <= ?2 AND (alarm_id > ?3 OR id > ?4)
 		ORDER BY alarm_id, id LIMIT ?5 + 0`
 	st.ExportCalendars = `SELECT ` + sqlrow.CalendarColumns + ` FROM calendars

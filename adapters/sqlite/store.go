@@ -109,6 +109,9 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 }
 
 func openWriter(ctx context.Context, path string) (*sql.DB, error) {
+	if err := createPrivate(path); err != nil {
+		return nil, mapError(fmt.Errorf("open %s: %w", path, err))
+	}
 	db, err := sql.Open("sqlite", writerDSN(path))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
@@ -125,6 +128,23 @@ func openWriter(ctx context.Context, path string) (*sql.DB, error) {
 		return nil, mapError(fmt.Errorf("open %s: %w", path, err))
 	}
 	return db, nil
+}
+
+// createPrivate creates the database file readable and writable by its owner alone
+// (0600, whatever the umask), unless it exists: it holds endpoint secrets, token hashes
+// and payloads, and SQLite would create it 0644 less the umask. SQLite gives the -wal
+// and -shm files it makes later the database file's own mode, so they are private too.
+// An existing file keeps the mode its operator gave it.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	// The umask may have taken bits from 0600 itself; set it exactly.
+	return errors.Join(f.Chmod(0o600), f.Close())
 }
 
 // pingWriter opens the writer's connection, retrying SQLITE_BUSY for up to the busy

@@ -4,8 +4,13 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/gorilla/mux"
+
+	"github.com/chronoshq/chronos/adapters/internal/pathvar"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -25,10 +30,22 @@ type viewHandler func(w http.ResponseWriter, r *http.Request, v viewer)
 func (u *UI) reading(h viewHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v, ok := u.viewer(w, r)
-		if ok {
+		if ok && u.pathNamesSomething(w, r) {
 			h(w, r, v)
 		}
 	})
+}
+
+// pathNamesSomething answers 404 to a path whose {id} no alarm or token can have (see
+// pathvar) and returns false; the store never sees such bytes.
+func (u *UI) pathNamesSomething(w http.ResponseWriter, r *http.Request) bool {
+	for _, v := range mux.Vars(r) {
+		if !pathvar.Valid(v) {
+			u.notFound(w, r)
+			return false
+		}
+	}
+	return true
 }
 
 // posting serves a form post of a signed-in admin that carries the session's CSRF token
@@ -47,7 +64,9 @@ func (u *UI) posting(h viewHandler) http.Handler {
 			u.fail(w, r, http.StatusForbidden, "The form's security token is missing or out of date (CSRF). Reload the page and try again.")
 			return
 		}
-		h(w, r, v)
+		if u.pathNamesSomething(w, r) {
+			h(w, r, v)
+		}
 	})
 }
 
@@ -66,8 +85,16 @@ func (u *UI) changing(h viewHandler) http.Handler {
 // viewer resolves the request's session, answering (a redirect to sign in, an error
 // page) and returning false when there is none.
 func (u *UI) viewer(w http.ResponseWriter, r *http.Request) (viewer, bool) {
+	_, cookieErr := r.Cookie(cookieName)
+	hasCookie := cookieErr == nil
+	if hasCookie && !u.allowAuth(w, r) {
+		return viewer{}, false
+	}
 	sess, err := u.sessions.read(r)
 	if errors.Is(err, errNoSession) {
+		if hasCookie { // a cookie the store does not know, or one expired
+			u.authFailed(r)
+		}
 		u.toLogin(w, r)
 		return viewer{}, false
 	}
@@ -85,6 +112,31 @@ func (u *UI) viewer(w http.ResponseWriter, r *http.Request) (viewer, bool) {
 		return viewer{}, false
 	}
 	return viewer{Session: sess, Token: tok, CSRF: u.sessions.csrf(sess)}, true
+}
+
+// allowAuth answers 429, with Retry-After, the sign-in page saying why, and returns
+// false when the request's address has failed to authenticate too often.
+func (u *UI) allowAuth(w http.ResponseWriter, r *http.Request) bool {
+	if u.opts.AuthFailures == nil {
+		return true
+	}
+	err := u.opts.AuthFailures.Allow(r.RemoteAddr)
+	var le *domain.LimitError
+	if !errors.As(err, &le) {
+		return true
+	}
+	secs := int64((le.RetryAfter + time.Second - 1) / time.Second)
+	w.Header().Set("Retry-After", strconv.FormatInt(max(secs, 1), 10))
+	u.render(w, r, http.StatusTooManyRequests, "login", page{Title: "Sign in", Data: loginData{
+		Next: r.PostFormValue("next"), Error: "Too many failed sign-ins from your address: try again in " + strconv.FormatInt(max(secs, 1), 10) + " s."}})
+	return false
+}
+
+// authFailed counts a failed sign-in, or an unknown session, against its address.
+func (u *UI) authFailed(r *http.Request) {
+	if u.opts.AuthFailures != nil {
+		u.opts.AuthFailures.Failed(r.RemoteAddr)
+	}
 }
 
 // toLogin sends the browser to sign in, coming back here after (for a page read).
@@ -139,12 +191,16 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	next := r.PostFormValue("next")
-	tok, err := u.auth.Authenticate(r.Context(), strings.TrimSpace(r.PostFormValue("token")))
 	refuse := func(status int, msg string) {
 		u.render(w, r, status, "login", page{Title: "Sign in", Data: loginData{Next: next, Error: msg}})
 	}
+	if !u.allowAuth(w, r) {
+		return
+	}
+	tok, err := u.auth.Authenticate(r.Context(), strings.TrimSpace(r.PostFormValue("token")))
 	switch {
 	case errors.Is(err, domain.ErrUnauthenticated):
+		u.authFailed(r)
 		refuse(http.StatusUnauthorized, "Unknown or revoked token.")
 		return
 	case err != nil:

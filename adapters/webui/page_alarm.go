@@ -186,17 +186,17 @@ func (u *UI) alarmAction(w http.ResponseWriter, r *http.Request, v viewer) {
 		_, err = u.ownerActions.Trigger(r.Context(), id, v.Token.ID)
 	case "delete":
 		if _, err = u.actions.Delete(r.Context(), id, v.Token.ID); err == nil {
-			redirectWithFlash(w, r, Prefix+"alarms", "Alarm "+id+" deleted, with its history.")
+			u.redirectWithFlash(w, r, Prefix+"alarms", "Alarm "+id+" deleted, with its history.")
 			return
 		}
 	}
 	switch {
 	case err == nil:
-		redirectWithFlash(w, r, back, "Done: "+action+".")
+		u.redirectWithFlash(w, r, back, "Done: "+action+".")
 	case errors.Is(err, ports.ErrNotFound):
 		u.fail(w, r, http.StatusNotFound, "No alarm has the id "+id+".")
 	case errors.Is(err, domain.ErrInvalidState):
-		redirectWithFlash(w, r, back, "Not done: "+err.Error())
+		u.redirectWithFlash(w, r, back, "Not done: "+err.Error())
 	default:
 		u.storeFailed(w, r, err)
 	}

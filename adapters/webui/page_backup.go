@@ -22,7 +22,7 @@ func (u *UI) backup(w http.ResponseWriter, r *http.Request, v viewer) {
 		u.storeFailed(w, r, err)
 		return
 	}
-	redirectWithFlash(w, r, Prefix+"settings", msg)
+	u.redirectWithFlash(w, r, Prefix+"settings", msg)
 }
 
 // byteSize is n in the largest binary unit under it, for people.

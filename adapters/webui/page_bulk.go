@@ -47,7 +47,7 @@ func (u *UI) bulk(w http.ResponseWriter, r *http.Request, v viewer) {
 		return
 	}
 	if scope == "selected" && len(ids) == 0 {
-		redirectWithFlash(w, r, back, "Nothing selected: tick the alarms first, or act on the whole filter.")
+		u.redirectWithFlash(w, r, back, "Nothing selected: tick the alarms first, or act on the whole filter.")
 		return
 	}
 	if scope == "filter" && f.empty() {
@@ -97,7 +97,7 @@ func (u *UI) bulk(w http.ResponseWriter, r *http.Request, v viewer) {
 	if more {
 		msg += " More match the filter: run it again."
 	}
-	redirectWithFlash(w, r, back, msg)
+	u.redirectWithFlash(w, r, back, msg)
 }
 
 // actOnEach does action to each id and counts the alarms it changed; an alarm gone or

@@ -100,7 +100,7 @@ func (u *UI) dispatchAction(w http.ResponseWriter, r *http.Request, v viewer) {
 		u.storeFailed(w, r, err)
 		return
 	}
-	redirectWithFlash(w, r, Prefix+"settings", msg)
+	u.redirectWithFlash(w, r, Prefix+"settings", msg)
 }
 
 // runRetention runs a retention pass now on this node.
@@ -117,5 +117,5 @@ func (u *UI) runRetention(w http.ResponseWriter, r *http.Request, v viewer) {
 		u.storeFailed(w, r, err)
 		return
 	}
-	redirectWithFlash(w, r, Prefix+"settings", msg)
+	u.redirectWithFlash(w, r, Prefix+"settings", msg)
 }

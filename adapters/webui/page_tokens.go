@@ -81,5 +81,5 @@ func (u *UI) revokeToken(w http.ResponseWriter, r *http.Request, v viewer) {
 		return
 	}
 	u.log.Info("dashboard revoked a token", zap.String("token", id), zap.String("by", v.Token.ID))
-	redirectWithFlash(w, r, Prefix+"tokens", "Token "+id+" revoked.")
+	u.redirectWithFlash(w, r, Prefix+"tokens", "Token "+id+" revoked.")
 }

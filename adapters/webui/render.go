@@ -72,7 +72,7 @@ func (u *UI) render(w http.ResponseWriter, r *http.Request, status int, name str
 		}
 	}
 	if p.Flash == "" {
-		p.Flash = takeFlash(w, r)
+		p.Flash = u.takeFlash(w, r)
 	}
 	p.Tokens, p.Endpoints, p.Calendars = u.tokens != nil, u.endpoints != nil, u.calendars != nil
 	var buf bytes.Buffer
@@ -166,20 +166,20 @@ func formatSeconds(s float64) string {
 const flashCookie = "chronos_flash"
 
 // redirectWithFlash sends the browser to target, which will say msg once.
-func redirectWithFlash(w http.ResponseWriter, r *http.Request, target, msg string) {
+func (u *UI) redirectWithFlash(w http.ResponseWriter, r *http.Request, target, msg string) {
 	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: base64.RawURLEncoding.EncodeToString([]byte(msg)),
-		Path: Prefix, MaxAge: 60, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+		Path: Prefix, MaxAge: 60, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: secureCookies(u.opts.SecureCookies, r)})
 	http.Redirect(w, r, target, http.StatusSeeOther)
 }
 
 // takeFlash reads the report left by the last action, and clears it.
-func takeFlash(w http.ResponseWriter, r *http.Request) string {
+func (u *UI) takeFlash(w http.ResponseWriter, r *http.Request) string {
 	c, err := r.Cookie(flashCookie)
 	if err != nil {
 		return ""
 	}
 	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: "", Path: Prefix, MaxAge: -1, HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+		SameSite: http.SameSiteStrictMode, Secure: secureCookies(u.opts.SecureCookies, r)})
 	msg, err := base64.RawURLEncoding.DecodeString(c.Value)
 	if err != nil || len(msg) > 500 {
 		return ""

@@ -59,8 +59,13 @@ func hashID(id string) string {
 // served over HTTPS, here (r.TLS) or by a proxy in front (Options.SecureCookies).
 func (s *sessions) cookie(r *http.Request, value string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: cookieName, Value: value, Path: Prefix, MaxAge: maxAge,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.secure || r.TLS != nil}
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: secureCookies(s.secure, r)}
 }
+
+// secureCookies reports whether the dashboard's cookies are Secure on the answer to r:
+// when it came over TLS, and always when the dashboard is reached through an HTTPS
+// proxy (always: Options.SecureCookies, serve --public-url https://...).
+func secureCookies(always bool, r *http.Request) bool { return always || r.TLS != nil }
 
 // issue starts a session for the token with this hash and sets its cookie. It first
 // deletes a batch of expired sessions: rows are only ever added here, so sweeping here

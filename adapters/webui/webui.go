@@ -47,9 +47,10 @@ type Options struct {
 	ShowPayloads bool
 	// Logger receives failures the pages answer with a generic message. nil: none.
 	Logger *zap.Logger
-	// SecureCookies marks the session cookie Secure on every response: the dashboard is
-	// reached over HTTPS through a proxy that terminates TLS (serve --public-url
-	// https://...). A request that came over TLS gets a Secure cookie anyway.
+	// SecureCookies marks the dashboard's cookies (the session's and the one-line report
+	// of an action's) Secure on every response: the dashboard is reached over HTTPS
+	// through a proxy that terminates TLS (serve --public-url https://...). A request that
+	// came over TLS gets Secure cookies anyway.
 	SecureCookies bool
 	// Now is the clock of sessions; nil means time.Now.
 	Now func() time.Time
@@ -60,6 +61,19 @@ type Options struct {
 	Endpoints EndpointLister
 	// Calendars serves the calendars page; nil leaves it out.
 	Calendars CalendarLister
+	// AuthFailures paces failed sign-ins and unknown session cookies per client address,
+	// and refuses (429) an address past its limit before its token or session is looked
+	// up; nil: none.
+	AuthFailures AuthFailureLimiter
+}
+
+// AuthFailureLimiter paces, per client address, the requests that fail to authenticate
+// (*owners.AuthFailureLimiter); remote is the request's RemoteAddr. Allow refuses an
+// address with no failure left (a *domain.LimitError saying when to retry) and takes
+// nothing; Failed counts one.
+type AuthFailureLimiter interface {
+	Allow(remote string) error
+	Failed(remote string)
 }
 
 // EndpointLister lists the owners' endpoints (*admin.Endpoints): one owner's by name, or

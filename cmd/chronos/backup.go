@@ -9,6 +9,7 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/sqlite"
 	"github.com/chronoshq/chronos/internal/flagenv"
+	"github.com/chronoshq/chronos/internal/storeurl"
 )
 
 // backupCommand copies a SQLite store, consistently and while `chronos serve` runs on
@@ -31,7 +32,7 @@ func backupCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if d.backupTools != "" {
 		return fmt.Errorf("chronos backup copies SQLite stores only; %s is backed up with its server's own tools: %s",
-			redact(*store), d.backupTools)
+			storeurl.Redact(*store), d.backupTools)
 	}
 	if err := storeExists(*store); err != nil {
 		return err
@@ -40,12 +41,12 @@ func backupCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	n, err := sqlite.Backup(ctx, *store, *to, sqlite.BackupOptions{Force: *force})
 	if err != nil {
 		if errors.Is(err, ctx.Err()) {
-			return fmt.Errorf("backup of %s interrupted; %s was not written", redact(*store), *to)
+			return fmt.Errorf("backup of %s interrupted; %s was not written", storeurl.Redact(*store), *to)
 		}
-		return fmt.Errorf("backup of %s to %s failed: %w", redact(*store), *to, err)
+		return fmt.Errorf("backup of %s to %s failed: %w", storeurl.Redact(*store), *to, storeurl.RedactError(err, *store))
 	}
 	fmt.Fprintf(stdout, "backed up %s to %s: %s in %s, PRAGMA integrity_check ok\n",
-		redact(*store), *to, byteSize(n), time.Since(start).Round(time.Millisecond))
+		storeurl.Redact(*store), *to, byteSize(n), time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

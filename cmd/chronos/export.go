@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chronoshq/chronos/internal/flagenv"
+	"github.com/chronoshq/chronos/internal/storeurl"
 	"github.com/chronoshq/chronos/internal/transfer"
 )
 
@@ -18,8 +19,9 @@ import (
 
 const exportHelp = `
 Writes every alarm (its whole state: status, next fire, counts, series options and
-state, endpoint, payload byte for byte, idempotency key, lease), its stored history,
-every endpoint WITH ITS SIGNING SECRETS, every API token's SHA-256 hash (never a token:
+state, endpoint, payload byte for byte, idempotency key, lease), its stored history
+with its attempt log (what each delivery's receiver answered), every endpoint WITH ITS
+SIGNING SECRETS, every API token's SHA-256 hash (never a token:
 none is stored), every owner's exclusion calendars and the cluster values that move (the dispatch pause gate, the secret
 fingerprints' key), as JSON lines.
 
@@ -76,7 +78,7 @@ func exportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	res, err := transfer.Export(ctx, src, out, transfer.ExportOptions{ChronosVersion: Version(), StoreKind: storeKind(*store), Owner: *owner})
 	if err := errors.Join(err, done(err == nil)); err != nil {
-		return fmt.Errorf("export of %s: %w", redact(*store), err)
+		return fmt.Errorf("export of %s: %w", storeurl.Redact(*store), storeurl.RedactError(err, *store))
 	}
 	report := stderr
 	where := "standard output"
@@ -85,7 +87,7 @@ func exportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	c := res.Counts
 	fmt.Fprintf(report, "exported %d alarms, %d events, %d endpoints, %d tokens, %d calendars, %d cluster values from %s to %s\n",
-		c.Alarms, c.Events, c.Endpoints, c.Tokens, c.Calendars, c.States, redact(*store), where)
+		c.Alarms, c.Events, c.Endpoints, c.Tokens, c.Calendars, c.States, storeurl.Redact(*store), where)
 	if res.Orphans > 0 {
 		fmt.Fprintf(report, "left out %d stored events whose alarm no longer exists\n", res.Orphans)
 	}
@@ -165,10 +167,10 @@ func importCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return err
 		}
 		return fmt.Errorf("%w\nimport: %s holds part of the import (%d alarms, %d events, %d endpoints, %d tokens, %d calendars written): drop it, create it anew and import again",
-			err, redact(*store), c.Alarms, c.Events, c.Endpoints, c.Tokens, c.Calendars)
+			storeurl.RedactError(err, *store), storeurl.Redact(*store), c.Alarms, c.Events, c.Endpoints, c.Tokens, c.Calendars)
 	}
 	fmt.Fprintf(stdout, "imported %d alarms, %d events, %d endpoints, %d tokens, %d calendars, %d cluster values from a %s export into %s\n",
-		c.Alarms, c.Events, c.Endpoints, c.Tokens, c.Calendars, c.States, res.Source, redact(*store))
+		c.Alarms, c.Events, c.Endpoints, c.Tokens, c.Calendars, c.States, res.Source, storeurl.Redact(*store))
 	if res.LeasesCleared > 0 {
 		fmt.Fprintf(stdout, "cleared %d leases of the old cluster's workers: the new cluster claims those alarms again\n", res.LeasesCleared)
 	}

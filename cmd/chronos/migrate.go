@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/chronoshq/chronos/internal/flagenv"
+	"github.com/chronoshq/chronos/internal/storeurl"
 )
 
 func migrateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -17,6 +18,6 @@ func migrateCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := migrateStore(ctx, *store); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "store %s is up to date\n", redact(*store))
+	fmt.Fprintf(stdout, "store %s is up to date\n", storeurl.Redact(*store))
 	return nil
 }

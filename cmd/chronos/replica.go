@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/chronoshq/chronos/adapters/postgres"
+	"github.com/chronoshq/chronos/internal/storeurl"
 )
 
 // readReplica is the read replica serve opened (--store-replica); its zero value: none.
@@ -21,7 +22,7 @@ func openReplica(ctx context.Context, url string) (readReplica, error) {
 	}
 	s, err := postgres.OpenReplica(ctx, url, postgres.ReplicaOptions{})
 	if err != nil {
-		return readReplica{}, fmt.Errorf("cannot open --store-replica %s: %w", redact(url), rootCause(err))
+		return readReplica{}, fmt.Errorf("cannot open --store-replica %s: %w", storeurl.Redact(url), rootCause(storeurl.RedactError(err, url)))
 	}
 	return readReplica{store: s}, nil
 }
@@ -43,9 +44,9 @@ func (r readReplica) logState(url string, log *zap.Logger) {
 	lag, err := r.store.ReplicationLag(ctx)
 	if err != nil {
 		log.Warn("the read replica does not answer: admin lists and counts read the primary until it does",
-			zap.String("store_replica", redact(url)), zap.Error(err))
+			zap.String("store_replica", storeurl.Redact(url)), zap.Error(storeurl.RedactError(err, url)))
 		return
 	}
 	log.Info("read replica open: admin lists, counts and histories are read from it",
-		zap.String("store_replica", redact(url)), zap.Duration("lag", lag))
+		zap.String("store_replica", storeurl.Redact(url)), zap.Duration("lag", lag))
 }

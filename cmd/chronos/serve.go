@@ -20,6 +20,7 @@ import (
 	"github.com/chronoshq/chronos/adapters/webhook"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/internal/flagenv"
+	"github.com/chronoshq/chronos/internal/storeurl"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -108,7 +109,7 @@ var serveModule = fx.Options(
 // its hook is the first appended, so fx runs it last.
 func closeStore(lc fx.Lifecycle, s ports.Store, replica readReplica, cfg *serveConfig, log *zap.Logger) {
 	lc.Append(fx.StopHook(func() error { replica.close(); return s.Close() }))
-	log.Info("store open", zap.String("store", redact(cfg.Store)), zap.Bool("database_clock", s.Capabilities().DatabaseClock), zap.Bool("wake_hints", s.Capabilities().WakeHints))
+	log.Info("store open", zap.String("store", storeurl.Redact(cfg.Store)), zap.Bool("database_clock", s.Capabilities().DatabaseClock), zap.Bool("wake_hints", s.Capabilities().WakeHints))
 	// A PostgreSQL store declares no hints only behind a transaction pooler.
 	if !s.Capabilities().WakeHints && isPostgresURL(cfg.Store) {
 		log.Warn("wake hints off: --store goes through a transaction pooler, where a LISTEN is lost; "+
@@ -229,7 +230,8 @@ func (cfg *serveConfig) node() chronos.Config {
 		WakeURLMaxInFlight: cfg.WakeURLMaxInFlight, AttemptBodyBytes: attemptBodyBytes(cfg.AttemptBodyBytes),
 		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
 		MaxActiveAlarmsPerOwner: cfg.MaxActive, QuotaRefresh: cfg.QuotaRefresh, RateLimit: cfg.RateLimit,
-		Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL, BackupDir: cfg.BackupDir,
+		AuthFailuresPerMinute: cfg.AuthFailures,
+		Dashboard:             cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL, BackupDir: cfg.BackupDir,
 		OTelEndpoint: cfg.OTelEndpoint,
 		Endpoints: chronos.EndpointOptions{UserAgent: "chronos/" + Version(), ReceiverErrors: webhook.ReceiverErrors(cfg.ReceiverErrors),
 			BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown, AllowCIDRs: allow},
@@ -249,7 +251,7 @@ func runNode(lc fx.Lifecycle, n *chronos.Node, cfg *serveConfig, log *zap.Logger
 				log.Info("retention on", zap.Duration("retention", cfg.Retention), zap.Int("events_per_alarm", cfg.EventsPerAlarm))
 			}
 			log.Info("limits", zap.Int("max_active_alarms_per_owner", cfg.MaxActive), zap.Duration("quota_refresh", cfg.QuotaRefresh),
-				zap.Int("rate_limit_per_token", cfg.RateLimit))
+				zap.Int("rate_limit_per_token", cfg.RateLimit), zap.Int("auth_failures_per_address_minute", cfg.AuthFailures))
 			if cfg.ShowPayloads {
 				log.Warn("--admin-show-payloads: admin views show alarm payloads and wake messages in full")
 			}

@@ -59,6 +59,7 @@ type serveConfig struct {
 	MaxActive          int
 	QuotaRefresh       time.Duration
 	RateLimit          int
+	AuthFailures       int
 	ShowPayloads       bool
 	UI                 bool
 	LogFormat          string
@@ -77,7 +78,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.NoMigrate, "no-migrate", false, "do not migrate at start; refuse to run on an outdated schema")
 	fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "HTTP listen address")
 	fs.StringVar(&c.WakeURL, "wake-url", "", "where wakes are POSTed (required unless --dev)")
-	fs.Var(&c.WakeSecrets, "wake-secret", "HMAC-SHA256 key that signs every wake (required unless --dev); repeat it to sign with several while rotating (README); whsec_<base64> keys webhook-signature with the decoded bytes")
+	fs.Var(&c.WakeSecrets, "wake-secret", "HMAC-SHA256 key that signs every wake (required unless --dev; at least 24 bytes of key); repeat it to sign with several while rotating (README); whsec_<base64> keys webhook-signature with the decoded bytes")
 	fs.StringVar(&c.WakeSecretFile, "wake-secret-file", "", "read the wake secrets from this file instead: one a line, each signing every wake as a repeated --wake-secret does (# comments); keeps them off the command line")
 	fs.StringVar(&c.TLSCert, "tls-cert", "", "serve HTTPS on --listen with this PEM certificate (chain); needs --tls-key; both are read again on SIGHUP")
 	fs.StringVar(&c.TLSKey, "tls-key", "", "the PEM private key of --tls-cert")
@@ -109,10 +110,33 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxActive, "max-active-alarms-per-owner", 1_000_000, "refuse (429 quota_exceeded) a create that would take its owner past this many active or paused alarms; 0: no quota")
 	fs.DurationVar(&c.QuotaRefresh, "quota-refresh", owners.DefaultQuotaRefresh, "how old a node's count of an owner's active alarms may get; on N nodes an owner can end over its quota by what the others created in about this long")
 	fs.IntVar(&c.RateLimit, "rate-limit", owners.DefaultRateLimit, "requests per second per token on this node, in bursts of twice that (429 rate_limited over it); 0: no limit")
+	fs.IntVar(&c.AuthFailures, "auth-failure-limit", owners.DefaultAuthFailuresPerMinute, "failed authentications (API requests without a valid token, dashboard sign-ins) per minute per client address on this node, in bursts of as many; past it 429 rate_limited before the token is looked up; requests that authenticate are never counted; 0: no limit")
 	fs.BoolVar(&c.ShowPayloads, "admin-show-payloads", false, "show payloads and wake messages in admin views (default: redacted to size and SHA-256)")
 	fs.BoolVar(&c.UI, "ui", true, "serve the web dashboard at /ui/ (sign in with an admin token); --ui=false answers 404 there")
 	fs.StringVar(&c.LogFormat, "log-format", "console", "log format: console or json")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+}
+
+// checkWakeSecretStrength refuses a wake secret with fewer bytes of key than an
+// endpoint's secret may have (domain.MinEndpointSecretLen): a short key is found by
+// trying keys against one signed wake. It names the flag and the secret's place, never
+// the secret.
+func (c *serveConfig) checkWakeSecretStrength() error {
+	source := "--wake-secret (CHRONOS_WAKE_SECRET)"
+	if c.WakeSecretFile != "" {
+		source = "--wake-secret-file " + c.WakeSecretFile
+	}
+	for i, s := range c.WakeSecrets.Values {
+		if domain.WeakSecret(s) {
+			which := ""
+			if len(c.WakeSecrets.Values) > 1 {
+				which = fmt.Sprintf(" (secret %d of %d)", i+1, len(c.WakeSecrets.Values))
+			}
+			return fmt.Errorf("%s%s is too short: a wake secret needs at least %d bytes of key (a whsec_ secret, %d once decoded); make one with: openssl rand -base64 32",
+				source, which, domain.MinEndpointSecretLen, domain.MinEndpointSecretLen)
+		}
+	}
+	return nil
 }
 
 // dispatcher returns the dispatcher configuration for worker id.
@@ -160,6 +184,11 @@ func (c *serveConfig) validate() error {
 		c.WakeSecrets.Values = secrets // what the waker signs with, as if given by --wake-secret
 	case !c.Dev && len(c.WakeSecrets.Values) == 0:
 		errs = append(errs, errors.New("--wake-secret (CHRONOS_WAKE_SECRET) is required, or --wake-secret-file: receivers verify the Chronos-Signature header with it"))
+	}
+	if !c.Dev {
+		if err := c.checkWakeSecretStrength(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if c.StoreListenURL != "" && !isPostgresURL(c.Store) {
 		errs = append(errs, errors.New("--store-listen-url (CHRONOS_STORE_LISTEN_URL) is for a PostgreSQL --store behind a transaction pooler"))
@@ -209,6 +238,9 @@ func (c *serveConfig) validate() error {
 	}
 	if c.RateLimit < 0 {
 		errs = append(errs, fmt.Errorf("--rate-limit must be 0 (no limit) or more, got %d", c.RateLimit))
+	}
+	if c.AuthFailures < 0 {
+		errs = append(errs, fmt.Errorf("--auth-failure-limit must be 0 (no limit) or more, got %d", c.AuthFailures))
 	}
 	if r := webhook.ReceiverErrors(c.ReceiverErrors); r != webhook.ReceiverErrorsStatus && r != webhook.ReceiverErrorsFull {
 		errs = append(errs, fmt.Errorf("--receiver-errors must be status or full, got %q", c.ReceiverErrors))

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,9 +21,14 @@ func TestServeRefusesUnsafeConfiguration(t *testing.T) {
 		env  map[string]string
 		want []string
 	}{
-		{"no wake url outside dev", []string{"--wake-secret", "s"}, nil, []string{"--wake-url (CHRONOS_WAKE_URL) is required"}},
+		{"no wake url outside dev", []string{"--wake-secret", strongSecret}, nil, []string{"--wake-url (CHRONOS_WAKE_URL) is required"}},
 		{"no secret outside dev", []string{"--wake-url", "http://127.0.0.1:9/"}, nil, []string{"--wake-secret (CHRONOS_WAKE_SECRET) is required"}},
-		{"relative wake url", []string{"--wake-url", "/hook", "--wake-secret", "s"}, nil, []string{"must be an absolute http:// or https:// URL"}},
+		{"relative wake url", []string{"--wake-url", "/hook", "--wake-secret", strongSecret}, nil, []string{"must be an absolute http:// or https:// URL"}},
+		{"one-byte wake secret", []string{"--wake-url", "http://127.0.0.1:9/", "--wake-secret", "s"}, nil, []string{"--wake-secret (CHRONOS_WAKE_SECRET) is too short: a wake secret needs at least 24 bytes of key"}},
+		{"23-byte wake secret", []string{"--wake-url", "http://127.0.0.1:9/", "--wake-secret", strings.Repeat("k", 23)}, nil, []string{"--wake-secret (CHRONOS_WAKE_SECRET) is too short"}},
+		{"short whsec_ key", []string{"--wake-url", "http://127.0.0.1:9/", "--wake-secret", "whsec_c2hvcnQta2V5LW9mLTIzLWJ5dGVzLi4="}, nil, []string{"is too short", "whsec_ secret, 24 once decoded"}},
+		{"a short one while rotating", []string{"--wake-url", "http://127.0.0.1:9/", "--wake-secret", strongSecret, "--wake-secret", "old"}, nil, []string{"--wake-secret (CHRONOS_WAKE_SECRET) (secret 2 of 2) is too short"}},
+		{"short wake secret from the environment", []string{"--wake-url", "http://127.0.0.1:9/"}, map[string]string{"CHRONOS_WAKE_SECRET": "hunter2"}, []string{"--wake-secret (CHRONOS_WAKE_SECRET) is too short"}},
 		{"lease not above delivery timeout", []string{"--dev", "--lease", "10s", "--delivery-timeout", "10s"}, nil, []string{"lease (10s) must exceed the delivery timeout (10s)"}},
 		{"lease from the environment", []string{"--dev"}, map[string]string{"CHRONOS_LEASE": "5s"}, []string{"lease (5s) must exceed"}},
 		{"every reason at once", nil, nil, []string{"--wake-url", "--wake-secret"}},
@@ -66,6 +73,43 @@ func TestServeRefusesUnsafeConfiguration(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// strongSecret is a wake secret serve accepts: 24 bytes of key or more.
+const strongSecret = "a-wake-secret-of-32-bytes-at-least"
+
+// A wake secret shorter than an endpoint's secret may be (24 bytes of key) is refused
+// outside --dev, from every source, naming where it came from and never quoting it;
+// --dev, which signs nothing it sends anywhere, takes any.
+func TestShortWakeSecretsAreRefused(t *testing.T) {
+	validated := func(args ...string) error {
+		t.Helper()
+		var cfg serveConfig
+		fs := flagenv.New("serve", &bytes.Buffer{})
+		cfg.register(fs)
+		if err := flagenv.Parse(fs, args); err != nil {
+			t.Fatal(err)
+		}
+		return cfg.validate()
+	}
+	const weak = "hunter2-weak"
+	if err := validated("--wake-url", "http://127.0.0.1:9/", "--wake-secret", weak); err == nil || strings.Contains(err.Error(), weak) {
+		t.Errorf("a 12-byte --wake-secret: %v; want refused without quoting it", err)
+	}
+	file := filepath.Join(t.TempDir(), "secrets")
+	if err := os.WriteFile(file, []byte(strongSecret+"\n"+weak+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := validated("--wake-url", "http://127.0.0.1:9/", "--wake-secret-file", file)
+	if err == nil || !strings.Contains(err.Error(), "--wake-secret-file "+file+" (secret 2 of 2) is too short") || strings.Contains(err.Error(), weak) {
+		t.Errorf("a file with a short secret: %v; want refused, naming the file and which secret", err)
+	}
+	if err := validated("--dev", "--wake-secret", "s"); err != nil {
+		t.Errorf("--dev with a one-byte secret: %v; want accepted", err)
+	}
+	if err := validated("--wake-url", "http://127.0.0.1:9/", "--wake-secret", strings.Repeat("k", 24)); err != nil {
+		t.Errorf("a 24-byte secret: %v; want accepted", err)
 	}
 }
 
@@ -158,19 +202,6 @@ func TestStoreURLSchemes(t *testing.T) {
 	for _, u := range []string{"chronos.db", "redis://h", ""} {
 		if _, err := dialectOf(u); err == nil {
 			t.Errorf("dialectOf(%q) accepted an unsupported URL", u)
-		}
-	}
-}
-
-func TestRedactHidesPasswords(t *testing.T) {
-	cases := map[string]string{
-		"postgres://chronos:s3cret@db:5432/x": "postgres://chronos:xxxxx@db:5432/x",
-		"mysql://root@127.0.0.1:3306/test":    "mysql://root@127.0.0.1:3306/test",
-		"sqlite://chronos.db":                 "sqlite://chronos.db",
-	}
-	for in, want := range cases {
-		if got := redact(in); got != want {
-			t.Errorf("redact(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

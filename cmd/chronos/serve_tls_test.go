@@ -195,7 +195,7 @@ func TestServeOverTLS(t *testing.T) {
 func TestWakeSecretSources(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "secrets")
-	if err := os.WriteFile(file, []byte("# rotation: new first\nnew-secret\n\n  old-secret  \n"), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte("# rotation: new first\nnew-secret-of-24-bytes-or-more\n\n  old-secret-of-24-bytes-or-more  \n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	validated := func(args ...string) (serveConfig, error) {
@@ -209,8 +209,8 @@ func TestWakeSecretSources(t *testing.T) {
 		return cfg, cfg.validate()
 	}
 	cfg, err := validated("--wake-secret-file", file)
-	if err != nil || fmt.Sprint(cfg.WakeSecrets.Values) != "[new-secret old-secret]" || len(cfg.warnings) != 0 {
-		t.Errorf("from the file: %q, warnings %q, %v; want [new-secret old-secret], none", cfg.WakeSecrets.Values, cfg.warnings, err)
+	if err != nil || fmt.Sprint(cfg.WakeSecrets.Values) != "[new-secret-of-24-bytes-or-more old-secret-of-24-bytes-or-more]" || len(cfg.warnings) != 0 {
+		t.Errorf("from the file: %q, warnings %q, %v; want [new-secret-of-24-bytes-or-more old-secret-of-24-bytes-or-more], none", cfg.WakeSecrets.Values, cfg.warnings, err)
 	}
 	if _, err := validated("--wake-secret-file", file, "--wake-secret", "x"); err == nil || !strings.Contains(err.Error(), "not both") {
 		t.Errorf("file and flag: %v, want refused (not both)", err)
@@ -229,7 +229,7 @@ func TestWakeSecretSources(t *testing.T) {
 	if cfg, _ := validated("--wake-secret-file", file); len(cfg.warnings) != 1 || !strings.Contains(cfg.warnings[0], "chmod 600") {
 		t.Errorf("a world-readable file: warnings %q, want one saying chmod 600", cfg.warnings)
 	}
-	t.Setenv("CHRONOS_WAKE_SECRET", "new-secret,old-secret")
+	t.Setenv("CHRONOS_WAKE_SECRET", "new-secret-of-24-bytes-or-more,old-secret-of-24-bytes-or-more")
 	if cfg, err := validated(); err != nil || len(cfg.WakeSecrets.Values) != 2 {
 		t.Errorf("CHRONOS_WAKE_SECRET=a,b: %q, %v; want two secrets", cfg.WakeSecrets.Values, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/chronoshq/chronos/adapters/mysql"
 	"github.com/chronoshq/chronos/adapters/postgres"
 	"github.com/chronoshq/chronos/adapters/sqlite"
+	"github.com/chronoshq/chronos/internal/storeurl"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -66,7 +67,7 @@ var dialects = map[string]dialect{
 func dialectOf(url string) (dialect, error) {
 	scheme, _, ok := strings.Cut(url, ":")
 	if !ok {
-		return dialect{}, fmt.Errorf("store URL %q has no scheme; use sqlite://, postgres:// or mysql://", redact(url))
+		return dialect{}, fmt.Errorf("store URL %q has no scheme; use sqlite://, postgres:// or mysql://", storeurl.Redact(url))
 	}
 	switch strings.ToLower(scheme) {
 	case "sqlite":
@@ -96,7 +97,7 @@ func openStoreWith(ctx context.Context, url string, o openOptions) (ports.Store,
 	}
 	s, err := d.open(ctx, url, o)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open store %s: %w", redact(url), rootCause(err))
+		return nil, fmt.Errorf("cannot open store %s: %w", storeurl.Redact(url), rootCause(storeurl.RedactError(err, url, o.listenURL)))
 	}
 	return s, nil
 }
@@ -129,7 +130,7 @@ func storeExists(url string) error {
 			path = abs
 		}
 		return fmt.Errorf("store %s does not exist (no file %s): give the server's store with --store URL or CHRONOS_STORE; "+
-			"only chronos serve and chronos migrate create a store", redact(url), path)
+			"only chronos serve and chronos migrate create a store", storeurl.Redact(url), path)
 	}
 	return nil
 }
@@ -140,24 +141,7 @@ func migrateStore(ctx context.Context, url string) error {
 		return err
 	}
 	if err := d.migrate(ctx, url); err != nil {
-		return fmt.Errorf("cannot migrate store %s: %w", redact(url), rootCause(err))
+		return fmt.Errorf("cannot migrate store %s: %w", storeurl.Redact(url), rootCause(storeurl.RedactError(err, url)))
 	}
 	return nil
-}
-
-// redact hides a password in a store URL for messages and logs.
-func redact(url string) string {
-	scheme, rest, ok := strings.Cut(url, "://")
-	if !ok {
-		return url
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return url
-	}
-	userinfo := rest[:at]
-	if user, _, hasPass := strings.Cut(userinfo, ":"); hasPass {
-		return scheme + "://" + user + ":xxxxx" + rest[at:]
-	}
-	return url
 }

@@ -17,6 +17,8 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/chronoshq/chronos/internal/storeurl"
 )
 
 // database is the throwaway database one bench run works in. The run never touches any
@@ -77,7 +79,7 @@ func newDatabase(ctx context.Context, store string) (*database, error) {
 	case "mysql", "mariadb":
 		return newMySQLDatabase(ctx, store, name)
 	}
-	return nil, fmt.Errorf("bench: --store %q: use sqlite, postgres, mysql, or a sqlite://, postgres:// or mysql:// URL", redacted(store))
+	return nil, fmt.Errorf("bench: --store %q: use sqlite, postgres, mysql, or a sqlite://, postgres:// or mysql:// URL", storeurl.Redact(store))
 }
 
 // newSQLiteDatabase makes a new file: in a temporary directory, or at the path the URL
@@ -129,7 +131,7 @@ func newPostgresDatabase(ctx context.Context, store, name string) (*database, er
 	}
 	admin, err := pgx.Connect(ctx, store)
 	if err != nil {
-		return nil, fmt.Errorf("bench: connecting to %s: %w", redacted(store), err)
+		return nil, fmt.Errorf("bench: connecting to %s: %w", storeurl.Redact(store), storeurl.RedactError(err, store))
 	}
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
 		admin.Close(ctx)
@@ -212,7 +214,7 @@ func newMySQLDatabase(ctx context.Context, store, name string) (*database, error
 	admin.SetMaxOpenConns(1)
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name+" CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"); err != nil {
 		admin.Close()
-		return nil, fmt.Errorf("bench: creating database %s on %s: %w", name, redacted(store), err)
+		return nil, fmt.Errorf("bench: creating database %s on %s: %w", name, storeurl.Redact(store), storeurl.RedactError(err, store))
 	}
 	u.Path = "/" + name
 	return &database{
@@ -288,14 +290,4 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// redacted hides a password in a store URL for messages (net/url's Redacted: the
-// binary's redact writes the same "user:xxxxx@"); a URL that does not parse is not shown.
-func redacted(store string) string {
-	u, err := url.Parse(store)
-	if err != nil {
-		return "(a store URL that does not parse)"
-	}
-	return u.Redacted()
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/chronoshq/chronos/adapters/webhook"
 	"github.com/chronoshq/chronos/app/dispatch"
+	"github.com/chronoshq/chronos/internal/storeurl"
 )
 
 // The punctuality mode measures what a user of `chronos serve` sees: nodes started
@@ -65,7 +66,7 @@ func runPunctuality(ctx context.Context, cfg Config, stdout, stderr io.Writer) e
 	}
 	defer func() {
 		if cfg.Keep {
-			fmt.Fprintf(stderr, "bench: kept %s (%s) and the nodes' logs in %s\n", db.name, redacted(db.url), dir)
+			fmt.Fprintf(stderr, "bench: kept %s (%s) and the nodes' logs in %s\n", db.name, storeurl.Redact(db.url), dir)
 			return
 		}
 		_ = os.RemoveAll(dir)

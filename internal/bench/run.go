@@ -15,6 +15,7 @@ import (
 	"github.com/chronoshq/chronos/adapters/webhook"
 	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/storeurl"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -54,7 +55,7 @@ func runOnce(ctx context.Context, cfg Config, w Wiring, stderr io.Writer) (*resu
 	defer db.close()
 	defer func() {
 		if cfg.Keep {
-			fmt.Fprintf(stderr, "bench: kept %s (%s)\n", db.name, redacted(db.url))
+			fmt.Fprintf(stderr, "bench: kept %s (%s)\n", db.name, storeurl.Redact(db.url))
 			return
 		}
 		dropCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)

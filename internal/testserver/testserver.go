@@ -40,6 +40,8 @@ type Options struct {
 	QuotaRefresh            time.Duration
 	RateLimit               int
 	LimitsClock             ports.Clock
+	// AuthFailuresPerMinute is --auth-failure-limit (0: off), on LimitsClock too.
+	AuthFailuresPerMinute int
 	// Metrics serves Prometheus metrics (adapters/metrics) at GET /metrics and counts
 	// into them, as `chronos serve` does.
 	Metrics bool
@@ -80,7 +82,7 @@ func New(t testing.TB, opts Options) *Server {
 		Waker:    noWakes{},
 		WorkerID: holder, Lease: time.Minute, MaxFailures: MaxFailures, Retention: time.Hour,
 		MaxActiveAlarmsPerOwner: opts.MaxActiveAlarmsPerOwner, QuotaRefresh: opts.QuotaRefresh,
-		RateLimit: opts.RateLimit, LimitsClock: opts.LimitsClock,
+		RateLimit: opts.RateLimit, LimitsClock: opts.LimitsClock, AuthFailuresPerMinute: opts.AuthFailuresPerMinute,
 		Dashboard: opts.Dashboard, ShowPayloads: opts.ShowPayloads, BackupDir: opts.BackupDir,
 		Without: chronos.Without{Dispatcher: true, Background: true},
 	}

@@ -65,3 +65,43 @@ func TestImportReadsFormat1(t *testing.T) {
 		}
 	}
 }
+
+// testdata/format2.jsonl is what `chronos export` wrote before the attempt log moved
+// (format 2, a filled cluster as transfertest.Fill made it then, from SQLite): it still
+// verifies and imports whole, its alarms with their histories and an empty attempt log.
+// A format-2 file whose event carries a receipt is damaged: refused.
+func TestImportReadsFormat2(t *testing.T) {
+	ctx := context.Background()
+	file, err := os.ReadFile("testdata/format2.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(file, []byte(`{"type":"header","format":2,`)) {
+		t.Fatal("testdata/format2.jsonl is not a format-2 export")
+	}
+	want := transfer.Counts{Alarms: 10, Events: 10, Endpoints: 2, Tokens: 3, States: 2, Calendars: 2}
+	if store, counts, err := transfer.Verify(bytes.NewReader(file)); err != nil || store != "sqlite" || counts != want {
+		t.Fatalf("Verify of a format-2 file = %s %+v, %v; want sqlite %+v", store, counts, err, want)
+	}
+	dst := memory.New(nil)
+	res, err := transfer.Import(ctx, dst, bytes.NewReader(file), transfer.ImportOptions{})
+	if err != nil || res.Counts != want {
+		t.Fatalf("Import of a format-2 file = %+v, %v; want %+v", res, err, want)
+	}
+	fired := "0190f0c0-0000-7000-8000-000000000002"
+	history, err := dst.Events(ctx, ports.AnyOwner, fired, 0)
+	if err != nil || len(history) != 4 { // created, retry_scheduled, triggered, fired
+		t.Fatalf("the history of %s after the import: %d events (%v), want 4", fired, len(history), err)
+	}
+	if attempts, _, err := dst.Attempts(ctx, ports.AttemptsQuery{Scope: ports.AnyOwner, AlarmID: fired}); err != nil || len(attempts) != 0 {
+		t.Errorf("the attempt log of %s after a format-2 import: %d attempts (%v), want none (format 2 has none)", fired, len(attempts), err)
+	}
+
+	withReceipt := strings.Replace(string(file), `"message":"HTTP 502: bad gateway"}`, `"message":"HTTP 502: bad gateway","receipt":{"duration_us":5}}`, 1)
+	if withReceipt == string(file) {
+		t.Fatal("the format-2 file has no failed attempt to edit")
+	}
+	if _, _, err := transfer.Verify(strings.NewReader(withReceipt)); err == nil || !strings.Contains(err.Error(), "receipt in a format 2 file") {
+		t.Errorf("Verify of a format-2 file with a receipt = %v, want it refused as damaged", err)
+	}
+}

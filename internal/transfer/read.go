@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 
 	"github.com/chronoshq/chronos/domain"
 )
@@ -164,6 +165,9 @@ func (r *reader) parse(raw []byte) (record, error) {
 		if err := strict(raw, &evr); err != nil {
 			return rec, err
 		}
+		if evr.Receipt != nil && r.header.Format < 3 {
+			return rec, fmt.Errorf("event of alarm %s: a receipt in a format %d file, which has none: the file is damaged", evr.AlarmID, r.header.Format)
+		}
 		e, err := evr.event()
 		if err != nil {
 			return rec, err
@@ -205,6 +209,9 @@ func syntaxOnly(err error) error {
 	case errors.As(err, &syn):
 		return fmt.Errorf("malformed JSON at byte %d", syn.Offset)
 	case errors.As(err, &typ):
+		if typ.Type == reflect.TypeFor[[]byte]() {
+			return fmt.Errorf("field %q: not base64", typ.Field)
+		}
 		return fmt.Errorf("field %q: not a JSON %s", typ.Field, typ.Type)
 	}
 	return err // unknown field "x": names the field only

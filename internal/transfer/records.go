@@ -8,6 +8,7 @@ package transfer
 import (
 	"encoding/base64"
 	"fmt"
+	"math"
 	"time"
 	"unicode/utf8"
 
@@ -21,7 +22,10 @@ import (
 //   - 1: states, endpoints, tokens, alarms, events.
 //   - 2: calendar records (before the alarms), a series' exclude_calendars, and the
 //     calendars count. A version-1 file is a version-2 file without them.
-const FormatVersion = 2
+//   - 3: an attempt's receipt on its event (the attempt log: duration, status, content
+//     type, body). A version-2 file is a version-3 file whose events carry none; its
+//     alarms arrive with an empty attempt log.
+const FormatVersion = 3
 
 // oldestFormat is the earliest format Import still reads.
 const oldestFormat = 1
@@ -181,14 +185,26 @@ type rangeRecord struct {
 // eventRecord is one stored event of an alarm's history. Its store id is not kept: the
 // order of the lines is each alarm's order, and the target numbers them anew.
 type eventRecord struct {
-	Type         string     `json:"type"`
-	AlarmID      string     `json:"alarm_id"`
-	Event        string     `json:"event"`
-	At           *time.Time `json:"at,omitempty"`
-	Attempt      int        `json:"attempt,omitempty"`
-	ScheduledFor *time.Time `json:"scheduled_for,omitempty"`
-	Worker       string     `json:"worker,omitempty"`
-	Message      string     `json:"message,omitempty"`
+	Type         string         `json:"type"`
+	AlarmID      string         `json:"alarm_id"`
+	Event        string         `json:"event"`
+	At           *time.Time     `json:"at,omitempty"`
+	Attempt      int            `json:"attempt,omitempty"`
+	ScheduledFor *time.Time     `json:"scheduled_for,omitempty"`
+	Worker       string         `json:"worker,omitempty"`
+	Message      string         `json:"message,omitempty"`
+	Receipt      *receiptRecord `json:"receipt,omitempty"` // format 3; present on an attempt's event alone
+}
+
+// receiptRecord is what a delivery attempt came to (domain.Receipt), named as the event
+// row's columns are. The body is base64 (JSON's spelling of bytes): it may be anything
+// a receiver answered.
+type receiptRecord struct {
+	DurationUS        int64  `json:"duration_us"`
+	HTTPStatus        int    `json:"http_status,omitempty"`
+	ResponseType      string `json:"response_type,omitempty"`
+	ResponseBody      []byte `json:"response_body,omitempty"`
+	ResponseTruncated bool   `json:"response_truncated,omitempty"`
 }
 
 // stamp is t for a record: nil when unset.
@@ -296,16 +312,45 @@ func (r alarmRecord) alarm() (domain.Alarm, error) {
 }
 
 func eventToRecord(e domain.Event) eventRecord {
-	return eventRecord{Type: typeEvent, AlarmID: e.AlarmID, Event: string(e.Type), At: stamp(e.At), Attempt: e.Attempt,
+	r := eventRecord{Type: typeEvent, AlarmID: e.AlarmID, Event: string(e.Type), At: stamp(e.At), Attempt: e.Attempt,
 		ScheduledFor: stamp(e.ScheduledFor), Worker: e.Worker, Message: e.Message}
+	if rc := e.Receipt; rc != nil {
+		r.Receipt = &receiptRecord{DurationUS: rc.Duration.Microseconds(), HTTPStatus: rc.Status, ResponseType: rc.ContentType,
+			ResponseBody: rc.Body, ResponseTruncated: rc.Truncated}
+	}
+	return r
 }
 
+// maxDurationUS is the longest duration a receipt can hold, in microseconds.
+const maxDurationUS = math.MaxInt64 / int64(time.Microsecond)
+
+// event is the record as the domain's event; a receipt is checked as an attempt
+// keeps one (domain.Receipt.Kept, at most domain.MaxReceiptBody of body).
 func (r eventRecord) event() (domain.Event, error) {
 	if r.AlarmID == "" || r.Event == "" || r.At == nil {
 		return domain.Event{}, fmt.Errorf("event: alarm_id, event and at are required")
 	}
-	return domain.Event{AlarmID: r.AlarmID, Type: domain.EventType(r.Event), At: unstamp(r.At), Attempt: r.Attempt,
-		ScheduledFor: unstamp(r.ScheduledFor), Worker: r.Worker, Message: r.Message}, nil
+	e := domain.Event{AlarmID: r.AlarmID, Type: domain.EventType(r.Event), At: unstamp(r.At), Attempt: r.Attempt,
+		ScheduledFor: unstamp(r.ScheduledFor), Worker: r.Worker, Message: r.Message}
+	if rr := r.Receipt; rr != nil {
+		rc := domain.Receipt{Duration: time.Duration(rr.DurationUS) * time.Microsecond, Status: rr.HTTPStatus,
+			ContentType: rr.ResponseType, Body: rr.ResponseBody, Truncated: rr.ResponseTruncated}
+		switch kept := rc.Kept(domain.MaxReceiptBody); {
+		case rr.DurationUS < 0 || rr.DurationUS > maxDurationUS:
+			return domain.Event{}, fmt.Errorf("event of alarm %s: receipt.duration_us must be 0 or more microseconds", r.AlarmID)
+		case rr.HTTPStatus != 0 && (rr.HTTPStatus < 100 || rr.HTTPStatus > 999):
+			return domain.Event{}, fmt.Errorf("event of alarm %s: receipt.http_status must be absent or an HTTP status, 100 to 999", r.AlarmID)
+		case kept.ContentType != rc.ContentType:
+			return domain.Event{}, fmt.Errorf("event of alarm %s: receipt.response_type must be at most 200 bytes of printable text", r.AlarmID)
+		case len(rc.Body) > domain.MaxReceiptBody:
+			return domain.Event{}, fmt.Errorf("event of alarm %s: receipt.response_body must be at most %d bytes", r.AlarmID, domain.MaxReceiptBody)
+		}
+		if len(rc.Body) == 0 {
+			rc.Body = nil
+		}
+		e.Receipt = &rc
+	}
+	return e, nil
 }
 
 func endpointToRecord(e domain.Endpoint) endpointRecord {

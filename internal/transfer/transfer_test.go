@@ -3,6 +3,7 @@ package transfer_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"github.com/chronoshq/chronos/test/contract"
 	"slices"
@@ -169,20 +170,41 @@ func TestImportChecksTheFile(t *testing.T) {
 		c[i] = l
 		return strings.Join(c, "\n") + "\n"
 	}
+	attemptLine := -1
+	for i, l := range lines {
+		if strings.Contains(l, `"receipt":{`) {
+			attemptLine = i
+			break
+		}
+	}
+	if attemptLine < 0 {
+		t.Fatal("the export has no attempt's event")
+	}
+	// attemptWith is the file with the first attempt's receipt replaced by {fields}.
+	attemptWith := func(fields string) string {
+		l := lines[attemptLine]
+		i := strings.Index(l, `"receipt":{`)
+		return with(attemptLine, l[:i]+`"receipt":{`+fields+`}}`)
+	}
 	cases := map[string]struct{ file, want string }{
-		"cut short":       {strings.Join(lines[:len(lines)-1], "\n") + "\n", "without its end line"},
-		"cut mid-line":    {file[:len(file)-20], "line"},
-		"empty":           {"", "empty"},
-		"not an export":   {`{"hello":"world"}` + "\n", "first line must be the header"},
-		"another format":  {with(0, strings.Replace(lines[0], `"format":2`, `"format":3`, 1)), "format 3"},
-		"unknown field":   {with(endpointLine, strings.Replace(lines[endpointLine], `"type":"endpoint"`, `"type":"endpoint","colour":"red"`, 1)), "colour"},
-		"bad secrets":     {with(endpointLine, strings.Replace(lines[endpointLine], secret, strings.Repeat("x", 300), 1)), "secrets"},
-		"wrong counts":    {with(len(lines)-1, strings.Replace(lines[len(lines)-1], `"tokens":3`, `"tokens":4`, 1)), "damaged"},
-		"after the end":   {file + lines[1] + "\n", "after the end line"},
-		"two headers":     {with(1, lines[0]), "second header"},
-		"unknown type":    {with(1, `{"type":"worker","id":"x"}`), "unknown record type"},
-		"malformed JSON":  {with(1, `{"type":"state",`), "malformed JSON"},
-		"payload garbage": {with(len(lines)-2, `{"type":"alarm","id":"x","owner":"o","kind":"once","status":"active","delivery":"at_least_once","max_failures":1,"payload_base64":"%%%"}`), "payload_base64"},
+		"cut short":                              {strings.Join(lines[:len(lines)-1], "\n") + "\n", "without its end line"},
+		"cut mid-line":                           {file[:len(file)-20], "line"},
+		"empty":                                  {"", "empty"},
+		"not an export":                          {`{"hello":"world"}` + "\n", "first line must be the header"},
+		"another format":                         {with(0, strings.Replace(lines[0], `"format":3`, `"format":4`, 1)), "format 4"},
+		"unknown field":                          {with(endpointLine, strings.Replace(lines[endpointLine], `"type":"endpoint"`, `"type":"endpoint","colour":"red"`, 1)), "colour"},
+		"bad secrets":                            {with(endpointLine, strings.Replace(lines[endpointLine], secret, strings.Repeat("x", 300), 1)), "secrets"},
+		"wrong counts":                           {with(len(lines)-1, strings.Replace(lines[len(lines)-1], `"tokens":3`, `"tokens":4`, 1)), "damaged"},
+		"after the end":                          {file + lines[1] + "\n", "after the end line"},
+		"two headers":                            {with(1, lines[0]), "second header"},
+		"unknown type":                           {with(1, `{"type":"worker","id":"x"}`), "unknown record type"},
+		"malformed JSON":                         {with(1, `{"type":"state",`), "malformed JSON"},
+		"negative duration":                      {attemptWith(`"duration_us":-1`), "receipt.duration_us"},
+		"status 42":                              {attemptWith(`"duration_us":1,"http_status":42`), "receipt.http_status"},
+		"control characters in the content type": {attemptWith(`"duration_us":1,"response_type":"text/plain\u0000"`), "receipt.response_type"},
+		"a body over the limit":                  {attemptWith(`"duration_us":1,"response_body":"` + base64.StdEncoding.EncodeToString(make([]byte, 8193)) + `"`), "receipt.response_body"},
+		"a body not base64":                      {attemptWith(`"duration_us":1,"response_body":"%%%"`), `"receipt.response_body": not base64`},
+		"payload garbage":                        {with(len(lines)-2, `{"type":"alarm","id":"x","owner":"o","kind":"once","status":"active","delivery":"at_least_once","max_failures":1,"payload_base64":"%%%"}`), "payload_base64"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -55,6 +55,7 @@ var routeAccess = map[string]struct { // "METHOD template"
 	"GET /v1/alarms/{id}/attempts":  {ownerByID, ""},
 
 	"GET /admin/v1/overview":                           {adminRead, ""},
+	"GET /admin/v1/readyz":                             {adminRead, ""},
 	"GET /admin/v1/alarms":                             {adminRead, ""},
 	"GET /admin/v1/alarms/{id}":                        {adminRead, ""},
 	"GET /admin/v1/alarms/{id}/events":                 {adminRead, ""},

@@ -44,6 +44,7 @@ type envOptions struct {
 	maxActive    int
 	quotaRefresh time.Duration
 	rateLimit    int
+	authFailures int // --auth-failure-limit
 	limitsClock  *manualClock
 	metrics      bool // serve /metrics
 	noBackupDir  bool // no --backup-dir (every other env has one of its own)
@@ -56,7 +57,7 @@ func newEnvWith(t *testing.T, opts envOptions) *env {
 	ctx := t.Context()
 	so := testserver.Options{ShowPayloads: opts.showPayloads, RetentionHolder: "api-test-node",
 		MaxActiveAlarmsPerOwner: opts.maxActive, QuotaRefresh: opts.quotaRefresh, RateLimit: opts.rateLimit,
-		Metrics: opts.metrics}
+		AuthFailuresPerMinute: opts.authFailures, Metrics: opts.metrics}
 	if !opts.noBackupDir {
 		so.BackupDir = t.TempDir()
 	}

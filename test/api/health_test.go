@@ -24,6 +24,10 @@ func TestHealthAndReadiness(t *testing.T) {
 	if res.header.Get("Retry-After") == "" {
 		t.Error("503 without Retry-After")
 	}
+	// No token is needed, so nothing of the database is told: the log has the cause.
+	if want := `{"error":{"code":"unavailable","message":"store unavailable"}}` + "\n"; string(res.body) != want {
+		t.Errorf("GET /readyz with the store closed = %s, want %s", res.body, want)
+	}
 	if res := e.request("GET", "/healthz", "", nil); res.status != http.StatusOK {
 		t.Errorf("healthz with the store closed = %d, want 200", res.status)
 	}

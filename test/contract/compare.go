@@ -171,6 +171,37 @@ func (e *env) eventDiff(got, want domain.Event) string {
 	return b.String()
 }
 
+// eventRowDiff is eventDiff with the receipt too: for reads that return every stored
+// field of an event (ExportEvents, Attempts), not the history.
+func (e *env) eventRowDiff(got, want domain.Event) string {
+	return e.eventDiff(got, want) + receiptDiff(got.Receipt, want.Receipt)
+}
+
+// receiptDiff says how got differs from the receipt a store keeps of want: its duration
+// in whole microseconds, an empty body as none.
+func receiptDiff(got, want *domain.Receipt) string {
+	switch {
+	case got == nil && want == nil:
+		return ""
+	case got == nil || want == nil:
+		return fmt.Sprintf(" Receipt = %s, want %s;", fmtReceipt(got), fmtReceipt(want))
+	}
+	w := *want
+	w.Duration = w.Duration.Truncate(time.Microsecond)
+	if got.Duration != w.Duration || got.Status != w.Status || got.ContentType != w.ContentType ||
+		!bytes.Equal(got.Body, w.Body) || got.Truncated != w.Truncated {
+		return fmt.Sprintf(" Receipt = %s, want %s;", fmtReceipt(got), fmtReceipt(&w))
+	}
+	return ""
+}
+
+func fmtReceipt(r *domain.Receipt) string {
+	if r == nil {
+		return "none"
+	}
+	return fmt.Sprintf("{%s %d %q %q truncated=%t}", r.Duration, r.Status, r.ContentType, r.Body, r.Truncated)
+}
+
 // wantEvents checks an alarm's history: the created event first (wantCreatedEvent),
 // then exactly the events of the
 // applied transitions, in order, with store-assigned ids strictly increasing.

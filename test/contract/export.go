@@ -197,7 +197,8 @@ func testExportAlarmsPaged(t *testing.T, e *env) {
 }
 
 // ExportEvents returns the stored events (no made-up created event), each alarm's
-// oldest first, by alarm id; its cursor and its upper bound cut nothing and repeat
+// oldest first, by alarm id, each with every field, an attempt's receipt included
+// (as Attempts reads it); its cursor and its upper bound cut nothing and repeat
 // nothing.
 func testExportEventsPaged(t *testing.T, e *env) {
 	ex, _ := e.exporter()
@@ -206,16 +207,18 @@ func testExportEventsPaged(t *testing.T, e *env) {
 		as = append(as, e.create(e.onceIn(alice, -time.Minute)))
 	}
 	quiet := e.create(e.onceIn(bob, 100*time.Hour)) // never due here: no stored event
-	// Each due alarm fails twice, then fires: three stored events each.
+	// Each due alarm fails twice, then fires: three stored events each, each an attempt
+	// with what the receiver answered.
 	for round := range 3 {
 		c := e.claim("w1", shortLease, 100)
 		ts := make([]domain.Transition, len(c.Alarms))
 		for i, a := range c.Alarms {
+			o := withReceipt(domain.Delivered(), domain.Receipt{Duration: 3*time.Millisecond + 7*time.Microsecond, Status: 204})
 			if round < 2 {
-				ts[i] = e.fail(a, fmt.Sprintf("HTTP 50%d", round))
-			} else {
-				ts[i] = e.fire(a)
+				o = withReceipt(domain.DeliveryFailed(fmt.Sprintf("HTTP 50%d", round)), domain.Receipt{Duration: time.Duration(round+1) * time.Second,
+					Status: 500 + round, ContentType: "text/plain; charset=utf-8", Body: []byte{'n', 'o', 0, 0xff, byte(i)}, Truncated: round == 1})
 			}
+			ts[i] = domain.Decide(domain.Begin(a, e.now(), policy), o, e.now(), policy)
 		}
 		e.applyOK(ts...)
 		e.clock.Advance(time.Hour)
@@ -228,10 +231,24 @@ func testExportEventsPaged(t *testing.T, e *env) {
 		if err != nil {
 			t.Fatalf("Events(AnyOwner, %s): %v", id, err)
 		}
-		want = append(want, evs[1:]...) // without the created event Events makes up
+		// The history need not read receipts; the attempt log has them, by event id.
+		receipts := map[int64]*domain.Receipt{}
+		attempts, _ := e.attempts(ports.AnyOwner, id, ports.MaxAttemptsLimit, "")
+		for _, a := range attempts {
+			receipts[a.ID] = a.Receipt
+		}
+		for _, ev := range evs[1:] { // without the created event Events makes up
+			ev.Receipt = receipts[ev.ID]
+			want = append(want, ev)
+		}
 	}
 	if len(want) != 12 {
 		t.Fatalf("the case's alarms have %d stored events, want 12", len(want))
+	}
+	for _, ev := range want {
+		if !ev.IsAttempt() {
+			t.Fatalf("the %s event of %s is not in the attempt log: every one of the case's is an attempt", ev.Type, ev.AlarmID)
+		}
 	}
 	last := ids[len(ids)-1]
 	for _, page := range []int{1, 5, 12, 1000} {
@@ -244,7 +261,7 @@ func testExportEventsPaged(t *testing.T, e *env) {
 			if got[i].ID != want[i].ID {
 				t.Errorf("ExportEvents by pages of %d: event %d has id %d, want %d", page, i, got[i].ID, want[i].ID)
 			}
-			if d := e.eventDiff(got[i], want[i]); d != "" {
+			if d := e.eventRowDiff(got[i], want[i]); d != "" {
 				t.Errorf("ExportEvents by pages of %d: event %d differs:%s", page, i, d)
 			}
 		}
@@ -258,8 +275,9 @@ func testExportEventsPaged(t *testing.T, e *env) {
 	}
 }
 
-// Imported events are the alarm's history, in the order given, every field kept;
-// ExportEvents reads them back in that order.
+// Imported events are the alarm's history, in the order given, every field kept, and
+// those with a receipt its attempt log; ExportEvents reads them back in that order,
+// receipts included.
 func testImportEventsKeepOrder(t *testing.T, e *env) {
 	ex, im := e.exporter()
 	as := e.everyState()
@@ -274,6 +292,16 @@ func testImportEventsKeepOrder(t *testing.T, e *env) {
 		}
 	}
 	evs[1].ScheduledFor, evs[2].Worker, evs[3].Message = time.Time{}, "", ""
+	// The retry and the fire record attempts: their receipts are the attempt log.
+	for i := range evs {
+		switch evs[i].Type {
+		case domain.EventRetryScheduled:
+			evs[i].Receipt = &domain.Receipt{Duration: 1234567 * time.Microsecond, Status: 503, ContentType: "text/html",
+				Body: []byte{'<', 0, 0xfe, 'é'}, Truncated: true}
+		case domain.EventFired:
+			evs[i].Receipt = &domain.Receipt{Duration: time.Duration(i) * time.Millisecond} // no HTTP answer
+		}
+	}
 	if err := im.ImportEvents(e.ctx, evs); err != nil {
 		t.Fatalf("ImportEvents(%d events): %v", len(evs), err)
 	}
@@ -301,9 +329,35 @@ func testImportEventsKeepOrder(t *testing.T, e *env) {
 			}
 		}
 	}
+	for _, a := range as {
+		var mine []domain.Event // the attempts, newest first, as Attempts returns them
+		for _, ev := range slices.Backward(evs) {
+			if ev.AlarmID == a.ID && ev.IsAttempt() {
+				mine = append(mine, ev)
+			}
+		}
+		got, _ := e.attempts(ports.AnyOwner, a.ID, ports.MaxAttemptsLimit, "")
+		if len(got) != len(mine) {
+			t.Errorf("alarm %s: %d attempts after ImportEvents, want %d", a.ID, len(got), len(mine))
+			continue
+		}
+		for i := range mine {
+			if d := e.eventRowDiff(got[i], mine[i]); d != "" {
+				t.Errorf("alarm %s: attempt %d (%s) differs:%s", a.ID, i, mine[i].Type, d)
+			}
+		}
+	}
 	last := slices.MaxFunc(as, byAlarmID).ID
-	if got := exportAllEvents(t, e, ex, last, 3); len(got) != len(evs) {
-		t.Errorf("ExportEvents after ImportEvents: %d events, want %d", len(got), len(evs))
+	byAlarm := slices.Clone(evs)
+	slices.SortStableFunc(byAlarm, func(x, y domain.Event) int { return strings.Compare(x.AlarmID, y.AlarmID) })
+	got := exportAllEvents(t, e, ex, last, 3)
+	if len(got) != len(byAlarm) {
+		t.Fatalf("ExportEvents after ImportEvents: %d events, want %d", len(got), len(byAlarm))
+	}
+	for i := range byAlarm {
+		if d := e.eventRowDiff(got[i], byAlarm[i]); d != "" {
+			t.Errorf("ExportEvents after ImportEvents: event %d (%s of %s) differs:%s", i, byAlarm[i].Type, byAlarm[i].AlarmID, d)
+		}
 	}
 	if err := im.ImportEvents(e.ctx, nil); err != nil {
 		t.Errorf("ImportEvents(nil) = %v, want nil", err)
@@ -387,9 +441,9 @@ func testExportTokensKeepEveryField(t *testing.T, e *env) {
 	e.wantTokens("ListTokens after CreateToken of exported tokens", "", []domain.Token{revoked, used})
 }
 
-// Every alarm, its history and every endpoint, exported page by page from one store and
-// imported into a new one (as `chronos export | chronos import` does), read the same
-// from both.
+// Every alarm, its history and attempt log and every endpoint, exported page by page
+// from one store and imported into a new one (as `chronos export | chronos import`
+// does), read the same from both.
 func testExportRoundTrip(t *testing.T, e *env) {
 	ex, im := e.exporter()
 	as := e.everyState()
@@ -399,7 +453,12 @@ func testExportRoundTrip(t *testing.T, e *env) {
 	}
 	e.createBacklog(bob, 3, -time.Minute)
 	c := e.claim("w1", shortLease, 2)
-	ts := []domain.Transition{e.fail(c.Alarms[0], "HTTP 500"), e.fire(c.Alarms[1])}
+	ts := []domain.Transition{
+		domain.Decide(domain.Begin(c.Alarms[0], e.now(), policy), withReceipt(domain.DeliveryFailed("HTTP 500"),
+			domain.Receipt{Duration: 250 * time.Millisecond, Status: 500, ContentType: "application/json", Body: []byte(`{"error":"busy"}`)}), e.now(), policy),
+		domain.Decide(domain.Begin(c.Alarms[1], e.now(), policy), withReceipt(domain.Delivered(),
+			domain.Receipt{Duration: 4 * time.Millisecond, Status: 200, Body: []byte{0xff, 0}, Truncated: true}), e.now(), policy),
+	}
 	e.applyOK(ts...)
 	ep := e.fullEndpoint(alice, "billing")
 	e.createEndpoint(ep)
@@ -450,6 +509,7 @@ func testExportRoundTrip(t *testing.T, e *env) {
 	if len(got) != len(srcAlarms) {
 		t.Fatalf("the new store has %d alarms, the old one %d", len(got), len(srcAlarms))
 	}
+	attempts := 0
 	for i, w := range srcAlarms {
 		e.wantAlarm("alarm in the new store", got[i], w)
 		gotEvs, err := target.Events(e.ctx, ports.AnyOwner, w.ID, 0)
@@ -469,6 +529,24 @@ func testExportRoundTrip(t *testing.T, e *env) {
 				t.Errorf("alarm %s: event %d differs in the new store:%s", w.ID, j, d)
 			}
 		}
+		wantAt, _ := e.attempts(ports.AnyOwner, w.ID, ports.MaxAttemptsLimit, "")
+		gotAt, _, err := target.Attempts(e.ctx, ports.AttemptsQuery{Scope: ports.AnyOwner, AlarmID: w.ID, Limit: ports.MaxAttemptsLimit})
+		if err != nil {
+			t.Fatalf("Attempts(AnyOwner, %s) in the new store: %v", w.ID, err)
+		}
+		if len(gotAt) != len(wantAt) {
+			t.Errorf("alarm %s: %d attempts in the new store, %d in the old", w.ID, len(gotAt), len(wantAt))
+			continue
+		}
+		for j := range wantAt {
+			if d := e.eventRowDiff(gotAt[j], wantAt[j]); d != "" {
+				t.Errorf("alarm %s: attempt %d differs in the new store:%s", w.ID, j, d)
+			}
+		}
+		attempts += len(wantAt)
+	}
+	if attempts != 2 {
+		t.Errorf("the old store's alarms have %d attempts, want the case's 2", attempts)
 	}
 	gotEps, err := target.ListEndpoints(e.ctx, "")
 	if err != nil {

@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/chronoshq/chronos/adapters/webui"
 	"github.com/chronoshq/chronos/app/admin"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/testserver"
 	"github.com/chronoshq/chronos/ports"
 )
 
@@ -175,5 +178,122 @@ func TestSecureCookie(t *testing.T) {
 		if got := strings.Contains(res.Header.Get("Set-Cookie"), "Secure"); got != tc.want {
 			t.Errorf("%s: cookie %q, Secure %t, want %t", tc.name, res.Header.Get("Set-Cookie"), got, tc.want)
 		}
+	}
+}
+
+// The one-line report an action leaves for the next page (the flash cookie) is Secure
+// exactly when the session cookie is: over TLS, and over plain HTTP behind an HTTPS
+// proxy (serve --public-url https://...); both when it is set and when it is cleared.
+func TestFlashCookieIsSecureWhenTheSessionIs(t *testing.T) {
+	e := newEnv(t)
+	for _, tc := range []struct {
+		name        string
+		tls, secure bool
+		want        bool
+	}{
+		{"plain HTTP", false, false, false},
+		{"behind an HTTPS proxy", false, true, true},
+		{"TLS", true, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ui, err := webui.New(e.server.Admin, e.tokens, e.store, webui.Options{SecureCookies: tc.secure})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewUnstartedServer(ui)
+			if tc.tls {
+				srv.StartTLS()
+			} else {
+				srv.Start()
+			}
+			defer srv.Close()
+			// No cookie jar: one would not send a Secure cookie back over plain HTTP,
+			// which the proxy's browser does (it speaks HTTPS to the proxy).
+			client := srv.Client()
+			client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+			send := func(method, path string, form url.Values, cookies ...*http.Cookie) *http.Response {
+				t.Helper()
+				req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(form.Encode()))
+				if method == "POST" {
+					req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+					req.Header.Set("Origin", srv.URL)
+				}
+				for _, c := range cookies {
+					req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
+				}
+				res, err := client.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { res.Body.Close() })
+				return res
+			}
+			cookie := func(res *http.Response, name string) *http.Cookie {
+				t.Helper()
+				for _, c := range res.Cookies() {
+					if c.Name == name {
+						return c
+					}
+				}
+				t.Fatalf("%s %s set no %s cookie (%d)", res.Request.Method, res.Request.URL.Path, name, res.StatusCode)
+				return nil
+			}
+			session := cookie(send("POST", "/ui/login", url.Values{"token": {e.admin}}), "chronos_session")
+			settings := send("GET", "/ui/settings", nil, session)
+			body, _ := io.ReadAll(settings.Body)
+			m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(body)
+			if m == nil {
+				t.Fatalf("no CSRF field on the settings page (%d)", settings.StatusCode)
+			}
+			for _, action := range []string{"pause", "resume"} {
+				done := send("POST", "/ui/settings/dispatch/"+action, url.Values{"csrf": {string(m[1])}, "confirm": {"yes"}}, session)
+				flash := cookie(done, "chronos_flash")
+				if flash.Secure != tc.want {
+					t.Errorf("%s: the flash cookie %q is Secure=%t, want %t", action, done.Header.Get("Set-Cookie"), flash.Secure, tc.want)
+				}
+				cleared := cookie(send("GET", "/ui/settings", nil, session, flash), "chronos_flash")
+				if cleared.MaxAge >= 0 || cleared.Secure != tc.want {
+					t.Errorf("%s: the flash cookie is cleared as %+v, want Secure=%t", action, cleared, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// Failed sign-ins and forged session cookies are paced per client address (serve
+// --auth-failure-limit): past the limit the sign-in page answers 429 with Retry-After
+// and says why, before the token or the session is looked up.
+func TestFailedSignInsArePacedPerAddress(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		try  func(e *env, c *http.Client) answer
+		want int // the status of a failed try within the limit
+	}{
+		{"a wrong token", func(e *env, c *http.Client) answer {
+			return e.post(c, "/ui/login", url.Values{"token": {"chr_not_a_token"}})
+		}, http.StatusUnauthorized},
+		{"a forged session cookie", func(e *env, c *http.Client) answer {
+			req, _ := http.NewRequestWithContext(e.ctx, "GET", e.srv.URL+"/ui/alarms", nil)
+			req.AddCookie(&http.Cookie{Name: "chronos_session", Value: strings.Repeat("A", 43)})
+			return e.do(c, req)
+		}, http.StatusSeeOther},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := testserver.New(t, testserver.Options{Dashboard: true, AuthFailuresPerMinute: 3})
+			srv := httptest.NewServer(s.Handler)
+			t.Cleanup(srv.Close)
+			e := &env{t: t, ctx: t.Context(), srv: srv, server: s, store: s.Store, tokens: s.Tokens, ui: s.UI}
+			c := e.browser()
+			for i := range 3 {
+				if res := tc.try(e, c); res.status != tc.want {
+					t.Fatalf("try %d: %d, want %d", i+1, res.status, tc.want)
+				}
+			}
+			res := tc.try(e, c)
+			if res.status != http.StatusTooManyRequests || res.header.Get("Retry-After") == "" ||
+				!strings.Contains(res.body, "Too many failed sign-ins from your address") {
+				t.Errorf("past the limit: %d, Retry-After %q; want 429 with Retry-After, saying why:\n%s", res.status, res.header.Get("Retry-After"), res.body)
+			}
+		})
 	}
 }

@@ -31,7 +31,7 @@ func (e *Engine[T]) Attempts(ctx context.Context, q ports.AttemptsQuery) ([]doma
 		return nil, "", e.mapError(err)
 	}
 	size := page.Attempts(q.Limit)
-	attempts, err := List(ctx, e.Read, e.scanAttempt, e.SQL.Attempts, q.AlarmID, before, size+1)
+	attempts, err := List(ctx, e.Read, e.scanEventRow, e.SQL.Attempts, q.AlarmID, before, size+1)
 	if err != nil {
 		return nil, "", e.mapError(err)
 	}
@@ -39,8 +39,9 @@ func (e *Engine[T]) Attempts(ctx context.Context, q ports.AttemptsQuery) ([]doma
 	return attempts, next, nil
 }
 
-// scanAttempt reads id, sqlrow.EventColumns and sqlrow.ReceiptColumns.
-func (e *Engine[T]) scanAttempt(r sqlrow.Scanner) (domain.Event, error) {
+// scanEventRow reads id and sqlrow.EventRowColumns: an event with its receipt, nil on
+// an event that records no attempt.
+func (e *Engine[T]) scanEventRow(r sqlrow.Scanner) (domain.Event, error) {
 	var (
 		ev               domain.Event
 		typ              string

@@ -19,24 +19,11 @@ func (e *Engine[T]) ExportAlarms(ctx context.Context, after string, limit int) (
 	return as, e.mapError(err)
 }
 
-// ExportEvents returns the next page of stored events by (alarm id, event id).
+// ExportEvents returns the next page of stored events by (alarm id, event id), each
+// with its receipt (the attempt log).
 func (e *Engine[T]) ExportEvents(ctx context.Context, after ports.EventCursor, through string, limit int) ([]domain.Event, error) {
-	evs, err := List(ctx, e.Read, e.scanEvent, e.SQL.ExportEvents, after.AlarmID, through, after.AlarmID, after.ID, limit)
+	evs, err := List(ctx, e.Read, e.scanEventRow, e.SQL.ExportEvents, after.AlarmID, through, after.AlarmID, after.ID, limit)
 	return evs, e.mapError(err)
-}
-
-// scanEvent reads id and sqlrow.EventColumns.
-func (e *Engine[T]) scanEvent(r sqlrow.Scanner) (domain.Event, error) {
-	var (
-		ev               domain.Event
-		typ              string
-		at, scheduledFor T
-	)
-	if err := r.Scan(&ev.ID, &ev.AlarmID, &typ, &at, &ev.Attempt, &scheduledFor, &ev.Worker, &ev.Message); err != nil {
-		return domain.Event{}, err
-	}
-	ev.Type, ev.At, ev.ScheduledFor = domain.EventType(typ), e.ToTime(at), e.ToTime(scheduledFor)
-	return ev, nil
 }
 
 // ImportEndpoints inserts es with their own stamps in one transaction: a handful of

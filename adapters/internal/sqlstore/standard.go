@@ -57,7 +57,7 @@ var Standard = Statements{
 
 	// The export walks the primary key (alarms) and (alarm_id, id) of alarm_events.
 	ExportAlarms: `SELECT ` + sqlrow.AlarmColumns + ` FROM alarms WHERE id > ? ORDER BY id LIMIT ?`,
-	ExportEvents: `SELECT id, ` + sqlrow.EventColumns + ` FROM alarm_events
+	ExportEvents: `SELECT id, ` + sqlrow.EventRowColumns + ` FROM alarm_events
 		WHERE alarm_id >= ? AND alarm_id <= ? AND (alarm_id > ? OR id > ?)
 		ORDER BY alarm_id, id LIMIT ?`,
 	// and the primary key (owner, name) of calendars.

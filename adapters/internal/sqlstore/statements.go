@@ -75,7 +75,7 @@ type Statements struct {
 	// ExportAlarms: after, limit; selects sqlrow.AlarmColumns by id.
 	ExportAlarms string
 	// ExportEvents: after's alarm id, through, after's alarm id, after's event id,
-	// limit; selects id and sqlrow.EventColumns by (alarm_id, id).
+	// limit; selects id and sqlrow.EventRowColumns (the receipt too) by (alarm_id, id).
 	ExportEvents string
 	// ExportCalendars: after's owner, after's owner, after's name, limit; selects
 	// sqlrow.CalendarColumns by (owner, name).

@@ -36,15 +36,6 @@ func Unreachable(t testing.TB, what string, err error) {
 	t.Skipf("%s is unreachable, skipping: %v", what, err)
 }
 
-// Redacted is the URL u without its password, for messages.
-func Redacted(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	return p.Redacted()
-}
-
 // UniqueName is prefix and 12 random hex digits: a database or schema of a test's own.
 func UniqueName(t testing.TB, prefix string) string {
 	t.Helper()

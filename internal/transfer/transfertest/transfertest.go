@@ -12,6 +12,7 @@ import (
 	"github.com/chronoshq/chronos/test/contract"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,7 +43,9 @@ type Filled struct {
 }
 
 // Fill makes, in s, alarms in every state through the ports and the domain as the
-// dispatcher and the API would (so their histories are real): once alarms pending (with
+// dispatcher and the API would (so their histories and attempt logs are real, each
+// attempt with what its receiver answered: a status, a content type, a body, text or
+// bytes, cut or not, or no answer at all): once alarms pending (with
 // an idempotency key and an endpoint), fired after a retry, failed, cancelled and
 // retrying; series with every option fired, paused with a note and an end, leased, and
 // at-most-once in doubt; endpoints with secrets, tokens revoked and used, exclusion
@@ -141,7 +144,8 @@ func Fill(t testing.TB, s ports.Store) Filled {
 
 	// Fired after one retry.
 	fired := create(dueNow(once("alice", 0)))
-	apply(decide(claimOne(fired.ID), domain.DeliveryFailed("HTTP 502: bad gateway")))
+	apply(decide(claimOne(fired.ID), answered(domain.DeliveryFailed("HTTP 502: bad gateway"), domain.Receipt{Duration: 1234567 * time.Microsecond,
+		Status: 502, ContentType: "text/html; charset=utf-8", Body: []byte("<h1>Bad gateway — ünïcode</h1>"), Truncated: true})))
 	back := func(id string) { // a retry's backoff is in the future: make it due
 		t.Helper()
 		_, err := s.Mutate(ctx, ports.AnyOwner, id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
@@ -151,19 +155,21 @@ func Fill(t testing.TB, s ports.Store) Filled {
 		must("AdminMutate trigger", err)
 	}
 	back(fired.ID)
-	apply(decide(claimOne(fired.ID), domain.Delivered()))
+	apply(decide(claimOne(fired.ID), answered(domain.Delivered(), domain.Receipt{Duration: 3007 * time.Microsecond, Status: 204})))
 
 	// Failed: every delivery refused. It names the endpoint, whose failure URL gets a
 	// notice: itself an alarm.
 	failed := once("bob", 0)
 	failed.MaxFailures, failed.Endpoint = 1, "billing"
 	failed = create(dueNow(failed))
-	tr := decide(claimOne(failed.ID), domain.DeliveryFailed("HTTP 410 Gone"))
+	tr := decide(claimOne(failed.ID), answered(domain.DeliveryFailed("HTTP 410 Gone"), domain.Receipt{Duration: 10 * time.Second,
+		Status: 410, ContentType: "application/octet-stream", Body: []byte{0xff, 0x00, 0xfe, 'x', 0x80}}))
 	apply(tr)
 	if tr.Notice == nil {
 		t.Fatal("transfertest: a failed alarm naming an endpoint with a failure URL made no notice")
 	}
-	apply(decide(claimOne(tr.Notice.ID), domain.Delivered()))
+	apply(decide(claimOne(tr.Notice.ID), answered(domain.Delivered(), domain.Receipt{Duration: 1500 * time.Microsecond, Status: 200,
+		ContentType: "text/plain", Body: []byte("ok")})))
 	f.Failed, f.Notice = failed.ID, tr.Notice.ID
 
 	// Cancelled by its owner.
@@ -180,7 +186,7 @@ func Fill(t testing.TB, s ports.Store) Filled {
 		MaxConsecutiveSkips: 4, StartAt: now().Add(-72 * time.Hour), EndAt: now().Add(90*24*time.Hour + 987654321), MaxFires: 500, JitterSeconds: 0,
 		ExcludeCalendars: []string{"holidays"}})
 	series = create(dueNow(series))
-	apply(decide(claimOne(series.ID), domain.Delivered()))
+	apply(decide(claimOne(series.ID), answered(domain.Delivered(), domain.Receipt{Duration: 42 * time.Microsecond, Status: 200})))
 	f.Series = series.ID
 	next, err := s.Get(ctx, ports.AnyOwner, series.ID)
 	must("Get", err)
@@ -208,7 +214,7 @@ func Fill(t testing.TB, s ports.Store) Filled {
 
 	// Retrying: one delivery failed, the next is due later.
 	retrying := create(dueNow(once("alice", 0)))
-	apply(decide(claimOne(retrying.ID), domain.DeliveryFailed("timeout")))
+	apply(decide(claimOne(retrying.ID), answered(domain.DeliveryFailed("timeout"), domain.Receipt{Duration: 10 * time.Second}))) // no HTTP answer
 	f.Retrying = retrying.ID
 
 	// At-most-once, advanced and never recorded: in doubt, still leased.
@@ -231,8 +237,16 @@ func Fill(t testing.TB, s ports.Store) Filled {
 
 func hash(c byte) string { return string(bytes.Repeat([]byte{c}, 64)) }
 
+// answered is o with what the receiver answered, as the dispatcher hands it to Decide:
+// the attempt's event keeps it (the attempt log).
+func answered(o domain.Outcome, r domain.Receipt) domain.Outcome {
+	o.Receipt = &r
+	return o
+}
+
 // Compare fails t unless dst holds exactly what src holds: every alarm field by field
-// (leases cleared in dst), every alarm's history in order (store ids aside), every
+// (leases cleared in dst), every stored event with every field, its attempt's receipt
+// included, every alarm's history and attempt log in order (store ids aside), every
 // endpoint with its secrets and stamps, every calendar with its stamps, each series'
 // hold on the calendars it names, every token, and the cluster values that move.
 // Times are compared at precision, the coarser store's.
@@ -258,6 +272,9 @@ func Compare(t testing.TB, src, dst ports.Exporter, srcStore, dstStore ports.Sto
 	if len(got) != len(want) {
 		t.Fatalf("the target holds %d alarms, the source %d", len(got), len(want))
 	}
+	if len(want) > 0 {
+		compareEvents(t, src, dst, want[len(want)-1].ID, precision)
+	}
 	for i, w := range want {
 		w.ClaimedBy, w.ClaimedAt = "", time.Time{} // cleared by the import
 		g := got[i]
@@ -282,6 +299,10 @@ func Compare(t testing.TB, src, dst ports.Exporter, srcStore, dstStore ports.Sto
 		}
 		if !reflect.DeepEqual(ge, we) {
 			t.Errorf("the history of %s differs in the target:\n got %+v\nwant %+v", w.ID, ge, we)
+		}
+		wa, ga := attemptLog(t, srcStore, w.ID, precision), attemptLog(t, dstStore, w.ID, precision)
+		if !reflect.DeepEqual(ga, wa) {
+			t.Errorf("the attempt log of %s differs in the target:\n got %s\nwant %s", w.ID, fmtEvents(ga), fmtEvents(wa))
 		}
 	}
 	we, err := srcStore.ListEndpoints(ctx, "")
@@ -350,6 +371,81 @@ func Compare(t testing.TB, src, dst ports.Exporter, srcStore, dstStore ports.Sto
 			t.Errorf("cluster value %s in the target = %q (%v), want %q (%v)", name, gs.Value, gok, ws.Value, wok)
 		}
 	}
+}
+
+// compareEvents fails t unless dst holds every stored event of src, each with every
+// field, its receipt included, in the same order (store ids aside).
+func compareEvents(t testing.TB, src, dst ports.Exporter, through string, precision time.Duration) {
+	t.Helper()
+	all := func(ex ports.Exporter) []domain.Event {
+		var out []domain.Event
+		var after ports.EventCursor
+		for {
+			evs, err := ex.ExportEvents(context.Background(), after, through, 7)
+			if err != nil {
+				t.Fatalf("transfertest: ExportEvents: %v", err)
+			}
+			if len(evs) == 0 {
+				return normalizeEvents(out, precision)
+			}
+			out = append(out, evs...)
+			last := evs[len(evs)-1]
+			after = ports.EventCursor{AlarmID: last.AlarmID, ID: last.ID}
+		}
+	}
+	we, ge := all(src), all(dst)
+	attempts := 0
+	for _, e := range we {
+		if e.IsAttempt() {
+			attempts++
+		}
+	}
+	if attempts == 0 {
+		t.Errorf("transfertest: the source holds no attempt: nothing shows that the attempt log moves")
+	}
+	if !reflect.DeepEqual(ge, we) {
+		t.Errorf("the stored events differ in the target:\n got %s\nwant %s", fmtEvents(ge), fmtEvents(we))
+	}
+}
+
+// attemptLog is the alarm's whole attempt log as GET /v1/alarms/{id}/attempts pages
+// through it, normalised as normalizeEvents does.
+func attemptLog(t testing.TB, s ports.Store, id string, precision time.Duration) []domain.Event {
+	t.Helper()
+	var out []domain.Event
+	cursor := ""
+	for {
+		page, next, err := s.Attempts(context.Background(), ports.AttemptsQuery{Scope: ports.AnyOwner, AlarmID: id, Limit: 2, Cursor: cursor})
+		if err != nil {
+			t.Fatalf("transfertest: Attempts(%s): %v", id, err)
+		}
+		out = append(out, page...)
+		if next == "" {
+			return normalizeEvents(out, precision)
+		}
+		cursor = next
+	}
+}
+
+// normalizeEvents drops the store's ids and brings the times to precision.
+func normalizeEvents(es []domain.Event, precision time.Duration) []domain.Event {
+	for i := range es {
+		es[i].ID = 0
+		es[i].At, es[i].ScheduledFor = es[i].At.Truncate(precision), es[i].ScheduledFor.Truncate(precision)
+	}
+	return es
+}
+
+// fmtEvents shows events with their receipts (a pointer prints as an address).
+func fmtEvents(es []domain.Event) string {
+	var b strings.Builder
+	for _, e := range es {
+		fmt.Fprintf(&b, "\n  %s %s attempt %d at %s worker %q message %q", e.AlarmID, e.Type, e.Attempt, e.At.Format(time.RFC3339Nano), e.Worker, e.Message)
+		if r := e.Receipt; r != nil {
+			fmt.Fprintf(&b, " receipt{%s %d %q %q truncated=%t}", r.Duration, r.Status, r.ContentType, r.Body, r.Truncated)
+		}
+	}
+	return b.String()
 }
 
 func allCalendars(t testing.TB, ex ports.Exporter) []domain.Calendar {
