@@ -1,3 +1,5 @@
+//go:build e2e
+
 package e2e
 
 import (
@@ -6,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/chronoshq/chronos/internal/pgtest"
 )
 
 // TestPunctualityWithDefaultFlags runs nodes as a user does, with no --tick, and creates
@@ -23,15 +27,24 @@ func TestPunctualityWithDefaultFlags(t *testing.T) {
 	}{{onSQLite, 1}, {onPostgres, 3}, {onMySQL, 3}} {
 		t.Run(string(c.kind), func(t *testing.T) {
 			t.Parallel()
-			punctuality(t, c.kind, c.nodes)
+			punctuality(t, string(c.kind), newStoreURL(t, c.kind), c.nodes)
 		})
 	}
+	// Behind a transaction-pooling PgBouncer without --store-listen-url the nodes get no
+	// hints from each other: each alarm is still on time, fired by the node that created
+	// it (or applied its last outcome), which hints itself.
+	t.Run("postgres-pgbouncer-no-listen", func(t *testing.T) {
+		t.Parallel()
+		base := envOr("CHRONOS_TEST_POSTGRES_URL", "postgres://root@127.0.0.1:5432/postgres")
+		direct := newPooledPostgresDatabase(t, base)
+		bouncer := pgtest.StartBouncer(t, base)
+		punctuality(t, "postgres behind pgbouncer, no listen URL", bouncer.URL(t, direct), 3)
+	})
 }
 
 const punctualityBound = 250 * time.Millisecond
 
-func punctuality(t *testing.T, kind storeKind, n int) {
-	store := newStoreURL(t, kind)
+func punctuality(t *testing.T, kind, store string, n int) {
 	recv := NewReceiver(t, e2eSecret)
 	token := CreateToken(t, store, "punctual")
 	cfg := NodeConfig{Store: store, WakeURL: recv.URL, Secret: e2eSecret} // the default flags
