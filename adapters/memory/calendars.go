@@ -33,6 +33,12 @@ func (s *Store) GetCalendar(ctx context.Context, owner, name string) (domain.Cal
 	return txv(s, ctx, func() (domain.Calendar, error) { return s.calendars.get(ownerKey{owner, name}) })
 }
 
+func (s *Store) GetCalendars(ctx context.Context, owner string, names []string) ([]domain.Calendar, error) {
+	return txv(s, ctx, func() ([]domain.Calendar, error) {
+		return s.calendars.rows(func(c domain.Calendar) bool { return c.Owner == owner && slices.Contains(names, c.Name) }, byOwnerName), nil
+	})
+}
+
 func (s *Store) ListCalendars(ctx context.Context, owner string) ([]domain.Calendar, error) {
 	return txv(s, ctx, func() ([]domain.Calendar, error) {
 		return s.calendars.rows(func(c domain.Calendar) bool { return c.Owner == owner }, byOwnerName), nil

@@ -15,6 +15,7 @@ var calendarCases = []testCase{
 	{"RoundTrip", testCalendarRoundTrip},
 	{"ReplaceKeepsCreatedAt", testCalendarReplace},
 	{"ListOrder", testCalendarListOrder},
+	{"GetCalendarsReadsTheNamedOnly", testCalendarsNamed},
 	{"Unknown", testCalendarUnknown},
 	{"DeleteRefusedWhileASeriesUsesIt", testCalendarInUse},
 	{"UpdateMovesTheSeriesToOtherCalendars", testCalendarRelink},
@@ -140,6 +141,51 @@ func testCalendarListOrder(t *testing.T, e *env) {
 	if err != nil || none == nil || len(none) != 0 {
 		t.Errorf("ListCalendars(carol) = %#v, %v; want an empty slice", none, err)
 	}
+}
+
+// GetCalendars: the owner's calendars among the names, by name in byte order, each
+// once; unknown names and other owners' calendars left out; no names, an empty slice.
+// More names than one read takes (a store may split them) come back the same way.
+func testCalendarsNamed(t *testing.T, e *env) {
+	for _, name := range []string{"ab", "a_b", "a0", "a-b", "z9"} {
+		e.putCalendar(e.newCalendar(alice, name))
+	}
+	e.putCalendar(e.newCalendar(bob, "bobs"))
+	many := []string{"nope", "ab"}
+	for i := range 2 * domain.MaxSeriesCalendars {
+		many = append(many, fmt.Sprintf("none%02d", i))
+	}
+	many = append(many, "z9", "a-b")
+	for _, c := range []struct {
+		names []string
+		want  []string
+	}{
+		{[]string{"ab", "a-b", "nope", "bobs"}, []string{"a-b", "ab"}},
+		{[]string{"a0", "a0"}, []string{"a0"}},
+		{[]string{"z9"}, []string{"z9"}},
+		{many, []string{"a-b", "ab", "z9"}},
+		{nil, []string{}},
+	} {
+		got, err := e.store.GetCalendars(e.ctx, alice, c.names)
+		if err != nil {
+			t.Fatalf("GetCalendars(alice, %q): %v", c.names, err)
+		}
+		names := []string{}
+		for _, g := range got {
+			if g.Owner != alice {
+				t.Errorf("GetCalendars(alice, %q) returned %s's calendar %s", c.names, g.Owner, g.Name)
+			}
+			names = append(names, g.Name)
+		}
+		if !slices.Equal(names, c.want) || got == nil {
+			t.Errorf("GetCalendars(alice, %q) = %q (nil %v), want %q", c.names, names, got == nil, c.want)
+		}
+	}
+	got, err := e.store.GetCalendars(e.ctx, alice, []string{"ab"})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("GetCalendars(alice, ab) = %v, %v", got, err)
+	}
+	e.wantCalendar("GetCalendars", got[0], e.getCalendar(alice, "ab"))
 }
 
 // An unknown name, or another owner's, is ErrNotFound for Get and Delete.

@@ -48,6 +48,7 @@ func (e *env) storeCalls(ctx context.Context, existing domain.Alarm) map[string]
 	_, calls["PutCalendar"] = e.store.PutCalendar(ctx, e.newCalendar(alice, "holidays"))
 	_, calls["GetCalendar"] = e.store.GetCalendar(ctx, alice, "holidays")
 	_, calls["ListCalendars"] = e.store.ListCalendars(ctx, alice)
+	_, calls["GetCalendars"] = e.store.GetCalendars(ctx, alice, []string{"holidays"})
 	_, _, calls["CalendarUser"] = e.store.CalendarUser(ctx, alice, "holidays")
 	calls["DeleteCalendar"] = e.store.DeleteCalendar(ctx, alice, "holidays")
 	calls["Ping"] = e.store.Ping(ctx)

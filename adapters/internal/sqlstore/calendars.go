@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
@@ -54,6 +55,33 @@ func (e *Engine[T]) PutCalendar(ctx context.Context, c domain.Calendar) (domain.
 func (e *Engine[T]) GetCalendar(ctx context.Context, owner, name string) (domain.Calendar, error) {
 	c, err := one(ctx, e.Read, e.scanCalendar, e.calendarNotFound(owner, name), e.SQL.GetCalendar, owner, name)
 	return c, e.mapError(err)
+}
+
+// CalendarsPerRead is how many names one CalendarsNamed statement takes: a series'
+// most, so that every read the app makes is one statement.
+const CalendarsPerRead = domain.MaxSeriesCalendars
+
+// GetCalendars reads the owner's calendars names names, CalendarsPerRead names a
+// statement, the last name repeated to fill its placeholders.
+func (e *Engine[T]) GetCalendars(ctx context.Context, owner string, names []string) ([]domain.Calendar, error) {
+	out := []domain.Calendar{}
+	for chunk := range slices.Chunk(names, CalendarsPerRead) {
+		args := make([]any, 1, 1+CalendarsPerRead)
+		args[0] = owner
+		for i := range CalendarsPerRead {
+			args = append(args, chunk[min(i, len(chunk)-1)])
+		}
+		cs, err := List(ctx, e.Read, e.scanCalendar, e.SQL.CalendarsNamed, args...)
+		if err != nil {
+			return nil, e.mapError(err)
+		}
+		out = append(out, cs...)
+	}
+	if len(names) > CalendarsPerRead { // several reads: one order, each calendar once
+		slices.SortFunc(out, func(a, b domain.Calendar) int { return strings.Compare(a.Name, b.Name) })
+		out = slices.CompactFunc(out, func(a, b domain.Calendar) bool { return a.Name == b.Name })
+	}
+	return out, nil
 }
 
 // ListCalendars returns the owner's calendars by name.

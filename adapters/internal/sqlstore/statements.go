@@ -61,8 +61,9 @@ type Statements struct {
 	// matched even when nothing changed).
 	InsertCalendar, UpdateCalendar string
 	// GetCalendar and LockCalendar (locked until the transaction ends): owner, name.
-	// ListCalendars: owner, by name. All select sqlrow.CalendarColumns.
-	GetCalendar, LockCalendar, ListCalendars string
+	// ListCalendars: owner, by name. CalendarsNamed: owner, then CalendarsPerRead
+	// names (some repeated), by name, each row once. All select sqlrow.CalendarColumns.
+	GetCalendar, LockCalendar, ListCalendars, CalendarsNamed string
 	// DeleteCalendar and DeleteCalendarLinks (its series_calendars rows): owner, name.
 	DeleteCalendar, DeleteCalendarLinks string
 	// CalendarUser: owner, name; selects the id of an active or paused series in the
