@@ -103,6 +103,12 @@ type Config struct {
 	// RateLimit paces Handler's requests per token on this node: RateLimit a second in
 	// bursts of twice that, over it 429 rate_limited; 0: no limit.
 	RateLimit int
+	// MaxCalendarsPerOwner refuses an owner's new calendar past this many (429
+	// quota_exceeded); MaxCalendarEntries a calendar of more dates, weekdays and ranges
+	// in all (400 naming the list). 0 takes the default (domain.DefaultMaxCalendarsPerOwner,
+	// domain.DefaultMaxCalendarEntries), NoLimit none.
+	MaxCalendarsPerOwner int
+	MaxCalendarEntries   int
 
 	// Metrics receives what the node measures (adapters/metrics for Prometheus); nil:
 	// none. MetricsHandler, when set, is served at GET /metrics by Handler.
@@ -202,6 +208,24 @@ func (c Config) dispatcher(worker string) dispatch.Config {
 // NoAttemptBody is Config.AttemptBodyBytes keeping no body of any answer.
 const NoAttemptBody = -1
 
+// NoLimit turns off a Config limit whose zero value takes a default.
+const NoLimit = -1
+
+// calendarLimits is the calendars' limits, the defaults filled in.
+func (c Config) calendarLimits() domain.CalendarLimits {
+	pick := func(v, def int) int {
+		switch {
+		case v == 0:
+			return def
+		case v < 0:
+			return 0
+		}
+		return v
+	}
+	return domain.CalendarLimits{PerOwner: pick(c.MaxCalendarsPerOwner, domain.DefaultMaxCalendarsPerOwner),
+		Entries: pick(c.MaxCalendarEntries, domain.DefaultMaxCalendarEntries)}
+}
+
 // attemptBodyBytes is how many body bytes an attempt keeps, AttemptBodyBytes read.
 func (c Config) attemptBodyBytes() int {
 	switch {
@@ -295,7 +319,7 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	n.limiter = owners.NewRateLimiter(cfg.RateLimit, cfg.LimitsClock, metrics)
 	n.tokens = admin.NewTokens(store, n.clock).WithLogger(log.Named("tokens"))
 	n.endpoints = admin.NewEndpoints(store, n.clock, log.Named("endpoints"))
-	n.calendars = owners.NewCalendars(store, n.clock, log.Named("calendars"))
+	n.calendars = owners.NewCalendars(store, n.clock, cfg.calendarLimits(), log.Named("calendars"))
 	n.gate = chores.NewDispatchGate(store, dc.Tick, metrics, log.Named("dispatch-gate"))
 	n.retention, err = chores.NewRetention(store, chores.RetentionConfig{
 		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm, Holder: worker, Metrics: metrics,

@@ -23,10 +23,12 @@ type LimitError struct {
 	Kind       error
 	Message    string
 	RetryAfter time.Duration
-	// Permanent: no retry of this request can ever succeed (it alone exceeds the limit),
-	// so there is no time to retry after; RetryAfter is 0 and the API sends no
-	// Retry-After.
+	// Permanent: no wait makes a retry of this request succeed (it alone exceeds the
+	// limit, or only the caller's own change frees room), so there is no time to retry
+	// after; RetryAfter is 0 and the API sends no Retry-After.
 	Permanent bool
+	// Field names the request's field the limit is about, "" when none is.
+	Field string
 }
 
 func (e *LimitError) Error() string { return e.Message }

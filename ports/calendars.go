@@ -25,7 +25,14 @@ type CalendarStore interface {
 	// stamping UpdatedAt with the store's now, and CreatedAt too when it is new (a
 	// replace keeps the first CreatedAt); it returns the calendar as stored, its lists
 	// exactly as given and times at the store's TimePrecision.
-	PutCalendar(ctx context.Context, c domain.Calendar) (domain.Calendar, error)
+	//
+	// maxPerOwner > 0 bounds the owner's calendars: a new one (not a replace) for an
+	// owner that has maxPerOwner already is refused with domain.CalendarsOverLimit and
+	// nothing is written. The count and the insert are one transaction; a store whose
+	// writers run one at a time (SQLite) never passes the limit, others may by the
+	// owner's concurrent creates at most. 0 is no limit. Cost: a walk of the owner's
+	// primary key entries, at most maxPerOwner of them, only when the calendar is new.
+	PutCalendar(ctx context.Context, c domain.Calendar, maxPerOwner int) (domain.Calendar, error)
 	// GetCalendar returns the owner's calendar. ErrNotFound when there is none.
 	GetCalendar(ctx context.Context, owner, name string) (domain.Calendar, error)
 	// GetCalendars returns those of the owner's calendars that names names, by name (as

@@ -135,7 +135,12 @@ func toAPIError(err error) *apiError {
 			if msg == "" {
 				msg = err.Error()
 			}
-			return &apiError{Status: s.status, Code: s.code, Message: msg}
+			var le *domain.LimitError
+			field := ""
+			if errors.As(err, &le) {
+				field = le.Field
+			}
+			return &apiError{Status: s.status, Code: s.code, Message: msg, Field: field}
 		}
 	}
 	if unavailable(err) {

@@ -19,11 +19,13 @@ func keepCalendar(c domain.Calendar) domain.Calendar {
 	return c
 }
 
-func (s *Store) PutCalendar(ctx context.Context, c domain.Calendar) (domain.Calendar, error) {
+func (s *Store) PutCalendar(ctx context.Context, c domain.Calendar, maxPerOwner int) (domain.Calendar, error) {
 	return txv(s, ctx, func() (domain.Calendar, error) {
 		c.CreatedAt, c.UpdatedAt = s.now(), s.now()
 		if old, err := s.calendars.get(ownerKey{c.Owner, c.Name}); err == nil {
 			c.CreatedAt = old.CreatedAt
+		} else if maxPerOwner > 0 && len(s.calendars.rows(func(x domain.Calendar) bool { return x.Owner == c.Owner }, nil)) >= maxPerOwner {
+			return domain.Calendar{}, domain.CalendarsOverLimit(maxPerOwner)
 		}
 		return s.calendars.put(c), nil
 	})

@@ -21,26 +21,33 @@ type CalendarStore interface {
 // delete. Every change bumps the "calendars" state, so the dispatchers drop what they
 // cached within a second and the next occurrence of every series using it follows it.
 type Calendars struct {
-	store CalendarStore
-	clock ports.Clock
-	log   *zap.Logger
+	store  CalendarStore
+	clock  ports.Clock
+	limits domain.CalendarLimits
+	log    *zap.Logger
 }
 
-// NewCalendars builds the use cases; log may be nil.
-func NewCalendars(store CalendarStore, clock ports.Clock, log *zap.Logger) *Calendars {
+// NewCalendars builds the use cases, holding every owner to limits (the zero value:
+// none); log may be nil.
+func NewCalendars(store CalendarStore, clock ports.Clock, limits domain.CalendarLimits, log *zap.Logger) *Calendars {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Calendars{store: store, clock: clock, log: log}
+	return &Calendars{store: store, clock: clock, limits: limits, log: log}
 }
 
-// Put validates c (a *domain.ValidationError naming the field) and stores it, replacing
-// the owner's calendar of that name if there is one.
+// Put validates c (a *domain.ValidationError naming the field, also for a calendar
+// over the limit of entries) and stores it, replacing the owner's calendar of that
+// name if there is one; a new one past the owner's limit of calendars is refused
+// (domain.CalendarsOverLimit).
 func (s *Calendars) Put(ctx context.Context, c domain.Calendar) (domain.Calendar, error) {
+	if err := s.limits.CheckEntries(c); err != nil {
+		return domain.Calendar{}, err
+	}
 	if err := domain.ValidateCalendar(c); err != nil {
 		return domain.Calendar{}, err
 	}
-	stored, err := s.store.PutCalendar(ctx, domain.NormalizeCalendar(c))
+	stored, err := s.store.PutCalendar(ctx, domain.NormalizeCalendar(c), s.limits.PerOwner)
 	if err != nil {
 		return domain.Calendar{}, err
 	}

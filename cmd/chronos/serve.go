@@ -228,11 +228,20 @@ func (cfg *serveConfig) node() chronos.Config {
 		WakeURLMaxInFlight: cfg.WakeURLMaxInFlight, AttemptBodyBytes: attemptBodyBytes(cfg.AttemptBodyBytes),
 		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
 		MaxActiveAlarmsPerOwner: cfg.MaxActive, QuotaRefresh: cfg.QuotaRefresh, RateLimit: cfg.RateLimit,
+		MaxCalendarsPerOwner: orNoLimit(cfg.MaxCalendars), MaxCalendarEntries: orNoLimit(cfg.MaxCalendarEntries),
 		Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL, BackupDir: cfg.BackupDir,
 		OTelEndpoint: cfg.OTelEndpoint,
 		Endpoints: chronos.EndpointOptions{UserAgent: "chronos/" + Version(), ReceiverErrors: webhook.ReceiverErrors(cfg.ReceiverErrors),
 			BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown},
 	}
+}
+
+// orNoLimit is a flag's limit as chronos.Config takes it: the flag's 0 (off) is NoLimit.
+func orNoLimit(v int) int {
+	if v == 0 {
+		return chronos.NoLimit
+	}
+	return v
 }
 
 // runNode starts the node (dispatching and its background work) and drains it on stop.
@@ -248,7 +257,8 @@ func runNode(lc fx.Lifecycle, n *chronos.Node, cfg *serveConfig, log *zap.Logger
 				log.Info("retention on", zap.Duration("retention", cfg.Retention), zap.Int("events_per_alarm", cfg.EventsPerAlarm))
 			}
 			log.Info("limits", zap.Int("max_active_alarms_per_owner", cfg.MaxActive), zap.Duration("quota_refresh", cfg.QuotaRefresh),
-				zap.Int("rate_limit_per_token", cfg.RateLimit))
+				zap.Int("rate_limit_per_token", cfg.RateLimit), zap.Int("max_calendars_per_owner", cfg.MaxCalendars),
+				zap.Int("max_calendar_entries", cfg.MaxCalendarEntries))
 			if cfg.ShowPayloads {
 				log.Warn("--admin-show-payloads: admin views show alarm payloads and wake messages in full")
 			}

@@ -56,6 +56,8 @@ type serveConfig struct {
 	MaxActive          int
 	QuotaRefresh       time.Duration
 	RateLimit          int
+	MaxCalendars       int
+	MaxCalendarEntries int
 	ShowPayloads       bool
 	UI                 bool
 	LogFormat          string
@@ -105,6 +107,8 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxActive, "max-active-alarms-per-owner", 1_000_000, "refuse (429 quota_exceeded) a create that would take its owner past this many active or paused alarms; 0: no quota")
 	fs.DurationVar(&c.QuotaRefresh, "quota-refresh", owners.DefaultQuotaRefresh, "how old a node's count of an owner's active alarms may get; on N nodes an owner can end over its quota by what the others created in about this long")
 	fs.IntVar(&c.RateLimit, "rate-limit", owners.DefaultRateLimit, "requests per second per token on this node, in bursts of twice that (429 rate_limited over it); 0: no limit")
+	fs.IntVar(&c.MaxCalendars, "max-calendars-per-owner", domain.DefaultMaxCalendarsPerOwner, "refuse (429 quota_exceeded) an owner's new calendar past this many; 0: no limit")
+	fs.IntVar(&c.MaxCalendarEntries, "max-calendar-entries", domain.DefaultMaxCalendarEntries, "refuse (400 naming the list) a calendar of more dates, weekdays and ranges than this, together; 0: no limit")
 	fs.BoolVar(&c.ShowPayloads, "admin-show-payloads", false, "show payloads and wake messages in admin views (default: redacted to size and SHA-256)")
 	fs.BoolVar(&c.UI, "ui", true, "serve the web dashboard at /ui/ (sign in with an admin token); --ui=false answers 404 there")
 	fs.StringVar(&c.LogFormat, "log-format", "console", "log format: console or json")
@@ -187,6 +191,12 @@ func (c *serveConfig) validate() error {
 	}
 	if c.MaxActive < 0 {
 		errs = append(errs, fmt.Errorf("--max-active-alarms-per-owner must be 0 (no quota) or more, got %d", c.MaxActive))
+	}
+	if c.MaxCalendars < 0 {
+		errs = append(errs, fmt.Errorf("--max-calendars-per-owner must be 0 (no limit) or more, got %d", c.MaxCalendars))
+	}
+	if c.MaxCalendarEntries < 0 {
+		errs = append(errs, fmt.Errorf("--max-calendar-entries must be 0 (no limit) or more, got %d", c.MaxCalendarEntries))
 	}
 	if c.QuotaRefresh <= 0 {
 		errs = append(errs, fmt.Errorf("--quota-refresh must be above 0, got %s", c.QuotaRefresh))

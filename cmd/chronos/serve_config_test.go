@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chronoshq/chronos"
 	"github.com/chronoshq/chronos/internal/flagenv"
 )
 
@@ -29,6 +30,8 @@ func TestServeRefusesUnsafeConfiguration(t *testing.T) {
 		{"bad log format", []string{"--dev", "--log-format", "xml"}, nil, []string{"--log-format must be console or json"}},
 		{"unknown receiver errors", []string{"--dev", "--receiver-errors", "some"}, nil, []string{`--receiver-errors must be status or full, got "some"`}},
 		{"negative quota", []string{"--dev", "--max-active-alarms-per-owner", "-1"}, nil, []string{"--max-active-alarms-per-owner must be 0 (no quota) or more"}},
+		{"negative calendars", []string{"--dev", "--max-calendars-per-owner", "-1"}, nil, []string{"--max-calendars-per-owner must be 0 (no limit) or more, got -1"}},
+		{"negative calendar entries", nil, map[string]string{"CHRONOS_DEV": "true", "CHRONOS_MAX_CALENDAR_ENTRIES": "-1"}, []string{"--max-calendar-entries must be 0 (no limit) or more, got -1"}},
 		{"no quota refresh", []string{"--dev", "--quota-refresh", "0s"}, nil, []string{"--quota-refresh must be above 0"}},
 		{"negative rate limit", nil, map[string]string{"CHRONOS_DEV": "true", "CHRONOS_RATE_LIMIT": "-5"}, []string{"--rate-limit must be 0 (no limit) or more, got -5"}},
 		{"attempt body bytes below 0", []string{"--dev", "--attempt-body-bytes", "-1"}, nil, []string{"--attempt-body-bytes must be 0 (keep no body) to 8192, got -1"}},
@@ -113,6 +116,30 @@ func TestLimitFlags(t *testing.T) {
 	}
 	if c := parse([]string{"--rate-limit", "50", "--max-active-alarms-per-owner", "10"}); c.MaxActive != 10 || c.RateLimit != 50 {
 		t.Errorf("flags over the environment: quota %d, rate %d; want 10, 50", c.MaxActive, c.RateLimit)
+	}
+}
+
+// The calendars' limits default to 100 calendars per owner and 1,000 entries per
+// calendar; the environment sets them, and 0 turns each off in the node's Config.
+func TestCalendarLimitFlags(t *testing.T) {
+	parse := func(args []string) serveConfig {
+		t.Helper()
+		var cfg serveConfig
+		fs := flagenv.New("serve", &bytes.Buffer{})
+		cfg.register(fs)
+		if err := flagenv.Parse(fs, args); err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	if c := parse(nil); c.MaxCalendars != 100 || c.MaxCalendarEntries != 1000 {
+		t.Errorf("defaults: %d calendars, %d entries; want 100, 1000", c.MaxCalendars, c.MaxCalendarEntries)
+	}
+	t.Setenv("CHRONOS_MAX_CALENDARS_PER_OWNER", "7")
+	t.Setenv("CHRONOS_MAX_CALENDAR_ENTRIES", "0")
+	c := parse(nil)
+	if n := c.node(); c.MaxCalendars != 7 || n.MaxCalendarsPerOwner != 7 || n.MaxCalendarEntries != chronos.NoLimit {
+		t.Errorf("from the environment: %d calendars (Config %d), Config entries %d; want 7, 7, NoLimit", c.MaxCalendars, n.MaxCalendarsPerOwner, n.MaxCalendarEntries)
 	}
 }
 

@@ -40,6 +40,8 @@ type Options struct {
 	QuotaRefresh            time.Duration
 	RateLimit               int
 	LimitsClock             ports.Clock
+	// MaxCalendarsPerOwner and MaxCalendarEntries are chronos.Config's (0: the defaults).
+	MaxCalendarsPerOwner, MaxCalendarEntries int
 	// Metrics serves Prometheus metrics (adapters/metrics) at GET /metrics and counts
 	// into them, as `chronos serve` does.
 	Metrics bool
@@ -81,6 +83,7 @@ func New(t testing.TB, opts Options) *Server {
 		WorkerID: holder, Lease: time.Minute, MaxFailures: MaxFailures, Retention: time.Hour,
 		MaxActiveAlarmsPerOwner: opts.MaxActiveAlarmsPerOwner, QuotaRefresh: opts.QuotaRefresh,
 		RateLimit: opts.RateLimit, LimitsClock: opts.LimitsClock,
+		MaxCalendarsPerOwner: opts.MaxCalendarsPerOwner, MaxCalendarEntries: opts.MaxCalendarEntries,
 		Dashboard: opts.Dashboard, ShowPayloads: opts.ShowPayloads, BackupDir: opts.BackupDir,
 		Without: chronos.Without{Dispatcher: true, Background: true},
 	}

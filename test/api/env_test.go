@@ -46,7 +46,9 @@ type envOptions struct {
 	rateLimit    int
 	limitsClock  *manualClock
 	metrics      bool // serve /metrics
-	noBackupDir  bool // no --backup-dir (every other env has one of its own)
+	// The calendars' limits (0: the defaults).
+	maxCalendars, maxCalendarEntries int
+	noBackupDir                      bool // no --backup-dir (every other env has one of its own)
 }
 
 func newEnv(t *testing.T) *env { return newEnvWith(t, envOptions{}) }
@@ -56,7 +58,7 @@ func newEnvWith(t *testing.T, opts envOptions) *env {
 	ctx := t.Context()
 	so := testserver.Options{ShowPayloads: opts.showPayloads, RetentionHolder: "api-test-node",
 		MaxActiveAlarmsPerOwner: opts.maxActive, QuotaRefresh: opts.quotaRefresh, RateLimit: opts.rateLimit,
-		Metrics: opts.metrics}
+		Metrics: opts.metrics, MaxCalendarsPerOwner: opts.maxCalendars, MaxCalendarEntries: opts.maxCalendarEntries}
 	if !opts.noBackupDir {
 		so.BackupDir = t.TempDir()
 	}

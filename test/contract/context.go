@@ -45,7 +45,7 @@ func (e *env) storeCalls(ctx context.Context, existing domain.Alarm) map[string]
 	_, calls["ListEndpoints"] = e.store.ListEndpoints(ctx, "")
 	_, calls["UpdateEndpoint"] = e.store.UpdateEndpoint(ctx, ep)
 	calls["DeleteEndpoint"] = e.store.DeleteEndpoint(ctx, alice, ep.Name)
-	_, calls["PutCalendar"] = e.store.PutCalendar(ctx, e.newCalendar(alice, "holidays"))
+	_, calls["PutCalendar"] = e.store.PutCalendar(ctx, e.newCalendar(alice, "holidays"), 5)
 	_, calls["GetCalendar"] = e.store.GetCalendar(ctx, alice, "holidays")
 	_, calls["ListCalendars"] = e.store.ListCalendars(ctx, alice)
 	_, calls["GetCalendars"] = e.store.GetCalendars(ctx, alice, []string{"holidays"})

@@ -17,7 +17,7 @@ import (
 func TestCalendarChangeReachesARunningSeries(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	cals := owners.NewCalendars(e.store, e.sclock, nil)
+	cals := owners.NewCalendars(e.store, e.sclock, domain.CalendarLimits{}, nil)
 	if _, err := cals.Put(ctx, domain.Calendar{Owner: "alice", Name: "days", Timezone: "UTC"}); err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 // replace keeps. An update and an insert rather than each dialect's upsert (MySQL's
 // VALUES() is deprecated, and MariaDB has no row alias): an insert that lost the race
 // to a concurrent one is run again, as the update it now is.
-func (e *Engine[T]) PutCalendar(ctx context.Context, c domain.Calendar) (domain.Calendar, error) {
+func (e *Engine[T]) PutCalendar(ctx context.Context, c domain.Calendar, maxPerOwner int) (domain.Calendar, error) {
 	var stored domain.Calendar
 	put := func(tx DB) error {
 		now, err := e.Now(ctx, tx)
@@ -33,6 +33,9 @@ func (e *Engine[T]) PutCalendar(ctx context.Context, c domain.Calendar) (domain.
 		text := sqlrow.EncodeExclusions(c)
 		n, err := tx.Exec(ctx, e.SQL.UpdateCalendar, c.Timezone, text, e.TimeArg(now), c.Owner, c.Name)
 		if err == nil && n == 0 {
+			if err = e.roomForCalendar(ctx, tx, c.Owner, maxPerOwner); err != nil {
+				return err
+			}
 			_, err = tx.Exec(ctx, e.SQL.InsertCalendar, c.Owner, c.Name, c.Timezone, text, e.TimeArg(now), e.TimeArg(now))
 		}
 		if err != nil {
@@ -49,6 +52,22 @@ func (e *Engine[T]) PutCalendar(ctx context.Context, c domain.Calendar) (domain.
 		return domain.Calendar{}, err
 	}
 	return stored, nil
+}
+
+// roomForCalendar refuses a new calendar of an owner that has maxPerOwner (> 0)
+// already, counting at most that many in tx.
+func (e *Engine[T]) roomForCalendar(ctx context.Context, tx DB, owner string, maxPerOwner int) error {
+	if maxPerOwner <= 0 {
+		return nil
+	}
+	var n int
+	if err := tx.QueryRow(ctx, e.SQL.CountCalendars, owner, maxPerOwner).Scan(&n); err != nil {
+		return err
+	}
+	if n >= maxPerOwner {
+		return Mapped(domain.CalendarsOverLimit(maxPerOwner))
+	}
+	return nil
 }
 
 // GetCalendar returns the owner's calendar.

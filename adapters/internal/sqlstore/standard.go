@@ -51,6 +51,7 @@ var Standard = Statements{
 	ListCalendars:  `SELECT ` + sqlrow.CalendarColumns + ` FROM calendars WHERE owner = ? ORDER BY name`,
 	CalendarsNamed: `SELECT ` + sqlrow.CalendarColumns + ` FROM calendars
 		WHERE owner = ? AND name IN (` + sqltext.Placeholders(CalendarsPerRead) + `) ORDER BY name`,
+	CountCalendars:      `SELECT COUNT(*) FROM (SELECT 1 FROM calendars WHERE owner = ? LIMIT ?) AS mine`,
 	DeleteCalendar:      `DELETE FROM calendars WHERE owner = ? AND name = ?`,
 	DeleteCalendarLinks: `DELETE FROM series_calendars WHERE owner = ? AND calendar = ?`,
 	CalendarUser: `SELECT sc.series_id FROM series_calendars sc JOIN alarms a ON a.id = sc.series_id

@@ -64,6 +64,9 @@ type Statements struct {
 	// ListCalendars: owner, by name. CalendarsNamed: owner, then CalendarsPerRead
 	// names (some repeated), by name, each row once. All select sqlrow.CalendarColumns.
 	GetCalendar, LockCalendar, ListCalendars, CalendarsNamed string
+	// CountCalendars: owner, at most; counts the owner's calendars, at most that many,
+	// walking the primary key.
+	CountCalendars string
 	// DeleteCalendar and DeleteCalendarLinks (its series_calendars rows): owner, name.
 	DeleteCalendar, DeleteCalendarLinks string
 	// CalendarUser: owner, name; selects the id of an active or paused series in the
