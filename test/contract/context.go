@@ -38,6 +38,8 @@ func (e *env) storeCalls(ctx context.Context, existing domain.Alarm) map[string]
 	_, calls["CountAlarms"] = e.store.CountAlarms(ctx, time.Minute)
 	_, _, calls["GetState"] = e.store.GetState(ctx, "dispatch")
 	calls["PutState"] = e.store.PutState(ctx, "dispatch", "{}")
+	_, calls["SwapState"] = e.store.SwapState(ctx, "dispatch", "{}", "[]")
+	_, calls["SwapState(new)"] = e.store.SwapState(ctx, "calendars", "", "[]")
 	_, calls["ListWorkers"] = e.store.ListWorkers(ctx)
 	ep := e.newEndpoint(alice, "billing")
 	_, calls["CreateEndpoint"] = e.store.CreateEndpoint(ctx, ep)

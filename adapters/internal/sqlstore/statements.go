@@ -96,6 +96,9 @@ type Statements struct {
 
 	// GetState: name; selects value, updated_at. PutState: name, value, now.
 	GetState, PutState string
+	// InsertState: name, value, now; fails on a taken name. SwapState: value, now,
+	// name, old; updates the row only while its value is byte for byte old.
+	InsertState, SwapState string
 
 	// RegisterWorker: id, host, pid, version, stats, now, now (started and beating).
 	RegisterWorker string
