@@ -11,15 +11,17 @@ import (
 )
 
 // CalendarStore is what the calendar use cases call: the calendars, and the cluster
-// state value every change bumps (app.CalendarsStateName). A ports.Store is one.
+// state value every change is recorded in (app.CalendarsStateName). A ports.Store is
+// one.
 type CalendarStore interface {
 	ports.CalendarStore
-	PutState(ctx context.Context, name, value string) error
+	ports.StateStore
 }
 
 // Calendars is an owner's exclusion calendars: put (create or replace), read, list,
-// delete. Every change bumps the "calendars" state, so the dispatchers drop what they
-// cached within a second and the next occurrence of every series using it follows it.
+// delete. Every change is recorded in the "calendars" state, so the dispatchers drop
+// that calendar from their caches within a second and the next occurrence of every
+// series using it follows it.
 type Calendars struct {
 	store  CalendarStore
 	clock  ports.Clock
@@ -75,12 +77,38 @@ func (s *Calendars) Delete(ctx context.Context, owner, name string) error {
 	return nil
 }
 
-// changed bumps the calendars' state. A bump that fails is logged: the calendar is
-// stored, and the dispatchers' caches still expire (app.CalendarCacheMaxAge).
+// changed records the change in the calendars' state. A record that fails is logged:
+// the calendar is stored, and the dispatchers' caches still expire
+// (app.CalendarCacheMaxAge).
 func (s *Calendars) changed(ctx context.Context, owner, name, action string) {
-	v := app.NewCalendarsChange(owner, name, action, s.clock.Now())
-	if err := s.store.PutState(ctx, app.CalendarsStateName, v); err != nil {
+	if err := s.record(ctx, owner, name, action); err != nil {
 		s.log.Warn("recording a calendar change failed; dispatchers see it when their cache expires",
 			zap.String("owner", owner), zap.String("calendar", name), zap.Error(err))
 	}
+}
+
+// recordTries bounds how often a change is added to the log again after another
+// node's change got in first.
+const recordTries = 5
+
+// record adds the change to the log, read and written back in one compare-and-set, so
+// that no change is lost to another written at the same time. When others keep
+// getting in first, it writes a log that drops every cached calendar instead.
+func (s *Calendars) record(ctx context.Context, owner, name, action string) error {
+	for range recordTries {
+		cur, _, err := s.store.GetState(ctx, app.CalendarsStateName)
+		if err != nil {
+			return err
+		}
+		log, err := app.ParseCalendarChanges(cur.Value)
+		if err != nil { // another shape: start a log every reader drops everything for
+			log = app.ResetCalendarChanges(owner, name, action, s.clock.Now())
+		} else {
+			log = log.With(owner, name, action, s.clock.Now())
+		}
+		if swapped, err := s.store.SwapState(ctx, app.CalendarsStateName, cur.Value, log.Encode()); err != nil || swapped {
+			return err
+		}
+	}
+	return s.store.PutState(ctx, app.CalendarsStateName, app.ResetCalendarChanges(owner, name, action, s.clock.Now()).Encode())
 }

@@ -2,10 +2,13 @@ package dispatch_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/app/owners"
 	"github.com/chronoshq/chronos/domain"
 )
@@ -44,5 +47,45 @@ func TestCalendarChangeReachesARunningSeries(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond)
 	if more := len(r.received()) - n; more > 0 {
 		t.Errorf("%d wakes sent on an excluded day", more)
+	}
+}
+
+// Changes made at once, on several nodes, are each recorded in the calendars' log, so
+// every dispatcher drops each changed calendar: none is lost to another written at the
+// same moment.
+func TestCalendarChangesAtOnceAreAllRecorded(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	nodes := []*owners.Calendars{
+		owners.NewCalendars(e.store, e.sclock, domain.CalendarLimits{}, nil),
+		owners.NewCalendars(e.store, e.sclock, domain.CalendarLimits{}, nil),
+	}
+	const changes = 24
+	var wg sync.WaitGroup
+	for i := range changes {
+		wg.Go(func() {
+			c := domain.Calendar{Owner: fmt.Sprint("owner", i%3), Name: fmt.Sprint("cal", i), Timezone: "UTC"}
+			if _, err := nodes[i%2].Put(ctx, c); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	st, _, err := e.store.GetState(ctx, app.CalendarsStateName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := app.ParseCalendarChanges(st.Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := map[string]bool{}
+	for _, c := range log.Changes {
+		recorded[c.Owner+"/"+c.Name] = true
+	}
+	for i := range changes {
+		if k := fmt.Sprintf("owner%d/cal%d", i%3, i); !recorded[k] {
+			t.Errorf("the change of %s is not in the log (reset %q)", k, log.Reset)
+		}
 	}
 }
