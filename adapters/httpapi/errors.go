@@ -73,6 +73,9 @@ var sentinels = []struct {
 	// can succeed (writeError).
 	{domain.ErrQuotaExceeded, http.StatusTooManyRequests, "quota_exceeded", ""},
 	{domain.ErrRateLimited, http.StatusTooManyRequests, "rate_limited", ""},
+	// The node runs as much of this work as it takes from everyone at once (bulk
+	// calls): nothing was done; Retry-After as for a limit.
+	{domain.ErrNodeBusy, http.StatusServiceUnavailable, "unavailable", ""},
 	// Before the generic unavailable answer: the operator has something to fix, and a
 	// client retrying at once only meets the same full disk, so its Retry-After is
 	// longer (storageFullRetryAfter).
@@ -184,6 +187,11 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		retry := unavailableRetryAfter
 		if errors.Is(err, ports.ErrStorageFull) {
 			retry = storageFullRetryAfter
+		}
+		if errors.Is(err, domain.ErrNodeBusy) {
+			retry, _ = retryAfter(err)
+			w.Header().Set("Retry-After", retry)
+			break // no failure: a limit
 		}
 		w.Header().Set("Retry-After", retry)
 		if !errors.Is(err, context.Canceled) {

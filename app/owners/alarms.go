@@ -26,6 +26,11 @@ type AlarmsConfig struct {
 	// Quota holds every create to its owner's quota of active alarms (NewQuota); nil:
 	// none.
 	Quota *Quota
+	// BulkPerCall is the most alarms one bulk call goes through (0:
+	// DefaultBulkPerCall); BulkGate bounds the bulk calls the node runs at once (nil:
+	// no bound).
+	BulkPerCall int
+	BulkGate    *BulkGate
 }
 
 // Alarms is the set of owner-facing use cases. Every call is scoped by owner.

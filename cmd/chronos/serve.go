@@ -229,6 +229,7 @@ func (cfg *serveConfig) node() chronos.Config {
 		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
 		MaxActiveAlarmsPerOwner: cfg.MaxActive, QuotaRefresh: cfg.QuotaRefresh, RateLimit: cfg.RateLimit,
 		MaxCalendarsPerOwner: orNoLimit(cfg.MaxCalendars), MaxCalendarEntries: orNoLimit(cfg.MaxCalendarEntries),
+		MaxBulkPerCall: cfg.MaxBulkPerCall, MaxBulkCalls: orNoLimit(cfg.MaxBulkCalls),
 		Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL, BackupDir: cfg.BackupDir,
 		OTelEndpoint: cfg.OTelEndpoint,
 		Endpoints: chronos.EndpointOptions{UserAgent: "chronos/" + Version(), ReceiverErrors: webhook.ReceiverErrors(cfg.ReceiverErrors),
@@ -258,7 +259,8 @@ func runNode(lc fx.Lifecycle, n *chronos.Node, cfg *serveConfig, log *zap.Logger
 			}
 			log.Info("limits", zap.Int("max_active_alarms_per_owner", cfg.MaxActive), zap.Duration("quota_refresh", cfg.QuotaRefresh),
 				zap.Int("rate_limit_per_token", cfg.RateLimit), zap.Int("max_calendars_per_owner", cfg.MaxCalendars),
-				zap.Int("max_calendar_entries", cfg.MaxCalendarEntries))
+				zap.Int("max_calendar_entries", cfg.MaxCalendarEntries), zap.Int("max_bulk_per_call", cfg.MaxBulkPerCall),
+				zap.Int("max_bulk_calls", cfg.MaxBulkCalls))
 			if cfg.ShowPayloads {
 				log.Warn("--admin-show-payloads: admin views show alarm payloads and wake messages in full")
 			}

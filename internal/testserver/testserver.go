@@ -40,8 +40,10 @@ type Options struct {
 	QuotaRefresh            time.Duration
 	RateLimit               int
 	LimitsClock             ports.Clock
-	// MaxCalendarsPerOwner and MaxCalendarEntries are chronos.Config's (0: the defaults).
+	// MaxCalendarsPerOwner, MaxCalendarEntries, MaxBulkPerCall and MaxBulkCalls are
+	// chronos.Config's (0: the defaults).
 	MaxCalendarsPerOwner, MaxCalendarEntries int
+	MaxBulkPerCall, MaxBulkCalls             int
 	// Metrics serves Prometheus metrics (adapters/metrics) at GET /metrics and counts
 	// into them, as `chronos serve` does.
 	Metrics bool
@@ -84,6 +86,7 @@ func New(t testing.TB, opts Options) *Server {
 		MaxActiveAlarmsPerOwner: opts.MaxActiveAlarmsPerOwner, QuotaRefresh: opts.QuotaRefresh,
 		RateLimit: opts.RateLimit, LimitsClock: opts.LimitsClock,
 		MaxCalendarsPerOwner: opts.MaxCalendarsPerOwner, MaxCalendarEntries: opts.MaxCalendarEntries,
+		MaxBulkPerCall: opts.MaxBulkPerCall, MaxBulkCalls: opts.MaxBulkCalls,
 		Dashboard: opts.Dashboard, ShowPayloads: opts.ShowPayloads, BackupDir: opts.BackupDir,
 		Without: chronos.Without{Dispatcher: true, Background: true},
 	}

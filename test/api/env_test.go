@@ -48,7 +48,9 @@ type envOptions struct {
 	metrics      bool // serve /metrics
 	// The calendars' limits (0: the defaults).
 	maxCalendars, maxCalendarEntries int
-	noBackupDir                      bool // no --backup-dir (every other env has one of its own)
+	// The most alarms one owner's bulk call goes through (0: the default).
+	maxBulkPerCall int
+	noBackupDir    bool // no --backup-dir (every other env has one of its own)
 }
 
 func newEnv(t *testing.T) *env { return newEnvWith(t, envOptions{}) }
@@ -58,7 +60,8 @@ func newEnvWith(t *testing.T, opts envOptions) *env {
 	ctx := t.Context()
 	so := testserver.Options{ShowPayloads: opts.showPayloads, RetentionHolder: "api-test-node",
 		MaxActiveAlarmsPerOwner: opts.maxActive, QuotaRefresh: opts.quotaRefresh, RateLimit: opts.rateLimit,
-		Metrics: opts.metrics, MaxCalendarsPerOwner: opts.maxCalendars, MaxCalendarEntries: opts.maxCalendarEntries}
+		Metrics: opts.metrics, MaxCalendarsPerOwner: opts.maxCalendars, MaxCalendarEntries: opts.maxCalendarEntries,
+		MaxBulkPerCall: opts.maxBulkPerCall}
 	if !opts.noBackupDir {
 		so.BackupDir = t.TempDir()
 	}
