@@ -95,10 +95,11 @@ func (l CalendarChanges) With(owner, name, action string, now time.Time) Calenda
 	return out
 }
 
-// ResetCalendarChanges is a log that drops every calendar every reader holds: what a
-// change writes when it could not be added to the log (others kept writing first).
-func ResetCalendarChanges(owner, name, action string, now time.Time) CalendarChanges {
-	return CalendarChanges{Reset: newVersion()}.With(owner, name, action, now)
+// ResetCalendarChanges is an empty log that drops every calendar every reader holds:
+// what changes start from when they could not be added to the log as it is (others
+// kept writing first, or it has a shape no reader knows).
+func ResetCalendarChanges() CalendarChanges {
+	return CalendarChanges{Reset: newVersion()}
 }
 
 // busiestOwner is the owner with the most entries, and how many.

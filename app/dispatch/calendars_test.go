@@ -136,7 +136,7 @@ func TestCalendarCacheDropsOnlyWhatChanged(t *testing.T) {
 	fire(bobA)
 	want("alice's entries folded into one", []string{"a", "b", "none"})
 
-	f.setLog(app.ResetCalendarChanges("dave", "x", "put", time.Now()))
+	f.setLog(app.ResetCalendarChanges().With("dave", "x", "put", time.Now()))
 	fire(aliceAB)
 	fire(bobA)
 	want("a reset", []string{"a", "b", "none"}, []string{"a"})

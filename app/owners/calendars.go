@@ -5,7 +5,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
@@ -23,10 +22,11 @@ type CalendarStore interface {
 // that calendar from their caches within a second and the next occurrence of every
 // series using it follows it.
 type Calendars struct {
-	store  CalendarStore
-	clock  ports.Clock
-	limits domain.CalendarLimits
-	log    *zap.Logger
+	store   CalendarStore
+	clock   ports.Clock
+	limits  domain.CalendarLimits
+	log     *zap.Logger
+	changes *changeLog
 }
 
 // NewCalendars builds the use cases, holding every owner to limits (the zero value:
@@ -35,7 +35,7 @@ func NewCalendars(store CalendarStore, clock ports.Clock, limits domain.Calendar
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Calendars{store: store, clock: clock, limits: limits, log: log}
+	return &Calendars{store: store, clock: clock, limits: limits, log: log, changes: &changeLog{store: store, clock: clock}}
 }
 
 // Put validates c (a *domain.ValidationError naming the field, also for a calendar
@@ -77,38 +77,12 @@ func (s *Calendars) Delete(ctx context.Context, owner, name string) error {
 	return nil
 }
 
-// changed records the change in the calendars' state. A record that fails is logged:
-// the calendar is stored, and the dispatchers' caches still expire
-// (app.CalendarCacheMaxAge).
+// changed records the change in the calendars' state (changeLog) and waits for it to
+// be written, as long as ctx lets it. A record that fails is logged: the calendar is
+// stored, and the dispatchers' caches still expire (app.CalendarCacheMaxAge).
 func (s *Calendars) changed(ctx context.Context, owner, name, action string) {
-	if err := s.record(ctx, owner, name, action); err != nil {
+	if err := s.changes.record(ctx, calendarChange{owner, name, action}); err != nil {
 		s.log.Warn("recording a calendar change failed; dispatchers see it when their cache expires",
 			zap.String("owner", owner), zap.String("calendar", name), zap.Error(err))
 	}
-}
-
-// recordTries bounds how often a change is added to the log again after another
-// node's change got in first.
-const recordTries = 5
-
-// record adds the change to the log, read and written back in one compare-and-set, so
-// that no change is lost to another written at the same time. When others keep
-// getting in first, it writes a log that drops every cached calendar instead.
-func (s *Calendars) record(ctx context.Context, owner, name, action string) error {
-	for range recordTries {
-		cur, _, err := s.store.GetState(ctx, app.CalendarsStateName)
-		if err != nil {
-			return err
-		}
-		log, err := app.ParseCalendarChanges(cur.Value)
-		if err != nil { // another shape: start a log every reader drops everything for
-			log = app.ResetCalendarChanges(owner, name, action, s.clock.Now())
-		} else {
-			log = log.With(owner, name, action, s.clock.Now())
-		}
-		if swapped, err := s.store.SwapState(ctx, app.CalendarsStateName, cur.Value, log.Encode()); err != nil || swapped {
-			return err
-		}
-	}
-	return s.store.PutState(ctx, app.CalendarsStateName, app.ResetCalendarChanges(owner, name, action, s.clock.Now()).Encode())
 }

@@ -51,8 +51,8 @@ func TestCalendarChangeReachesARunningSeries(t *testing.T) {
 }
 
 // Changes made at once, on several nodes, are each recorded in the calendars' log, so
-// every dispatcher drops each changed calendar: none is lost to another written at the
-// same moment.
+// every dispatcher drops each changed calendar (and no other): none is lost to another
+// written at the same moment, and none makes the others give up.
 func TestCalendarChangesAtOnceAreAllRecorded(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
@@ -78,6 +78,9 @@ func TestCalendarChangesAtOnceAreAllRecorded(t *testing.T) {
 	log, err := app.ParseCalendarChanges(st.Value)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if log.Reset != "" {
+		t.Errorf("the log was reset (every cached calendar dropped) rather than each change recorded")
 	}
 	recorded := map[string]bool{}
 	for _, c := range log.Changes {
