@@ -1,12 +1,64 @@
 package httpapi
 
 import (
+	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 )
+
+// batchItemsOf reads body as a batch's is read, keeping the items of the last member.
+func batchItemsOf(body string) ([]string, error) {
+	var got []string
+	err := jsonio.EachItem(strings.NewReader(body), "alarms", func(raw []byte) error {
+		got = append(got, string(raw))
+		return nil
+	}, func() { got = nil })
+	return got, err
+}
+
+// FuzzDecodeBatch: the batch's reading item by item (jsonio.EachItem) accepts exactly
+// the bodies jsonio.DecodeObject accepts into {"alarms": [...]}, with the same items byte
+// for byte (the last member's when it is repeated), and refuses the others with a
+// *jsonio.Error.
+func FuzzDecodeBatch(f *testing.F) {
+	for _, s := range []string{`{"alarms":[{"kind":"once"},{}]}`, `{"alarms":null}`, `{"alarms":{}}`, `{"Alarms":[]}`,
+		` {"alarms" : [ 1 , "x" , [ ] ] } `, `{"alarms":[],"alarms":[{}]}`, `[]`, `{"alarms":[}`, `{"alarms":[]} x`, ``,
+		`{"alarms":[{"a": [1, {"b": "c"}]}]}`, `{"alarms":"x"}`, `{"alarms":5}`, `{"alarms":true}`, `{}`, `{"alarms":[]}{}`,
+		`{"alarms":[1,]}`, `{"alarms":[1] "x":2}`, "{\"alarms\":[\"\\u00e9\"]}", `{"alarms"`, `{"alarms":[`, `{`, `1e999{`, `{"alarms":1e999}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, gotErr := batchItemsOf(s)
+		var want struct {
+			Alarms []json.RawMessage `json:"alarms"`
+		}
+		wantErr := jsonio.DecodeObject([]byte(s), &want)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("EachItem(%q) error %v, DecodeObject %v", s, gotErr, wantErr)
+		}
+		var refusal *jsonio.Error
+		if gotErr != nil && !errors.As(gotErr, &refusal) {
+			t.Fatalf("EachItem(%q) = %v, want a *jsonio.Error", s, gotErr)
+		}
+		if gotErr != nil {
+			return
+		}
+		if len(got) != len(want.Alarms) {
+			t.Fatalf("EachItem(%q) = %d items, DecodeObject %d", s, len(got), len(want.Alarms))
+		}
+		for i := range got {
+			if got[i] != string(want.Alarms[i]) {
+				t.Fatalf("EachItem(%q) item %d = %s, DecodeObject %s", s, i, got[i], want.Alarms[i])
+			}
+		}
+	})
+}
 
 // countingBody is a request body that counts the bytes the server read of it.
 type countingBody struct {

@@ -1,7 +1,6 @@
 package jsonio
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -15,43 +14,6 @@ func items(body string) ([]string, error) {
 		return nil
 	}, func() { got = nil })
 	return got, err
-}
-
-// FuzzEachItem: EachItem accepts exactly the bodies DecodeObject accepts into an object
-// of one array member, with the same elements byte for byte (the last member's when it
-// is repeated), and refuses the others with an *Error.
-func FuzzEachItem(f *testing.F) {
-	for _, s := range []string{`{"alarms":[{"kind":"once"},{}]}`, `{"alarms":null}`, `{"alarms":{}}`, `{"Alarms":[]}`,
-		` {"alarms" : [ 1 , "x" , [ ] ] } `, `{"alarms":[],"alarms":[{}]}`, `[]`, `{"alarms":[}`, `{"alarms":[]} x`, ``,
-		`{"alarms":[{"a": [1, {"b": "c"}]}]}`, `{"alarms":"x"}`, `{"alarms":5}`, `{"alarms":true}`, `{}`, `{"alarms":[]}{}`,
-		`{"alarms":[1,]}`, `{"alarms":[1] "x":2}`, "{\"alarms\":[\"\\u00e9\"]}", `{"alarms"`, `{"alarms":[`, `{`, `1e999{`, `{"alarms":1e999}`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, gotErr := items(s)
-		var want struct {
-			Alarms []json.RawMessage `json:"alarms"`
-		}
-		wantErr := DecodeObject([]byte(s), &want)
-		if (gotErr == nil) != (wantErr == nil) {
-			t.Fatalf("EachItem(%q) error %v, DecodeObject %v", s, gotErr, wantErr)
-		}
-		var refusal *Error
-		if gotErr != nil && !errors.As(gotErr, &refusal) {
-			t.Fatalf("EachItem(%q) = %v, want an *Error", s, gotErr)
-		}
-		if gotErr != nil {
-			return
-		}
-		if len(got) != len(want.Alarms) {
-			t.Fatalf("EachItem(%q) = %d items, DecodeObject %d", s, len(got), len(want.Alarms))
-		}
-		for i := range got {
-			if got[i] != string(want.Alarms[i]) {
-				t.Fatalf("EachItem(%q) item %d = %s, DecodeObject %s", s, i, got[i], want.Alarms[i])
-			}
-		}
-	})
 }
 
 // Each refusal names the field DecodeObject would; an error of item stops the read at
