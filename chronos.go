@@ -109,6 +109,19 @@ type Config struct {
 	// answered 429 rate_limited before its token is looked up. Requests that
 	// authenticate are never counted. 0: no limit.
 	AuthFailuresPerMinute int
+	// MaxCalendarsPerOwner refuses an owner's new calendar past this many (429
+	// quota_exceeded); MaxCalendarEntries a calendar of more dates, weekdays and ranges
+	// in all (400 naming the list). 0 takes the default (domain.DefaultMaxCalendarsPerOwner,
+	// domain.DefaultMaxCalendarEntries), NoLimit none.
+	MaxCalendarsPerOwner int
+	MaxCalendarEntries   int
+	// MaxBulkPerCall is the most alarms one owner's bulk call (POST /v1/alarms/bulk, an
+	// action or a dry run) goes through; its answer's cursor goes on (0:
+	// owners.DefaultBulkPerCall). MaxBulkCalls is how many owners' bulk calls (actions,
+	// dry runs, redeliveries) the node runs at once, one more answered 503 (0:
+	// owners.DefaultBulkCalls, NoLimit none).
+	MaxBulkPerCall int
+	MaxBulkCalls   int
 
 	// Metrics receives what the node measures (adapters/metrics for Prometheus); nil:
 	// none. MetricsHandler, when set, is served at GET /metrics by Handler.
@@ -208,6 +221,36 @@ func (c Config) dispatcher(worker string) dispatch.Config {
 // NoAttemptBody is Config.AttemptBodyBytes keeping no body of any answer.
 const NoAttemptBody = -1
 
+// NoLimit turns off a Config limit whose zero value takes a default.
+const NoLimit = -1
+
+// bulkCalls is how many bulk calls the node runs at once, the default filled in; 0:
+// no bound.
+func (c Config) bulkCalls() int {
+	switch {
+	case c.MaxBulkCalls == 0:
+		return owners.DefaultBulkCalls
+	case c.MaxBulkCalls < 0:
+		return 0
+	}
+	return c.MaxBulkCalls
+}
+
+// calendarLimits is the calendars' limits, the defaults filled in.
+func (c Config) calendarLimits() domain.CalendarLimits {
+	pick := func(v, def int) int {
+		switch {
+		case v == 0:
+			return def
+		case v < 0:
+			return 0
+		}
+		return v
+	}
+	return domain.CalendarLimits{PerOwner: pick(c.MaxCalendarsPerOwner, domain.DefaultMaxCalendarsPerOwner),
+		Entries: pick(c.MaxCalendarEntries, domain.DefaultMaxCalendarEntries)}
+}
+
 // attemptBodyBytes is how many body bytes an attempt keeps, AttemptBodyBytes read.
 func (c Config) attemptBodyBytes() int {
 	switch {
@@ -276,6 +319,9 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	if metrics == nil {
 		metrics = ports.NopMetrics{}
 	}
+	if cfg.MaxBulkPerCall < 0 {
+		return nil, fmt.Errorf("chronos: MaxBulkPerCall (%d) must not be negative; 0 is the default", cfg.MaxBulkPerCall)
+	}
 	if cfg.MaxActiveAlarmsPerOwner < 0 || cfg.QuotaRefresh < 0 || cfg.RateLimit < 0 || cfg.AuthFailuresPerMinute < 0 {
 		return nil, fmt.Errorf("chronos: MaxActiveAlarmsPerOwner (%d), QuotaRefresh (%s), RateLimit (%d) and AuthFailuresPerMinute (%d) must not be negative; 0 is off (the default refresh)",
 			cfg.MaxActiveAlarmsPerOwner, cfg.QuotaRefresh, cfg.RateLimit, cfg.AuthFailuresPerMinute)
@@ -296,14 +342,16 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	}
 	quota := owners.NewQuota(store, owners.QuotaConfig{MaxActivePerOwner: cfg.MaxActiveAlarmsPerOwner,
 		Refresh: cfg.QuotaRefresh, Clock: cfg.LimitsClock, Metrics: metrics, Log: log.Named("quota")})
+	bulkGate := owners.NewBulkGate(cfg.bulkCalls())
 	n.alarms = owners.NewAlarms(store, n.clock, n.hints, owners.AlarmsConfig{
 		Defaults: domain.Defaults{MaxFailures: maxFailures}, HintWindow: dc.Tick, Quota: quota,
+		BulkPerCall: cfg.MaxBulkPerCall, BulkGate: bulkGate,
 	}, log.Named("alarms"))
 	n.limiter = owners.NewRateLimiter(cfg.RateLimit, cfg.LimitsClock, metrics)
 	n.failures = owners.NewAuthFailureLimiter(cfg.AuthFailuresPerMinute, cfg.LimitsClock, metrics)
 	n.tokens = admin.NewTokens(store, n.clock).WithLogger(log.Named("tokens"))
 	n.endpoints = admin.NewEndpoints(store, n.clock, log.Named("endpoints")).WithEgress(cfg.Endpoints.egress())
-	n.calendars = owners.NewCalendars(store, n.clock, log.Named("calendars"))
+	n.calendars = owners.NewCalendars(store, n.clock, cfg.calendarLimits(), log.Named("calendars"))
 	n.gate = chores.NewDispatchGate(store, dc.Tick, metrics, log.Named("dispatch-gate"))
 	n.retention, err = chores.NewRetention(store, chores.RetentionConfig{
 		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm, Holder: worker, Metrics: metrics,
@@ -324,7 +372,8 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 	if n.dispatch, err = dispatch.New(store, waker, n.clock, n.hints, dc, log.Named("dispatcher")); err != nil {
 		return nil, fmt.Errorf("chronos: dispatcher: %w", err)
 	}
-	n.redeliver = owners.NewRedeliveries(store, waker, n.clock, owners.RedeliveryConfig{Worker: worker, DeliveryTimeout: dc.DeliveryTimeout, AttemptBodyBytes: dc.AttemptBodyBytes},
+	n.redeliver = owners.NewRedeliveries(store, waker, n.clock, owners.RedeliveryConfig{Worker: worker, DeliveryTimeout: dc.DeliveryTimeout, AttemptBodyBytes: dc.AttemptBodyBytes,
+		BulkGate: bulkGate},
 		log.Named("redeliveries"))
 	interval := chores.HeartbeatInterval(dc.Lease)
 	n.admin = admin.New(store, n.clock, n.gate, n.retention, admin.Config{

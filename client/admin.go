@@ -137,8 +137,11 @@ type BulkFilter struct {
 	Tags        map[string]string // alarms that carry every pair
 	FailedSince time.Time         // implies Status failed
 	// Limit bounds the alarms one call acts on; 0 means the server's default and
-	// maximum, 10000. BulkResult.More says whether to call again.
+	// maximum, 10000. BulkResult.More says whether to call again, with Cursor.
 	Limit int
+	// Cursor goes on from a previous call's BulkResult.NextCursor; "" starts from the
+	// newest alarm.
+	Cursor string
 	// DryRun changes nothing: the result says how many alarms the action would change
 	// (BulkResult.Changed) among those it selects.
 	DryRun bool
@@ -152,6 +155,7 @@ type bulkWire struct {
 	Tag         []string      `json:"tag,omitempty"`
 	FailedSince string        `json:"failed_since,omitempty"`
 	Limit       int           `json:"limit,omitempty"`
+	Cursor      string        `json:"cursor,omitempty"`
 	DryRun      bool          `json:"dry_run,omitempty"`
 }
 
@@ -173,7 +177,7 @@ func (a *Admin) BulkDelete(ctx context.Context, f BulkFilter) (BulkResult, error
 }
 
 func (a *Admin) bulk(ctx context.Context, action string, f BulkFilter) (BulkResult, error) {
-	w := bulkWire{Owner: f.Owner, Status: f.Status, Kind: f.Kind, LabelPrefix: f.LabelPrefix, Limit: f.Limit, DryRun: f.DryRun}
+	w := bulkWire{Owner: f.Owner, Status: f.Status, Kind: f.Kind, LabelPrefix: f.LabelPrefix, Limit: f.Limit, Cursor: f.Cursor, DryRun: f.DryRun}
 	if len(f.Tags) > 0 {
 		w.Tag = tagList(f.Tags)
 	}
@@ -185,7 +189,8 @@ func (a *Admin) bulk(ctx context.Context, action string, f BulkFilter) (BulkResu
 		return BulkResult{}, err
 	}
 	var out BulkResult
-	err = a.c.do(ctx, call{method: http.MethodPost, path: adminAlarms + "/" + action, body: body}, &out)
+	// Repeatable: from the same cursor a repeat changes nothing more.
+	err = a.c.do(ctx, call{method: http.MethodPost, path: adminAlarms + "/" + action, body: body, repeatable: true}, &out)
 	return out, err
 }
 

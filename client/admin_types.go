@@ -218,14 +218,18 @@ type Deleted struct {
 	Events int `json:"events"`
 }
 
-// BulkResult is the outcome of a bulk retry, cancel or delete.
+// BulkResult is the outcome of a bulk call: an admin's retry, cancel or delete, an
+// owner's pause, resume or cancel.
 type BulkResult struct {
 	Matched int `json:"matched"` // alarms the filter selected in this call
 	// Changed is how many of them the action changed: the failed ones for a retry, the
 	// unfinished ones for a cancel, all of them for a delete.
 	Changed int `json:"changed"`
-	// More says more alarms match beyond the limit: call again to go on.
+	// More says the call stopped at its limit: call again with Cursor = NextCursor to
+	// go on (that call may find nothing more).
 	More bool `json:"more"`
+	// NextCursor goes on after the last alarm the call went through; "" at the end.
+	NextCursor string `json:"next_cursor"`
 	// DryRun is true when nothing was changed: Changed is then how many would have been.
 	DryRun bool `json:"dry_run"`
 }

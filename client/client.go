@@ -86,7 +86,8 @@ type call struct {
 	query  url.Values
 	body   []byte // nil: no body
 	// repeatable marks a POST the server answers the same way when it comes twice (a
-	// create with an idempotency key, a backfill), so a 503 may be retried.
+	// create with an idempotency key, a backfill, a bulk call from a cursor), so a 503
+	// may be retried.
 	repeatable bool
 }
 

@@ -27,7 +27,14 @@ func (s realServer) fail(t *testing.T, id string) { s.server.Fail(t, id) }
 
 func newRealServer(t *testing.T) realServer {
 	t.Helper()
-	s := testserver.New(t, testserver.Options{RetentionHolder: "client-test"})
+	return newRealServerWith(t, testserver.Options{})
+}
+
+// newRealServerWith is newRealServer with the server's options.
+func newRealServerWith(t *testing.T, opts testserver.Options) realServer {
+	t.Helper()
+	opts.RetentionHolder = "client-test"
+	s := testserver.New(t, opts)
 	store, tokens, ctx := s.Store, s.Tokens, t.Context()
 	srv := httptest.NewServer(s.Handler)
 	t.Cleanup(srv.Close)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chronoshq/chronos/client"
 	"github.com/chronoshq/chronos/domain"
+	"github.com/chronoshq/chronos/internal/testserver"
 )
 
 // Tags go out on create and update, come back on every alarm, filter both lists, and
@@ -121,5 +122,37 @@ func TestSparseTagPagesAreWalkedThrough(t *testing.T) {
 	if res, err := s.ops.Admin().BulkCancel(ctx, client.BulkFilter{Tags: tags, Status: domain.StatusActive, Limit: 1, DryRun: true}); err != nil ||
 		res.Matched != 1 || !res.More {
 		t.Errorf("admin bulk of one over the gap: %+v, %v; want one matched, and more", res, err)
+	}
+}
+
+// The server goes through a bounded number of alarms a bulk call: BulkAlarms calls it
+// from each cursor in turn and sums the answers, every alarm changed once; one page
+// says more, with the cursor to go on from.
+func TestBulkAlarmsGoesOnByCursor(t *testing.T) {
+	t.Parallel()
+	s, ctx := newRealServerWith(t, testserver.Options{MaxBulkPerCall: 3}), t.Context()
+	tags := map[string]string{"campaign": "x"}
+	for range 10 {
+		if _, _, err := s.alice.CreateAlarm(ctx, client.CreateAlarm{Delay: time.Hour, Tags: tags}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := s.alice.BulkAlarmsPage(ctx, client.BulkAlarms{Tags: tags, Action: domain.OwnerBulkPause, DryRun: true})
+	if err != nil || page.Matched != 3 || !page.More || page.NextCursor == "" {
+		t.Errorf("one page: %+v, %v; want 3 matched and a cursor", page, err)
+	}
+	rest, err := s.alice.BulkAlarms(ctx, client.BulkAlarms{Tags: tags, Action: domain.OwnerBulkCancel, DryRun: true, Cursor: page.NextCursor})
+	if err != nil || rest.Matched != 7 || rest.More || rest.NextCursor != "" {
+		t.Errorf("a dry run from the first page's cursor: %+v, %v; want the other 7", rest, err)
+	}
+	calls := 0
+	res, err := s.alice.BulkAlarms(ctx, client.BulkAlarms{Tags: tags, Action: domain.OwnerBulkCancel,
+		Progress: func(client.BulkResult) { calls++ }})
+	if err != nil || res != (client.BulkResult{Matched: 10, Changed: 10}) || calls < 4 {
+		t.Errorf("cancel: %+v in %d calls, %v; want 10 changed in 4 calls or more", res, calls, err)
+	}
+	all, err := s.alice.ListAlarms(ctx, client.ListAlarms{Status: domain.StatusCancelled, Tags: tags})
+	if err != nil || len(all.Alarms) != 10 {
+		t.Errorf("cancelled after the bulk: %d, %v; want 10", len(all.Alarms), err)
 	}
 }

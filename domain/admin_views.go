@@ -87,9 +87,12 @@ const (
 
 // BulkResult says what a bulk call did.
 type BulkResult struct {
-	Matched int  // alarms the filter selected (at most the limit)
+	Matched int  // alarms the filter selected in this call (at most its limit)
 	Changed int  // of those, the ones the action changed
-	More    bool // more alarms match beyond the limit: call again
+	More    bool // the call stopped at its limit: call again from NextCursor
+	// NextCursor continues the walk after the last alarm this call read; "" when it
+	// reached the end. A call from it may find nothing more (More is then false).
+	NextCursor string
 }
 
 // Backup is one copy of the store the operator asked a node for (SQLite only), written

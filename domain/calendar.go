@@ -34,12 +34,52 @@ type DateRange struct {
 	To   string
 }
 
-// Limits of calendars (the API's contract; README lists them).
+// MaxSeriesCalendars is the most calendars one series names (exclude_calendars).
+const MaxSeriesCalendars = 8
+
+// The default limits of an owner's calendars (serve's --max-calendars-per-owner and
+// --max-calendar-entries). A calendar is read whole and tested at every occurrence of
+// every series naming it, so its entries bound that work, as the count bounds what an
+// owner keeps.
 const (
-	MaxCalendarDates   = 1000 // exclude_dates of one calendar
-	MaxCalendarRanges  = 1000 // exclude_ranges of one calendar
-	MaxSeriesCalendars = 8    // exclude_calendars of one series
+	DefaultMaxCalendarsPerOwner = 100
+	DefaultMaxCalendarEntries   = 1000
 )
+
+// CalendarLimits bound an owner's calendars; 0 is no limit.
+type CalendarLimits struct {
+	PerOwner int // calendars of one owner
+	Entries  int // exclude_dates, exclude_weekdays and exclude_ranges of one calendar, in all, as given
+}
+
+// CheckEntries refuses a calendar holding more entries than l allows, naming the list
+// whose entries pass the limit (counted dates, then weekdays, then ranges).
+func (l CalendarLimits) CheckEntries(c Calendar) error {
+	if l.Entries <= 0 {
+		return nil
+	}
+	total := len(c.ExcludeDates) + len(c.ExcludeWeekdays) + len(c.ExcludeRanges)
+	if total <= l.Entries {
+		return nil
+	}
+	field := "exclude_ranges"
+	switch {
+	case len(c.ExcludeDates) > l.Entries:
+		field = "exclude_dates"
+	case len(c.ExcludeDates)+len(c.ExcludeWeekdays) > l.Entries:
+		field = "exclude_weekdays"
+	}
+	return invalid(field, "a calendar holds at most %d entries (exclude_dates, exclude_weekdays and exclude_ranges together), got %d",
+		l.Entries, total)
+}
+
+// CalendarsOverLimit is the refusal of a new calendar for an owner that has limit
+// calendars already: a *LimitError of ErrQuotaExceeded naming "name". No wait makes a
+// retry succeed, only the owner deleting one (Permanent: no Retry-After).
+func CalendarsOverLimit(limit int) error {
+	return &LimitError{Kind: ErrQuotaExceeded, Permanent: true, Field: "name", Message: fmt.Sprintf(
+		"the owner has %d calendars, the most it may have: delete one before creating another (replacing one is allowed)", limit)}
+}
 
 const dateLayout = "2006-01-02"
 
@@ -47,7 +87,8 @@ const dateLayout = "2006-01-02"
 var calendarName = endpointName
 
 // ValidateCalendar checks a calendar as a PUT gives it; every refusal is a
-// *ValidationError naming the field as the API spells it ("exclude_dates[3]").
+// *ValidationError naming the field as the API spells it ("exclude_dates[3]"). How
+// many entries it may hold is the node's to say (CalendarLimits.CheckEntries).
 func ValidateCalendar(c Calendar) error {
 	if c.Owner == "" {
 		return invalid("owner", "is required")
@@ -58,9 +99,6 @@ func ValidateCalendar(c Calendar) error {
 	if _, err := zone(c.Timezone); err != nil {
 		return invalid("timezone", "%q is not an IANA timezone name", c.Timezone)
 	}
-	if len(c.ExcludeDates) > MaxCalendarDates {
-		return invalid("exclude_dates", "at most %d dates, got %d", MaxCalendarDates, len(c.ExcludeDates))
-	}
 	for i, d := range c.ExcludeDates {
 		if !isDate(d) {
 			return invalid(fmt.Sprintf("exclude_dates[%d]", i), "must be a date written YYYY-MM-DD, got %q", d)
@@ -70,9 +108,6 @@ func ValidateCalendar(c Calendar) error {
 		if w < 0 || w > 6 {
 			return invalid(fmt.Sprintf("exclude_weekdays[%d]", i), "must be a weekday from 0 (Sunday) to 6 (Saturday), got %d", w)
 		}
-	}
-	if len(c.ExcludeRanges) > MaxCalendarRanges {
-		return invalid("exclude_ranges", "at most %d ranges, got %d", MaxCalendarRanges, len(c.ExcludeRanges))
 	}
 	for i, r := range c.ExcludeRanges {
 		field := fmt.Sprintf("exclude_ranges[%d]", i)

@@ -12,10 +12,6 @@ func cal(name, tz string, dates []string, weekdays []int, ranges ...DateRange) C
 }
 
 func TestValidateCalendar(t *testing.T) {
-	many := make([]string, MaxCalendarDates+1)
-	for i := range many {
-		many[i] = "2026-01-01"
-	}
 	for _, tc := range []struct {
 		name  string
 		c     Calendar
@@ -27,7 +23,6 @@ func TestValidateCalendar(t *testing.T) {
 		{"empty zone", cal("h", "", nil, nil), "timezone"},
 		{"bad date", cal("h", "UTC", []string{"2026-12-25", "2026-12-25", "2026-02-30", "x"}, nil), "exclude_dates[2]"},
 		{"unpadded date", cal("h", "UTC", []string{"2026-1-5"}, nil), "exclude_dates[0]"},
-		{"too many dates", cal("h", "UTC", many, nil), "exclude_dates"},
 		{"bad weekday", cal("h", "UTC", nil, []int{1, 7}), "exclude_weekdays[1]"},
 		{"range from", cal("h", "UTC", nil, nil, DateRange{"nope", "2026-01-01"}), "exclude_ranges[0].from"},
 		{"range backwards", cal("h", "UTC", nil, nil, DateRange{"2026-01-02", "2026-01-01"}), "exclude_ranges[0].to"},
@@ -42,6 +37,53 @@ func TestValidateCalendar(t *testing.T) {
 				t.Fatalf("err = %v, want a refusal naming %q", err, tc.field)
 			}
 		})
+	}
+}
+
+// A calendar over the node's entries refused, naming the list that passes the limit;
+// at the limit, or with no limit, accepted.
+func TestCalendarLimitsCheckEntries(t *testing.T) {
+	dates := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = "2026-01-01"
+		}
+		return out
+	}
+	ranges := func(n int) []DateRange { return make([]DateRange, n) }
+	l := CalendarLimits{Entries: 10}
+	for _, tc := range []struct {
+		name  string
+		l     CalendarLimits
+		c     Calendar
+		field string // "" when accepted
+	}{
+		{"at the limit", l, cal("h", "UTC", dates(5), []int{0, 1}, ranges(3)...), ""},
+		{"dates alone", l, cal("h", "UTC", dates(11), nil), "exclude_dates"},
+		{"weekdays pass it", l, cal("h", "UTC", dates(8), []int{0, 1, 2}), "exclude_weekdays"},
+		{"ranges pass it", l, cal("h", "UTC", dates(5), []int{0}, ranges(5)...), "exclude_ranges"},
+		{"no limit", CalendarLimits{}, cal("h", "UTC", dates(5000), nil), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.l.CheckEntries(tc.c)
+			var ve *ValidationError
+			switch {
+			case tc.field == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.field != "" && (!errors.As(err, &ve) || ve.Field != tc.field || !strings.Contains(ve.Message, "at most 10 entries")):
+				t.Fatalf("err = %v, want a refusal naming %q and the limit", err, tc.field)
+			}
+		})
+	}
+}
+
+// The refusal of an owner's calendar past the limit names the field and the limit,
+// and says no wait helps.
+func TestCalendarsOverLimit(t *testing.T) {
+	var le *LimitError
+	err := CalendarsOverLimit(100)
+	if !errors.Is(err, ErrQuotaExceeded) || !errors.As(err, &le) || !le.Permanent || le.Field != "name" || !strings.Contains(le.Message, "100 calendars") {
+		t.Errorf("CalendarsOverLimit(100) = %#v", err)
 	}
 }
 

@@ -6,27 +6,35 @@ import (
 	"time"
 )
 
-// The two limits a node puts on its callers. Both refuse a request before it does
-// anything, and say when trying again may succeed (LimitError.RetryAfter).
+// The limits a node puts on its callers. Each refuses a request before it does
+// anything, and says when trying again may succeed (LimitError.RetryAfter).
 var (
 	// ErrQuotaExceeded: the create would take its owner past the most active alarms it
 	// may have (CheckQuota).
 	ErrQuotaExceeded = errors.New("quota exceeded")
-	// ErrRateLimited: the token made more requests than its rate allows.
+	// ErrRateLimited: the token made more requests than its rate allows, or more of one
+	// kind at once than the node takes of one owner (bulk calls).
 	ErrRateLimited = errors.New("rate limited")
+	// ErrNodeBusy: the node runs as much of one kind of work at once as it takes from
+	// all owners together (bulk calls); another node, or the same a moment later, may
+	// take the request.
+	ErrNodeBusy = errors.New("node busy")
 )
 
-// LimitError is a refusal by ErrQuotaExceeded or ErrRateLimited (Kind, which Unwrap
-// returns, so errors.Is sees it): nothing was read or written for the request, and a
-// retry after RetryAfter may succeed, unless Permanent. Message is fit for the caller.
+// LimitError is a refusal by ErrQuotaExceeded, ErrRateLimited or ErrNodeBusy (Kind,
+// which Unwrap returns, so errors.Is sees it): nothing was read or written for the
+// request, and a retry after RetryAfter may succeed, unless Permanent. Message is fit
+// for the caller.
 type LimitError struct {
 	Kind       error
 	Message    string
 	RetryAfter time.Duration
-	// Permanent: no retry of this request can ever succeed (it alone exceeds the limit),
-	// so there is no time to retry after; RetryAfter is 0 and the API sends no
-	// Retry-After.
+	// Permanent: no wait makes a retry of this request succeed (it alone exceeds the
+	// limit, or only the caller's own change frees room), so there is no time to retry
+	// after; RetryAfter is 0 and the API sends no Retry-After.
 	Permanent bool
+	// Field names the request's field the limit is about, "" when none is.
+	Field string
 }
 
 func (e *LimitError) Error() string { return e.Message }

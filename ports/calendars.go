@@ -8,10 +8,10 @@ import (
 )
 
 // CalendarStore keeps the owners' exclusion calendars (domain.Calendar) and which
-// series name them: few rows per owner, written by their owner, read whole per owner
-// by every node's dispatcher (which caches them, reading them again when the
-// "calendars" state the calendar use cases bump has changed) and by creates and
-// updates that name one.
+// series name them: at most a few hundred rows per owner, written by their owner, and
+// read by name (GetCalendars) by every node's dispatcher when a series' occurrence
+// comes due (it caches each, reading one again when the "calendars" state the calendar
+// use cases write says it changed) and by creates, updates and previews that name some.
 //
 // A series' calendars are the ExcludeCalendars of its domain.Series. The store keeps,
 // besides the series column, an index from (owner, calendar) to the series that name
@@ -25,11 +25,26 @@ type CalendarStore interface {
 	// stamping UpdatedAt with the store's now, and CreatedAt too when it is new (a
 	// replace keeps the first CreatedAt); it returns the calendar as stored, its lists
 	// exactly as given and times at the store's TimePrecision.
-	PutCalendar(ctx context.Context, c domain.Calendar) (domain.Calendar, error)
+	//
+	// maxPerOwner > 0 bounds the owner's calendars: a new one (not a replace) for an
+	// owner that has maxPerOwner already is refused with domain.CalendarsOverLimit and
+	// nothing is written. The count and the insert are one transaction; a store whose
+	// writers run one at a time (SQLite) never passes the limit, others may by the
+	// owner's concurrent creates at most. 0 is no limit. Cost: a walk of the owner's
+	// primary key entries, at most maxPerOwner of them, only when the calendar is new.
+	PutCalendar(ctx context.Context, c domain.Calendar, maxPerOwner int) (domain.Calendar, error)
 	// GetCalendar returns the owner's calendar. ErrNotFound when there is none.
 	GetCalendar(ctx context.Context, owner, name string) (domain.Calendar, error)
+	// GetCalendars returns those of the owner's calendars that names names, by name (as
+	// bytes): a name the owner has no calendar of is left out, one given twice is
+	// returned once, and no names is an empty slice without a query. names holds at
+	// most domain.MaxSeriesCalendars names in every call the app makes; a store may
+	// take more in several reads. Cost: one read of the primary key (owner, name) per
+	// name, never a walk of the owner's other calendars: an owner may hold hundreds of
+	// large calendars, and a series names a few.
+	GetCalendars(ctx context.Context, owner string, names []string) ([]domain.Calendar, error)
 	// ListCalendars returns the owner's calendars by name (as bytes). None is an empty
-	// slice.
+	// slice. Only the owner's own listing reads them all.
 	ListCalendars(ctx context.Context, owner string) ([]domain.Calendar, error)
 	// DeleteCalendar removes the owner's calendar, unless an active or paused series of
 	// the owner names it: then nothing changes and the error is a *CalendarInUseError

@@ -130,6 +130,8 @@ type bulkRequest struct {
 	FailedSince *string  `json:"failed_since"`
 	Tag         []string `json:"tag"`
 	Limit       int      `json:"limit"`
+	// Cursor goes on from a previous call's next_cursor.
+	Cursor string `json:"cursor"`
 	// DryRun changes nothing and answers how many alarms the action would change.
 	DryRun bool `json:"dry_run"`
 }
@@ -150,6 +152,7 @@ func (a *api) adminBulk(action domain.BulkAction) adminHandler {
 			a.writeError(w, r, err)
 			return
 		}
+		f.Cursor = req.Cursor
 		var res domain.BulkResult
 		if req.DryRun {
 			res, err = a.bulk.BulkDryRun(r.Context(), action, f, req.Limit)
@@ -165,12 +168,17 @@ func (a *api) adminBulk(action domain.BulkAction) adminHandler {
 }
 
 // writeBulkResult answers a bulk call, the admin's or an owner's:
-// {"matched", "changed", "more", "dry_run"}.
+// {"matched", "changed", "more", "next_cursor", "dry_run"}, next_cursor null at the end.
 func writeBulkResult(w http.ResponseWriter, res domain.BulkResult, dryRun bool) {
+	var next *string
+	if res.NextCursor != "" {
+		next = &res.NextCursor
+	}
 	writeJSON(w, http.StatusOK, struct {
-		Matched int  `json:"matched"`
-		Changed int  `json:"changed"`
-		More    bool `json:"more"`
-		DryRun  bool `json:"dry_run"`
-	}{res.Matched, res.Changed, res.More, dryRun})
+		Matched    int     `json:"matched"`
+		Changed    int     `json:"changed"`
+		More       bool    `json:"more"`
+		NextCursor *string `json:"next_cursor"`
+		DryRun     bool    `json:"dry_run"`
+	}{res.Matched, res.Changed, res.More, next, dryRun})
 }

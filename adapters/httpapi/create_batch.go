@@ -1,8 +1,9 @@
 package httpapi
 
 import (
+	"bufio"
 	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -20,120 +21,139 @@ const MaxBatchItems = 1000
 // 413 saying the limit.
 const DefaultMaxBatchBodyBytes = 16 << 20
 
-// batchRequest is the body of POST /v1/alarms/batch. Items stay raw until each is
-// decoded on its own, so one malformed item fails only itself.
-type batchRequest struct {
-	Alarms []json.RawMessage `json:"alarms"`
+// errTooManyItems refuses a batch at its first item over MaxBatchItems, before the rest
+// of its body is read.
+var errTooManyItems = invalidArgument("alarms", fmt.Sprintf("must hold between 1 and %d alarms, got more", MaxBatchItems))
+
+// batchItems is a batch as its body is read: each item is validated into a spec as it
+// comes (or refused on its own), and its bytes dropped, so that a request holds its
+// specs and one item's JSON, never the whole body.
+type batchItems struct {
+	owner string
+	span  createSpan
+	errs  []error       // per item; nil for the valid ones
+	specs []domain.Spec // the valid items'
+	at    []int         // specs[j] is item at[j]
 }
 
-// decodeBatch reads a batch body as jsonio.DecodeObject would, answering the same
-// errors, in one validating pass and one light split of the items rather than decoding
-// the body twice (docs/benchmarks.md, "HTTP create").
-func decodeBatch(body []byte) (batchRequest, error) {
-	var req batchRequest
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
-		return req, jsonio.DecodeObject(body, &req) // the unusual body: its exact error
+// add validates one item, as POST /v1/alarms would its body.
+func (b *batchItems) add(raw []byte) error {
+	if len(b.errs) == MaxBatchItems {
+		return errTooManyItems
 	}
-	if err := jsonio.CheckFields(trimmed, &req); err != nil {
-		return req, err
+	i := len(b.errs)
+	b.errs = append(b.errs, nil)
+	var item createRequest
+	if raw[0] != '{' {
+		b.errs[i] = badRequest("", "each item must be a JSON object")
+		return nil
 	}
-	var alarms []byte
-	jsonio.EachMember(trimmed, func(name string, value []byte) bool {
-		alarms = value // a repeated member: the last wins, as in encoding/json
-		return true
-	})
-	switch {
-	case alarms == nil || string(alarms) == "null":
-		return req, nil
-	case alarms[0] != '[':
-		return req, jsonio.DecodeObject(body, &req) // not an array: encoding/json's type error
+	// The decoder read the item whole: it is valid JSON.
+	if err := jsonio.DecodeValidObject(raw, &item); err != nil {
+		b.errs[i] = err
+		return nil
 	}
-	jsonio.EachElement(alarms, func(item []byte) { req.Alarms = append(req.Alarms, item) })
-	return req, nil
+	spec, err := item.spec(b.owner)
+	if err != nil {
+		b.errs[i] = err
+		return nil
+	}
+	b.span.adopt(&spec)
+	b.specs, b.at = append(b.specs, spec), append(b.at, i)
+	return nil
+}
+
+// restart forgets the items read so far: the body names "alarms" again.
+func (b *batchItems) restart() {
+	b.errs, b.specs, b.at = b.errs[:0], b.specs[:0], b.at[:0]
 }
 
 // createAlarmBatch serves POST /v1/alarms/batch: up to MaxBatchItems alarms, each
 // validated and idempotent on its own, the valid ones written in one transaction. The
 // answer is 200 whenever the call was understood, with one result per item in request
 // order: {"alarm": ..., "deduped": ...} (with "replaced": true when the item replaced its
-// key's alarm) or {"error": {...}} with the codes and fields of POST /v1/alarms.
+// key's alarm) or {"error": {...}} with the codes and fields of POST /v1/alarms. The body
+// is read item by item and the answer written item by item: neither is held whole.
 func (a *api) createAlarmBatch(w http.ResponseWriter, r *http.Request, owner string) {
-	body, err := a.readBodyLimit(w, r, a.maxBatchBody)
-	if err != nil {
+	if err := checkContentType(r); err != nil {
 		a.writeError(w, r, err)
-		return
-	}
-	req, err := decodeBatch(body)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	if len(req.Alarms) == 0 || len(req.Alarms) > MaxBatchItems {
-		a.writeError(w, r, invalidArgument("alarms", fmt.Sprintf("must hold between 1 and %d alarms, got %d", MaxBatchItems, len(req.Alarms))))
 		return
 	}
 	ctx, span := a.startCreate(r)
-	itemErrs := make([]error, len(req.Alarms))
-	specs := make([]domain.Spec, 0, len(req.Alarms))
-	at := make([]int, 0, len(req.Alarms)) // specs[j] is item at[j]
-	for i, raw := range req.Alarms {
-		var item createRequest
-		if len(raw) == 0 || raw[0] != '{' {
-			itemErrs[i] = badRequest("", "each item must be a JSON object")
-			continue
-		}
-		// The whole body was decoded once already: each item is valid JSON.
-		if err := jsonio.DecodeValidObject(raw, &item); err != nil {
-			itemErrs[i] = err
-			continue
-		}
-		spec, err := item.spec(owner)
-		if err != nil {
-			itemErrs[i] = err
-			continue
-		}
-		span.adopt(&spec)
-		specs, at = append(specs, spec), append(at, i)
+	b := &batchItems{owner: owner, span: span}
+	err := jsonio.EachItem(http.MaxBytesReader(w, r.Body, a.maxBatchBody), "alarms", b.add, b.restart)
+	if err == nil && len(b.errs) == 0 {
+		err = invalidArgument("alarms", fmt.Sprintf("must hold between 1 and %d alarms, got 0", MaxBatchItems))
 	}
-	var buf bytes.Buffer
-	// An answer is about the size of the request plus the fields the server adds:
-	// sized once, the buffer is not grown step by step.
-	buf.Grow(len(body) + 512*len(req.Alarms))
-	buf.WriteString(`{"results":[`)
-	results := make([]func(*bytes.Buffer) error, len(req.Alarms))
-	for i, err := range itemErrs {
+	if err != nil {
+		span.end("", len(b.errs), err)
+		a.writeError(w, r, bodyError(err))
+		return
+	}
+	results := make([]func(*bytes.Buffer) error, len(b.errs))
+	for i, err := range b.errs {
 		if err != nil {
 			results[i] = a.itemError(r, err)
 		}
 	}
-	if len(specs) > 0 {
-		rs, err := a.creator.CreateBatch(ctx, specs)
+	if len(b.specs) > 0 {
+		rs, err := a.creator.CreateBatch(ctx, b.specs)
 		if err != nil {
-			span.end("", len(req.Alarms), err)
+			span.end("", len(b.errs), err)
 			a.writeError(w, r, err)
 			return
 		}
 		for j, res := range rs {
 			if res.Err != nil {
-				results[at[j]] = a.itemError(r, res.Err)
+				results[b.at[j]] = a.itemError(r, res.Err)
 				continue
 			}
-			results[at[j]] = func(b *bytes.Buffer) error { return appendCreated(b, res) }
+			results[b.at[j]] = func(out *bytes.Buffer) error { return appendCreated(out, res) }
 		}
 	}
-	span.end("", len(req.Alarms), nil)
+	span.end("", len(b.errs), nil)
+	a.writeResults(w, r, results)
+}
+
+// batchAnswerBuffer is how much of a batch's answer is written to the client at once.
+const batchAnswerBuffer = 64 << 10
+
+// writeResults answers 200 with {"results": [...]}, writing each result as it is made.
+// The status is sent first: a result that fails to encode (none can) cuts the answer
+// short, and is logged.
+func (a *api) writeResults(w http.ResponseWriter, r *http.Request, results []func(*bytes.Buffer) error) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	out := bufio.NewWriterSize(w, batchAnswerBuffer)
+	out.WriteString(`{"results":[`)
+	var one bytes.Buffer
 	for i, write := range results {
 		if i > 0 {
-			buf.WriteByte(',')
+			out.WriteByte(',')
 		}
-		if err := write(&buf); err != nil {
-			a.writeError(w, r, err)
+		one.Reset()
+		if err := write(&one); err != nil {
+			a.log.Error("encoding a batch answer failed; the answer is cut short", requestFields(r, zap.Error(err))...)
 			return
 		}
+		_, _ = out.Write(one.Bytes())
 	}
-	buf.WriteString("]}\n")
-	writeBody(w, http.StatusOK, buf.Bytes())
+	out.WriteString("]}\n")
+	_ = out.Flush() // a client that hung up is no error of ours
+}
+
+// bodyError is a batch body's read failure as the API answers it: a body over the limit
+// is a 413, another failure of the connection a 400 (readBodyLimit's answers).
+func bodyError(err error) error {
+	var ae *apiError
+	var je *jsonio.Error
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &ae) || errors.As(err, &je) || errors.As(err, &tooLarge) {
+		return err
+	}
+	return badRequest("", "reading the request body: "+err.Error())
 }
 
 // itemError is one item's {"error": {...}}, as writeError would answer it alone; what

@@ -73,6 +73,9 @@ var sentinels = []struct {
 	// can succeed (writeError).
 	{domain.ErrQuotaExceeded, http.StatusTooManyRequests, "quota_exceeded", ""},
 	{domain.ErrRateLimited, http.StatusTooManyRequests, "rate_limited", ""},
+	// The node runs as much of this work as it takes from everyone at once (bulk
+	// calls): nothing was done; Retry-After as for a limit.
+	{domain.ErrNodeBusy, http.StatusServiceUnavailable, "unavailable", ""},
 	// Before the generic unavailable answer: the operator has something to fix, and a
 	// client retrying at once only meets the same full disk, so its Retry-After is
 	// longer (storageFullRetryAfter).
@@ -135,7 +138,12 @@ func toAPIError(err error) *apiError {
 			if msg == "" {
 				msg = err.Error()
 			}
-			return &apiError{Status: s.status, Code: s.code, Message: msg}
+			var le *domain.LimitError
+			field := ""
+			if errors.As(err, &le) {
+				field = le.Field
+			}
+			return &apiError{Status: s.status, Code: s.code, Message: msg, Field: field}
 		}
 	}
 	if unavailable(err) {
@@ -193,6 +201,11 @@ func respondError(w http.ResponseWriter, err error, ae *apiError) {
 		retry := unavailableRetryAfter
 		if errors.Is(err, ports.ErrStorageFull) {
 			retry = storageFullRetryAfter
+		}
+		if errors.Is(err, domain.ErrNodeBusy) {
+			retry, _ = retryAfter(err)
+			w.Header().Set("Retry-After", retry)
+			break // no failure: a limit
 		}
 		w.Header().Set("Retry-After", retry)
 	}

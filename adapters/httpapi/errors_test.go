@@ -7,10 +7,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/chronoshq/chronos/adapters/internal/jsonio"
 	"github.com/chronoshq/chronos/domain"
@@ -44,6 +48,8 @@ func TestToAPIError(t *testing.T) {
 		{"own error", badRequest("label", "x"), 400, "invalid_request", "label"},
 		{"quota", &domain.LimitError{Kind: domain.ErrQuotaExceeded, Message: "m"}, 429, "quota_exceeded", ""},
 		{"rate", &domain.LimitError{Kind: domain.ErrRateLimited, Message: "m"}, 429, "rate_limited", ""},
+		{"calendars", domain.CalendarsOverLimit(3), 429, "quota_exceeded", "name"},
+		{"node busy", &domain.LimitError{Kind: domain.ErrNodeBusy, Message: "m"}, 503, "unavailable", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -109,4 +115,20 @@ func containsAny(s string, subs ...string) bool {
 		}
 	}
 	return false
+}
+
+// A node busy with bulk calls answers 503 with its own words and the Retry-After of
+// the refusal, and logs no store failure: nothing failed.
+func TestWriteErrorNodeBusy(t *testing.T) {
+	core, logs := observer.New(zap.DebugLevel)
+	a := &api{log: zap.New(core)}
+	rec := httptest.NewRecorder()
+	err := &domain.LimitError{Kind: domain.ErrNodeBusy, Message: "this node runs 4 bulk calls already", RetryAfter: 2 * time.Second}
+	a.writeError(rec, httptest.NewRequest(http.MethodPost, "/v1/alarms/bulk", nil), err)
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "2" || !strings.Contains(rec.Body.String(), "4 bulk calls") {
+		t.Errorf("answer %d, Retry-After %q: %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
+	}
+	if logs.Len() != 0 {
+		t.Errorf("logged %v", logs.All())
+	}
 }

@@ -17,14 +17,10 @@ func (a *api) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return a.readBodyLimit(w, r, a.maxBody)
 }
 
-// readBodyLimit is readBody with a limit of its own (the batch endpoint's).
+// readBodyLimit is readBody with a limit of its own.
 func (a *api) readBodyLimit(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || mt != "application/json" {
-			return nil, &apiError{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type",
-				Message: fmt.Sprintf("Content-Type %q is not supported; send application/json", ct)}
-		}
+	if err := checkContentType(r); err != nil {
+		return nil, err
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
@@ -35,6 +31,18 @@ func (a *api) readBodyLimit(w http.ResponseWriter, r *http.Request, limit int64)
 		return nil, badRequest("", "reading the request body: "+err.Error())
 	}
 	return body, nil
+}
+
+// checkContentType refuses a declared Content-Type other than JSON (415).
+func checkContentType(r *http.Request) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			return &apiError{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type",
+				Message: fmt.Sprintf("Content-Type %q is not supported; send application/json", ct)}
+		}
+	}
+	return nil
 }
 
 // decodeBody reads the request body (readBody's limits) and decodes it strictly into

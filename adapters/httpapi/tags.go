@@ -62,11 +62,13 @@ type ownerBulkRequest struct {
 
 	Action string `json:"action"`
 	DryRun bool   `json:"dry_run"`
+	// Cursor goes on from a previous call's next_cursor.
+	Cursor string `json:"cursor"`
 }
 
-// ownerBulk serves POST /v1/alarms/bulk: pause, resume or cancel every one of the
-// owner's alarms the filter selects, answering {"matched", "changed", "more", "dry_run"}
-// ("more" is always false: one call covers every alarm the filter selects).
+// ownerBulk serves POST /v1/alarms/bulk: pause, resume or cancel the owner's alarms the
+// filter selects, a bounded number a call, answering {"matched", "changed", "more",
+// "next_cursor", "dry_run"}; a client calls again with cursor = next_cursor while "more".
 func (a *api) ownerBulk(w http.ResponseWriter, r *http.Request, owner string) {
 	var req ownerBulkRequest
 	if !a.readObject(w, r, &req) {
@@ -91,7 +93,7 @@ func (a *api) ownerBulk(w http.ResponseWriter, r *http.Request, owner string) {
 		a.writeError(w, r, err)
 		return
 	}
-	f := ports.ListFilter{Tags: tags, Status: domain.Status(filter.Status), LabelPrefix: filter.LabelPrefix}
+	f := ports.ListFilter{Tags: tags, Status: domain.Status(filter.Status), LabelPrefix: filter.LabelPrefix, Cursor: req.Cursor}
 	res, err := a.bulkOwner.Bulk(r.Context(), owner, f, action, req.DryRun)
 	if err != nil {
 		a.writeError(w, r, err)

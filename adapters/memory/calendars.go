@@ -19,11 +19,13 @@ func keepCalendar(c domain.Calendar) domain.Calendar {
 	return c
 }
 
-func (s *Store) PutCalendar(ctx context.Context, c domain.Calendar) (domain.Calendar, error) {
+func (s *Store) PutCalendar(ctx context.Context, c domain.Calendar, maxPerOwner int) (domain.Calendar, error) {
 	return txv(s, ctx, func() (domain.Calendar, error) {
 		c.CreatedAt, c.UpdatedAt = s.now(), s.now()
 		if old, err := s.calendars.get(ownerKey{c.Owner, c.Name}); err == nil {
 			c.CreatedAt = old.CreatedAt
+		} else if maxPerOwner > 0 && len(s.calendars.rows(func(x domain.Calendar) bool { return x.Owner == c.Owner }, nil)) >= maxPerOwner {
+			return domain.Calendar{}, domain.CalendarsOverLimit(maxPerOwner)
 		}
 		return s.calendars.put(c), nil
 	})
@@ -31,6 +33,12 @@ func (s *Store) PutCalendar(ctx context.Context, c domain.Calendar) (domain.Cale
 
 func (s *Store) GetCalendar(ctx context.Context, owner, name string) (domain.Calendar, error) {
 	return txv(s, ctx, func() (domain.Calendar, error) { return s.calendars.get(ownerKey{owner, name}) })
+}
+
+func (s *Store) GetCalendars(ctx context.Context, owner string, names []string) ([]domain.Calendar, error) {
+	return txv(s, ctx, func() ([]domain.Calendar, error) {
+		return s.calendars.rows(func(c domain.Calendar) bool { return c.Owner == owner && slices.Contains(names, c.Name) }, byOwnerName), nil
+	})
 }
 
 func (s *Store) ListCalendars(ctx context.Context, owner string) ([]domain.Calendar, error) {

@@ -331,6 +331,15 @@ func (s *Store) PutState(ctx context.Context, name, value string) error {
 	return s.do(ctx, func() { s.state[name] = ports.State{Value: value, UpdatedAt: s.now()} })
 }
 
+func (s *Store) SwapState(ctx context.Context, name, old, value string) (swapped bool, err error) {
+	err = s.do(ctx, func() {
+		if swapped = s.state[name].Value == old; swapped {
+			s.state[name] = ports.State{Value: value, UpdatedAt: s.now()}
+		}
+	})
+	return swapped, err
+}
+
 // PublishHint and SubscribeHints are unsupported: no other process can be told.
 var errNoHints = fmt.Errorf("memory: wake hints: %w", ports.ErrUnsupported)
 

@@ -38,6 +38,10 @@ var engineSQL = func() sqlstore.Statements {
 	st.DeleteExpiredSessions = `DELETE FROM ui_sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ?`
 
 	st.PutState = `REPLACE INTO chronos_state (name, value, updated_at) VALUES (?, ?, COALESCE(?, UTC_TIMESTAMP(6)))`
+	st.InsertState = `INSERT INTO chronos_state (name, value, updated_at) VALUES (?, ?, COALESCE(?, UTC_TIMESTAMP(6)))`
+	// Compared as bytes: a collation that pads or folds would take a different value for old.
+	st.SwapState = `UPDATE chronos_state SET value = ?, updated_at = COALESCE(?, UTC_TIMESTAMP(6))
+		WHERE name = ? AND CAST(value AS BINARY) = CAST(? AS BINARY)`
 
 	st.RegisterWorker = `REPLACE INTO workers (` + sqlrow.WorkerColumns + `)
 		VALUES (?, ?, ?, ?, ?, COALESCE(?, UTC_TIMESTAMP(6)), COALESCE(?, UTC_TIMESTAMP(6)))`

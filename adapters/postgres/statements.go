@@ -34,6 +34,9 @@ var engineSQL = func() sqlstore.Statements {
 
 	st.PutState = `INSERT INTO chronos_state (name, value, updated_at) VALUES ($1, $2, coalesce($3::timestamptz, now()))
 		ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`
+	st.InsertState = `INSERT INTO chronos_state (name, value, updated_at) VALUES ($1, $2, coalesce($3::timestamptz, now()))`
+	st.SwapState = `UPDATE chronos_state SET value = $1, updated_at = coalesce($2::timestamptz, now())
+		WHERE name = $3 AND value = $4`
 
 	st.RegisterWorker = `INSERT INTO workers (` + sqlrow.WorkerColumns + `)
 		VALUES ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now()), coalesce($7::timestamptz, now()))

@@ -15,3 +15,13 @@ func TestCalendarUserPlan(t *testing.T) {
 		t.Errorf("CalendarUser plan %q", p)
 	}
 }
+
+// A series' calendars are read by the primary key, name by name: never a walk of the
+// owner's other calendars.
+func TestCalendarsNamedPlan(t *testing.T) {
+	s := openTemp(t, nil)
+	p := queryPlan(t, s, engineSQL.CalendarsNamed, "o", "a", "b", "c", "d", "e", "f", "g", "h")
+	if !strings.Contains(p, "(owner=? AND name=?)") || strings.Contains(p, "SCAN") {
+		t.Errorf("CalendarsNamed plan %q", p)
+	}
+}

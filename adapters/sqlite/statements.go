@@ -208,6 +208,8 @@ var engineSQL = func() sqlstore.Statements {
 
 	st.PutState = `INSERT INTO chronos_state (name, value, updated_at) VALUES (?1, ?2, ?3)
 		ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`
+	st.InsertState = `INSERT INTO chronos_state (name, value, updated_at) VALUES (?1, ?2, ?3)`
+	st.SwapState = `UPDATE chronos_state SET value = ?1, updated_at = ?2 WHERE name = ?3 AND value = ?4`
 
 	st.RegisterWorker = `INSERT INTO workers (` + sqlrow.WorkerColumns + `)
 		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)

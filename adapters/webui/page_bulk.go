@@ -18,14 +18,18 @@ type confirmData struct {
 	Scope   string // "selected" or "filter"
 	IDs     []string
 	Filter  filter
-	Count   int  // alarms it will touch
-	More    bool // more match than one action takes
+	Cursor  string // the filter's walk goes on after the alarms an earlier action went through
+	Done    string // what that earlier action did
+	Count   int    // alarms it will touch
+	More    bool   // more match than one action takes
 	Back    string
 	Warning string
 }
 
 // bulk serves the bulk form of the alarms page: the first post shows how many alarms
-// the action will touch and asks to confirm; the confirmed post does it.
+// the action will touch and asks to confirm; the confirmed post does it. An action on
+// a filter goes through at most maxBulk alarms; when more may match, it asks to go on
+// with the next ones, from where it stopped (the cursor), rather than from the start.
 func (u *UI) bulk(w http.ResponseWriter, r *http.Request, v viewer) {
 	action := domain.BulkAction(r.PostFormValue("action"))
 	switch action {
@@ -46,6 +50,7 @@ func (u *UI) bulk(w http.ResponseWriter, r *http.Request, v viewer) {
 		u.fail(w, r, http.StatusBadRequest, err.Error())
 		return
 	}
+	af.Cursor = r.PostFormValue("cursor")
 	if scope == "selected" && len(ids) == 0 {
 		u.redirectWithFlash(w, r, back, "Nothing selected: tick the alarms first, or act on the whole filter.")
 		return
@@ -58,46 +63,60 @@ func (u *UI) bulk(w http.ResponseWriter, r *http.Request, v viewer) {
 		u.fail(w, r, http.StatusBadRequest, fmt.Sprintf("At most %d alarms at once.", maxBulk))
 		return
 	}
+	d := confirmData{Action: string(action), Scope: scope, IDs: ids, Filter: f, Back: back}
 	if r.PostFormValue("confirm") != "yes" {
-		d := confirmData{Action: string(action), Scope: scope, IDs: ids, Filter: f, Back: back}
-		if scope == "selected" {
-			d.Count = len(ids)
-		} else {
-			// The dry run walks the filter's pages as the action will (short ones too).
-			res, err := u.bulkActions.BulkDryRun(r.Context(), action, af, maxBulk)
-			if err != nil {
-				u.storeFailed(w, r, err)
-				return
-			}
-			d.Count, d.More = res.Matched, res.More
-		}
-		if action == domain.BulkRetry {
-			d.Warning = "Only failed alarms among them are retried."
-		} else if action == domain.BulkCancel {
-			d.Warning = "Alarms already finished are left as they are."
-		}
-		u.render(w, r, http.StatusOK, "confirm", page{Title: "Confirm", Nav: "alarms", Viewer: &v, Data: d})
+		u.confirm(w, r, v, d, af)
 		return
 	}
 	var changed, matched int
-	var more bool
+	var next string
 	if scope == "selected" {
 		matched = len(ids)
 		changed, err = u.actOnEach(r.Context(), action, ids, v.Token.ID)
 	} else {
 		var res domain.BulkResult
 		res, err = u.bulkActions.Bulk(r.Context(), action, af, maxBulk, v.Token.ID)
-		changed, matched, more = res.Changed, res.Matched, res.More
+		changed, matched, next = res.Changed, res.Matched, res.NextCursor
 	}
 	if err != nil {
 		u.storeFailed(w, r, err)
 		return
 	}
 	msg := fmt.Sprintf("%s: %d of %d alarms changed.", action, changed, matched)
-	if more {
-		msg += " More match the filter: run it again."
+	if next != "" {
+		af.Cursor, d.Cursor, d.Done = next, next, msg
+		u.confirm(w, r, v, d, af)
+		return
 	}
 	u.redirectWithFlash(w, r, back, msg)
+}
+
+// confirm asks to confirm d: how many alarms the action will touch (on a filter, what
+// a dry run from af's cursor selects), or, once an earlier action went through all of
+// them (a dry run from its cursor selects none), says what it did.
+func (u *UI) confirm(w http.ResponseWriter, r *http.Request, v viewer, d confirmData, af ports.ListFilter) {
+	if d.Scope == "selected" {
+		d.Count = len(d.IDs)
+	} else {
+		// The dry run walks the filter's pages as the action will (short ones too).
+		res, err := u.bulkActions.BulkDryRun(r.Context(), domain.BulkAction(d.Action), af, maxBulk)
+		if err != nil {
+			u.storeFailed(w, r, err)
+			return
+		}
+		d.Count, d.More = res.Matched, res.More
+		if d.Count == 0 && d.Done != "" {
+			u.redirectWithFlash(w, r, d.Back, d.Done)
+			return
+		}
+	}
+	switch domain.BulkAction(d.Action) {
+	case domain.BulkRetry:
+		d.Warning = "Only failed alarms among them are retried."
+	case domain.BulkCancel:
+		d.Warning = "Alarms already finished are left as they are."
+	}
+	u.render(w, r, http.StatusOK, "confirm", page{Title: "Confirm", Nav: "alarms", Viewer: &v, Data: d})
 }
 
 // actOnEach does action to each id and counts the alarms it changed; an alarm gone or

@@ -63,8 +63,10 @@ func cancelBy(by string) ports.MutateFunc {
 }
 
 // Bulk applies action to up to limit (1..MaxBulk; 0 means MaxBulk) alarms matching f,
-// newest first. f must narrow something: a bulk call over every alarm of the cluster is
-// refused (field "filter"), since it is almost always a mistake.
+// newest first, from f.Cursor ("" the newest); the result's NextCursor goes on after the
+// last one read, so that repeated calls walk every match once. f must narrow
+// something: a bulk call over every alarm of the cluster is refused (field "filter"),
+// since it is almost always a mistake.
 func (s *Admin) Bulk(ctx context.Context, action domain.BulkAction, f ports.ListFilter, limit int, by string) (domain.BulkResult, error) {
 	return s.bulk(ctx, action, f, limit, by, false)
 }
@@ -96,7 +98,7 @@ func (s *Admin) bulk(ctx context.Context, action domain.BulkAction, f ports.List
 		return res, &domain.ValidationError{Field: "action", Message: fmt.Sprintf("must be retry, cancel or delete, got %q", action)}
 	}
 	var err error
-	res.Matched, res.More, err = bulk.Walk(ctx, s.store, f, limit, func(page []domain.Alarm) error {
+	res.Matched, res.NextCursor, err = bulk.WalkFrom(ctx, s.store, f, limit, func(page []domain.Alarm) error {
 		changed := len(bulkTargets(action, page))
 		var err error
 		if !dryRun {
@@ -105,6 +107,7 @@ func (s *Admin) bulk(ctx context.Context, action domain.BulkAction, f ports.List
 		res.Changed += changed
 		return err
 	})
+	res.More = res.NextCursor != ""
 	if err != nil {
 		return res, err
 	}

@@ -26,6 +26,11 @@ type AlarmsConfig struct {
 	// Quota holds every create to its owner's quota of active alarms (NewQuota); nil:
 	// none.
 	Quota *Quota
+	// BulkPerCall is the most alarms one bulk call goes through (0:
+	// DefaultBulkPerCall); BulkGate bounds the bulk calls the node runs at once (nil:
+	// no bound).
+	BulkPerCall int
+	BulkGate    *BulkGate
 }
 
 // Alarms is the set of owner-facing use cases. Every call is scoped by owner.
@@ -102,7 +107,7 @@ func (s *Alarms) CreateBatch(ctx context.Context, specs []domain.Spec) ([]Create
 	out := make([]CreateResult, len(specs))
 	valid := make([]domain.Alarm, 0, len(specs))
 	at := make([]int, 0, len(specs)) // valid[j] is specs[at[j]]
-	cals := ownerCalendars{}
+	cals := seenCalendars{}
 	for i, spec := range specs {
 		a, err := domain.NewAlarm(app.NewAlarmID(), spec, now, s.cfg.Defaults)
 		if err == nil {
@@ -339,7 +344,7 @@ func (s *Alarms) Backfill(ctx context.Context, owner, id string, from, to time.T
 	if err != nil {
 		return domain.Alarm{}, 0, false, err
 	}
-	cals, err := s.calendarsOf(ctx, owner, series.Series.ExcludeCalendars)
+	cals, err := s.calendarsNamed(ctx, owner, series.Series.ExcludeCalendars, nil)
 	if err != nil {
 		return domain.Alarm{}, 0, false, err
 	}
@@ -358,20 +363,21 @@ func (s *Alarms) Backfill(ctx context.Context, owner, id string, from, to time.T
 	return r.Alarm, count, r.Deduped, nil
 }
 
-// Update changes the owner's alarm's definition in place.
+// Update changes the owner's alarm's definition in place. A patch that names
+// calendars or moves the schedule reads the calendars the series names after it
+// (updateExcluding); any other needs none.
 func (s *Alarms) Update(ctx context.Context, owner, id string, p domain.Patch) (domain.Alarm, error) {
-	// The owner's calendars, for a patch that names some or moves the schedule: read
-	// before the row's lock, as the alarm's own names are only known under it.
-	var cals []domain.Calendar
+	var (
+		a   domain.Alarm
+		err error
+	)
 	if p.NeedsCalendars() {
-		var err error
-		if cals, err = s.store.ListCalendars(ctx, owner); err != nil {
-			return domain.Alarm{}, err
-		}
+		a, err = s.updateExcluding(ctx, owner, id, p)
+	} else {
+		a, err = s.store.Mutate(ctx, ports.OwnedBy(owner), id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
+			return domain.UpdateExcluding(a, p, nil, now)
+		})
 	}
-	a, err := s.store.Mutate(ctx, ports.OwnedBy(owner), id, func(a domain.Alarm, now time.Time) (domain.Transition, bool, error) {
-		return domain.UpdateExcluding(a, p, cals, now)
-	})
 	if err == nil {
 		s.hintIfDueSoon(ctx, a.NextFireAt, s.clock.Now())
 	}
@@ -396,7 +402,7 @@ func (s *Alarms) Upcoming(ctx context.Context, owner, id string, n int) (domain.
 	if err != nil {
 		return domain.Alarm{}, nil, err
 	}
-	cals, err := s.calendarsOf(ctx, owner, a.Series.ExcludeCalendars)
+	cals, err := s.calendarsNamed(ctx, owner, a.Series.ExcludeCalendars, nil)
 	if err != nil {
 		return domain.Alarm{}, nil, err
 	}

@@ -14,15 +14,18 @@ import (
 	"github.com/chronoshq/chronos/ports"
 )
 
-// Bulk applies action to every one of the owner's alarms f matches (its tags, status
-// and label prefix; at least one is required), newest first, in
-// pages of ports.MaxListLimit, each alarm in its own transaction: exactly the
-// transition and event the single pause, resume or cancel writes. An alarm the action
-// does not apply to (a once alarm to pause, an active one to resume, a finished one to
-// cancel) is matched, not changed; so a repeated call changes nothing more. One bulk
-// call per owner runs at a time across the cluster, under the cluster lease
-// "bulk:<owner>": another gets ErrBulkRunning. A dry run takes no lease and changes
-// nothing; Changed is what the call would change now.
+// Bulk applies action to the owner's alarms f matches (its tags, status and label
+// prefix; at least one is required), newest first, from f.Cursor ("" the newest), at
+// most BulkPerCall of them a call, in pages of ports.MaxListLimit, each alarm in its own
+// transaction: exactly the transition and event the single pause, resume or cancel
+// writes. The result's NextCursor goes on after the last alarm read ("" at the end), so
+// that repeated calls walk every match once, and no call works longer than a bounded
+// while. An alarm the action does not apply to (a once alarm to pause, an active one
+// to resume, a finished one to cancel) is matched, not changed; so a repeated call
+// changes nothing more. One bulk call per owner runs at a time across the cluster,
+// under the cluster lease "bulk:<owner>": another gets ErrBulkRunning. A dry run takes
+// no lease and changes nothing; Changed is what the call would change now. Every call
+// takes a place in BulkGate, or is refused.
 func (s *Alarms) Bulk(ctx context.Context, owner string, f ports.ListFilter, action domain.OwnerBulkAction, dryRun bool) (domain.BulkResult, error) {
 	var res domain.BulkResult
 	if len(f.Tags) == 0 && f.Status == "" && f.LabelPrefix == "" {
@@ -34,14 +37,25 @@ func (s *Alarms) Bulk(ctx context.Context, owner string, f ports.ListFilter, act
 	if _, err := domain.ParseOwnerBulkAction(string(action)); err != nil {
 		return res, err
 	}
-	lf := ports.ListFilter{Scope: ports.OwnedBy(owner), Tags: f.Tags, Status: f.Status, LabelPrefix: f.LabelPrefix}
+	lf := ports.ListFilter{Scope: ports.OwnedBy(owner), Tags: f.Tags, Status: f.Status, LabelPrefix: f.LabelPrefix, Cursor: f.Cursor}
 	if f.Kind != "" || !f.FailedSince.IsZero() {
 		return res, &domain.ValidationError{Field: "filter", Message: "a bulk action filters by tag, status and label_prefix only"}
 	}
+	if _, err := lf.After(); err != nil {
+		return res, err
+	}
+	leave, err := s.cfg.BulkGate.enter(owner, dryRun)
+	if err != nil {
+		return res, err
+	}
+	defer leave()
+	perCall := s.cfg.BulkPerCall
+	if perCall <= 0 {
+		perCall = DefaultBulkPerCall
+	}
 	if dryRun {
 		now := s.clock.Now()
-		var err error
-		res.Matched, _, err = bulk.Walk(ctx, s.store, lf, 0, func(page []domain.Alarm) error {
+		res.Matched, res.NextCursor, err = bulk.WalkFrom(ctx, s.store, lf, perCall, func(page []domain.Alarm) error {
 			for _, a := range page {
 				if _, changed, err := action.Decide(a, now); err == nil && changed {
 					res.Changed++
@@ -49,13 +63,14 @@ func (s *Alarms) Bulk(ctx context.Context, owner string, f ports.ListFilter, act
 			}
 			return nil
 		})
+		res.More = res.NextCursor != ""
 		return res, err
 	}
 
 	var earliest time.Time
-	err := underBulkLease(ctx, s.store, s.log, owner, func(renew func() error) error {
+	err = underBulkLease(ctx, s.store, s.log, owner, func(renew func() error) error {
 		var err error
-		res.Matched, _, err = bulk.Walk(ctx, s.store, lf, 0, func(page []domain.Alarm) error {
+		res.Matched, res.NextCursor, err = bulk.WalkFrom(ctx, s.store, lf, perCall, func(page []domain.Alarm) error {
 			changed, err := bulk.Mutate(ctx, s.store, ports.OwnedBy(owner), page, action.Decide)
 			res.Changed += len(changed)
 			for _, a := range changed {
@@ -70,6 +85,7 @@ func (s *Alarms) Bulk(ctx context.Context, owner string, f ports.ListFilter, act
 		})
 		return err
 	})
+	res.More = res.NextCursor != ""
 	if errors.Is(err, ErrBulkRunning) {
 		return res, err
 	}
@@ -77,6 +93,6 @@ func (s *Alarms) Bulk(ctx context.Context, owner string, f ports.ListFilter, act
 		s.hintIfDueSoon(ctx, earliest, s.clock.Now())
 	}
 	s.log.Info("owner bulk action", zap.String("owner", owner), zap.String("action", string(action)),
-		zap.Int("matched", res.Matched), zap.Int("changed", res.Changed), zap.Error(err))
+		zap.Int("matched", res.Matched), zap.Int("changed", res.Changed), zap.Bool("more", res.More), zap.Error(err))
 	return res, err
 }

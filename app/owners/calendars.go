@@ -5,42 +5,51 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
 )
 
 // CalendarStore is what the calendar use cases call: the calendars, and the cluster
-// state value every change bumps (app.CalendarsStateName). A ports.Store is one.
+// state value every change is recorded in (app.CalendarsStateName). A ports.Store is
+// one.
 type CalendarStore interface {
 	ports.CalendarStore
-	PutState(ctx context.Context, name, value string) error
+	ports.StateStore
 }
 
 // Calendars is an owner's exclusion calendars: put (create or replace), read, list,
-// delete. Every change bumps the "calendars" state, so the dispatchers drop what they
-// cached within a second and the next occurrence of every series using it follows it.
+// delete. Every change is recorded in the "calendars" state, so the dispatchers drop
+// that calendar from their caches within a second and the next occurrence of every
+// series using it follows it.
 type Calendars struct {
-	store CalendarStore
-	clock ports.Clock
-	log   *zap.Logger
+	store   CalendarStore
+	clock   ports.Clock
+	limits  domain.CalendarLimits
+	log     *zap.Logger
+	changes *changeLog
 }
 
-// NewCalendars builds the use cases; log may be nil.
-func NewCalendars(store CalendarStore, clock ports.Clock, log *zap.Logger) *Calendars {
+// NewCalendars builds the use cases, holding every owner to limits (the zero value:
+// none); log may be nil.
+func NewCalendars(store CalendarStore, clock ports.Clock, limits domain.CalendarLimits, log *zap.Logger) *Calendars {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Calendars{store: store, clock: clock, log: log}
+	return &Calendars{store: store, clock: clock, limits: limits, log: log, changes: &changeLog{store: store, clock: clock}}
 }
 
-// Put validates c (a *domain.ValidationError naming the field) and stores it, replacing
-// the owner's calendar of that name if there is one.
+// Put validates c (a *domain.ValidationError naming the field, also for a calendar
+// over the limit of entries) and stores it, replacing the owner's calendar of that
+// name if there is one; a new one past the owner's limit of calendars is refused
+// (domain.CalendarsOverLimit).
 func (s *Calendars) Put(ctx context.Context, c domain.Calendar) (domain.Calendar, error) {
+	if err := s.limits.CheckEntries(c); err != nil {
+		return domain.Calendar{}, err
+	}
 	if err := domain.ValidateCalendar(c); err != nil {
 		return domain.Calendar{}, err
 	}
-	stored, err := s.store.PutCalendar(ctx, domain.NormalizeCalendar(c))
+	stored, err := s.store.PutCalendar(ctx, domain.NormalizeCalendar(c), s.limits.PerOwner)
 	if err != nil {
 		return domain.Calendar{}, err
 	}
@@ -68,11 +77,11 @@ func (s *Calendars) Delete(ctx context.Context, owner, name string) error {
 	return nil
 }
 
-// changed bumps the calendars' state. A bump that fails is logged: the calendar is
+// changed records the change in the calendars' state (changeLog) and waits for it to
+// be written, as long as ctx lets it. A record that fails is logged: the calendar is
 // stored, and the dispatchers' caches still expire (app.CalendarCacheMaxAge).
 func (s *Calendars) changed(ctx context.Context, owner, name, action string) {
-	v := app.NewCalendarsChange(owner, name, action, s.clock.Now())
-	if err := s.store.PutState(ctx, app.CalendarsStateName, v); err != nil {
+	if err := s.changes.record(ctx, calendarChange{owner, name, action}); err != nil {
 		s.log.Warn("recording a calendar change failed; dispatchers see it when their cache expires",
 			zap.String("owner", owner), zap.String("calendar", name), zap.Error(err))
 	}

@@ -25,6 +25,9 @@ type RedeliveryConfig struct {
 	// AttemptBodyBytes is how much of an answer's body the attempt log keeps (the
 	// dispatcher's; 0 keeps none).
 	AttemptBodyBytes int
+	// BulkGate bounds the bulk calls the node runs at once, the owners' bulk actions'
+	// too (nil: no bound).
+	BulkGate *BulkGate
 }
 
 // Redeliveries sends past occurrences of an owner's alarms again, through the node's
@@ -140,8 +143,8 @@ func (r *Redeliveries) wake(ctx context.Context, w domain.Wake) (domain.Outcome,
 // f matches (by default status failed; since narrows it to alarms failed at or after
 // it), newest first, at most limit of them, bulk.Workers at a time, and returns a
 // cursor to go on with: the owner's dead-letter queue, emptied in bounded calls. One
-// bulk call per owner runs at a time (ErrBulkRunning). An alarm never delivered, or a
-// failure notice, is skipped, not counted.
+// bulk call per owner runs at a time (ErrBulkRunning), and each takes a place in
+// BulkGate. An alarm never delivered, or a failure notice, is skipped, not counted.
 func (r *Redeliveries) RedeliverFailed(ctx context.Context, owner string, f ports.ListFilter, limit int) (domain.BulkRedelivery, error) {
 	var res domain.BulkRedelivery
 	switch {
@@ -163,7 +166,12 @@ func (r *Redeliveries) RedeliverFailed(ctx context.Context, owner string, f port
 		return res, &domain.ValidationError{Field: "filter.since", Message: "since selects failed alarms: use it with status failed"}
 	}
 	f.Scope = ports.OwnedBy(owner)
-	err := underBulkLease(ctx, r.store, r.log, owner, func(renew func() error) error {
+	leave, err := r.cfg.BulkGate.enter(owner, false)
+	if err != nil {
+		return res, err
+	}
+	defer leave()
+	err = underBulkLease(ctx, r.store, r.log, owner, func(renew func() error) error {
 		var err error
 		res.Matched, res.NextCursor, err = bulk.WalkFrom(ctx, r.store, f, limit, func(page []domain.Alarm) error {
 			if err := r.redeliverPage(ctx, f.Scope, page, &res); err != nil {

@@ -17,7 +17,7 @@ type Store interface {
 	ports.LeaseStore
 	GetEndpoint(ctx context.Context, owner, name string) (domain.Endpoint, error)
 	ListEndpoints(ctx context.Context, owner string) ([]domain.Endpoint, error)
-	ListCalendars(ctx context.Context, owner string) ([]domain.Calendar, error)
+	GetCalendars(ctx context.Context, owner string, names []string) ([]domain.Calendar, error)
 	PublishHint(ctx context.Context, at time.Time) error
 	Capabilities() ports.Capabilities
 }

@@ -231,11 +231,21 @@ func (cfg *serveConfig) node() chronos.Config {
 		Retention: cfg.Retention, EventsPerAlarm: cfg.EventsPerAlarm,
 		MaxActiveAlarmsPerOwner: cfg.MaxActive, QuotaRefresh: cfg.QuotaRefresh, RateLimit: cfg.RateLimit,
 		AuthFailuresPerMinute: cfg.AuthFailures,
-		Dashboard:             cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL, BackupDir: cfg.BackupDir,
+		MaxCalendarsPerOwner:  orNoLimit(cfg.MaxCalendars), MaxCalendarEntries: orNoLimit(cfg.MaxCalendarEntries),
+		MaxBulkPerCall: cfg.MaxBulkPerCall, MaxBulkCalls: orNoLimit(cfg.MaxBulkCalls),
+		Dashboard: cfg.UI, ShowPayloads: cfg.ShowPayloads, PublicURL: cfg.PublicURL, BackupDir: cfg.BackupDir,
 		OTelEndpoint: cfg.OTelEndpoint,
 		Endpoints: chronos.EndpointOptions{UserAgent: "chronos/" + Version(), ReceiverErrors: webhook.ReceiverErrors(cfg.ReceiverErrors),
 			BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown, AllowCIDRs: allow},
 	}
+}
+
+// orNoLimit is a flag's limit as chronos.Config takes it: the flag's 0 (off) is NoLimit.
+func orNoLimit(v int) int {
+	if v == 0 {
+		return chronos.NoLimit
+	}
+	return v
 }
 
 // runNode starts the node (dispatching and its background work) and drains it on stop.
@@ -251,7 +261,10 @@ func runNode(lc fx.Lifecycle, n *chronos.Node, cfg *serveConfig, log *zap.Logger
 				log.Info("retention on", zap.Duration("retention", cfg.Retention), zap.Int("events_per_alarm", cfg.EventsPerAlarm))
 			}
 			log.Info("limits", zap.Int("max_active_alarms_per_owner", cfg.MaxActive), zap.Duration("quota_refresh", cfg.QuotaRefresh),
-				zap.Int("rate_limit_per_token", cfg.RateLimit), zap.Int("auth_failures_per_address_minute", cfg.AuthFailures))
+				zap.Int("rate_limit_per_token", cfg.RateLimit), zap.Int("auth_failures_per_address_minute", cfg.AuthFailures),
+				zap.Int("max_calendars_per_owner", cfg.MaxCalendars),
+				zap.Int("max_calendar_entries", cfg.MaxCalendarEntries), zap.Int("max_bulk_per_call", cfg.MaxBulkPerCall),
+				zap.Int("max_bulk_calls", cfg.MaxBulkCalls))
 			if cfg.ShowPayloads {
 				log.Warn("--admin-show-payloads: admin views show alarm payloads and wake messages in full")
 			}

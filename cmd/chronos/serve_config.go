@@ -20,6 +20,10 @@ import (
 
 const defaultStore = "sqlite://chronos.db"
 
+// maxBulkPerCall is the most --max-bulk-per-call takes: what the admin's bulk calls
+// take at most, already seconds of work.
+const maxBulkPerCall = 10_000
+
 // serveConfig is every setting of `chronos serve`.
 type serveConfig struct {
 	Store              string
@@ -60,6 +64,10 @@ type serveConfig struct {
 	QuotaRefresh       time.Duration
 	RateLimit          int
 	AuthFailures       int
+	MaxCalendars       int
+	MaxCalendarEntries int
+	MaxBulkPerCall     int
+	MaxBulkCalls       int
 	ShowPayloads       bool
 	UI                 bool
 	LogFormat          string
@@ -111,6 +119,10 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.QuotaRefresh, "quota-refresh", owners.DefaultQuotaRefresh, "how old a node's count of an owner's active alarms may get; on N nodes an owner can end over its quota by what the others created in about this long")
 	fs.IntVar(&c.RateLimit, "rate-limit", owners.DefaultRateLimit, "requests per second per token on this node, in bursts of twice that (429 rate_limited over it); 0: no limit")
 	fs.IntVar(&c.AuthFailures, "auth-failure-limit", owners.DefaultAuthFailuresPerMinute, "failed authentications (API requests without a valid token, dashboard sign-ins) per minute per client address on this node, in bursts of as many; past it 429 rate_limited before the token is looked up; requests that authenticate are never counted; 0: no limit")
+	fs.IntVar(&c.MaxCalendars, "max-calendars-per-owner", domain.DefaultMaxCalendarsPerOwner, "refuse (429 quota_exceeded) an owner's new calendar past this many; 0: no limit")
+	fs.IntVar(&c.MaxCalendarEntries, "max-calendar-entries", domain.DefaultMaxCalendarEntries, "refuse (400 naming the list) a calendar of more dates, weekdays and ranges than this, together; 0: no limit")
+	fs.IntVar(&c.MaxBulkPerCall, "max-bulk-per-call", owners.DefaultBulkPerCall, "most alarms one owner's bulk call (POST /v1/alarms/bulk, a dry run too) goes through; the answer's next_cursor goes on")
+	fs.IntVar(&c.MaxBulkCalls, "max-bulk-calls", owners.DefaultBulkCalls, "most owners' bulk calls (actions, dry runs, redeliveries) this node runs at once, one more answered 503 with Retry-After; 0: no limit")
 	fs.BoolVar(&c.ShowPayloads, "admin-show-payloads", false, "show payloads and wake messages in admin views (default: redacted to size and SHA-256)")
 	fs.BoolVar(&c.UI, "ui", true, "serve the web dashboard at /ui/ (sign in with an admin token); --ui=false answers 404 there")
 	fs.StringVar(&c.LogFormat, "log-format", "console", "log format: console or json")
@@ -223,6 +235,18 @@ func (c *serveConfig) validate() error {
 	}
 	if c.MaxActive < 0 {
 		errs = append(errs, fmt.Errorf("--max-active-alarms-per-owner must be 0 (no quota) or more, got %d", c.MaxActive))
+	}
+	if c.MaxCalendars < 0 {
+		errs = append(errs, fmt.Errorf("--max-calendars-per-owner must be 0 (no limit) or more, got %d", c.MaxCalendars))
+	}
+	if c.MaxCalendarEntries < 0 {
+		errs = append(errs, fmt.Errorf("--max-calendar-entries must be 0 (no limit) or more, got %d", c.MaxCalendarEntries))
+	}
+	if c.MaxBulkPerCall < 1 || c.MaxBulkPerCall > maxBulkPerCall {
+		errs = append(errs, fmt.Errorf("--max-bulk-per-call must be 1 to %d, got %d", maxBulkPerCall, c.MaxBulkPerCall))
+	}
+	if c.MaxBulkCalls < 0 {
+		errs = append(errs, fmt.Errorf("--max-bulk-calls must be 0 (no limit) or more, got %d", c.MaxBulkCalls))
 	}
 	if c.QuotaRefresh <= 0 {
 		errs = append(errs, fmt.Errorf("--quota-refresh must be above 0, got %s", c.QuotaRefresh))

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chronoshq/chronos"
 	"github.com/chronoshq/chronos/internal/flagenv"
 )
 
@@ -36,6 +37,10 @@ func TestServeRefusesUnsafeConfiguration(t *testing.T) {
 		{"bad log format", []string{"--dev", "--log-format", "xml"}, nil, []string{"--log-format must be console or json"}},
 		{"unknown receiver errors", []string{"--dev", "--receiver-errors", "some"}, nil, []string{`--receiver-errors must be status or full, got "some"`}},
 		{"negative quota", []string{"--dev", "--max-active-alarms-per-owner", "-1"}, nil, []string{"--max-active-alarms-per-owner must be 0 (no quota) or more"}},
+		{"negative calendars", []string{"--dev", "--max-calendars-per-owner", "-1"}, nil, []string{"--max-calendars-per-owner must be 0 (no limit) or more, got -1"}},
+		{"negative calendar entries", nil, map[string]string{"CHRONOS_DEV": "true", "CHRONOS_MAX_CALENDAR_ENTRIES": "-1"}, []string{"--max-calendar-entries must be 0 (no limit) or more, got -1"}},
+		{"bulk per call of 0", []string{"--dev", "--max-bulk-per-call", "0"}, nil, []string{"--max-bulk-per-call must be 1 to 10000, got 0"}},
+		{"negative bulk calls", nil, map[string]string{"CHRONOS_DEV": "true", "CHRONOS_MAX_BULK_CALLS": "-1"}, []string{"--max-bulk-calls must be 0 (no limit) or more, got -1"}},
 		{"no quota refresh", []string{"--dev", "--quota-refresh", "0s"}, nil, []string{"--quota-refresh must be above 0"}},
 		{"negative rate limit", nil, map[string]string{"CHRONOS_DEV": "true", "CHRONOS_RATE_LIMIT": "-5"}, []string{"--rate-limit must be 0 (no limit) or more, got -5"}},
 		{"attempt body bytes below 0", []string{"--dev", "--attempt-body-bytes", "-1"}, nil, []string{"--attempt-body-bytes must be 0 (keep no body) to 8192, got -1"}},
@@ -190,6 +195,37 @@ func TestEndpointAllowCIDRFlag(t *testing.T) {
 	t.Setenv("CHRONOS_ENDPOINT_ALLOW_CIDR", "10.20.0.0/16, 192.168.5.0/24")
 	if got := strings.Join(allow(nil), " "); got != "10.20.0.0/16 192.168.5.0/24" {
 		t.Errorf("environment: %s", got)
+	}
+}
+
+// The calendars' limits default to 100 calendars per owner and 1,000 entries per
+// calendar, the bulk calls' to 1,000 alarms a call and 4 calls at once; the environment
+// sets them, and 0 turns each off in the node's Config.
+func TestCalendarAndBulkLimitFlags(t *testing.T) {
+	parse := func(args []string) serveConfig {
+		t.Helper()
+		var cfg serveConfig
+		fs := flagenv.New("serve", &bytes.Buffer{})
+		cfg.register(fs)
+		if err := flagenv.Parse(fs, args); err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	if c := parse(nil); c.MaxCalendars != 100 || c.MaxCalendarEntries != 1000 || c.MaxBulkPerCall != 1000 || c.MaxBulkCalls != 4 {
+		t.Errorf("defaults: %d calendars, %d entries, %d per bulk call, %d bulk calls; want 100, 1000, 1000, 4",
+			c.MaxCalendars, c.MaxCalendarEntries, c.MaxBulkPerCall, c.MaxBulkCalls)
+	}
+	t.Setenv("CHRONOS_MAX_CALENDARS_PER_OWNER", "7")
+	t.Setenv("CHRONOS_MAX_CALENDAR_ENTRIES", "0")
+	t.Setenv("CHRONOS_MAX_BULK_PER_CALL", "50")
+	t.Setenv("CHRONOS_MAX_BULK_CALLS", "0")
+	c := parse(nil)
+	if n := c.node(); c.MaxCalendars != 7 || n.MaxCalendarsPerOwner != 7 || n.MaxCalendarEntries != chronos.NoLimit {
+		t.Errorf("from the environment: %d calendars (Config %d), Config entries %d; want 7, 7, NoLimit", c.MaxCalendars, n.MaxCalendarsPerOwner, n.MaxCalendarEntries)
+	}
+	if n := c.node(); n.MaxBulkPerCall != 50 || n.MaxBulkCalls != chronos.NoLimit {
+		t.Errorf("from the environment: Config %d per bulk call, %d bulk calls; want 50, NoLimit", n.MaxBulkPerCall, n.MaxBulkCalls)
 	}
 }
 

@@ -33,7 +33,8 @@ const adminUsage = `Usage: chronos admin <subcommand> [flags]     (needs a token
                                --backup-dir (chronos backup --to FILE on its host needs none)
 
 Filter flags (retry, cancel, delete): --owner --status --kind --label-prefix
---failed-since (RFC 3339) --limit (default and max 10000 a call; "more" says call again).
+--failed-since (RFC 3339) --limit (default and max 10000 a call; "more" says call again,
+with the --cursor it prints).
 --dry-run prints how many alarms the filter selects and how many would change, and
 changes nothing.
 Every subcommand takes --server (env CHRONOS_SERVER, default ` + defaultServer + `),
@@ -227,6 +228,7 @@ func adminAct(ctx context.Context, sub string, fs *flag.FlagSet, f *apiFlags, ar
 	var ff filterFlags
 	ff.register(fs, "act on at most this many alarms in this call (the server's default and maximum when 0: 10000)")
 	dryRun := fs.Bool("dry-run", false, "change nothing: print how many alarms the filter selects and how many the action would change")
+	cursor := fs.String("cursor", "", "go on after the alarms an earlier call went through (the cursor it printed)")
 	pos, err := parseAPIFlags(fs, args)
 	if err != nil {
 		return err
@@ -234,7 +236,7 @@ func adminAct(ctx context.Context, sub string, fs *flag.FlagSet, f *apiFlags, ar
 	switch {
 	case len(pos) > 1:
 		return fmt.Errorf("admin %s: give one alarm id, or filter flags", sub)
-	case len(pos) == 1 && (ff.selects() || ff.limit != 0):
+	case len(pos) == 1 && (ff.selects() || ff.limit != 0 || *cursor != ""):
 		return fmt.Errorf("admin %s: give an alarm id or filter flags, not both", sub)
 	case len(pos) == 0 && !ff.selects():
 		return fmt.Errorf("admin %s: give an alarm id, or at least one of --owner --status --kind --label-prefix --failed-since", sub)
@@ -258,7 +260,7 @@ func adminAct(ctx context.Context, sub string, fs *flag.FlagSet, f *apiFlags, ar
 	}[sub]
 	res, err := bulk(a, ctx, client.BulkFilter{
 		Owner: ff.owner, Status: domain.Status(ff.status), Kind: domain.Kind(ff.kind),
-		LabelPrefix: ff.labelPrefix, FailedSince: since, Limit: ff.limit, DryRun: *dryRun,
+		LabelPrefix: ff.labelPrefix, FailedSince: since, Limit: ff.limit, Cursor: *cursor, DryRun: *dryRun,
 	})
 	if err != nil {
 		return apiError(err)
@@ -267,7 +269,7 @@ func adminAct(ctx context.Context, sub string, fs *flag.FlagSet, f *apiFlags, ar
 		if res.DryRun {
 			more := ""
 			if res.More {
-				more = "; more match beyond --limit"
+				more = "; more may match beyond --limit: go on with --cursor " + res.NextCursor
 			}
 			_, err := fmt.Fprintf(w, "dry run: %s would change %d of the %d alarms the filter selects%s; nothing was changed\n",
 				sub, res.Changed, res.Matched, more)
@@ -281,7 +283,7 @@ func adminAct(ctx context.Context, sub string, fs *flag.FlagSet, f *apiFlags, ar
 			return err
 		}
 		if res.More {
-			_, err := fmt.Fprintf(w, "more alarms match: run the same command again to go on\n")
+			_, err := fmt.Fprintf(w, "more alarms may match: go on with the same command and --cursor %s\n", res.NextCursor)
 			return err
 		}
 		return nil

@@ -41,8 +41,9 @@ const alarmUsage = `Usage: chronos alarm <subcommand> [flags]
   attempts ID [--limit N] [--cursor C]   delivery attempts, newest first: status, duration, node, answer
   preview  --cron EXPR [--tz TZ] [--from T] [--count N]
   backfill ID --from T --to T   deliver a cron series' past occurrences in [from, to]
-  bulk     pause|resume|cancel [--tag KEY:VALUE ...] [--status S] [--label-prefix P] [--dry-run]
-           act on every one of your alarms the filter selects (at least one filter)
+  bulk     pause|resume|cancel [--tag KEY:VALUE ...] [--status S] [--label-prefix P] [--dry-run] [--cursor C]
+           act on every one of your alarms the filter selects (at least one filter), in as
+           many calls as the server takes
   redeliver ID [--occurrence-key K]   send a past occurrence again (default: the latest delivered)
   redeliver --failed [--since T] [--status S] [--tag KEY:VALUE ...] [--label-prefix P] [--limit N] [--cursor C]
            send the latest occurrence of each of your failed alarms again, at most --limit per call
@@ -83,7 +84,7 @@ func alarm(ctx context.Context, sub string, rest []string, fs *flag.FlagSet, f *
 	case "list":
 		return alarmList(ctx, fs, f, rest, stdout, stderr)
 	case "bulk":
-		return alarmBulk(ctx, fs, f, rest, stdout)
+		return alarmBulk(ctx, fs, f, rest, stdout, stderr)
 	case "redeliver":
 		return alarmRedeliver(ctx, fs, f, rest, stdout, stderr)
 	case "events":

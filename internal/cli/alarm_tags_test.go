@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/chronoshq/chronos/internal/testserver"
 )
 
 // --tag on create, list and update, and alarm bulk.
@@ -47,5 +49,34 @@ func TestAlarmTagsAndBulk(t *testing.T) {
 		if _, _, err := s.cli(t, args...); err == nil {
 			t.Errorf("chronos %s: no error", strings.Join(args, " "))
 		}
+	}
+}
+
+// alarm bulk goes through every alarm the filter selects however few the server takes a
+// call: the progress on stderr, the sums at the end (with -o json in the API's shape).
+func TestAlarmBulkTakesAsManyCallsAsItNeeds(t *testing.T) {
+	s := newCLIServerWith(t, testserver.Options{MaxBulkPerCall: 3})
+	for range 10 {
+		s.mustCLI(t, "alarm", "create", "--in", "1h", "--tag", "campaign:x")
+	}
+	out, stderr, err := s.cli(t, "alarm", "bulk", "cancel", "--tag", "campaign:x", "--dry-run")
+	if err != nil || value(t, out, "matched") != "10" || value(t, out, "changed") != "10" || strings.Count(stderr, "so far") < 3 {
+		t.Errorf("bulk --dry-run: %v\n%s\nstderr:\n%s", err, out, stderr)
+	}
+	var res struct {
+		Matched, Changed int
+		More             bool
+		NextCursor       *string `json:"next_cursor"`
+	}
+	out = s.mustCLI(t, "alarm", "bulk", "cancel", "--tag", "campaign:x", "-o", "json")
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Matched != 10 || res.Changed != 10 || res.More || res.NextCursor != nil {
+		t.Errorf("bulk cancel -o json: %+v, %v\n%s", res, err, out)
+	}
+	var list struct {
+		Alarms []struct{ ID string } `json:"alarms"`
+	}
+	out = s.mustCLI(t, "alarm", "list", "--status", "cancelled", "--tag", "campaign:x", "-o", "json")
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list.Alarms) != 10 {
+		t.Errorf("cancelled after the bulk cancel: %d, %v; want 10", len(list.Alarms), err)
 	}
 }

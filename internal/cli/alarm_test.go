@@ -29,7 +29,13 @@ type cliServer struct {
 
 func newCLIServer(t *testing.T) cliServer {
 	t.Helper()
-	s := testserver.New(t, testserver.Options{})
+	return newCLIServerWith(t, testserver.Options{})
+}
+
+// newCLIServerWith is newCLIServer with the server's options.
+func newCLIServerWith(t *testing.T, opts testserver.Options) cliServer {
+	t.Helper()
+	s := testserver.New(t, opts)
 	srv := httptest.NewServer(s.Handler)
 	t.Cleanup(srv.Close)
 	return cliServer{url: srv.URL, token: s.Token(t, "alice", domain.ScopeOwner), server: s, store: s.Store}

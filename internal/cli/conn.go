@@ -138,7 +138,7 @@ type session struct {
 	stdout io.Writer
 }
 
-func (f *apiFlags) session(stdout io.Writer) (*session, error) {
+func (f *apiFlags) session(stdout io.Writer, opts ...client.Option) (*session, error) {
 	switch {
 	case f.output != "table" && f.output != "json":
 		return nil, fmt.Errorf("-o %q: give table or json", f.output)
@@ -146,9 +146,9 @@ func (f *apiFlags) session(stdout io.Writer) (*session, error) {
 		return nil, errNoToken
 	}
 	tap := &capture{base: http.DefaultTransport, sent: &f.contacted}
-	c, err := client.New(f.server, f.token,
+	c, err := client.New(f.server, f.token, append([]client.Option{
 		client.WithHTTPClient(&http.Client{Transport: tap, Timeout: f.timeout}),
-		client.WithUserAgent("chronos-cli/"+f.version))
+		client.WithUserAgent("chronos-cli/" + f.version)}, opts...)...)
 	if err != nil {
 		return nil, err
 	}

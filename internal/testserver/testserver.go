@@ -42,6 +42,10 @@ type Options struct {
 	LimitsClock             ports.Clock
 	// AuthFailuresPerMinute is --auth-failure-limit (0: off), on LimitsClock too.
 	AuthFailuresPerMinute int
+	// MaxCalendarsPerOwner, MaxCalendarEntries, MaxBulkPerCall and MaxBulkCalls are
+	// chronos.Config's (0: the defaults).
+	MaxCalendarsPerOwner, MaxCalendarEntries int
+	MaxBulkPerCall, MaxBulkCalls             int
 	// Metrics serves Prometheus metrics (adapters/metrics) at GET /metrics and counts
 	// into them, as `chronos serve` does.
 	Metrics bool
@@ -83,6 +87,8 @@ func New(t testing.TB, opts Options) *Server {
 		WorkerID: holder, Lease: time.Minute, MaxFailures: MaxFailures, Retention: time.Hour,
 		MaxActiveAlarmsPerOwner: opts.MaxActiveAlarmsPerOwner, QuotaRefresh: opts.QuotaRefresh,
 		RateLimit: opts.RateLimit, LimitsClock: opts.LimitsClock, AuthFailuresPerMinute: opts.AuthFailuresPerMinute,
+		MaxCalendarsPerOwner: opts.MaxCalendarsPerOwner, MaxCalendarEntries: opts.MaxCalendarEntries,
+		MaxBulkPerCall: opts.MaxBulkPerCall, MaxBulkCalls: opts.MaxBulkCalls,
 		Dashboard: opts.Dashboard, ShowPayloads: opts.ShowPayloads, BackupDir: opts.BackupDir,
 		Without: chronos.Without{Dispatcher: true, Background: true},
 	}

@@ -262,13 +262,30 @@ type bulkView struct {
 
 func (e *env) bulk(action, body string) bulkView {
 	e.t.Helper()
+	v, _ := e.bulkCursor(action, body)
+	return v
+}
+
+// bulkCursor is bulk with the answer's next_cursor ("" when null), which must be there
+// exactly when more is.
+func (e *env) bulkCursor(action, body string) (bulkView, string) {
+	e.t.Helper()
 	res := e.as(e.ops, "POST", "/admin/v1/alarms/"+action, body)
 	if res.status != http.StatusOK {
 		e.t.Fatalf("bulk %s %s: %d %s", action, body, res.status, res.body)
 	}
-	var v bulkView
+	var v struct {
+		bulkView
+		NextCursor *string `json:"next_cursor"`
+	}
 	decodeStrict(e.t, res, &v)
-	return v
+	if v.More != (v.NextCursor != nil) {
+		e.t.Errorf("bulk %s %s: more %t with next_cursor %v", action, body, v.More, v.NextCursor)
+	}
+	if v.NextCursor == nil {
+		return v.bulkView, ""
+	}
+	return v.bulkView, *v.NextCursor
 }
 
 // Bulk actions apply to what the filter selects, up to the limit, say how many they
@@ -279,11 +296,15 @@ func TestAdminBulk(t *testing.T) {
 		e.failed(e.bob, "batch")
 	}
 	keep := e.create(e.alice, onceIn60s)
-	if got := e.bulk("retry", `{"owner":"bob","limit":2}`); got != (bulkView{Matched: 2, Changed: 2, More: true}) {
+	got, cursor := e.bulkCursor("retry", `{"owner":"bob","limit":2}`)
+	if got != (bulkView{Matched: 2, Changed: 2, More: true}) {
 		t.Errorf("retry limit 2 = %+v", got)
 	}
-	if got := e.bulk("retry", `{"owner":"bob"}`); got != (bulkView{Matched: 3, Changed: 1}) {
-		t.Errorf("retry the rest = %+v, want 3 matched, the 1 still failed changed", got)
+	if got := e.bulk("retry", `{"owner":"bob","limit":2,"cursor":"`+cursor+`"}`); got != (bulkView{Matched: 1, Changed: 1}) {
+		t.Errorf("retry from the cursor = %+v, want the third alarm alone", got)
+	}
+	if got := e.bulk("retry", `{"owner":"bob"}`); got != (bulkView{Matched: 3, Changed: 0}) {
+		t.Errorf("retry again without a cursor = %+v, want 3 matched, none left to change", got)
 	}
 	if got := e.bulk("cancel", `{"label_prefix":"batch"}`); got != (bulkView{Matched: 3, Changed: 3}) {
 		t.Errorf("cancel = %+v", got)

@@ -128,3 +128,49 @@ func TestSeriesWithCalendars(t *testing.T) {
 		t.Errorf("DELETE once no series uses it: %d %s", res.status, res.body)
 	}
 }
+
+// An owner at its limit of calendars gets 429 quota_exceeded naming "name" and the
+// limit for a new one, without Retry-After (only deleting one makes room); replacing
+// one of its own still works, another owner is not held by it, and a delete makes
+// room. A calendar over the limit of entries is a 400 naming the list that passes it.
+func TestCalendarLimits(t *testing.T) {
+	t.Parallel()
+	e := newEnvWith(t, envOptions{maxCalendars: 3, maxCalendarEntries: 4})
+	for _, name := range []string{"a", "b", "c"} {
+		if res := e.as(e.alice, "PUT", "/v1/calendars/"+name, `{"timezone":"UTC"}`); res.status != http.StatusOK {
+			t.Fatalf("PUT %s: %d %s", name, res.status, res.body)
+		}
+	}
+	res := e.as(e.alice, "PUT", "/v1/calendars/d", `{"timezone":"UTC"}`)
+	ev := expectError(t, res, http.StatusTooManyRequests, "quota_exceeded", "name")
+	if !strings.Contains(ev.Message, "3 calendars") || res.header.Get("Retry-After") != "" {
+		t.Errorf("the refusal says %q with Retry-After %q; want the limit, and no Retry-After", ev.Message, res.header.Get("Retry-After"))
+	}
+	if res := e.as(e.alice, "GET", "/v1/calendars/d", ""); res.status != http.StatusNotFound {
+		t.Errorf("the refused calendar was stored: %d %s", res.status, res.body)
+	}
+	if res := e.as(e.alice, "PUT", "/v1/calendars/c", `{"timezone":"UTC","exclude_weekdays":[0]}`); res.status != http.StatusOK {
+		t.Errorf("replacing one at the limit: %d %s", res.status, res.body)
+	}
+	if res := e.as(e.bob, "PUT", "/v1/calendars/d", `{"timezone":"UTC"}`); res.status != http.StatusOK {
+		t.Errorf("another owner's: %d %s", res.status, res.body)
+	}
+	e.as(e.alice, "DELETE", "/v1/calendars/a", "")
+	if res := e.as(e.alice, "PUT", "/v1/calendars/d", `{"timezone":"UTC"}`); res.status != http.StatusOK {
+		t.Errorf("a new one after a delete: %d %s", res.status, res.body)
+	}
+
+	for _, tc := range []struct{ body, field string }{
+		{`{"timezone":"UTC","exclude_dates":["2026-01-01","2026-01-02","2026-01-03","2026-01-04","2026-01-05"]}`, "exclude_dates"},
+		{`{"timezone":"UTC","exclude_dates":["2026-01-01","2026-01-02"],"exclude_weekdays":[0,0,0]}`, "exclude_weekdays"},
+		{`{"timezone":"UTC","exclude_dates":["2026-01-01"],"exclude_ranges":[{"from":"2026-02-01","to":"2026-02-02"},{"from":"2026-03-01","to":"2026-03-02"},{"from":"2026-04-01","to":"2026-04-02"},{"from":"2026-05-01","to":"2026-05-02"}]}`, "exclude_ranges"},
+	} {
+		ev := expectError(t, e.as(e.bob, "PUT", "/v1/calendars/big", tc.body), http.StatusBadRequest, "invalid_argument", tc.field)
+		if !strings.Contains(ev.Message, "at most 4 entries") {
+			t.Errorf("the refusal of %s says %q; want the limit", tc.field, ev.Message)
+		}
+	}
+	if res := e.as(e.bob, "PUT", "/v1/calendars/big", `{"timezone":"UTC","exclude_dates":["2026-01-01"],"exclude_weekdays":[1,2],"exclude_ranges":[{"from":"2026-02-01","to":"2026-02-02"}]}`); res.status != http.StatusOK {
+		t.Errorf("a calendar at the limit of entries: %d %s", res.status, res.body)
+	}
+}

@@ -47,7 +47,11 @@ type envOptions struct {
 	authFailures int // --auth-failure-limit
 	limitsClock  *manualClock
 	metrics      bool // serve /metrics
-	noBackupDir  bool // no --backup-dir (every other env has one of its own)
+	// The calendars' limits (0: the defaults).
+	maxCalendars, maxCalendarEntries int
+	// The most alarms one owner's bulk call goes through (0: the default).
+	maxBulkPerCall int
+	noBackupDir    bool // no --backup-dir (every other env has one of its own)
 }
 
 func newEnv(t *testing.T) *env { return newEnvWith(t, envOptions{}) }
@@ -57,7 +61,8 @@ func newEnvWith(t *testing.T, opts envOptions) *env {
 	ctx := t.Context()
 	so := testserver.Options{ShowPayloads: opts.showPayloads, RetentionHolder: "api-test-node",
 		MaxActiveAlarmsPerOwner: opts.maxActive, QuotaRefresh: opts.quotaRefresh, RateLimit: opts.rateLimit,
-		AuthFailuresPerMinute: opts.authFailures, Metrics: opts.metrics}
+		AuthFailuresPerMinute: opts.authFailures, Metrics: opts.metrics, MaxCalendarsPerOwner: opts.maxCalendars,
+		MaxCalendarEntries: opts.maxCalendarEntries, MaxBulkPerCall: opts.maxBulkPerCall}
 	if !opts.noBackupDir {
 		so.BackupDir = t.TempDir()
 	}

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -166,10 +167,11 @@ func adminIDs(as []adminAlarmView) []string {
 }
 
 type ownerBulkView struct {
-	Matched int  `json:"matched"`
-	Changed int  `json:"changed"`
-	More    bool `json:"more"`
-	DryRun  bool `json:"dry_run"`
+	Matched    int     `json:"matched"`
+	Changed    int     `json:"changed"`
+	More       bool    `json:"more"`
+	NextCursor *string `json:"next_cursor"`
+	DryRun     bool    `json:"dry_run"`
 }
 
 func (e *env) ownerBulk(token, body string) ownerBulkView {
@@ -271,4 +273,74 @@ func TestOwnerBulkActions(t *testing.T) {
 	} {
 		expectError(t, e.as(e.alice, "POST", "/v1/alarms/bulk", tc.body), http.StatusBadRequest, tc.code, tc.field)
 	}
+}
+
+// A bulk call goes through at most the server's bound of alarms and answers more with a
+// cursor; calls from each cursor in turn reach every alarm the filter matched exactly
+// once, a dry run by the same pages, and nothing else of the owner's or of others'.
+func TestOwnerBulkGoesOnByCursor(t *testing.T) {
+	t.Parallel()
+	const perCall, many = 7, 30
+	e := newEnvWith(t, envOptions{maxBulkPerCall: perCall})
+	var ids []string
+	for range many {
+		ids = append(ids, e.create(e.alice, `{"kind":"once","delay_seconds":3600,"tags":{"campaign":"x"}}`).ID)
+	}
+	kept := e.create(e.alice, `{"kind":"once","delay_seconds":3600,"tags":{"campaign":"y"}}`)
+	bobs := e.create(e.bob, `{"kind":"once","delay_seconds":3600,"tags":{"campaign":"x"}}`)
+
+	walk := func(body string) (calls, matched, changed int) {
+		t.Helper()
+		cursor := ""
+		for {
+			req := strings.TrimSuffix(body, "}")
+			if cursor != "" {
+				req += fmt.Sprintf(`,"cursor":%q`, cursor)
+			}
+			got := e.ownerBulk(e.alice, req+"}")
+			calls, matched, changed = calls+1, matched+got.Matched, changed+got.Changed
+			if got.Matched > perCall {
+				t.Errorf("call %d went through %d alarms, over the bound of %d", calls, got.Matched, perCall)
+			}
+			if got.More != (got.NextCursor != nil) {
+				t.Errorf("call %d: more %t with next_cursor %v", calls, got.More, got.NextCursor)
+			}
+			if got.NextCursor == nil {
+				return calls, matched, changed
+			}
+			if calls > many {
+				t.Fatal("the cursor never ends")
+			}
+			cursor = *got.NextCursor
+		}
+	}
+	if calls, matched, changed := walk(`{"filter":{"tag":["campaign:x"]},"action":"cancel","dry_run":true}`); calls < many/perCall || matched != many || changed != many {
+		t.Errorf("dry run by cursor: %d calls, %d matched, %d would change; want %d each in at least %d calls", calls, matched, changed, many, many/perCall)
+	}
+	if calls, matched, changed := walk(`{"filter":{"tag":["campaign:x"],"status":"active"},"action":"cancel"}`); calls < many/perCall || matched != many || changed != many {
+		t.Errorf("cancel by cursor: %d calls, %d matched, %d changed; want %d each in at least %d calls", calls, matched, changed, many, many/perCall)
+	}
+	for _, id := range ids {
+		var events struct {
+			Events []eventView `json:"events"`
+		}
+		decodeStrict(t, e.as(e.alice, "GET", "/v1/alarms/"+id+"/events", ""), &events)
+		cancelled := 0
+		for _, ev := range events.Events {
+			if ev.Type == "cancelled" {
+				cancelled++
+			}
+		}
+		if cancelled != 1 {
+			t.Errorf("alarm %s has %d cancelled events, want exactly 1", id, cancelled)
+		}
+	}
+	if got := expectAlarm(t, e.as(e.alice, "GET", "/v1/alarms/"+kept.ID, "")); got.Status != "active" {
+		t.Errorf("an alarm the filter does not select: %s", got.Status)
+	}
+	if got := decodeAdminAlarm(t, e.as(e.ops, "GET", "/admin/v1/alarms/"+bobs.ID, "")); got.Status != "active" {
+		t.Errorf("bob's alarm: %s, want active", got.Status)
+	}
+	expectError(t, e.as(e.alice, "POST", "/v1/alarms/bulk", `{"filter":{"tag":["campaign:x"]},"action":"cancel","cursor":"%%%"}`),
+		http.StatusBadRequest, "invalid_argument", "cursor")
 }

@@ -14,7 +14,9 @@ import (
 var calendarCases = []testCase{
 	{"RoundTrip", testCalendarRoundTrip},
 	{"ReplaceKeepsCreatedAt", testCalendarReplace},
+	{"LimitPerOwner", testCalendarLimitPerOwner},
 	{"ListOrder", testCalendarListOrder},
+	{"GetCalendarsReadsTheNamedOnly", testCalendarsNamed},
 	{"Unknown", testCalendarUnknown},
 	{"DeleteRefusedWhileASeriesUsesIt", testCalendarInUse},
 	{"UpdateMovesTheSeriesToOtherCalendars", testCalendarRelink},
@@ -35,7 +37,7 @@ func (e *env) putCalendar(c domain.Calendar) domain.Calendar {
 	if err := domain.ValidateCalendar(c); err != nil {
 		e.t.Fatalf("the suite's calendar is invalid: %v", err)
 	}
-	stored, err := e.store.PutCalendar(e.ctx, domain.NormalizeCalendar(c))
+	stored, err := e.store.PutCalendar(e.ctx, domain.NormalizeCalendar(c), 0)
 	if err != nil {
 		e.t.Fatalf("PutCalendar(%s/%s): %v", c.Owner, c.Name, err)
 	}
@@ -75,8 +77,8 @@ func (e *env) wantCalendar(what string, got, want domain.Calendar) {
 	}
 }
 
-// Every list comes back as given (normalised: sorted, no repeats), the longest the
-// domain allows included; empty lists as empty, never nil. Put stamps both times with
+// Every list comes back as given (normalised: sorted, no repeats), long ones included
+// (twice the default limit of a node's entries); empty lists as empty, never nil. Put stamps both times with
 // the store's now.
 func testCalendarRoundTrip(t *testing.T, e *env) {
 	c := e.newCalendar(alice, "holidays")
@@ -88,7 +90,7 @@ func testCalendarRoundTrip(t *testing.T, e *env) {
 
 	big := domain.Calendar{Owner: alice, Name: "big", Timezone: "America/New_York"}
 	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i := range domain.MaxCalendarDates {
+	for i := range domain.DefaultMaxCalendarEntries {
 		d := day.AddDate(0, 0, i).Format("2006-01-02")
 		big.ExcludeDates = append(big.ExcludeDates, d)
 		big.ExcludeRanges = append(big.ExcludeRanges, domain.DateRange{From: d, To: day.AddDate(0, 0, i+3).Format("2006-01-02")})
@@ -118,6 +120,44 @@ func testCalendarReplace(t *testing.T, e *env) {
 	e.wantCalendar("GetCalendar after the replace", e.getCalendar(alice, "holidays"), want)
 }
 
+// PutCalendar with a limit refuses an owner's new calendar once it has that many, with
+// domain.CalendarsOverLimit and nothing written; a replace at the limit, another
+// owner's calendar and a put without a limit go through.
+func testCalendarLimitPerOwner(t *testing.T, e *env) {
+	put := func(owner, name string, limit int) error {
+		_, err := e.store.PutCalendar(e.ctx, domain.NormalizeCalendar(e.newCalendar(owner, name)), limit)
+		return err
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		if err := put(alice, name, 3); err != nil {
+			t.Fatalf("PutCalendar(%s) under the limit: %v", name, err)
+		}
+	}
+	err := put(alice, "d", 3)
+	var le *domain.LimitError
+	if !errors.Is(err, domain.ErrQuotaExceeded) || !errors.As(err, &le) || le.Field != "name" {
+		t.Errorf("PutCalendar of a 4th with a limit of 3: %v, want domain.CalendarsOverLimit", err)
+	}
+	if _, err := e.store.GetCalendar(e.ctx, alice, "d"); !errors.Is(err, ports.ErrNotFound) {
+		t.Errorf("the refused calendar: GetCalendar = %v, want ErrNotFound", err)
+	}
+	if err := put(alice, "b", 3); err != nil {
+		t.Errorf("replacing one at the limit: %v", err)
+	}
+	if err := put(bob, "d", 1); err != nil {
+		t.Errorf("another owner's first: %v", err)
+	}
+	if err := put(alice, "d", 0); err != nil {
+		t.Errorf("without a limit: %v", err)
+	}
+	if err := put(alice, "e", 4); !errors.Is(err, domain.ErrQuotaExceeded) {
+		t.Errorf("a 5th with a limit of 4: %v, want refused", err)
+	}
+	if err := put(alice, "e", 5); err != nil {
+		t.Errorf("a 5th with a limit of 5: %v", err)
+	}
+}
+
 // ListCalendars: the owner's, by name in byte order; none is an empty slice.
 func testCalendarListOrder(t *testing.T, e *env) {
 	for _, name := range []string{"ab", "a_b", "a0", "a-b"} {
@@ -140,6 +180,51 @@ func testCalendarListOrder(t *testing.T, e *env) {
 	if err != nil || none == nil || len(none) != 0 {
 		t.Errorf("ListCalendars(carol) = %#v, %v; want an empty slice", none, err)
 	}
+}
+
+// GetCalendars: the owner's calendars among the names, by name in byte order, each
+// once; unknown names and other owners' calendars left out; no names, an empty slice.
+// More names than one read takes (a store may split them) come back the same way.
+func testCalendarsNamed(t *testing.T, e *env) {
+	for _, name := range []string{"ab", "a_b", "a0", "a-b", "z9"} {
+		e.putCalendar(e.newCalendar(alice, name))
+	}
+	e.putCalendar(e.newCalendar(bob, "bobs"))
+	many := []string{"nope", "ab"}
+	for i := range 2 * domain.MaxSeriesCalendars {
+		many = append(many, fmt.Sprintf("none%02d", i))
+	}
+	many = append(many, "z9", "a-b")
+	for _, c := range []struct {
+		names []string
+		want  []string
+	}{
+		{[]string{"ab", "a-b", "nope", "bobs"}, []string{"a-b", "ab"}},
+		{[]string{"a0", "a0"}, []string{"a0"}},
+		{[]string{"z9"}, []string{"z9"}},
+		{many, []string{"a-b", "ab", "z9"}},
+		{nil, []string{}},
+	} {
+		got, err := e.store.GetCalendars(e.ctx, alice, c.names)
+		if err != nil {
+			t.Fatalf("GetCalendars(alice, %q): %v", c.names, err)
+		}
+		names := []string{}
+		for _, g := range got {
+			if g.Owner != alice {
+				t.Errorf("GetCalendars(alice, %q) returned %s's calendar %s", c.names, g.Owner, g.Name)
+			}
+			names = append(names, g.Name)
+		}
+		if !slices.Equal(names, c.want) || got == nil {
+			t.Errorf("GetCalendars(alice, %q) = %q (nil %v), want %q", c.names, names, got == nil, c.want)
+		}
+	}
+	got, err := e.store.GetCalendars(e.ctx, alice, []string{"ab"})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("GetCalendars(alice, ab) = %v, %v", got, err)
+	}
+	e.wantCalendar("GetCalendars", got[0], e.getCalendar(alice, "ab"))
 }
 
 // An unknown name, or another owner's, is ErrNotFound for Get and Delete.

@@ -4,11 +4,13 @@ import (
 	"github.com/chronoshq/chronos/ports"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chronoshq/chronos/adapters/webui"
+	"github.com/chronoshq/chronos/app"
 	"github.com/chronoshq/chronos/domain"
 )
 
@@ -322,5 +324,49 @@ func TestSeriesOnTheAlarmPage(t *testing.T) {
 	}
 	if n := strings.Count(page.body, "<li><time"); n != 10 {
 		t.Errorf("%d upcoming occurrences listed, want 10 from the pause's end", n)
+	}
+}
+
+// A bulk action on a filter that matches more alarms than one action takes asks to go
+// on with the next ones once it is done, from where it stopped, until none is left.
+func TestBulkGoesOnWithTheRest(t *testing.T) {
+	e := newEnv(t)
+	const many = 10_001 // one more than one action takes
+	now, in := time.Now(), time.Hour
+	as := make([]domain.Alarm, many)
+	for i := range as {
+		a, err := domain.NewAlarm(app.NewAlarmID(), domain.Spec{Owner: "shop", Kind: domain.KindOnce, Label: "many-x", Delay: &in},
+			now, domain.Defaults{MaxFailures: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		as[i] = a
+	}
+	if err := e.store.CreateMany(e.ctx, as); err != nil {
+		t.Fatal(err)
+	}
+	keep := e.create(`{"kind":"once","delay_seconds":3600,"label":"other"}`)
+	c := e.signIn(e.admin)
+	form := url.Values{"csrf": {e.csrf(c, "/ui/alarms")}, "action": {"delete"}, "scope": {"filter"}, "label": {"many-"}}
+	first := e.post(c, "/ui/alarms/bulk", form)
+	if !strings.Contains(first.body, "This will delete <strong>10000 alarms</strong>") || !strings.Contains(first.body, "you will be asked to go on") {
+		t.Fatalf("first confirmation: %d %s", first.status, first.body)
+	}
+	form.Set("confirm", "yes")
+	next := e.post(c, "/ui/alarms/bulk", form)
+	m := regexp.MustCompile(`name="cursor" value="([^"]+)"`).FindStringSubmatch(next.body)
+	if next.status != http.StatusOK || m == nil || !strings.Contains(next.body, "delete: 10000 of 10000 alarms changed.") ||
+		!strings.Contains(next.body, "This will delete <strong>1 alarm</strong>") {
+		t.Fatalf("after the first action: %d %s", next.status, next.body)
+	}
+	form.Set("cursor", m[1])
+	if r := e.post(c, "/ui/alarms/bulk", form); r.status != http.StatusSeeOther {
+		t.Fatalf("going on: %d %s", r.status, r.body)
+	}
+	if left, _, err := e.store.List(e.ctx, ports.ListFilter{Scope: ports.AnyOwner, LabelPrefix: "many-", Limit: 10}); err != nil || len(left) != 0 {
+		t.Errorf("%d alarms of the filter left, %v", len(left), err)
+	}
+	if _, err := e.store.Get(e.ctx, ports.AnyOwner, keep); err != nil {
+		t.Errorf("an alarm the filter does not select: %v", err)
 	}
 }

@@ -9,11 +9,11 @@ import (
 // document order, until fn returns false. It skips the values without decoding them,
 // so checking the names costs little next to the decoding itself.
 func eachKey(obj []byte, fn func(string) bool) {
-	EachMember(obj, func(name string, _ []byte) bool { return fn(name) })
+	eachMember(obj, func(name string, _ []byte) bool { return fn(name) })
 }
 
-// EachMember is eachKey with each member's value, as its bytes in obj.
-func EachMember(obj []byte, fn func(name string, value []byte) bool) {
+// eachMember is eachKey with each member's value, as its bytes in obj.
+func eachMember(obj []byte, fn func(name string, value []byte) bool) {
 	i := skipSpace(obj, bytes.IndexByte(obj, '{')+1)
 	for i < len(obj) && obj[i] == '"' {
 		end := stringEnd(obj, i)
@@ -30,19 +30,6 @@ func EachMember(obj []byte, fn func(name string, value []byte) bool) {
 		i = skipSpace(obj, v)
 		if i < len(obj) && obj[i] == ',' {
 			i = skipSpace(obj, i+1)
-		}
-	}
-}
-
-// EachElement calls fn with each element of arr, a valid JSON array, as its bytes.
-func EachElement(arr []byte, fn func(elem []byte)) {
-	i := skipSpace(arr, bytes.IndexByte(arr, '[')+1)
-	for i < len(arr) && arr[i] != ']' {
-		v := valueEnd(arr, i)
-		fn(arr[i:v])
-		i = skipSpace(arr, v)
-		if i < len(arr) && arr[i] == ',' {
-			i = skipSpace(arr, i+1)
 		}
 	}
 }

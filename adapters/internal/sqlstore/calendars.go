@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/chronoshq/chronos/adapters/internal/sqlrow"
 	"github.com/chronoshq/chronos/domain"
@@ -22,7 +23,7 @@ import (
 // replace keeps. An update and an insert rather than each dialect's upsert (MySQL's
 // VALUES() is deprecated, and MariaDB has no row alias): an insert that lost the race
 // to a concurrent one is run again, as the update it now is.
-func (e *Engine[T]) PutCalendar(ctx context.Context, c domain.Calendar) (domain.Calendar, error) {
+func (e *Engine[T]) PutCalendar(ctx context.Context, c domain.Calendar, maxPerOwner int) (domain.Calendar, error) {
 	var stored domain.Calendar
 	put := func(tx DB) error {
 		now, err := e.Now(ctx, tx)
@@ -32,6 +33,9 @@ func (e *Engine[T]) PutCalendar(ctx context.Context, c domain.Calendar) (domain.
 		text := sqlrow.EncodeExclusions(c)
 		n, err := tx.Exec(ctx, e.SQL.UpdateCalendar, c.Timezone, text, e.TimeArg(now), c.Owner, c.Name)
 		if err == nil && n == 0 {
+			if err = e.roomForCalendar(ctx, tx, c.Owner, maxPerOwner); err != nil {
+				return err
+			}
 			_, err = tx.Exec(ctx, e.SQL.InsertCalendar, c.Owner, c.Name, c.Timezone, text, e.TimeArg(now), e.TimeArg(now))
 		}
 		if err != nil {
@@ -50,10 +54,53 @@ func (e *Engine[T]) PutCalendar(ctx context.Context, c domain.Calendar) (domain.
 	return stored, nil
 }
 
+// roomForCalendar refuses a new calendar of an owner that has maxPerOwner (> 0)
+// already, counting at most that many in tx.
+func (e *Engine[T]) roomForCalendar(ctx context.Context, tx DB, owner string, maxPerOwner int) error {
+	if maxPerOwner <= 0 {
+		return nil
+	}
+	var n int
+	if err := tx.QueryRow(ctx, e.SQL.CountCalendars, owner, maxPerOwner).Scan(&n); err != nil {
+		return err
+	}
+	if n >= maxPerOwner {
+		return Mapped(domain.CalendarsOverLimit(maxPerOwner))
+	}
+	return nil
+}
+
 // GetCalendar returns the owner's calendar.
 func (e *Engine[T]) GetCalendar(ctx context.Context, owner, name string) (domain.Calendar, error) {
 	c, err := one(ctx, e.Read, e.scanCalendar, e.calendarNotFound(owner, name), e.SQL.GetCalendar, owner, name)
 	return c, e.mapError(err)
+}
+
+// CalendarsPerRead is how many names one CalendarsNamed statement takes: a series'
+// most, so that every read the app makes is one statement.
+const CalendarsPerRead = domain.MaxSeriesCalendars
+
+// GetCalendars reads the owner's calendars names names, CalendarsPerRead names a
+// statement, the last name repeated to fill its placeholders.
+func (e *Engine[T]) GetCalendars(ctx context.Context, owner string, names []string) ([]domain.Calendar, error) {
+	out := []domain.Calendar{}
+	for chunk := range slices.Chunk(names, CalendarsPerRead) {
+		args := make([]any, 1, 1+CalendarsPerRead)
+		args[0] = owner
+		for i := range CalendarsPerRead {
+			args = append(args, chunk[min(i, len(chunk)-1)])
+		}
+		cs, err := List(ctx, e.Read, e.scanCalendar, e.SQL.CalendarsNamed, args...)
+		if err != nil {
+			return nil, e.mapError(err)
+		}
+		out = append(out, cs...)
+	}
+	if len(names) > CalendarsPerRead { // several reads: one order, each calendar once
+		slices.SortFunc(out, func(a, b domain.Calendar) int { return strings.Compare(a.Name, b.Name) })
+		out = slices.CompactFunc(out, func(a, b domain.Calendar) bool { return a.Name == b.Name })
+	}
+	return out, nil
 }
 
 // ListCalendars returns the owner's calendars by name.

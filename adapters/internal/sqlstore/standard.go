@@ -43,12 +43,15 @@ var Standard = Statements{
 		rate_per_second = ?, failure_url = ?, updated_at = ? WHERE owner = ? AND name = ?`,
 	DeleteEndpoint: `DELETE FROM endpoints WHERE owner = ? AND name = ?`,
 
-	InsertCalendar:      `INSERT INTO calendars (` + sqlrow.CalendarColumns + `) VALUES (?, ?, ?, ?, ?, ?)`,
-	UpdateCalendar:      `UPDATE calendars SET timezone = ?, exclusions = ?, updated_at = ? WHERE owner = ? AND name = ?`,
-	UnlinkCalendar:      `DELETE FROM series_calendars WHERE owner = ? AND calendar = ? AND series_id = ?`,
-	GetCalendar:         `SELECT ` + sqlrow.CalendarColumns + ` FROM calendars WHERE owner = ? AND name = ?`,
-	LockCalendar:        `SELECT ` + sqlrow.CalendarColumns + ` FROM calendars WHERE owner = ? AND name = ? FOR UPDATE`,
-	ListCalendars:       `SELECT ` + sqlrow.CalendarColumns + ` FROM calendars WHERE owner = ? ORDER BY name`,
+	InsertCalendar: `INSERT INTO calendars (` + sqlrow.CalendarColumns + `) VALUES (?, ?, ?, ?, ?, ?)`,
+	UpdateCalendar: `UPDATE calendars SET timezone = ?, exclusions = ?, updated_at = ? WHERE owner = ? AND name = ?`,
+	UnlinkCalendar: `DELETE FROM series_calendars WHERE owner = ? AND calendar = ? AND series_id = ?`,
+	GetCalendar:    `SELECT ` + sqlrow.CalendarColumns + ` FROM calendars WHERE owner = ? AND name = ?`,
+	LockCalendar:   `SELECT ` + sqlrow.CalendarColumns + ` FROM calendars WHERE owner = ? AND name = ? FOR UPDATE`,
+	ListCalendars:  `SELECT ` + sqlrow.CalendarColumns + ` FROM calendars WHERE owner = ? ORDER BY name`,
+	CalendarsNamed: `SELECT ` + sqlrow.CalendarColumns + ` FROM calendars
+		WHERE owner = ? AND name IN (` + sqltext.Placeholders(CalendarsPerRead) + `) ORDER BY name`,
+	CountCalendars:      `SELECT COUNT(*) FROM (SELECT 1 FROM calendars WHERE owner = ? LIMIT ?) AS mine`,
 	DeleteCalendar:      `DELETE FROM calendars WHERE owner = ? AND name = ?`,
 	DeleteCalendarLinks: `DELETE FROM series_calendars WHERE owner = ? AND calendar = ?`,
 	CalendarUser: `SELECT sc.series_id FROM series_calendars sc JOIN alarms a ON a.id = sc.series_id

@@ -61,8 +61,12 @@ type Statements struct {
 	// matched even when nothing changed).
 	InsertCalendar, UpdateCalendar string
 	// GetCalendar and LockCalendar (locked until the transaction ends): owner, name.
-	// ListCalendars: owner, by name. All select sqlrow.CalendarColumns.
-	GetCalendar, LockCalendar, ListCalendars string
+	// ListCalendars: owner, by name. CalendarsNamed: owner, then CalendarsPerRead
+	// names (some repeated), by name, each row once. All select sqlrow.CalendarColumns.
+	GetCalendar, LockCalendar, ListCalendars, CalendarsNamed string
+	// CountCalendars: owner, at most; counts the owner's calendars, at most that many,
+	// walking the primary key.
+	CountCalendars string
 	// DeleteCalendar and DeleteCalendarLinks (its series_calendars rows): owner, name.
 	DeleteCalendar, DeleteCalendarLinks string
 	// CalendarUser: owner, name; selects the id of an active or paused series in the
@@ -92,6 +96,9 @@ type Statements struct {
 
 	// GetState: name; selects value, updated_at. PutState: name, value, now.
 	GetState, PutState string
+	// InsertState: name, value, now; fails on a taken name. SwapState: value, now,
+	// name, old; updates the row only while its value is byte for byte old.
+	InsertState, SwapState string
 
 	// RegisterWorker: id, host, pid, version, stats, now, now (started and beating).
 	RegisterWorker string

@@ -23,46 +23,12 @@ type Store interface {
 // trips, few enough to leave the pool to the dispatcher.
 const Workers = 8
 
-// Walk reads the alarms f matches, newest first, in pages of at most
-// ports.MaxListLimit, and calls page with each, until limit alarms (0: no limit) or
-// the last page (the empty cursor: a filtered page may be short, even empty, before
-// it). It returns how many alarms it read and, when it stopped at limit, whether more
-// match. f's own cursor and limit are ignored.
-func Walk(ctx context.Context, store Store, f ports.ListFilter, limit int, page func([]domain.Alarm) error) (matched int, more bool, err error) {
-	f.Cursor = ""
-	for limit == 0 || matched < limit {
-		f.Limit = ports.MaxListLimit
-		if limit > 0 {
-			f.Limit = min(limit-matched, ports.MaxListLimit)
-		}
-		as, next, err := store.List(ctx, f)
-		if err != nil {
-			return matched, false, err
-		}
-		matched += len(as)
-		if err := page(as); err != nil {
-			return matched, false, err
-		}
-		if next == "" {
-			return matched, false, nil
-		}
-		f.Cursor = next
-	}
-	// More match if a page of one finds one before the list ends.
-	f.Limit = 1
-	for {
-		rest, next, err := store.List(ctx, f)
-		if err != nil || len(rest) > 0 || next == "" {
-			return matched, len(rest) > 0, err
-		}
-		f.Cursor = next
-	}
-}
-
-// WalkFrom is Walk for a call that goes on where an earlier one stopped: it starts at
-// f.Cursor ("" the first page), reads at most limit alarms (> 0), and returns the
-// cursor of the page after the last one it read, "" when there is none. Short pages
-// do not stop it, only the empty cursor or limit.
+// WalkFrom reads the alarms f matches, newest first, in pages of at most
+// ports.MaxListLimit, and calls page with each: it starts at f.Cursor ("" the first
+// page), reads at most limit alarms (> 0), and returns the cursor of the page after the
+// last one it read, "" when there is none, so that a call goes on where an earlier one
+// stopped. Short pages (a filtered page may be short, even empty) do not stop it, only
+// the empty cursor or limit.
 func WalkFrom(ctx context.Context, store Store, f ports.ListFilter, limit int, page func([]domain.Alarm) error) (matched int, next string, err error) {
 	for matched < limit {
 		f.Limit = min(limit-matched, ports.MaxListLimit)

@@ -196,7 +196,7 @@ func Fill(t testing.TB, s ports.Store) Filled {
 	putCalendar := func(c domain.Calendar) {
 		t.Helper()
 		must("ValidateCalendar", domain.ValidateCalendar(c))
-		_, err := s.PutCalendar(ctx, domain.NormalizeCalendar(c))
+		_, err := s.PutCalendar(ctx, domain.NormalizeCalendar(c), 0)
 		must("PutCalendar", err)
 	}
 	putCalendar(domain.Calendar{Owner: "carol", Name: "holidays", Timezone: "Europe/Paris",
