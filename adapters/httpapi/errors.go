@@ -174,7 +174,8 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := toAPIError(err)
 	switch ae.Status {
 	case http.StatusServiceUnavailable:
-		if !errors.Is(err, context.Canceled) {
+		// A node busy with bulk calls is a limit, not a failure: nothing to log.
+		if !errors.Is(err, context.Canceled) && !errors.Is(err, domain.ErrNodeBusy) {
 			a.log.Warn("store unavailable", requestFields(r, zap.Error(err))...)
 		}
 	case http.StatusInternalServerError:
