@@ -52,6 +52,8 @@ type punctualityRun struct {
 	token  string
 	client *http.Client
 	recv   *lateReceiver
+	// createTimes are the sparse creates' request times (POST /v1/alarms, answered).
+	createTimes []time.Duration
 }
 
 func runPunctuality(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
@@ -161,6 +163,7 @@ func (p *punctualityRun) run(ctx context.Context, dir string) (*punctualityResul
 	res.Every = p.recv.figures(punctualitySeries + ":@every 1s")
 	res.Cron6 = p.recv.figures(punctualitySeries + ":* * * * * *")
 	res.SparseCreated = sparse
+	res.Creates = summarizeLateness(p.createTimes)
 	res.Doubles, res.Early, res.BadSignatures = p.recv.doubles, p.recv.early, p.recv.bad
 
 	idle, err := p.idleCost(ctx)
@@ -190,6 +193,7 @@ func (p *punctualityRun) runNoise(ctx context.Context, res *punctualityResult, b
 	}
 	res.ElapsedSec = time.Since(start).Seconds()
 	res.SparseCreated = sparse
+	res.Creates = summarizeLateness(p.createTimes)
 	res.Sparse = p.recv.figures("sparse")
 	res.SparseFired = p.recv.firedFigures("sparse")
 	res.Doubles, res.Early, res.BadSignatures = p.recv.doubles, p.recv.early, p.recv.bad
@@ -222,9 +226,11 @@ func (p *punctualityRun) createSparse(ctx context.Context, delays []time.Duratio
 		if endpoint != "" {
 			body["endpoint"] = endpoint
 		}
+		began := time.Now()
 		if _, err := p.create(ctx, body); err != nil {
 			return n, lastDue, err
 		}
+		p.createTimes = append(p.createTimes, time.Since(began))
 		n++
 		if due := time.Now().Add(d); due.After(lastDue) {
 			lastDue = due

@@ -11,13 +11,15 @@ import (
 
 // punctualityResult is what a punctuality run prints: a table, then one JSON line.
 type punctualityResult struct {
-	Store         string   `json:"store"`
-	Nodes         int      `json:"nodes"`
-	Tick          string   `json:"tick"`
-	Mode          string   `json:"mode"`
-	ElapsedSec    float64  `json:"elapsed_s"`
-	SparseCreated int      `json:"sparse_created"`
-	Sparse        lateness `json:"sparse"`
+	Store         string  `json:"store"`
+	Nodes         int     `json:"nodes"`
+	Tick          string  `json:"tick"`
+	Mode          string  `json:"mode"`
+	ElapsedSec    float64 `json:"elapsed_s"`
+	SparseCreated int     `json:"sparse_created"`
+	// Creates is how long the sparse alarms' creates took, request to answer.
+	Creates lateness `json:"creates"`
+	Sparse  lateness `json:"sparse"`
 	// SparseFired is fired_at − scheduled_for: the part before the node began the wake.
 	SparseFired   lateness        `json:"sparse_fired"`
 	SparseByDelay []delayLateness `json:"sparse_by_delay"`
@@ -84,6 +86,7 @@ func (r *punctualityResult) print(w io.Writer) {
 	}
 	row("sparse, all", r.Sparse)
 	row("  of it, until fired_at", r.SparseFired)
+	row("sparse creates (request time)", r.Creates)
 	for _, d := range r.SparseByDelay {
 		row("  due after "+d.Delay, d.lateness)
 	}
@@ -103,6 +106,7 @@ func (r *punctualityResult) print(w io.Writer) {
 func (r *punctualityResult) printNoise(w io.Writer, tw *tabwriter.Writer, row func(string, lateness)) {
 	row("quiet owner, due 500ms after create", r.Sparse)
 	row("  of it, until fired_at", r.SparseFired)
+	row("quiet owner's creates (request time)", r.Creates)
 	switch r.Noise.Kind {
 	case noiseBurst:
 		row(fmt.Sprintf("the burst (%d due at once)", r.Noise.Alarms), r.Noise.Noise)
