@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sync"
@@ -176,13 +177,20 @@ func (c Calendar) Excludes(t time.Time) bool {
 	return ok && x.excludes(t)
 }
 
-// exclusion is one calendar ready to test instants against.
+// exclusion is one calendar ready to test instants against. Its days are yyyymmdd
+// numbers, searched, never scanned: a walk past excluded days tests every calendar of
+// a series on every day it crosses (in the dispatcher too), so a day's test must not
+// grow with a calendar's entries.
 type exclusion struct {
 	name     string
 	loc      *time.Location
-	dates    []string // sorted
+	dates    []int32 // sorted
 	weekdays [7]bool
-	ranges   []DateRange
+	// from holds the ranges' first days, sorted; reach[i] is the latest last day of the
+	// ranges from[:i+1] start, so a day is in a range when the last range starting on or
+	// before it reaches it.
+	from  []int32
+	reach []int32
 }
 
 func compile(c Calendar) (exclusion, bool) {
@@ -190,16 +198,56 @@ func compile(c Calendar) (exclusion, bool) {
 	if err != nil {
 		return exclusion{}, false
 	}
-	x := exclusion{name: c.Name, loc: loc, dates: c.ExcludeDates, ranges: c.ExcludeRanges}
+	x := exclusion{name: c.Name, loc: loc, dates: make([]int32, 0, len(c.ExcludeDates))}
+	for _, d := range c.ExcludeDates {
+		if n, ok := dayNumber(d); ok {
+			x.dates = append(x.dates, n)
+		}
+	}
 	if !slices.IsSorted(x.dates) {
-		x.dates = sortedSet(x.dates)
+		slices.Sort(x.dates)
 	}
 	for _, w := range c.ExcludeWeekdays {
 		if w >= 0 && w <= 6 {
 			x.weekdays[w] = true
 		}
 	}
+	ranges := make([][2]int32, 0, len(c.ExcludeRanges))
+	for _, r := range c.ExcludeRanges {
+		from, okFrom := dayNumber(r.From)
+		to, okTo := dayNumber(r.To)
+		if okFrom && okTo && from <= to {
+			ranges = append(ranges, [2]int32{from, to})
+		}
+	}
+	slices.SortFunc(ranges, func(a, b [2]int32) int { return cmp.Compare(a[0], b[0]) })
+	x.from, x.reach = make([]int32, len(ranges)), make([]int32, len(ranges))
+	var reach int32
+	for i, r := range ranges {
+		reach = max(reach, r[1])
+		x.from[i], x.reach[i] = r[0], reach
+	}
 	return x, true
+}
+
+// dayNumber reads a "2006-01-02" date as 20060102, which orders as the dates do; ok is
+// false for anything else (ValidateCalendar lets nothing else be stored).
+func dayNumber(s string) (int32, bool) {
+	if len(s) != len(dateLayout) || s[4] != '-' || s[7] != '-' {
+		return 0, false
+	}
+	var n int32
+	for i := 0; i < len(s); i++ {
+		if i == 4 || i == 7 {
+			continue
+		}
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int32(c-'0')
+	}
+	return n, true
 }
 
 func (x exclusion) excludes(t time.Time) bool {
@@ -207,16 +255,16 @@ func (x exclusion) excludes(t time.Time) bool {
 	if x.weekdays[local.Weekday()] {
 		return true
 	}
-	day := local.Format(dateLayout)
+	y, m, d := local.Date()
+	day := int32(y*10000 + int(m)*100 + d)
 	if _, found := slices.BinarySearch(x.dates, day); found {
 		return true
 	}
-	for _, r := range x.ranges {
-		if r.From <= day && day <= r.To {
-			return true
-		}
+	i, found := slices.BinarySearch(x.from, day)
+	if !found {
+		i-- // the last range starting before day
 	}
-	return false
+	return i >= 0 && x.reach[i] >= day
 }
 
 // nextDay is the first instant of the local day after t's. A midnight that a DST gap

@@ -137,7 +137,12 @@ type AlarmReader interface {
 	// bounded amount of work, so that a sparse filter costs more pages rather than one
 	// long one. Only the empty cursor ends the list; the pages together hold every
 	// matching alarm exactly once, in order. An owner page (f.OwnerPage) is always
-	// full unless it is the last.
+	// full unless it is the last or ends for its size.
+	//
+	// Every page ends early, with a cursor, after the alarm that brings what it read
+	// past MaxListBytes (payloads and wake messages; a store reading rows may count
+	// their other text too): a store reads rows as they come and stops there, so that
+	// a page of the largest alarms costs a few MiB, not its limit times 80 KiB.
 	//
 	// Cost: a page of one owner filtered at most by status walks an index on the
 	// owner's alarms from the cursor and stops after the page, however many the owner
@@ -193,7 +198,10 @@ type MutateFunc func(a domain.Alarm, now time.Time) (t domain.Transition, change
 const (
 	DefaultListLimit = 100
 	MaxListLimit     = 500
-	MaxEventsLimit   = 1000
+	// MaxListBytes bounds what a page of alarms holds: it ends after the alarm that
+	// brings its payloads and wake messages past this many bytes (AlarmReader.List).
+	MaxListBytes   = 2 << 20
+	MaxEventsLimit = 1000
 
 	DefaultAttemptsLimit = 20
 	MaxAttemptsLimit     = 100

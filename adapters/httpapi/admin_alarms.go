@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/chronoshq/chronos/adapters/internal/operator"
 	"github.com/chronoshq/chronos/domain"
@@ -53,15 +54,19 @@ func adminFilterParams(q url.Values) (ports.ListFilter, error) {
 			return f, invalidArgument("failed_since", "must be an RFC 3339 time, such as 2026-01-02T15:04:05Z")
 		}
 	}
-	return f, checkNoNUL(f)
+	return f, checkFilterText(f)
 }
 
-// checkNoNUL refuses NUL in the filter's strings: no stored value holds one, and
-// PostgreSQL text cannot, so the store would fail with a 500 instead of matching nothing.
-func checkNoNUL(f ports.ListFilter) error {
+// checkFilterText refuses NUL and invalid UTF-8 in the filter's strings: no stored
+// value holds them, and PostgreSQL text cannot, so the store would fail with a 500
+// instead of matching nothing.
+func checkFilterText(f ports.ListFilter) error {
 	for name, v := range map[string]string{"owner": f.Scope.Owner(), "kind": string(f.Kind), "label_prefix": f.LabelPrefix} {
-		if strings.ContainsRune(v, 0) {
+		switch {
+		case strings.ContainsRune(v, 0):
 			return invalidArgument(name, "must not contain NUL characters")
+		case !utf8.ValidString(v):
+			return invalidArgument(name, "must be UTF-8")
 		}
 	}
 	return nil

@@ -113,7 +113,7 @@ func (a *api) listAlarms(w http.ResponseWriter, r *http.Request, owner string) {
 		return
 	}
 	f := ports.ListFilter{Status: status, Tags: tags, LabelPrefix: q.Get("label_prefix"), Limit: limit, Cursor: q.Get("cursor")}
-	if err := checkNoNUL(f); err != nil {
+	if err := checkFilterText(f); err != nil {
 		a.writeError(w, r, err)
 		return
 	}

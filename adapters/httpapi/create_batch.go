@@ -81,7 +81,7 @@ func (a *api) createAlarmBatch(w http.ResponseWriter, r *http.Request, owner str
 	}
 	ctx, span := a.startCreate(r)
 	b := &batchItems{owner: owner, span: span}
-	err := jsonio.EachItem(http.MaxBytesReader(w, r.Body, a.maxBatchBody), "alarms", b.add, b.restart)
+	err := jsonio.EachItem(http.MaxBytesReader(w, r.Body, a.maxBatchBody), "alarms", a.maxBody, b.add, b.restart)
 	if err == nil && len(b.errs) == 0 {
 		err = invalidArgument("alarms", fmt.Sprintf("must hold between 1 and %d alarms, got 0", MaxBatchItems))
 	}
@@ -150,7 +150,8 @@ func bodyError(err error) error {
 	var ae *apiError
 	var je *jsonio.Error
 	var tooLarge *http.MaxBytesError
-	if errors.As(err, &ae) || errors.As(err, &je) || errors.As(err, &tooLarge) {
+	var itemTooLarge *jsonio.ValueTooLargeError
+	if errors.As(err, &ae) || errors.As(err, &je) || errors.As(err, &tooLarge) || errors.As(err, &itemTooLarge) {
 		return err
 	}
 	return badRequest("", "reading the request body: "+err.Error())

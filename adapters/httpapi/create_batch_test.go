@@ -15,7 +15,7 @@ import (
 // batchItemsOf reads body as a batch's is read, keeping the items of the last member.
 func batchItemsOf(body string) ([]string, error) {
 	var got []string
-	err := jsonio.EachItem(strings.NewReader(body), "alarms", func(raw []byte) error {
+	err := jsonio.EachItem(strings.NewReader(body), "alarms", 0, func(raw []byte) error {
 		got = append(got, string(raw))
 		return nil
 	}, func() { got = nil })
@@ -109,5 +109,34 @@ func TestBatchOverTheLimitRefusedBeforeItIsRead(t *testing.T) {
 	rec, _ = post(`{"alarms":[]}`)
 	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "got 0") {
 		t.Errorf("an empty batch: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// An item longer than a single create's body is refused (413, naming "alarms") as soon
+// as the read passes that limit, the rest of it unread: a batch of one 16 MiB item holds
+// no more than one of small ones. An item within it that breaks a rule is that item's
+// error, as before.
+func TestBatchItemOverTheCreateLimitRefusedBeforeItIsRead(t *testing.T) {
+	h := New(echoAlarms{}, okAuth{}, nil, Options{})
+	post := func(body string) (*httptest.ResponseRecorder, *countingBody) {
+		b := &countingBody{r: strings.NewReader(body)}
+		req := httptest.NewRequest(http.MethodPost, "/v1/alarms/batch", nil)
+		req.Body = b
+		req.Header.Set("Authorization", "Bearer x")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec, b
+	}
+	huge := `{"alarms":[{"kind":"once","delay_seconds":60,"payload":"` + strings.Repeat("x", DefaultMaxBatchBodyBytes-100) + `"}]}`
+	rec, read := post(huge)
+	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), `"field":"alarms"`) {
+		t.Errorf("a batch of one %d-byte item: %d %s", len(huge), rec.Code, rec.Body)
+	}
+	if read.n > 4*DefaultMaxBodyBytes {
+		t.Errorf("the server read %d bytes of a %d-byte item before refusing it; want about %d, a create's limit", read.n, len(huge), DefaultMaxBodyBytes)
+	}
+	rec, _ = post(`{"alarms":[{"kind":"once","delay_seconds":60,"payload":"` + strings.Repeat("x", 100<<10) + `"}]}`)
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"field":"payload"`) {
+		t.Errorf("a batch of one item with a payload over its limit: %d %s", rec.Code, rec.Body)
 	}
 }

@@ -121,6 +121,7 @@ func toAPIError(err error) *apiError {
 	var ve *domain.ValidationError
 	var unreadable *jsonio.Error
 	var tooLarge *http.MaxBytesError
+	var itemTooLarge *jsonio.ValueTooLargeError
 	switch {
 	case errors.As(err, &ae):
 		return ae
@@ -131,6 +132,10 @@ func toAPIError(err error) *apiError {
 	case errors.As(err, &tooLarge):
 		return &apiError{Status: http.StatusRequestEntityTooLarge, Code: "payload_too_large",
 			Message: "the request body is over the limit of " + strconv.FormatInt(tooLarge.Limit, 10) + " bytes"}
+	case errors.As(err, &itemTooLarge):
+		return &apiError{Status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Field: "alarms",
+			Message: "an item of the batch is over the limit of " + strconv.FormatInt(itemTooLarge.Limit, 10) +
+				" bytes, as a single create's body is; nothing was written"}
 	}
 	for _, s := range sentinels {
 		if errors.Is(err, s.err) {

@@ -102,7 +102,7 @@ func (a *api) redeliverFailed(w http.ResponseWriter, r *http.Request, owner stri
 		a.writeError(w, r, err)
 		return
 	}
-	if err := checkNoNUL(f); err != nil {
+	if err := checkFilterText(f); err != nil {
 		a.writeError(w, r, err)
 		return
 	}

@@ -89,7 +89,7 @@ func (a *api) ownerBulk(w http.ResponseWriter, r *http.Request, owner string) {
 		a.writeError(w, r, err)
 		return
 	}
-	if err := checkNoNUL(ports.ListFilter{LabelPrefix: filter.LabelPrefix}); err != nil {
+	if err := checkFilterText(ports.ListFilter{LabelPrefix: filter.LabelPrefix}); err != nil {
 		a.writeError(w, r, err)
 		return
 	}

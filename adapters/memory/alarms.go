@@ -115,8 +115,8 @@ func (s *Store) List(ctx context.Context, f ports.ListFilter) (as []domain.Alarm
 	}
 	f.FailedSince = trunc(f.FailedSince) // compared at the store's precision
 	err = s.do(ctx, func() {
-		as, next = page.Cut(s.alarms.rows(func(a domain.Alarm) bool { return (after == "" || a.ID < after) && f.Matches(a) },
-			func(x, y domain.Alarm) int { return byID(y, x) }), page.Size(f.Limit))
+		as, next = page.Bounded(page.Cut(s.alarms.rows(func(a domain.Alarm) bool { return (after == "" || a.ID < after) && f.Matches(a) },
+			func(x, y domain.Alarm) int { return byID(y, x) }), page.Size(f.Limit)))
 	})
 	return as, next, err
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/chronoshq/chronos/domain"
 	"github.com/chronoshq/chronos/ports"
@@ -51,6 +52,9 @@ func (f filter) admin() (ports.ListFilter, error) {
 	af.Tags = tags
 	if strings.ContainsRune(f.Owner+f.Label, 0) {
 		return af, fmt.Errorf("the filter contains a NUL character")
+	}
+	if !utf8.ValidString(f.Owner + f.Label) {
+		return af, fmt.Errorf("the filter is not UTF-8")
 	}
 	return af, nil
 }

@@ -2,6 +2,7 @@ package webui
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -24,6 +25,10 @@ func (u *UI) calendarsPage(w http.ResponseWriter, r *http.Request, v viewer) {
 	d := calendarsData{Owner: strings.TrimSpace(r.URL.Query().Get("owner"))}
 	if d.Owner != "" {
 		cs, err := u.calendars.List(r.Context(), d.Owner)
+		if errors.Is(err, domain.ErrRateLimited) {
+			u.fail(w, r, http.StatusTooManyRequests, "This owner's calendars are being read by another request; reload in a moment.")
+			return
+		}
 		if err != nil {
 			u.storeFailed(w, r, err)
 			return

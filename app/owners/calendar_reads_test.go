@@ -2,6 +2,7 @@ package owners
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -133,4 +134,56 @@ func TestUseCasesReadOnlyTheNamedCalendars(t *testing.T) {
 		t.Fatal(err)
 	}
 	want("a patch of the label", s.reads())
+}
+
+// heldList is a store whose ListCalendars waits until release is closed, saying when
+// it started.
+type heldList struct {
+	ports.Store
+	started chan string
+	release chan struct{}
+}
+
+func (s *heldList) ListCalendars(_ context.Context, owner string) ([]domain.Calendar, error) {
+	s.started <- owner
+	<-s.release
+	return []domain.Calendar{}, nil
+}
+
+// A node reads one list of an owner's calendars at a time: the owner's second while
+// the first runs is refused at once (ErrRateLimited, with a Retry-After), without a
+// store read; another owner's goes through, and so does the owner's once the first
+// has ended.
+func TestOneCalendarListPerOwnerAtATime(t *testing.T) {
+	store := &heldList{started: make(chan string, 3), release: make(chan struct{})}
+	cals := NewCalendars(store, newTestClock(), domain.CalendarLimits{}, nil)
+	done := make(chan error, 2)
+	for _, owner := range []string{"alice", "bob"} {
+		go func() { _, err := cals.List(t.Context(), owner); done <- err }()
+		<-store.started
+	}
+	second := make(chan error, 1)
+	go func() { _, err := cals.List(t.Context(), "alice"); second <- err }()
+	var err error
+	select {
+	case err = <-second:
+	case <-time.After(5 * time.Second):
+		close(store.release)
+		t.Fatal("alice's second list went to the store while her first ran")
+	}
+	var le *domain.LimitError
+	if !errors.Is(err, domain.ErrRateLimited) || !errors.As(err, &le) || le.RetryAfter <= 0 {
+		t.Fatalf("alice's second list while her first runs: %v, want ErrRateLimited with a Retry-After", err)
+	}
+	close(store.release)
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatalf("a first list: %v", err)
+		}
+	}
+	store.release = make(chan struct{})
+	close(store.release)
+	if _, err := cals.List(t.Context(), "alice"); err != nil {
+		t.Fatalf("alice's list once her first had ended: %v", err)
+	}
 }

@@ -2,6 +2,8 @@ package owners
 
 import (
 	"context"
+	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -27,6 +29,9 @@ type Calendars struct {
 	limits  domain.CalendarLimits
 	log     *zap.Logger
 	changes *changeLog
+
+	mu      sync.Mutex
+	listing map[string]bool // owners with a List running on this node
 }
 
 // NewCalendars builds the use cases, holding every owner to limits (the zero value:
@@ -35,7 +40,8 @@ func NewCalendars(store CalendarStore, clock ports.Clock, limits domain.Calendar
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Calendars{store: store, clock: clock, limits: limits, log: log, changes: &changeLog{store: store, clock: clock}}
+	return &Calendars{store: store, clock: clock, limits: limits, log: log, changes: &changeLog{store: store, clock: clock},
+		listing: map[string]bool{}}
 }
 
 // Put validates c (a *domain.ValidationError naming the field, also for a calendar
@@ -62,8 +68,28 @@ func (s *Calendars) Get(ctx context.Context, owner, name string) (domain.Calenda
 	return s.store.GetCalendar(ctx, owner, name)
 }
 
-// List returns the owner's calendars by name.
+// listBusyRetry is the Retry-After of a List refused while the owner's previous one
+// runs: a list reads for a fraction of a second.
+const listBusyRetry = time.Second
+
+// List returns the owner's calendars by name. A list holds every entry of every
+// calendar at once (with the limits' defaults, some 14 MB while it is read and
+// answered), so a node runs one per owner at a time: another meanwhile is refused with
+// domain.ErrRateLimited, and many clients of one owner cannot fill a node's memory.
 func (s *Calendars) List(ctx context.Context, owner string) ([]domain.Calendar, error) {
+	s.mu.Lock()
+	running := s.listing[owner]
+	s.listing[owner] = true
+	s.mu.Unlock()
+	if running {
+		return nil, &domain.LimitError{Kind: domain.ErrRateLimited, RetryAfter: listBusyRetry,
+			Message: "a list of this owner's calendars is being read on this node; retry when it has ended"}
+	}
+	defer func() {
+		s.mu.Lock()
+		delete(s.listing, owner)
+		s.mu.Unlock()
+	}()
 	return s.store.ListCalendars(ctx, owner)
 }
 

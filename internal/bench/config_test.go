@@ -3,6 +3,7 @@ package bench
 import (
 	"flag"
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -40,4 +41,21 @@ func parseConfig(t *testing.T, args ...string) (Config, error) {
 		t.Fatal(err)
 	}
 	return cfg, cfg.validate()
+}
+
+// The punctuality noises: abuse defaults to 100,000 alarms of its own, none needs
+// none, and an unknown kind is refused naming them all.
+func TestPunctualityNoiseKinds(t *testing.T) {
+	for _, c := range []struct {
+		noise string
+		want  int
+	}{{"abuse", 100_000}, {"none", 0}, {"burst", 30_000}} {
+		cfg, err := parseConfig(t, "--punctuality", "--duration", "5s", "--punctuality-noise", c.noise)
+		if err != nil || cfg.NoiseAlarms != c.want {
+			t.Errorf("--punctuality-noise %s: %v, --noise-alarms %d; want %d", c.noise, err, cfg.NoiseAlarms, c.want)
+		}
+	}
+	if _, err := parseConfig(t, "--punctuality", "--duration", "5s", "--punctuality-noise", "loud"); err == nil || !strings.Contains(err.Error(), "abuse or none") {
+		t.Errorf("--punctuality-noise loud: %v, want a refusal naming the kinds", err)
+	}
 }

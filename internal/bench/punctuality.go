@@ -108,7 +108,7 @@ func (p *punctualityRun) run(ctx context.Context, dir string) (*punctualityResul
 	if p.cfg.Tick != dispatch.DefaultConfig().Tick {
 		args = append(args, "--tick", p.cfg.Tick.String())
 	}
-	if usesEndpoints(p.cfg.PunctualityNoise) {
+	if reachesLoopback(p.cfg.PunctualityNoise) {
 		// The endpoints are the receiver's, on loopback, which owners' endpoints may
 		// not reach unless the operator allows it.
 		args = append(args, "--endpoint-allow-cidr", "127.0.0.0/8")
@@ -175,16 +175,40 @@ func (p *punctualityRun) run(ctx context.Context, dir string) (*punctualityResul
 }
 
 // runNoise is a run with --punctuality-noise: the quiet owner's trickle, each alarm
-// due noiseLead after its create, while the noise falls due.
+// due noiseLead after its create, while the noise falls due (or, for abuse, goes on).
 func (p *punctualityRun) runNoise(ctx context.Context, res *punctualityResult, base, secret string) (*punctualityResult, error) {
 	start := time.Now()
-	plan, err := p.loadNoise(ctx, base, secret)
-	if err != nil {
-		return nil, err
+	noise := &noiseFigures{Kind: p.cfg.PunctualityNoise, Alarms: p.cfg.NoiseAlarms}
+	var plan noisePlan
+	var attack *abuse
+	var err error
+	switch p.cfg.PunctualityNoise {
+	case noiseNone:
+		fmt.Fprintf(p.stderr, "bench: punctuality: no noise; the quiet owner's trickle runs %s\n", p.cfg.Duration)
+	case noiseAbuse:
+		noise.Abuse = &abuseFigures{}
+		if attack, err = p.loadAbuse(ctx, base, noise.Abuse); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(p.stderr, "bench: punctuality: owner %s attacks (SSRF, calendars, bulk calls over %d alarms, 16 MB batches) while the quiet owner's trickle runs %s\n",
+			noiseOwner, p.cfg.NoiseAlarms, p.cfg.Duration)
+	default:
+		if plan, err = p.loadNoise(ctx, base, secret); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(p.stderr, "bench: punctuality: %d %s alarms due at %s; the quiet owner's trickle runs %s\n",
+			p.cfg.NoiseAlarms, p.cfg.PunctualityNoise, plan.due.Format(time.RFC3339), p.cfg.Duration)
 	}
-	fmt.Fprintf(p.stderr, "bench: punctuality: %d %s alarms due at %s; the quiet owner's trickle runs %s\n",
-		p.cfg.NoiseAlarms, p.cfg.PunctualityNoise, plan.due.Format(time.RFC3339), p.cfg.Duration)
+	attacked := make(chan struct{})
+	attackCtx, stopAttack := context.WithCancel(ctx)
+	if attack != nil {
+		go func() { attack.run(attackCtx); close(attacked) }()
+	} else {
+		close(attacked)
+	}
 	sparse, lastDue, err := p.createSparse(ctx, []time.Duration{noiseLead}, plan.quietEnds)
+	stopAttack()
+	<-attacked
 	if err != nil {
 		return nil, err
 	}
@@ -197,12 +221,13 @@ func (p *punctualityRun) runNoise(ctx context.Context, res *punctualityResult, b
 	res.Sparse = p.recv.figures("sparse")
 	res.SparseFired = p.recv.firedFigures("sparse")
 	res.Doubles, res.Early, res.BadSignatures = p.recv.doubles, p.recv.early, p.recv.bad
-	noise := &noiseFigures{Kind: p.cfg.PunctualityNoise, Alarms: p.cfg.NoiseAlarms}
 	switch p.cfg.PunctualityNoise {
 	case noiseBurst:
 		noise.Noise = p.recv.figures("noise")
 	case noiseSibling, noiseSiblingAnswering:
 		noise.Noise = p.recv.figures("sibling:" + fastEndpointName)
+	case noiseAbuse:
+		attack.figures(noise.Abuse, p.recv.internal.n.Load())
 	}
 	res.Noise = noise
 	return res, nil
@@ -376,6 +401,7 @@ type lateReceiver struct {
 	inNode              map[string][]time.Duration
 	seen                map[string]bool // Idempotency-Keys
 	doubles, early, bad int64
+	internal            internalHits // requests to /internal, which no wake may reach
 }
 
 func newLateReceiver(secret string) *lateReceiver {
@@ -389,6 +415,7 @@ func (r *lateReceiver) start() (string, func(), error) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/hung", hungHandler)
+	mux.Handle(abusePath, &r.internal)
 	mux.Handle("/", r)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()

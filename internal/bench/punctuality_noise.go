@@ -24,12 +24,17 @@ import (
 //     --delivery-timeout;
 //   - sibling: the quiet owner's two endpoints, both capped, --noise-alarms (default
 //     200) wakes due at one instant on each, one endpoint hanging; sibling-answering
-//     is the same with both answering, the reference the hung one is compared to.
+//     is the same with both answering, the reference the hung one is compared to;
+//   - abuse: another owner attacking the nodes for the whole trickle
+//     (punctuality_abuse.go), over --noise-alarms (default 100,000) alarms of its own;
+//   - none: the trickle alone, the reference the others are compared to.
 const (
 	noiseBurst            = "burst"
 	noiseHung             = "hung"
 	noiseSibling          = "sibling"
 	noiseSiblingAnswering = "sibling-answering"
+	noiseAbuse            = "abuse"
+	noiseNone             = "none"
 
 	noiseLead  = 500 * time.Millisecond
 	noiseAfter = 5 * time.Second
@@ -40,7 +45,8 @@ const (
 	hungEndpointName = "hung"
 )
 
-var noiseDefaults = map[string]int{noiseBurst: 30_000, noiseHung: 3_000, noiseSibling: 200, noiseSiblingAnswering: 200}
+var noiseDefaults = map[string]int{noiseBurst: 30_000, noiseHung: 3_000, noiseSibling: 200, noiseSiblingAnswering: 200,
+	noiseAbuse: 100_000, noiseNone: 0}
 
 func (c *Config) validatePunctuality() []error {
 	var errs []error
@@ -50,21 +56,23 @@ func (c *Config) validatePunctuality() []error {
 	if c.PunctualityNoise != "" {
 		n, ok := noiseDefaults[c.PunctualityNoise]
 		if !ok {
-			errs = append(errs, fmt.Errorf("--punctuality-noise must be burst, hung, sibling or sibling-answering, got %q", c.PunctualityNoise))
+			errs = append(errs, fmt.Errorf("--punctuality-noise must be burst, hung, sibling, sibling-answering, abuse or none, got %q", c.PunctualityNoise))
 		}
 		if c.NoiseAlarms == 0 {
 			c.NoiseAlarms = n
 		}
-		if c.NoiseAlarms < 1 {
+		if c.NoiseAlarms < 1 && c.PunctualityNoise != noiseNone {
 			errs = append(errs, fmt.Errorf("--noise-alarms must be at least 1, got %d", c.NoiseAlarms))
 		}
 	}
 	return errs
 }
 
-// usesEndpoints says whether the noise registers endpoints (on the receiver, on
-// loopback: the nodes must be allowed to reach it).
-func usesEndpoints(noise string) bool { return noise != "" && noise != noiseBurst }
+// reachesLoopback says whether the noise's endpoints are receivers on loopback that the
+// nodes must be allowed to reach (abuse's must not be: refusing them is its point).
+func reachesLoopback(noise string) bool {
+	return noise == noiseHung || noise == noiseSibling || noise == noiseSiblingAnswering
+}
 
 // noisePlan is what the noise loaded: when it is due, and which endpoint the quiet
 // owner's alarms name ("" for the wake URL).
@@ -92,7 +100,7 @@ func (p *punctualityRun) loadNoise(ctx context.Context, base, secret string) (no
 		}
 		return m
 	}
-	if usesEndpoints(noise) {
+	if reachesLoopback(noise) {
 		admin, err := newOwnerToken(ctx, p.db.url, adminOwner, "--admin")
 		if err != nil {
 			return plan, err
@@ -178,4 +186,6 @@ type noiseFigures struct {
 	// Noise is the lateness of the noise's wakes that arrived (burst: all of them;
 	// sibling: the answering endpoint's).
 	Noise lateness `json:"noise"`
+	// Abuse is what the attacker's requests got (abuse only).
+	Abuse *abuseFigures `json:"abuse,omitempty"`
 }

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -116,6 +118,25 @@ func (r *punctualityResult) printNoise(w io.Writer, tw *tabwriter.Writer, row fu
 	_ = tw.Flush()
 	fmt.Fprintf(w, "noise %s; quiet alarms created %d; double fires %d, early %d, bad signatures %d\n",
 		r.Noise.Kind, r.SparseCreated, r.Doubles, r.Early, r.BadSignatures)
+	if a := r.Noise.Abuse; a != nil {
+		r.printAbuse(w, a)
+	}
 	b, _ := json.Marshal(r)
 	fmt.Fprintln(w, string(b))
+}
+
+// printAbuse is one line per attack: its requests by status.
+func (r *punctualityResult) printAbuse(w io.Writer, a *abuseFigures) {
+	fmt.Fprintf(w, "the attacker, over %d alarms of its own: an endpoint at 127.0.0.1 answered %d; the internal service was reached %d times; bulk cancels changed %d\n",
+		r.Noise.Alarms, a.RegisterByAddress, a.InternalReached, a.BulkChanged)
+	for _, what := range slices.Sorted(maps.Keys(a.Requests)) {
+		by := a.Requests[what]
+		var parts []string
+		total := 0
+		for _, status := range slices.Sorted(maps.Keys(by)) {
+			parts = append(parts, fmt.Sprintf("%s ×%d", status, by[status]))
+			total += by[status]
+		}
+		fmt.Fprintf(w, "  %-17s %6d requests: %s\n", what, total, strings.Join(parts, ", "))
+	}
 }

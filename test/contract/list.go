@@ -1,7 +1,9 @@
 package contract
 
 import (
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +20,7 @@ var listCases = []testCase{
 	{"MaxLimit", testListMaxLimit},
 	{"BadCursor", testListBadCursor},
 	{"Empty", testListEmpty},
+	{"LargeAlarmsEndAPage", testListLargeAlarmsEndAPage},
 }
 
 // createN creates n once alarms for owner and returns them in creation order.
@@ -206,5 +209,54 @@ func testListEmpty(t *testing.T, e *env) {
 		if err != nil || len(as) != 0 || next != "" {
 			t.Errorf("List status=%q for an owner with nothing = (%d alarms, %q, %v), want (0, \"\", nil)", status, len(as), next, err)
 		}
+	}
+}
+
+// A page ends, with a cursor, once its alarms carry more than MaxListBytes of payloads
+// and wake messages, whatever its limit: never more than that and one alarm more. The
+// pages together still hold every alarm once, newest first: an owner's page, a tagged
+// one and an operator's across owners alike.
+func testListLargeAlarmsEndAPage(t *testing.T, e *env) {
+	payload := json.RawMessage(`"` + strings.Repeat("x", domain.MaxPayloadBytes-2) + `"`)
+	n := ports.MaxListBytes/domain.MaxPayloadBytes + 8
+	created := make([]domain.Alarm, n)
+	for i := range created {
+		s := e.onceIn(alice, time.Hour)
+		s.Payload, s.Tags = payload, map[string]string{"size": "large"}
+		created[i] = e.create(s)
+	}
+	for what, f := range map[string]ports.ListFilter{
+		"an owner's page":    {Scope: ports.OwnedBy(alice)},
+		"a tagged page":      {Scope: ports.OwnedBy(alice), Status: domain.StatusActive, Tags: []domain.TagFilter{{Key: "size", Value: "large"}}},
+		"an operator's page": {Scope: ports.AnyOwner, LabelPrefix: "once"},
+	} {
+		var all []domain.Alarm
+		f.Limit = ports.MaxListLimit
+		for pages := 0; ; pages++ {
+			if pages > n {
+				t.Fatalf("%s: List never returned an empty cursor", what)
+			}
+			page, next, err := e.store.List(e.ctx, f)
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			held := 0
+			for _, a := range page[:max(len(page)-1, 0)] {
+				held += len(a.Payload) + len(a.WakeMessage)
+			}
+			if held > ports.MaxListBytes {
+				t.Errorf("%s: a page of %d alarms holds %d bytes of payloads before its last, over MaxListBytes (%d)", what, len(page), held, ports.MaxListBytes)
+			}
+			if pages == 0 && (next == "" || len(page) >= n) {
+				t.Errorf("%s: the first page of %d alarms of %d KiB: %d alarms, cursor %q; want it ended early, with a cursor",
+					what, n, domain.MaxPayloadBytes>>10, len(page), next)
+			}
+			all = append(all, page...)
+			if next == "" {
+				break
+			}
+			f.Cursor = next
+		}
+		wantIDs(t, what+", every page", all, reversed(created))
 	}
 }

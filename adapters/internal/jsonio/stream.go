@@ -20,8 +20,13 @@ var arrayType = reflect.TypeFor[[]json.RawMessage]()
 // starts the elements again, calling restart first: the last one wins, as in
 // encoding/json. An error of item stops the read and is returned as it is, and so is a
 // failure of r (a body over its limit).
-func EachItem(r io.Reader, name string, item func(raw []byte) error, restart func()) error {
-	dec := json.NewDecoder(r)
+//
+// maxValue (> 0) bounds what is held at once: a member name or an element longer than
+// that is refused with a *ValueTooLargeError as soon as the read passes the bound, its
+// rest unread, so a body of one huge element costs no more than one of many small
+// ones. 0: no bound but r's.
+func EachItem(r io.Reader, name string, maxValue int64, item func(raw []byte) error, restart func()) error {
+	dec := newBoundedDecoder(r, maxValue)
 	dec.UseNumber() // a number token is never converted, so never out of range
 	tok, err := dec.Token()
 	switch {
@@ -63,7 +68,7 @@ func EachItem(r io.Reader, name string, item func(raw []byte) error, restart fun
 
 // eachElement reads the value of member name: null, or an array whose elements go to
 // item one by one.
-func eachElement(dec *json.Decoder, name string, item func(raw []byte) error) error {
+func eachElement(dec *boundedDecoder, name string, item func(raw []byte) error) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return readError(err)

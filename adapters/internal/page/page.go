@@ -54,3 +54,16 @@ func Cut(alarms []domain.Alarm, size int) ([]domain.Alarm, string) {
 	alarms = alarms[:size]
 	return alarms, ports.EncodeListCursor(alarms[size-1].ID)
 }
+
+// Bounded ends a page that was read whole (the memory store's) where a database's rows
+// would have ended it: after the alarm that brings its payloads and wake messages past
+// ports.MaxListBytes, with that alarm's cursor when alarms are left after it.
+func Bounded(alarms []domain.Alarm, next string) ([]domain.Alarm, string) {
+	left := ports.MaxListBytes
+	for i, a := range alarms {
+		if left -= len(a.Payload) + len(a.WakeMessage); left < 0 && i < len(alarms)-1 {
+			return alarms[:i+1], ports.EncodeListCursor(a.ID)
+		}
+	}
+	return alarms, next
+}

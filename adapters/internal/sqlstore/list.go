@@ -48,18 +48,23 @@ func (e *Engine[T]) List(ctx context.Context, f ports.ListFilter) ([]domain.Alar
 }
 
 // readPage runs q, a page that reads at most limit+1 alarms newest first, and their
-// tags in the same statement: the one row more says whether another page follows. It returns the first limit alarms and the
-// cursor of the next page, "" on the last.
+// tags in the same statement: the one row more says whether another page follows. It
+// returns the first limit alarms, fewer when their size ends the page (sizedRows), and
+// the cursor of the next page, "" on the last.
 func (e *Engine[T]) readPage(ctx context.Context, limit int, q string, args ...any) ([]domain.Alarm, string, error) {
 	rows, err := e.Read.Query(ctx, e.tagged(q, ` ORDER BY r.id DESC`), args...)
 	if err != nil {
 		return nil, "", e.mapError(err)
 	}
 	defer rows.Close()
-	alarms, err := e.scanTagged(rows, limit+1)
+	sized := newSizedRows(rows)
+	alarms, err := e.scanTagged(sized, limit+1)
 	if err != nil {
 		return nil, "", e.mapError(err)
 	}
 	alarms, next := page.Cut(alarms, limit)
+	if next == "" && sized.cut {
+		next = ports.EncodeListCursor(alarms[len(alarms)-1].ID)
+	}
 	return alarms, next, nil
 }

@@ -155,7 +155,8 @@ func (e *Engine[T]) readWalk(ctx context.Context, limit int, q string, args ...a
 		return nil, "", e.mapError(err)
 	}
 	defer rows.Close()
-	c := &tagColumn{Rows: rows, row: rows, walked: true}
+	sized := newSizedRows(rows)
+	c := &tagColumn{Rows: sized, row: sized, walked: true}
 	read, err := e.ScanAlarms(c, limit+1)
 	if err == nil {
 		err = c.setTags(read)
@@ -173,7 +174,11 @@ func (e *Engine[T]) readWalk(ctx context.Context, limit int, q string, args ...a
 		}
 	}
 	alarms, next := page.Cut(matched, limit)
-	if next == "" && edge != "" {
+	switch {
+	case next != "":
+	case sized.cut: // ended for its size: go on after the last row read
+		next = ports.EncodeListCursor(read[len(read)-1].ID)
+	case edge != "":
 		next = ports.EncodeListCursor(edge)
 	}
 	return alarms, next, nil
