@@ -344,7 +344,7 @@ func New(store ports.Store, cfg Config) (*Node, error) {
 		Refresh: cfg.QuotaRefresh, Clock: cfg.LimitsClock, Metrics: metrics, Log: log.Named("quota")})
 	bulkGate := owners.NewBulkGate(cfg.bulkCalls())
 	n.alarms = owners.NewAlarms(store, n.clock, n.hints, owners.AlarmsConfig{
-		Defaults: domain.Defaults{MaxFailures: maxFailures}, HintWindow: dc.Tick, Quota: quota,
+		Defaults: domain.Defaults{MaxFailures: maxFailures}, HintWindow: 2 * dc.Tick, Quota: quota,
 		BulkPerCall: cfg.MaxBulkPerCall, BulkGate: bulkGate,
 	}, log.Named("alarms"))
 	n.limiter = owners.NewRateLimiter(cfg.RateLimit, cfg.LimitsClock, metrics)

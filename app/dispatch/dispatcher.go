@@ -303,6 +303,11 @@ func (d *Dispatcher) sleep(ctx context.Context, wait time.Duration) bool {
 				deadline, due = wake, true
 				timer.Reset(until)
 			}
+			// Later than this wait, it is still the earliest due time known when it is
+			// earlier than the last one read: the wait after a lease sweep reads none.
+			if !d.nextOK || at.Before(d.next) {
+				d.next, d.nextOK = at, true
+			}
 		}
 	}
 }

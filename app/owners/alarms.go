@@ -21,7 +21,9 @@ type AlarmsConfig struct {
 	Defaults domain.Defaults
 	// HintWindow: an alarm created due within this span of now wakes the dispatchers at
 	// once (this node's directly, other nodes' through the store when it has hints).
-	// Set it to the dispatcher tick.
+	// Set it to twice the dispatcher tick: an idle dispatcher reads the next due time
+	// once a tick but sleeps up to two ticks across a lease sweep (dispatch.Dispatcher's
+	// idle), and an alarm due within that must not wait for the read after it.
 	HintWindow time.Duration
 	// Quota holds every create to its owner's quota of active alarms (NewQuota); nil:
 	// none.
