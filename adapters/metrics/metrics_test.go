@@ -131,6 +131,7 @@ func driveAll(m *metrics.Metrics) {
 	m.EndpointBreaker(true)
 	m.Refused(ports.RefusedRate)
 	m.EgressRefused(domain.EgressLoopback)
+	m.NextDueRead()
 }
 
 var none = map[string]string{}
@@ -151,6 +152,7 @@ func TestEveryMetricIsExposedWithItsTypeAndHelp(t *testing.T) {
 		"chronos_claim_duration_seconds":         dto.MetricType_HISTOGRAM,
 		"chronos_claimed_total":                  dto.MetricType_COUNTER,
 		"chronos_claims_total":                   dto.MetricType_COUNTER,
+		"chronos_next_due_reads_total":           dto.MetricType_COUNTER,
 		"chronos_due_backlog":                    dto.MetricType_GAUGE,
 		"chronos_oldest_due_lag_seconds":         dto.MetricType_GAUGE,
 		"chronos_alarms":                         dto.MetricType_GAUGE,
