@@ -61,7 +61,7 @@ type Config struct {
 	Version string
 
 	// The dispatcher; zero values take dispatch.DefaultConfig's.
-	Tick            time.Duration  // longest idle sleep between claims (1s)
+	Tick            time.Duration  // how often an idle node reads the next due time (1s); wakes go out when due
 	Lease           time.Duration  // how long a claim protects an alarm (2m)
 	Batch           int            // most alarms per claim (1000)
 	Concurrency     int            // most wakes in flight (1000)

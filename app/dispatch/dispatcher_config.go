@@ -18,7 +18,7 @@ import (
 // the one whose zero values take the defaults.
 type Config struct {
 	Worker          string        // this process's worker id; stamped on every lease
-	Tick            time.Duration // longest idle sleep between claims
+	Tick            time.Duration // how often an idle loop reads the next due time; hints and due times wake it sooner
 	Lease           time.Duration // how long a claim protects an alarm; must exceed DeliveryTimeout
 	Batch           int           // most alarms per claim; claims adapt below it (claimSize)
 	Concurrency     int           // most wakes in flight at once

@@ -93,7 +93,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.PublicURL, "public-url", "", "the address clients reach this server at; https://... makes dashboard cookies Secure and adds Strict-Transport-Security, also behind a TLS-terminating proxy")
 	fs.StringVar(&c.OTelEndpoint, "otel-endpoint", "", "export OpenTelemetry spans of every create, claim, wake and apply over OTLP/HTTP to this collector URL, e.g. http://collector:4318 (docs/tracing.md); \"\": none")
 	fs.BoolVar(&c.Dev, "dev", false, "print wakes as JSON lines to stdout instead of POSTing them")
-	fs.DurationVar(&c.Tick, "tick", d.Tick, "longest idle sleep between claims")
+	fs.DurationVar(&c.Tick, "tick", d.Tick, "how often an idle node reads the next due time (one store call a tick); wakes go out when due, not at the tick")
 	fs.DurationVar(&c.Lease, "lease", d.Lease, "claim lease; must exceed --delivery-timeout")
 	fs.IntVar(&c.Batch, "batch", d.Batch, "most alarms claimed at once")
 	fs.IntVar(&c.Concurrency, "concurrency", d.Concurrency, "most wakes in flight at once")
