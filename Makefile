@@ -40,7 +40,7 @@ test:
 ## It stops and starts the local PostgreSQL and MariaDB servers
 ## (CHRONOS_E2E_RESTART_DB=1), so run it on its own.
 test-e2e:
-	CHRONOS_E2E_RESTART_DB=1 $(GO) test -count=1 -v -timeout 10m -parallel 3 -tags e2e ./test/e2e/...
+	CHRONOS_E2E_RESTART_DB=1 $(GO) test -count=1 -v -timeout 15m -parallel 3 -tags e2e ./test/e2e/...
 
 ## test-ui: the dashboard in a real browser (build tag ui): headless chromium through
 ## chromedp, at 1280×800, phone width and dark (test/ui). Without chromium the tests
