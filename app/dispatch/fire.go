@@ -288,8 +288,9 @@ func (d *Dispatcher) applyOnce(ctx context.Context, ts []domain.Transition) (map
 }
 
 // hintNext wakes this node's idle loop for the soonest alarm an apply left due within
-// a tick (a series' next occurrence, a retry): the loop's last read of the next due
-// time ran while those alarms were leased, so it could not see them.
+// two ticks (a series' next occurrence, a retry): the loop's last read of the next due
+// time ran while those alarms were leased, so it could not see them, and the wait after
+// a lease sweep reads none (two ticks, as creates hint: see Dispatcher.idle).
 func (d *Dispatcher) hintNext(ts []domain.Transition, stale map[string]bool) {
 	var soonest time.Time
 	for i := range ts {
@@ -301,7 +302,7 @@ func (d *Dispatcher) hintNext(ts []domain.Transition, stale map[string]bool) {
 			soonest = t.NextFireAt
 		}
 	}
-	if !soonest.IsZero() && soonest.Sub(d.clock.Now()) < d.cfg.Tick {
+	if !soonest.IsZero() && soonest.Sub(d.clock.Now()) < 2*d.cfg.Tick {
 		d.hints.Hint(soonest)
 	}
 }
