@@ -142,16 +142,7 @@ func TestFlagWinsOverEnvironment(t *testing.T) {
 // The limits default to a quota of 1,000,000 and 1,000 requests a second per token;
 // the environment sets them as it does every flag, 0 turns each off, and the flag wins.
 func TestLimitFlags(t *testing.T) {
-	parse := func(args []string) serveConfig {
-		t.Helper()
-		var cfg serveConfig
-		fs := flagenv.New("serve", &bytes.Buffer{})
-		cfg.register(fs)
-		if err := flagenv.Parse(fs, args); err != nil {
-			t.Fatal(err)
-		}
-		return cfg
-	}
+	parse := func(args []string) serveConfig { return parseServeFlags(t, args) }
 	if c := parse(nil); c.MaxActive != 1_000_000 || c.RateLimit != 1000 || c.QuotaRefresh != 2*time.Second {
 		t.Errorf("defaults: quota %d, rate %d, refresh %s; want 1000000, 1000, 2s", c.MaxActive, c.RateLimit, c.QuotaRefresh)
 	}
@@ -171,12 +162,7 @@ func TestLimitFlags(t *testing.T) {
 func TestEndpointAllowCIDRFlag(t *testing.T) {
 	allow := func(args []string) []string {
 		t.Helper()
-		var cfg serveConfig
-		fs := flagenv.New("serve", &bytes.Buffer{})
-		cfg.register(fs)
-		if err := flagenv.Parse(fs, args); err != nil {
-			t.Fatal(err)
-		}
+		cfg := parseServeFlags(t, args)
 		var got []string
 		for _, p := range cfg.node().Endpoints.AllowCIDRs {
 			got = append(got, p.String())
@@ -202,16 +188,7 @@ func TestEndpointAllowCIDRFlag(t *testing.T) {
 // calendar, the bulk calls' to 1,000 alarms a call and 4 calls at once; the environment
 // sets them, and 0 turns each off in the node's Config.
 func TestCalendarAndBulkLimitFlags(t *testing.T) {
-	parse := func(args []string) serveConfig {
-		t.Helper()
-		var cfg serveConfig
-		fs := flagenv.New("serve", &bytes.Buffer{})
-		cfg.register(fs)
-		if err := flagenv.Parse(fs, args); err != nil {
-			t.Fatal(err)
-		}
-		return cfg
-	}
+	parse := func(args []string) serveConfig { return parseServeFlags(t, args) }
 	if c := parse(nil); c.MaxCalendars != 100 || c.MaxCalendarEntries != 1000 || c.MaxBulkPerCall != 1000 || c.MaxBulkCalls != 4 {
 		t.Errorf("defaults: %d calendars, %d entries, %d per bulk call, %d bulk calls; want 100, 1000, 1000, 4",
 			c.MaxCalendars, c.MaxCalendarEntries, c.MaxBulkPerCall, c.MaxBulkCalls)
@@ -264,4 +241,16 @@ func TestTokenCreatePrintsTheTokenAloneOnTheLastLine(t *testing.T) {
 	if !strings.Contains(out.String(), "alice") || strings.Contains(out.String(), last) {
 		t.Errorf("token list shows no alice row, or shows the secret:\n%s", out.String())
 	}
+}
+
+// parseServeFlags parses args (and the CHRONOS_* environment) as serve does.
+func parseServeFlags(t *testing.T, args []string) serveConfig {
+	t.Helper()
+	var cfg serveConfig
+	fs := flagenv.New("serve", &bytes.Buffer{})
+	cfg.register(fs)
+	if err := flagenv.Parse(fs, args); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
