@@ -27,11 +27,9 @@ import (
 // the last sharedFor), claims are also kept small: at most sharedClaim alarms. The
 // quiet owners' wakes are claimed within a claim or two of falling due, but a claim
 // is also a wait: for the claim before it, and on SQLite for the write before that (a
-// batch's outcomes). At a thousand alarms each, and still at 256 on a busy two-core
-// machine, those were most of a quiet owner's lag during a burst (docs/reliability.md,
-// "Noisy neighbours"; docs/benchmarks.md, "Quiet owners beside noise"), and the burst
-// drains no slower on smaller claims. An owner alone with a backlog still claims whole
-// batches.
+// batch's outcomes). At a thousand alarms each, those were most of a quiet owner's lag
+// during a burst (docs/reliability.md, "Noisy neighbours"), and the burst drains no
+// slower on smaller claims. An owner alone with a backlog still claims whole batches.
 type fairTurn struct {
 	on          bool      // the last claim may have left due alarms behind
 	next        int       // the lane the next fair claim starts at
@@ -48,7 +46,7 @@ type fairTurn struct {
 // than that, and a fair claim could give nobody more than it costs. That is a busy
 // steady stream, whose claims come back full without a backlog behind them.
 const (
-	sharedClaim = 64
+	sharedClaim = 256
 	sharedFor   = time.Second
 	fairBehind  = 25 * time.Millisecond
 )
