@@ -113,6 +113,11 @@ func (p *punctualityRun) run(ctx context.Context, dir string) (*punctualityResul
 		// not reach unless the operator allows it.
 		args = append(args, "--endpoint-allow-cidr", "127.0.0.0/8")
 	}
+	defer func() { // the nodes started so far, also when a later one fails to start
+		for _, n := range p.nodes {
+			n.stop()
+		}
+	}()
 	for i := range p.cfg.Nodes {
 		n, err := startServeNode(ctx, i, dir, args)
 		if err != nil {
@@ -120,11 +125,6 @@ func (p *punctualityRun) run(ctx context.Context, dir string) (*punctualityResul
 		}
 		p.nodes = append(p.nodes, n)
 	}
-	defer func() {
-		for _, n := range p.nodes {
-			n.stop()
-		}
-	}()
 	fmt.Fprintf(p.stderr, "bench: punctuality: %d serve node(s) on %s, default flags%s\n", len(p.nodes), p.db.dialect, tickNote(p.cfg.Tick))
 
 	res := &punctualityResult{Store: p.db.dialect, Nodes: len(p.nodes), Tick: p.cfg.Tick.String()}
